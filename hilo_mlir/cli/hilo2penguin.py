@@ -1,0 +1,141 @@
+"""``hilo2penguin``: the main job (seed 004 ``HiloCompileInternal``).
+
+Usage::
+
+    hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
+                 [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
+                 [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
+
+INPUT is a ``.mlir`` file (stablehlo or mhlo, detected) or a serialized
+``HloModuleProto`` (``.pb``). The Penguin program goes to ``OUTDIR/penguin.py``
+(written to a temporary name and renamed into place only after everything
+succeeded). Exit 0 on success, 1 on any error (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..config import CompileConfig
+from ..diagnostics import HiloError
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="hilo2penguin",
+        description="Compile an mhlo/stablehlo module or an HloModuleProto to a Penguin Python program (penguin.py).",
+    )
+    ap.add_argument("input", nargs="?", help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb)")
+    ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
+    ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
+    ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
+    ap.add_argument("--dump-pass-pipeline", action="store_true", help="print the assembled spine, one pass per line, and exit")
+    ap.add_argument("--mlir-timing", action="store_true", help="per-pass wall time on stderr")
+    ap.add_argument("--mlir-pass-statistics", action="store_true", help="pass statistics on stderr")
+    ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
+    ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
+    g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
+    defaults = CompileConfig()
+    for name in CompileConfig.gate_names():
+        g.add_argument(f"--enable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=True, default=None,
+                       help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})")
+        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=argparse.SUPPRESS)
+    return ap
+
+
+def config_from_args(args) -> CompileConfig:
+    cfg = CompileConfig.preset(args.preset)
+    for name in CompileConfig.gate_names():
+        v = getattr(args, f"gate_{name}")
+        if v is not None:
+            setattr(cfg, name, v)
+    cfg.stablehlo = args.spine == "stablehlo"
+    return cfg
+
+
+def run(argv: list[str]) -> int:
+    ap = build_parser()
+
+    class _Err(Exception):
+        pass
+
+    def _error(msg):
+        raise _Err(msg)
+
+    ap.error = _error
+    try:
+        args = ap.parse_args(argv)
+    except _Err as e:
+        sys.stderr.write(f"hilo2penguin: error: {e} (see 'hilo2penguin --help')\n")
+        return 1
+    cfg = config_from_args(args)
+
+    from .. import compiler
+    from ..pipeline import Instrumentation
+
+    if args.dump_pass_pipeline:
+        for step in compiler.build_spine(cfg):
+            sys.stdout.write(step.text() + "\n")
+        return 0
+    if not args.input:
+        sys.stderr.write("hilo2penguin: error: no input file (see 'hilo2penguin --help')\n")
+        return 1
+    if not args.outdir:
+        sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
+        return 1
+
+    from ..io_utils import read_input
+    from ..packaging import write_program
+
+    instr = Instrumentation(
+        print_after_all=args.mlir_print_ir_after_all,
+        print_before_all=args.mlir_print_ir_before_all,
+        out=sys.stderr,
+    )
+    try:
+        data = read_input(args.input)
+        loaded = compiler.load_module(data, args.input)
+        src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
+    except HiloError as e:
+        sys.stderr.write(e.format(args.input) + "\n")
+        return 1
+    if args.mlir_timing:
+        from ..pipeline import Pipeline
+
+        p = Pipeline([])
+        p.timings = src.timings
+        sys.stderr.write(p.timing_report())
+    if args.mlir_pass_statistics:
+        for name, stats in src.statistics.items():
+            sys.stderr.write(f"{name}\n")
+            for k in sorted(stats):
+                sys.stderr.write(f"  ({k}) {stats[k]}\n")
+    path = write_program(args.outdir, src)
+    sys.stdout.write(f"wrote {path}\n")
+    return 0
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        code = run(sys.argv[1:])
+    except KeyboardInterrupt:
+        code = 130
+    except HiloError as e:
+        sys.stderr.write(e.format() + "\n")
+        code = 1
+    except Exception as e:  # noqa: BLE001 - never a traceback for the user
+        from ..diagnostics import internal_error
+
+        code = internal_error("hilo2penguin", e)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""``CompileConfig``: one boolean per pipeline gate (seed 004, "CompileConfig gate-byte map").
+
+Each field is named by purpose; its docstring line gives the byte offset of
+the binary's ``CompileConfig`` it mirrors. Defaults are the binary's:
+LowerComplex on (static initializer @0x1ed3606), SixtyFourHack on (inserted
+whenever its global ``qword_9C71338`` is zero, the default), every other gated
+pass off. The project's own gates (``fuse_dot_logistic``,
+``general_elementwise_fusion`` -- the two cl::opt bytes of seed 000 --, and
+``raise_logistic``) are also off by default. ``--preset all`` turns every gate on.
+
+Every gate maps to ``--enable-<gate>`` / ``--disable-<gate>`` on ``hilo2penguin``
+(``<gate>`` is the field name in kebab-case).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class CompileConfig:
+    """Gates of the two pipeline spines.
+
+    Attributes:
+        canonicalize: step 1, ``cfg[0x119]``.
+        control_dep_tuple_simplifier: step 2, ``cfg[0x200]``.
+        verify_supported_ops: step 4, ``cfg[0x136]``.
+        canonicalize_conv: step 5, ``cfg[0x12F]``.
+        lower_complex: step 6, ``cfg[0x11A]`` (default on).
+        lower_complex_extra: step 7, ``cfg[0x11B]``.
+        remove_optimization_barriers: step 8, ``cfg[0x11C]``.
+        cross_pass_tensors: steps 9 and 10 (one gate), ``cfg[0x116]``.
+        coalesce_collectives: step 11, ``cfg[0x117]``.
+        fs_pattern: step 12, ``cfg[0x11F]``.
+        op_fusion: step 15, ``cfg[0x120]``.
+        fold_iota: step 16, ``cfg[0x118]``.
+        schedule_postorder: step 17, ``cfg[0x130]``.
+        analyze_schedule: step 18, ``cfg[0x134]``.
+        schedule_fusion: step 21, ``cfg[0x135]``.
+        hoist_compute: step 22, ``cfg[0xE9]``.
+        memcast_motion: step 23, ``cfg[0xE5]``.
+        sixty_four_hack: step 25, global ``qword_9C71338 == 0`` (default on).
+        verify_aliasing: step 30, ``cfg[0x13C]``.
+        fuse_dot_logistic: NeuronOpFusion cl::opt byte ``@0x9c717b8`` (seed 000).
+        general_elementwise_fusion: NeuronOpFusion cl::opt byte ``@0x9c716f8`` (seed 000).
+        raise_logistic: ours: run ``raise-logistic`` before the spine (issue 3).
+        stablehlo: the spine selector, ``cfg[0x1CA]`` (``--spine stablehlo``).
+    """
+
+    canonicalize: bool = False
+    control_dep_tuple_simplifier: bool = False
+    verify_supported_ops: bool = False
+    canonicalize_conv: bool = False
+    lower_complex: bool = True
+    lower_complex_extra: bool = False
+    remove_optimization_barriers: bool = False
+    cross_pass_tensors: bool = False
+    coalesce_collectives: bool = False
+    fs_pattern: bool = False
+    op_fusion: bool = False
+    fold_iota: bool = False
+    schedule_postorder: bool = False
+    analyze_schedule: bool = False
+    schedule_fusion: bool = False
+    hoist_compute: bool = False
+    memcast_motion: bool = False
+    sixty_four_hack: bool = True
+    verify_aliasing: bool = False
+    fuse_dot_logistic: bool = False
+    general_elementwise_fusion: bool = False
+    raise_logistic: bool = False
+    stablehlo: bool = False
+
+    @classmethod
+    def gate_names(cls) -> list[str]:
+        """Every gate field except the spine selector ``stablehlo``."""
+        return [f.name for f in fields(cls) if f.name != "stablehlo"]
+
+    @classmethod
+    def preset(cls, name: str) -> "CompileConfig":
+        """``"default"`` (the binary's defaults) or ``"all"`` (every gate on)."""
+        if name == "default":
+            return cls()
+        if name == "all":
+            return cls(**{g: True for g in cls.gate_names()})
+        raise ValueError(f"unknown preset '{name}' (known: default, all)")
+
+    def replace(self, **kw) -> "CompileConfig":
+        return dataclasses.replace(self, **kw)

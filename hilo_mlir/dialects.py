@@ -1,0 +1,99 @@
+"""The dialect table: one implementation serves the MHLO and StableHLO twins.
+
+Matchers never spell ``"mhlo.add"`` or ``"stablehlo.add"``; they ask the table
+(``d.is_op(op, "add")``, ``d.name("add")``). A twin pass is one function bound
+to :data:`MHLO` or :data:`STABLEHLO` (DESIGN.md "Passes are data plus one
+function"; seed 004 "Each pass in the MHLO path has a StableHLO twin").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Decision 3 (DESIGN.md): every op that maps element to element, both dialects.
+ELEMENTWISE_OPS = frozenset(
+    """abs add and atan2 bitcast bitcast_convert cbrt ceil clamp compare complex
+    convert cosine count_leading_zeros divide exponential exponential_minus_one
+    floor imag is_finite log log_plus_one logistic maximum minimum multiply
+    negate not or popcnt power real reduce_precision remainder reshape
+    round_nearest_afz round_nearest_even rsqrt select shift_left
+    shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh
+    xor""".split()
+)
+
+#: Ops with side effects: never fused, moved across each other, or deleted
+#: (DESIGN.md "Rules of the IR"). Short names, both dialects.
+SIDE_EFFECTING_OPS = frozenset(
+    """custom_call all_reduce all_gather all_to_all reduce_scatter
+    collective_permute collective_broadcast optimization_barrier send recv
+    infeed outfeed after_all create_token rng rng_bit_generator
+    partition_id replica_id""".split()
+)
+
+
+@dataclass(frozen=True)
+class DialectTable:
+    """Op-name table for one HLO dialect.
+
+    Attributes:
+        prefix: ``"mhlo"`` or ``"stablehlo"``.
+        fusion: the op that holds a fused cluster (``mhlo.fusion`` or
+            ``stablehlo.composite``).
+        ret: the region terminator of this dialect (``mhlo.return`` /
+            ``stablehlo.return``).
+    """
+
+    prefix: str
+
+    def name(self, short: str) -> str:
+        """Full op name for ``short`` in this dialect (``"add"`` -> ``"mhlo.add"``)."""
+        return f"{self.prefix}.{short}"
+
+    def short(self, op_or_name) -> str | None:
+        """Short name if the op belongs to this dialect, else None."""
+        name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
+        p = self.prefix + "."
+        return name[len(p):] if name.startswith(p) else None
+
+    def is_op(self, op, *shorts: str) -> bool:
+        """True if ``op`` (Operation/OpView or None) is one of ``shorts`` in this dialect."""
+        if op is None:
+            return False
+        return self.short(op.name) in shorts
+
+    @property
+    def ret(self) -> str:
+        return self.name("return")
+
+    @property
+    def fusion(self) -> str:
+        return "mhlo.fusion" if self.prefix == "mhlo" else "stablehlo.composite"
+
+
+MHLO = DialectTable("mhlo")
+STABLEHLO = DialectTable("stablehlo")
+TABLES = {"mhlo": MHLO, "stablehlo": STABLEHLO}
+
+
+def hlo_short_name(op_or_name) -> str | None:
+    """Short name of an mhlo or stablehlo op (``"stablehlo.add"`` -> ``"add"``), else None."""
+    name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
+    for p in ("mhlo.", "stablehlo."):
+        if name.startswith(p):
+            return name[len(p):]
+    return None
+
+
+def is_elementwise_op(op) -> bool:
+    """Seed 000 ``isElementwiseOp``: one predicate for both dialects (decision 3)."""
+    return hlo_short_name(op) in ELEMENTWISE_OPS
+
+
+def is_side_effecting(op) -> bool:
+    """True for ops that must never be fused, reordered or deleted (DESIGN.md rules)."""
+    return hlo_short_name(op) in SIDE_EFFECTING_OPS
+
+
+def is_fusion_like(op) -> bool:
+    """``mhlo.fusion`` or ``stablehlo.composite``: never re-seeded inside."""
+    return op is not None and op.name in ("mhlo.fusion", "stablehlo.composite")

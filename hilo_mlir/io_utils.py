@@ -1,0 +1,62 @@
+"""Reading inputs and writing outputs without ever leaving a half-written file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from .diagnostics import HiloError
+
+
+def read_input(path: str) -> bytes:
+    """Read ``path`` (or stdin for ``-``) as bytes; HiloError if missing, a folder, or empty."""
+    import sys
+
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        if not os.path.exists(path):
+            raise HiloError(f"cannot open input file '{path}': no such file")
+        if os.path.isdir(path):
+            raise HiloError(f"cannot open input file '{path}': is a directory")
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise HiloError(f"cannot open input file '{path}': {e.strerror}") from None
+    if not data.strip():
+        raise HiloError(f"input file '{path}' is empty")
+    return data
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """UTF-8 decode; HiloError naming the byte offset otherwise."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise HiloError(f"{path}:{line}: input is not valid UTF-8 (byte offset {e.start})") from None
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str, data: bytes) -> None:
+    """Write through a temporary file and rename; device files (``/dev/null``) are written directly."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,81 @@
+"""The one place that imports the MLIR Python bindings (DESIGN.md, "The stack").
+
+Everything else in ``hilo_mlir`` imports ``ir``, ``passmanager`` and the dialect
+modules from here, so a different MLIR wheel can be swapped in at one spot.
+Only ``jaxlib.mlir.*`` is imported; never ``jax`` (it costs ~0.4 s of start-up).
+
+``make_context()`` mirrors the binary's ``initializeMLIRContext`` (seed 004,
+"Class hierarchy"): dialects are loaded mhlo -> stablehlo -> func, then chlo and
+sdy so that sharded JAX exports parse. Upstream passes (canonicalize, cse,
+inline, symbol-dce, remove-dead-values, the stablehlo passes) and the mhlo
+passes (``hlo-legalize-to-stablehlo``, ``stablehlo-legalize-to-hlo``) are
+registered once per process.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from jaxlib.mlir import ir, passmanager  # noqa: F401  (re-exported)
+from jaxlib.mlir.dialects import chlo, func, mhlo, sdy, stablehlo  # noqa: F401
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _mlirHlo, _stablehlo
+
+__all__ = [
+    "ir",
+    "passmanager",
+    "mhlo",
+    "stablehlo",
+    "func",
+    "chlo",
+    "sdy",
+    "make_context",
+    "stablehlo_ext",
+]
+
+#: The StableHLO extension module (reference interpreter ``eval_module``,
+#: attribute helpers). Tests use it as the semantic oracle.
+stablehlo_ext = _stablehlo
+
+_registered = False
+_lock = threading.Lock()
+
+
+def _register_passes_once() -> None:
+    global _registered
+    with _lock:
+        if not _registered:
+            _mlirHlo.register_mhlo_passes()
+            _stablehlo.register_stablehlo_passes()
+            _registered = True
+
+
+def make_context(allow_unregistered_dialects: bool = False) -> ir.Context:
+    """Return a fresh ``ir.Context`` with mhlo, stablehlo, func, chlo and sdy loaded.
+
+    Args:
+        allow_unregistered_dialects: accept ops of unknown dialects (the
+            ``--allow-unregistered-dialect`` flag of ``hilo-opt``).
+
+    Returns:
+        A context that is not entered; use ``with ctx:``.
+
+    Source: seed 004 (initializeMLIRContext loads mhlo -> stablehlo -> func),
+    DESIGN.md "The stack".
+    """
+    _register_passes_once()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context()
+    ctx.append_dialect_registry(registry)
+    # Load order as in initializeMLIRContext: mhlo -> stablehlo -> func.
+    mhlo.register_mhlo_dialect(ctx)
+    stablehlo.register_dialect(ctx)
+    ctx.dialects["func"]
+    chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
+    ctx.load_all_available_dialects()
+    ctx.allow_unregistered_dialects = allow_unregistered_dialects
+    # One compile at a time per context; keep the C++ side single-threaded so
+    # diagnostics arrive in order and runs are deterministic.
+    ctx.enable_multithreading(False)
+    return ctx

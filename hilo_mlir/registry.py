@@ -1,0 +1,257 @@
+"""The pass registry: every pass is data plus one function (DESIGN.md).
+
+A pass is declared once as a :class:`PassInfo`: its command-line argument
+(kebab-case from the binary's class name), a one-line summary, typed options,
+the op it anchors on (``func.func`` or ``builtin.module``), the dialect(s) it
+works on, and the seed line it comes from. The one function has the signature
+``run(op, ctx: PassContext) -> None`` where ``op`` is the anchor op.
+
+Twins (MHLO / StableHLO) are one function registered twice with a different
+:class:`~hilo_mlir.dialects.DialectTable` (``ctx.d``); the StableHLO twin's
+argument is the MHLO one with a ``stablehlo-`` prefix.
+
+A registered pass runs
+
+* by name, inside :class:`hilo_mlir.pipeline.Pipeline` (``hilo-opt``,
+  ``hilo2penguin``), with verification after it; or
+* inside a binding ``PassManager`` as a Python-defined pass:
+  ``info.add_to_pass_manager(pm, fuse_dot_logistic=True)``.
+
+Upstream C++ passes (``canonicalize``, ``cse``, ...) are also listed here as
+:class:`PassInfo` with ``upstream=True`` so that ``--help`` and the pipeline
+parser know them; they run through the binding's ``PassManager``.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .dialects import MHLO, STABLEHLO, DialectTable
+from .diagnostics import HiloError
+
+
+@dataclass(frozen=True)
+class Option:
+    """A typed pass option (``{name=value}`` in a pipeline string).
+
+    Attributes:
+        name: kebab-case option name.
+        type: ``bool``, ``int``, ``float`` or ``str``.
+        default: value when not given.
+        help: one line for ``--help``.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+    def parse(self, text: str, pass_arg: str) -> Any:
+        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
+        t = text.strip()
+        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+            t = t[1:-1]
+        try:
+            if self.type is bool:
+                low = t.lower()
+                if low in ("1", "true", "on", "yes", ""):
+                    return True
+                if low in ("0", "false", "off", "no"):
+                    return False
+                raise ValueError(t)
+            if self.type is int:
+                return int(t, 0)
+            if self.type is float:
+                return float(t)
+            return t
+        except ValueError:
+            raise HiloError(
+                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' "
+                f"(expected {self.type.__name__})"
+            ) from None
+
+
+class PassContext:
+    """What a running pass sees besides its anchor op.
+
+    Attributes:
+        options: attribute-style access to option values (``ctx.options.fuse_dot_logistic``).
+        d: the :class:`DialectTable` the pass was registered for (None if dialect-neutral).
+        stats: ``collections.Counter`` of named statistics, reported by
+            ``--mlir-pass-statistics`` and returned by the Python API.
+        log: list of debug lines (``--debug-only``-style reject reasons).
+        info: the :class:`PassInfo` being run.
+    """
+
+    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None):
+        self.info = info
+        self.options = _Options(options)
+        self.d: DialectTable | None = info.dialect_table
+        self.stats = stats if stats is not None else collections.Counter()
+        self.log = log if log is not None else []
+        self.extras = extras if extras is not None else {}
+
+    def debug(self, msg: str) -> None:
+        """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
+        self.log.append(f"[{self.info.argument}] {msg}")
+
+
+class _Options:
+    def __init__(self, values: dict):
+        self.__dict__.update({k.replace("-", "_"): v for k, v in values.items()})
+
+    def __repr__(self):  # pragma: no cover
+        return f"Options({self.__dict__})"
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """A registered pass.
+
+    Attributes:
+        argument: the pipeline name (``neuron-op-fusion``).
+        summary: one line for ``--help``.
+        run: ``run(op, ctx)``; None for upstream passes.
+        anchor: ``"func.func"`` (run once per function) or ``"builtin.module"``.
+        dialect: ``"mhlo"``, ``"stablehlo"`` or None (both / neutral).
+        options: the typed options.
+        class_name: the binary's class name (shown in IR dumps and timing).
+        source: where the behaviour comes from (seed section or DESIGN.md decision).
+        upstream: True for the binding's own C++ passes.
+    """
+
+    argument: str
+    summary: str
+    run: Callable | None = None
+    anchor: str = "func.func"
+    dialect: str | None = None
+    options: tuple = ()
+    class_name: str = ""
+    source: str = ""
+    upstream: bool = False
+    statistics: tuple = field(default=())
+
+    @property
+    def dialect_table(self) -> DialectTable | None:
+        return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect)
+
+    @property
+    def display_name(self) -> str:
+        return self.class_name or "".join(p.capitalize() for p in self.argument.split("-"))
+
+    def option(self, name: str) -> Option:
+        for o in self.options:
+            if o.name == name:
+                return o
+        known = ", ".join(o.name for o in self.options) or "none"
+        raise HiloError(f"pass '{self.argument}' has no option '{name}' (options: {known})")
+
+    def resolve_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults overlaid with ``given`` (keys kebab- or snake-case, values typed or text)."""
+        vals = {o.name: o.default for o in self.options}
+        for k, v in (given or {}).items():
+            o = self.option(k.replace("_", "-"))
+            vals[o.name] = o.parse(v, self.argument) if isinstance(v, str) and o.type is not str else v
+        return vals
+
+    def run_on(self, anchor_op, ctx: PassContext) -> None:
+        """Run on one anchor op (a ``func.func`` or a ``builtin.module``)."""
+        self.run(anchor_op, ctx)
+
+    def run_on_module(self, module_op, ctx: PassContext) -> None:
+        """Run on a module: once per top-level function for func-anchored passes."""
+        if self.anchor == "builtin.module":
+            self.run(module_op, ctx)
+            return
+        funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+        for f in funcs:
+            self.run(f, ctx)
+
+    def add_to_pass_manager(self, pm, stats=None, **options) -> None:
+        """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.
+
+        The binding cannot nest a Python pass under ``func.func`` (it aborts), so
+        the Python-defined pass anchors on the module and visits each function.
+        Failures call ``signal_pass_failure`` after emitting an error at the op.
+        """
+        if self.upstream:
+            pm.add(self.argument if not options else self.argument + "{" + " ".join(f"{k}={v}" for k, v in options.items()) + "}")
+            return
+        vals = self.resolve_options(options)
+        info = self
+
+        def _run(op, pass_):
+            ctx = PassContext(info, vals, stats=stats)
+            try:
+                info.run_on_module(op, ctx)
+            except HiloError as e:
+                from .ir import ir
+
+                loc = e.loc if isinstance(e.loc, ir.Location) else op.location
+                loc.emit_error(e.format().split("error: ", 1)[-1])
+                pass_.signal_pass_failure()
+
+        pm.add(_run, name=self.display_name, argument=self.argument, description=self.summary)
+
+
+_REGISTRY: dict[str, PassInfo] = {}
+_LOADED = False
+
+
+def register(info: PassInfo) -> PassInfo:
+    """Add ``info`` to the registry (argument must be new)."""
+    if info.argument in _REGISTRY:
+        raise ValueError(f"pass '{info.argument}' registered twice")
+    _REGISTRY[info.argument] = info
+    return info
+
+
+def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[PassInfo, PassInfo]:
+    """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
+
+    ``class_name`` (if given) gets the ``StableHLO`` prefix for the twin, as in the binary.
+    """
+    cls = kw.pop("class_name", "")
+    a = register(PassInfo(argument, summary, run, dialect="mhlo", class_name=cls, **kw))
+    b = register(
+        PassInfo(
+            "stablehlo-" + argument,
+            summary + " (StableHLO twin)",
+            run,
+            dialect="stablehlo",
+            class_name=("StableHLO" + cls) if cls else "",
+            **kw,
+        )
+    )
+    return a, b
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    # Pass families register themselves on import of hilo_mlir.passes.
+    importlib.import_module("hilo_mlir.passes")
+
+
+def get(argument: str) -> PassInfo:
+    """Look up a pass by argument; HiloError listing close names if unknown."""
+    _load()
+    try:
+        return _REGISTRY[argument]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise HiloError(f"unknown pass '{argument}'{hint}") from None
+
+
+def all_passes() -> list[PassInfo]:
+    """Every registered pass, sorted by argument."""
+    _load()
+    return sorted(_REGISTRY.values(), key=lambda p: p.argument)

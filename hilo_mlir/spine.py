@@ -1,0 +1,148 @@
+"""The two pipeline spines, as data (seed 004, "The Ordered MHLO Pipeline").
+
+``MHLO_SPINE`` lists the 32 steps of ``registerMHLOPasses`` in the seed's
+order with their gate (a :class:`~hilo_mlir.config.CompileConfig` field, or
+None for a step with no ``if`` of its own). ``STABLEHLO_SPINE`` is the same
+skeleton with the StableHLO twins and the five insertions 1a, 1b, 14a, 26a,
+26b. SixtyFourHack (25) sits right before PenguinizeIO (26): the seed
+prepends it there.
+
+``register_mhlo_passes(steps, config)`` / ``register_stablehlo_passes`` append
+the enabled steps; ``register_mlir_compile_passes`` is the dispatcher on
+``config.stablehlo`` and logs ``MHLO Lowering Enabled`` / ``StableHLO Lowering
+Enabled`` at info level, as the binary does.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from . import registry
+from .config import CompileConfig
+from .pipeline import Step, step_for
+
+log = logging.getLogger("hilo_mlir")
+
+
+@dataclass(frozen=True)
+class SpineStep:
+    """One step of a spine: seed ordinal, pass argument, gate field (None = unconditional)."""
+
+    ordinal: str
+    argument: str
+    gate: str | None = None
+
+
+MHLO_SPINE: tuple[SpineStep, ...] = (
+    SpineStep("1", "canonicalize", "canonicalize"),
+    SpineStep("2", "neuron-control-dep-tuple-simplifier", "control_dep_tuple_simplifier"),
+    SpineStep("3", "collective-broadcast-to-all-gather"),
+    SpineStep("4", "verify-supported-ops", "verify_supported_ops"),
+    SpineStep("5", "canonicalize-conv", "canonicalize_conv"),
+    SpineStep("6", "lower-complex", "lower_complex"),
+    SpineStep("7", "lower-complex-extra", "lower_complex_extra"),
+    SpineStep("8", "remove-optimization-barriers", "remove_optimization_barriers"),
+    SpineStep("9", "identify-cross-pass-tensors", "cross_pass_tensors"),
+    SpineStep("10", "rematerialize", "cross_pass_tensors"),
+    SpineStep("11", "coalesce-collective-ops", "coalesce_collectives"),
+    SpineStep("12", "convert-fs-pattern-to-custom-calls", "fs_pattern"),
+    SpineStep("13", "remove-dead-values"),
+    SpineStep("14", "neuron-inst-combine"),
+    SpineStep("15", "neuron-op-fusion", "op_fusion"),
+    SpineStep("16", "fold-iota", "fold_iota"),
+    SpineStep("17", "schedule-postorder", "schedule_postorder"),
+    SpineStep("18", "analyze-schedule", "analyze_schedule"),
+    SpineStep("19", "replace-token-type-with-u8"),
+    SpineStep("20", "scatter-motion"),
+    SpineStep("21", "schedule-fusion", "schedule_fusion"),
+    SpineStep("22", "hoist-compute", "hoist_compute"),
+    SpineStep("23", "memcast-motion", "memcast_motion"),
+    SpineStep("24", "prune-functions"),
+    SpineStep("25", "sixty-four-hack", "sixty_four_hack"),
+    SpineStep("26", "penguinize-io"),
+    SpineStep("27", "canonicalize-for-tensorizer"),
+    SpineStep("28", "tensorizer-legalization"),
+    SpineStep("29", "legalize-alias"),
+    SpineStep("30", "verify-aliasing", "verify_aliasing"),
+    SpineStep("31", "mlir-instruction-histogram"),
+    SpineStep("32", "mhlo-to-py-penguin"),
+)
+
+#: Passes that are one symbol for both dialects and keep one name (DESIGN.md "The pipeline").
+SHARED_ARGUMENTS = frozenset(
+    {
+        "canonicalize",
+        "remove-optimization-barriers",
+        "neuron-inst-combine",
+        "mlir-instruction-histogram",
+        "collective-broadcast-to-all-gather",
+        "remove-dead-values",
+    }
+)
+
+_INSERTIONS = {
+    # insert after ordinal -> steps
+    "1": (SpineStep("1a", "hlo-legalize-to-stablehlo"), SpineStep("1b", "convert-custom-call-to-all-reduce")),
+    "14": (SpineStep("14a", "fusion-to-composite"),),
+    "26": (SpineStep("26a", "legalize-sra"), SpineStep("26b", "legalize-scatter")),
+}
+
+
+def _twin(arg: str) -> str:
+    if arg in SHARED_ARGUMENTS:
+        return arg
+    if arg == "mhlo-to-py-penguin":
+        return "stablehlo-to-py-penguin"
+    return "stablehlo-" + arg
+
+
+def _build_stablehlo_spine() -> tuple[SpineStep, ...]:
+    out = []
+    for s in MHLO_SPINE:
+        out.append(SpineStep(s.ordinal, _twin(s.argument), s.gate))
+        out.extend(_INSERTIONS.get(s.ordinal, ()))
+    return tuple(out)
+
+
+STABLEHLO_SPINE: tuple[SpineStep, ...] = _build_stablehlo_spine()
+
+
+def _op_fusion_options(config: CompileConfig) -> dict:
+    return {
+        "fuse_dot_logistic": config.fuse_dot_logistic,
+        "general_elementwise_fusion": config.general_elementwise_fusion,
+    }
+
+
+def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool) -> list[Step]:
+    registry._load()
+    for s in spine:
+        if s.gate is not None and not getattr(config, s.gate):
+            continue
+        if s.argument not in registry._REGISTRY:
+            if skip_missing:
+                continue
+            raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")
+        opts = _op_fusion_options(config) if s.argument.endswith("neuron-op-fusion") else {}
+        steps.append(step_for(s.argument, **opts))
+    return steps
+
+
+def register_mhlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """Append the enabled MHLO spine steps to ``steps`` (seed 004 ``registerMHLOPasses``)."""
+    return _append(steps, MHLO_SPINE, config, skip_missing)
+
+
+def register_stablehlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """Append the enabled StableHLO spine steps (seed 004 ``registerStableHLOPasses``)."""
+    return _append(steps, STABLEHLO_SPINE, config, skip_missing)
+
+
+def register_mlir_compile_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """The dispatcher (seed 004 ``registerMLIRCompilePasses``): pick the spine on ``config.stablehlo``."""
+    if config.stablehlo:
+        log.info("StableHLO Lowering Enabled")
+        return register_stablehlo_passes(steps, config, skip_missing)
+    log.info("MHLO Lowering Enabled")
+    return register_mhlo_passes(steps, config, skip_missing)

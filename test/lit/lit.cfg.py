@@ -1,0 +1,33 @@
+# lit configuration for hilo_mlir regression tests (MLIR's mlir/test style).
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "hilo_mlir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(__file__), "Output")
+config.excludes = ["Inputs", "Output", "lit.cfg.py"]
+
+python = sys.executable
+root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+config.environment["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
+for var in ("HOME", "PATH", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Tools run with the configured Python (no reliance on console scripts on PATH).
+config.substitutions.append(("%python", python))
+config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.cli.opt"))
+config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.cli.hilo2penguin"))
+config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.cli.penguin_run"))
+filecheck = shutil.which("filecheck") or shutil.which("FileCheck")
+config.substitutions.append(("FileCheck", filecheck or "filecheck"))
+config.substitutions.append(("%examples", os.path.join(root, "examples")))
+shared = os.path.abspath(os.path.join(root, "..", "shared"))
+if os.path.isdir(shared):
+    config.available_features.add("shared-corpus")
+    config.substitutions.append(("%corpus", os.path.join(shared, "corpus")))

@@ -1,0 +1,5 @@
+// An op of a dialect nobody registered.
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "foo.bar"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

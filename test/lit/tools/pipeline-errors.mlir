@@ -1,0 +1,23 @@
+// Pipeline strings that do not parse, unknown passes and unknown options:
+// one error line, exit 1, nothing on stdout.
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(cse' 2>&1 | FileCheck %s --check-prefix=PAREN
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(,cse)' 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(canonicalise)' 2>&1 | FileCheck %s --check-prefix=CLOSE
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(mhlo-to-py-penguin{nope=1})' 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(canonicalize{max-iterations=abc})' 2>&1 | FileCheck %s --check-prefix=CPPOPT
+// RUN: not hilo-opt %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(cse' 2>/dev/null | FileCheck %s --allow-empty --check-prefix=NOOUT
+// NOOUT-NOT: {{.}}
+
+// PAREN: error: invalid pass pipeline 'builtin.module(cse': expected ')' at column 19
+// EMPTY: error: invalid pass pipeline 'builtin.module(,cse)': expected a pass or op name at column 16
+// UNKNOWN: error: unknown pass 'no-such-pass'
+// CLOSE: error: unknown pass 'canonicalise' (did you mean 'canonicalize'
+// OPT: error: pass 'mhlo-to-py-penguin' has no option 'nope' (options: root, output)
+// CPPOPT: error: invalid options for pass 'canonicalize'
+// FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
+
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}

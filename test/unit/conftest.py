@@ -1,0 +1,22 @@
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+
+
+def corpus_path(*parts) -> pathlib.Path:
+    """Path under ../shared/corpus, or skip the test with a reason when it is absent."""
+    p = CORPUS.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"../shared/corpus not available ({p} missing): run from the project checkout beside shared/")
+    return p
+
+
+@pytest.fixture
+def examples():
+    return EXAMPLES
