@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Compile-time benchmark (issue 7): our MHLO spine with ``--preset all`` against a C++ baseline.
+
+Usage::
+
+    python bench/run.py [--models L4,L64,L512] [--json PATH] [--spine mhlo|stablehlo] [--repeat N]
+
+For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
+``NAME=path.mlir``), in one fresh process each, it measures:
+
+* ours: parse; each pass of the spine (per-pass wall time); printing
+  ``penguin.py``; total; peak RSS of that process;
+* the baseline, in the same run and its own fresh process: parse + the
+  binding's upstream C++ ``canonicalize,cse`` + printing the IR.
+
+It prints a table and writes JSON::
+
+    {"models": {"L512": {"ops", "total_s", "baseline_s", "ratio", "peak_rss_mb",
+                         "baseline_peak_rss_mb", "top_passes": [[name, s], ...]}, ...},
+     "scaling": {"time_ratio", "op_ratio"}}
+
+Times are wall-clock seconds (best of ``--repeat`` runs); RSS is in MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "jax")
+
+_WORKER = r"""
+import json, resource, sys, time, io
+sys.path.insert(0, ROOT)
+t_start = time.perf_counter()
+from hilo_mlir.ir import ir, make_context, passmanager
+mode, path, spine = sys.argv[1], sys.argv[2], sys.argv[3]
+out = {}
+ctx = make_context()
+text = open(path, "rb").read()
+with ctx:
+    t0 = time.perf_counter()
+    module = ir.Module.parse(text)
+    out["parse_s"] = time.perf_counter() - t0
+    n = 0
+    def count(op):
+        global n
+        n += 1
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(count)
+    out["ops"] = n - 1
+    if mode == "baseline":
+        t0 = time.perf_counter()
+        pm = passmanager.PassManager.parse("builtin.module(canonicalize,cse)")
+        pm.run(module.operation)
+        out["passes_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        buf = io.StringIO()
+        module.operation.print(file=buf, assume_verified=True)
+        out["print_s"] = time.perf_counter() - t0
+        out["top_passes"] = [["canonicalize,cse", out["passes_s"]]]
+    else:
+        from hilo_mlir import compiler
+        from hilo_mlir.config import CompileConfig
+        cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"))
+        loaded = compiler.LoadedModule(ctx, module, path, compiler.detect_dialect(module))
+        t0 = time.perf_counter()
+        src = compiler.compile_loaded(loaded, cfg)
+        out["passes_s"] = time.perf_counter() - t0
+        timings = sorted(src.timings, key=lambda kv: -kv[1])
+        out["top_passes"] = [[k, v] for k, v in timings[:8]]
+        printer = [v for k, v in src.timings if "py-penguin" in k]
+        out["print_s"] = sum(printer)
+out["total_s"] = out["parse_s"] + out["passes_s"] + (out["print_s"] if mode == "baseline" else 0.0)
+out["process_s"] = time.perf_counter() - t_start
+out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print("BENCH" + json.dumps(out))
+"""
+
+
+def _run(mode: str, path: str, spine: str) -> dict:
+    code = _WORKER.replace("ROOT", repr(ROOT), 1)
+    r = subprocess.run([sys.executable, "-c", code, mode, path, spine], capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        if line.startswith("BENCH"):
+            return json.loads(line[5:])
+    raise SystemExit(f"benchmark worker failed ({mode}, {path}):\n{r.stderr[-2000:]}")
+
+
+def _best(mode, path, spine, repeat):
+    runs = [_run(mode, path, spine) for _ in range(repeat)]
+    return min(runs, key=lambda r: r["total_s"])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default="L4,L64,L512", help="comma list of L4/L64/L512 or NAME=path.mlir")
+    ap.add_argument("--json", default=None, help="write results here")
+    ap.add_argument("--spine", default="mhlo", choices=("mhlo", "stablehlo"))
+    ap.add_argument("--repeat", type=int, default=1, help="best of N runs per measurement")
+    args = ap.parse_args(argv)
+
+    results = {}
+    for item in [m for m in args.models.split(",") if m]:
+        name, _, path = item.partition("=")
+        if not path:
+            path = os.path.join(CORPUS, f"decoder_stack_{name}.stablehlo.mlir")
+        if not os.path.exists(path):
+            print(f"skip {name}: {path} not found", file=sys.stderr)
+            continue
+        ours = _best("ours", path, args.spine, args.repeat)
+        base = _best("baseline", path, args.spine, args.repeat)
+        results[name] = {
+            "ops": ours["ops"],
+            "total_s": round(ours["total_s"], 4),
+            "parse_s": round(ours["parse_s"], 4),
+            "print_s": round(ours["print_s"], 4),
+            "baseline_s": round(base["total_s"], 4),
+            "ratio": round(ours["total_s"] / base["total_s"], 3),
+            "peak_rss_mb": round(ours["peak_rss_mb"], 1),
+            "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
+            "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
+        }
+    report = {"models": results}
+    if "L64" in results and "L512" in results:
+        a, b = results["L64"], results["L512"]
+        report["scaling"] = {
+            "time_ratio": round(b["total_s"] / a["total_s"], 3),
+            "op_ratio": round(b["ops"] / a["ops"], 3),
+        }
+
+    print(f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'RSS MiB':>10}  top passes")
+    for name, r in results.items():
+        top = ", ".join(f"{k} {v:.3f}" for k, v in r["top_passes"][:3])
+        print(f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}  {top}")
+    if "scaling" in report:
+        s = report["scaling"]
+        print(f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
