@@ -354,11 +354,13 @@ class Pipeline:
             if self.instr.print_before_all:
                 self._dump(module, f"Before {step.display}")
             t0 = time.perf_counter()
+            preserved = False
             try:
                 if step.cpp_text is not None:
                     pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
                     pm.enable_verifier(True)
                     pm.run(op)
+                    preserved = True  # the binding's pass manager already verified
                 else:
                     key = step.info.display_name
                     ctx = PassContext(
@@ -369,6 +371,7 @@ class Pipeline:
                         extras=self.extras,
                     )
                     step.info.run_on_module(op, ctx)
+                    preserved = ctx.all_preserved
             except HiloError as e:
                 if self.instr.print_after_all:
                     self._dump(module, f"After {step.display} Failed")
@@ -383,7 +386,8 @@ class Pipeline:
             dt = time.perf_counter() - t0
             self.timings.append((step.display, dt))
             try:
-                op.verify()
+                if not preserved:
+                    op.verify()
             except ir.MLIRError as e:
                 err = from_mlir_error(e)
                 err.message = f"verifier failed after pass '{step.argument}': {err.message}"

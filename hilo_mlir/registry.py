@@ -93,6 +93,15 @@ class PassContext:
         self.stats = stats if stats is not None else collections.Counter()
         self.log = log if log is not None else []
         self.extras = extras if extras is not None else {}
+        self.all_preserved = False
+
+    def mark_all_preserved(self) -> None:
+        """Say the pass left the IR untouched (MLIR's ``markAllAnalysesPreserved``).
+
+        The pipeline then skips the verifier after this pass, as MLIR's pass
+        manager does. Call it only when nothing at all was rewritten.
+        """
+        self.all_preserved = True
 
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
