@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 from dataclasses import dataclass, field
 
 from .config import CompileConfig
@@ -74,6 +75,24 @@ def _is_proto(path: str, data: bytes) -> bool:
     return False
 
 
+_QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
+
+
+def _explain_parse_error(err: HiloError) -> HiloError:
+    """Make the parser's messages about unknown dialects say what to do (keeps the location)."""
+    msg = err.message
+    m = _QUANT_TYPE.search(msg)
+    if m:
+        err.message = f"quantized types are not supported (found !quant.{m.group(1)})"
+        return err
+    if "unregistered dialect" in msg:
+        msg = re.sub(r"\.? ?If this is intended, please .*$", "", msg)
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    elif "not found for custom op" in msg or ("Dialect" in msg and "not found" in msg):
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    return err
+
+
 def load_module(data: bytes | str, filename: str = "<string>", allow_unregistered: bool = False, context=None) -> LoadedModule:
     """Parse MLIR text/bytecode or an ``HloModuleProto`` into a module.
 
@@ -111,30 +130,324 @@ def load_module(data: bytes | str, filename: str = "<string>", allow_unregistere
             try:
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:
-                err = from_mlir_error(e, filename)
-                if "not found for custom op" in err.message or "Dialect" in err.message and "not found" in err.message:
-                    err.message += " (use --allow-unregistered-dialect to accept unknown dialects)"
-                raise err from None
+                raise _explain_parse_error(from_mlir_error(e, filename)) from None
     return LoadedModule(ctx, module, filename, detect_dialect(module))
 
 
-def to_mhlo(loaded: LoadedModule) -> None:
-    """Legalize a stablehlo module to mhlo in place (``stablehlo-legalize-to-hlo``)."""
-    if loaded.dialect in ("stablehlo", "mixed"):
+def _has_chlo(module) -> bool:
+    from .ir import ir
+
+    found = []
+
+    def visit(op):
+        if op.name.startswith("chlo."):
+            found.append(op.name)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
+
+
+#: The upstream decomposition of chlo ops into stablehlo ops (run by the bridge when chlo is present).
+CHLO_LEGALIZE = "func.func(chlo-legalize-to-stablehlo)"
+
+
+def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None) -> None:
+    """Bring the module to mhlo in place: the driver's bridge before the spine.
+
+    * ``chlo`` ops (JAX emits them for ``erf``, ``lgamma``, ``top_k`` ...) are
+      first decomposed into stablehlo ops by the upstream
+      ``chlo-legalize-to-stablehlo`` (semantics-preserving; the printers only
+      know mhlo/stablehlo ops);
+    * stablehlo (or mixed) modules then go through ``stablehlo-legalize-to-hlo``.
+    """
+    from .pipeline import Step
+
+    instr = None
+    if instrumentation is not None and getattr(instrumentation, "on_pass_start", None):
+        instr = Instrumentation(on_pass_start=instrumentation.on_pass_start)
+    steps = []
+    with loaded.context:
+        if _has_chlo(loaded.module):
+            steps.append(Step(None, "chlo-legalize-to-stablehlo", cpp_text=CHLO_LEGALIZE))
+    if steps or loaded.dialect in ("stablehlo", "mixed"):
+        steps.append(step_for("stablehlo-legalize-to-hlo"))
+    if steps:
         with loaded.context:
-            Pipeline([step_for("stablehlo-legalize-to-hlo")]).run(loaded.module)
+            Pipeline(steps, instrumentation=instr).run(loaded.module)
         loaded.dialect = detect_dialect(loaded.module)
 
 
-def build_spine(config: CompileConfig, skip_missing: bool = True):
-    """The steps ``hilo2penguin`` runs for ``config`` (pre-passes, then the spine)."""
-    steps = []
-    if config.raise_logistic:
-        from . import registry
+def build_spine(config: CompileConfig, skip_missing: bool = False):
+    """The steps ``hilo2penguin`` runs for ``config`` (pre-passes, then the spine).
 
-        if "raise-logistic" in {p.argument for p in registry.all_passes()}:
-            steps.append(step_for("raise-logistic"))
+    Every spine step is a registered pass, so a missing one is an error
+    (``skip_missing=True`` only for experiments with a partial registry).
+    """
+    steps = []
+    if config.call_inliner:
+        steps.append(step_for("call-inliner"))
+    if config.raise_logistic:
+        steps.append(step_for("raise-logistic"))
     return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+
+
+# --------------------------------------------------------------------------- input validation
+
+#: Spine passes that make an otherwise refused input kind acceptable (either twin).
+_TOKEN_PASS = "replace-token-type-with-u8"  # step 19
+_COMPLEX_PASS = "lower-complex"  # step 6 (gate LowerComplex)
+_TOKEN_TYPES = ("!stablehlo.token", "!mhlo.token")
+
+
+def _func_name(f) -> str:
+    return f.attributes["sym_name"].value
+
+
+def _is_public(f) -> bool:
+    return "sym_visibility" not in f.attributes or f.attributes["sym_visibility"].value == "public"
+
+
+def entry_function(module, filename: str | None = None):
+    """The entry ``func.func`` of ``module`` (an ``ir.Module``): the function named ``main``.
+
+    ``main`` is what the HLO importer names the entry computation and what
+    PenguinizeIO (seed 002 section 4) builds the program from; a module
+    without it is refused here, before any rewrite, rather than by a pass.
+
+    Raises:
+        HiloError: no ``main``: "no entry function" when the module has no
+            public function, naming the function when it has one, and naming
+            every candidate with its location when it has several.
+    """
+    from .diagnostics import location_to_str
+
+    funcs = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
+    for f in funcs:
+        if _func_name(f) == "main":
+            return f
+    public = [f for f in funcs if _is_public(f)]
+    if len(public) == 1:
+        f = public[0]
+        raise HiloError(
+            f"no 'main' function: the entry function must be named 'main' (found public function @{_func_name(f)})",
+            loc=f.location,
+            filename=filename,
+        )
+    if not public:
+        what = "no function" if not funcs else "no public function"
+        raise HiloError(
+            f"no entry function: the module has {what} (expected 'func.func @main')",
+            loc=module.operation.location,
+            filename=filename,
+        )
+    names = ", ".join(f"@{_func_name(f)} ({location_to_str(f.location, filename) or 'unknown location'})" for f in public)
+    raise HiloError(
+        f"no 'main' and {len(public)} candidate entry functions: {names}; name the entry function 'main'",
+        loc=public[0].location,
+        filename=filename,
+    )
+
+
+def _type_problem(t, allow_token: bool, complex_why: str | None) -> str | None:
+    """Why type ``t`` cannot be compiled (None if it can); ``complex_why`` is None when complex is supported."""
+    from .ir import ir
+
+    if isinstance(t, ir.RankedTensorType):
+        if not t.has_static_shape:
+            return f"has dynamic shape {t}: dynamic shapes are not supported (every dimension must be static)"
+        et = t.element_type
+        es = str(et)
+        if es.startswith("!quant"):
+            return f"has quantized element type {es}: quantized types are not supported"
+        if isinstance(et, ir.ComplexType) and complex_why:
+            return f"has complex element type {t}: complex types need the lower-complex pass ({complex_why})"
+        return None
+    if isinstance(t, (ir.MemRefType, ir.UnrankedMemRefType)):
+        return f"has buffer type {t}: memref types are not supported (tensors only)"
+    if isinstance(t, ir.UnrankedTensorType):
+        return f"has unranked type {t}: dynamic shapes are not supported (every dimension must be static)"
+    if isinstance(t, ir.TupleType):
+        for i in range(t.num_types):
+            p = _type_problem(t.get_type(i), allow_token, complex_why)
+            if p:
+                return p
+        return None
+    s = str(t)
+    if s in _TOKEN_TYPES and not allow_token:
+        return f"has token type {s}: token values need the replace-token-type-with-u8 pass, which is not available"
+    if s.startswith("!quant"):
+        return f"has quantized type {s}: quantized types are not supported"
+    return None
+
+
+def validate_input(loaded: LoadedModule, config: CompileConfig, steps=None) -> None:
+    """Refuse, before any rewrite, inputs the spine cannot compile (issue 6 "Bad input").
+
+    Checked, in program order, each failure one :class:`HiloError` located at
+    the op (or function) and naming it:
+
+    * an entry function exists and is unambiguous (:func:`entry_function`) and
+      has a body;
+    * no entry-function argument has a tuple type;
+    * every function body ends in ``func.return`` (not, e.g., ``mhlo.return``);
+    * no value (op result, block argument, function signature) has a dynamic
+      (``?``) or unranked shape, a ``memref`` type, or a quantized
+      (``!quant.*``) element type;
+    * ``!stablehlo.token`` / ``!mhlo.token`` values only if the spine contains
+      ``replace-token-type-with-u8`` (step 19, either twin);
+    * complex element types only if the spine contains ``lower-complex``
+      (step 6, gate LowerComplex, either twin).
+
+    * no Shardy op other than ``sdy.mesh`` (``sdy.sharding_constraint``,
+      ``sdy.manual_computation``, ``sdy.reshard`` ...).
+
+    Sharding annotations (``sdy.mesh``, ``sdy.sharding``, ``mhlo.sharding``)
+    are accepted; :func:`strip_sharding` drops them right after this check
+    (the Penguin program is single-device), attributes first, so no ``@mesh``
+    reference is ever left dangling.
+
+    Args:
+        loaded: the parsed module.
+        config: the gates (which passes the spine will contain).
+        steps: the spine steps (default: ``build_spine(config)``).
+
+    Raises:
+        HiloError: the first problem found.
+    """
+    from .ir import ir
+
+    if steps is None:
+        steps = build_spine(config)
+    args = {s.argument for s in steps}
+    allow_token = _TOKEN_PASS in args or ("stablehlo-" + _TOKEN_PASS) in args
+    allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
+    complex_why = None
+    if not allow_complex:
+        complex_why = "LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex else "the pass is not available"
+    fname = loaded.filename
+    module = loaded.module
+    with loaded.context:
+        entry = entry_function(module, fname)
+        if not len(entry.regions[0].blocks):
+            raise HiloError(f"entry function @{_func_name(entry)} is only a declaration (it has no body)", loc=entry.location, filename=fname)
+        for op in module.body.operations:
+            f = op.operation
+            if f.name != "func.func" or not len(f.regions[0].blocks):
+                continue
+            for block in f.regions[0].blocks:
+                ops = list(block.operations)
+                term = ops[-1].operation if ops else None
+                if term is not None and term.name != "func.return" and len(term.successors) == 0:
+                    raise HiloError(
+                        f"'{term.name}' op cannot terminate function @{_func_name(f)} (expected 'func.return')",
+                        loc=term.location,
+                        filename=fname,
+                    )
+        ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
+        for i, t in enumerate(ftype.inputs):
+            if isinstance(t, ir.TupleType):
+                raise HiloError(
+                    f"'func.func' op entry function @{_func_name(entry)} argument #{i} has tuple type {t}: "
+                    "tuple-typed arguments are not supported (pass the elements as separate arguments)",
+                    loc=entry.location,
+                    filename=fname,
+                )
+        problem: list = []
+
+        def check_types(op, what, types):
+            for i, t in enumerate(types):
+                p = _type_problem(t, allow_token, complex_why)
+                if p:
+                    problem.append(HiloError(f"'{op.name}' op {what} #{i} {p}", loc=op.location, filename=fname))
+                    return True
+            return False
+
+        def visit(op):
+            if op.name.startswith("sdy.") and op.name != "sdy.mesh":
+                problem.append(HiloError(
+                    f"'{op.name}' op: Shardy ops are not supported (the Penguin program is single-device; "
+                    "export the module without sharding constraints)", loc=op.location, filename=fname))
+                return ir.WalkResult.INTERRUPT
+            if op.name == "func.func":
+                ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                sym = op.attributes["sym_name"].value
+                if check_types(op, f"@{sym} argument", ft.inputs) or check_types(op, f"@{sym} result", ft.results):
+                    return ir.WalkResult.INTERRUPT
+                return ir.WalkResult.ADVANCE
+            if check_types(op, "result", [r.type for r in op.results]):
+                return ir.WalkResult.INTERRUPT
+            for region in op.regions:
+                for block in region.blocks:
+                    if check_types(op, "region argument", [a.type for a in block.arguments]):
+                        return ir.WalkResult.INTERRUPT
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        if problem:
+            raise problem[0]
+
+
+#: Discardable attributes that carry sharding (Shardy and GSPMD); dropped by :func:`strip_sharding`.
+SHARDING_ATTRS = ("sdy.sharding", "sdy.sharding_rule", "sdy.sharding_origins", "sdy.propagation_edges", "mhlo.sharding")
+
+
+def _strip_dict(d, ir):
+    items = [(d[i].name, d[i].attr) for i in range(len(d))]
+    kept = {k: v for k, v in items if k not in SHARDING_ATTRS}
+    return (ir.DictAttr.get(kept), True) if len(kept) != len(items) else (d, False)
+
+
+def strip_sharding(loaded: LoadedModule) -> int:
+    """Drop sharding annotations: the Penguin program is single-device (issue 6 "sharded exports").
+
+    Removes every :data:`SHARDING_ATTRS` attribute (on ops and in function
+    argument/result attributes) and then every top-level ``sdy.mesh``, in
+    that order, so no ``@mesh`` reference is ever left dangling. Module
+    attributes (``mhlo.num_partitions`` ...) and ``custom_call @Sharding``
+    markers stay (the printers emit the markers as copies). Shardy ops that
+    compute with a mesh (``sdy.sharding_constraint``, ``sdy.manual_computation``
+    ...) are refused by :func:`validate_input` before this runs.
+
+    Returns:
+        The number of attributes and mesh ops removed.
+    """
+    from .ir import ir
+
+    removed = 0
+    with loaded.context:
+        ops = []
+
+        def collect(op):
+            ops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        loaded.module.operation.walk(collect)
+        for op in ops:
+            names = [op.attributes[i].name for i in range(len(op.attributes))]
+            for name in names:
+                if name in SHARDING_ATTRS:
+                    del op.attributes[name]
+                    removed += 1
+            if op.name == "func.func":
+                for key in ("arg_attrs", "res_attrs"):
+                    if key not in op.attributes:
+                        continue
+                    arr = ir.ArrayAttr(op.attributes[key])
+                    new, changed = [], False
+                    for a in arr:
+                        d, c = _strip_dict(ir.DictAttr(a), ir)
+                        new.append(d)
+                        changed |= c
+                    if changed:
+                        op.attributes[key] = ir.ArrayAttr.get(new)
+                        removed += 1
+        meshes = [op.operation for op in loaded.module.body.operations if op.operation.name == "sdy.mesh"]
+        for m in meshes:
+            m.erase()
+            removed += 1
+    return removed
 
 
 def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
@@ -145,10 +458,26 @@ def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
 
 
 def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None) -> PenguinSource:
-    """Run the spine on an already-loaded module; returns the Penguin source."""
-    to_mhlo(loaded)
+    """Run the spine on an already-loaded module; returns the Penguin source.
+
+    Order: :func:`validate_input` (no rewrite before it), :func:`strip_sharding`,
+    the stablehlo -> mhlo bridge, then the spine. ``instrumentation.on_pass_start`` (if set) hears
+    ``validate-input``, ``stablehlo-legalize-to-hlo`` and every spine pass
+    before it starts (the batch engine uses it to name the pass a crash
+    happened in).
+    """
+    steps = build_spine(config)
+    notify = getattr(instrumentation, "on_pass_start", None)
+    if notify:
+        notify("validate-input")
+    validate_input(loaded, config, steps)
+    from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
+
+    protect_markers(loaded.module.operation)
+    strip_sharding(loaded)
+    to_mhlo(loaded, instrumentation)
     extras = {"filename": loaded.filename}
-    pipe = Pipeline(build_spine(config), instrumentation=instrumentation, extras=extras)
+    pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras)
     with loaded.context:
         pipe.run(loaded.module)
     src = extras.get("penguin_source")

@@ -45,6 +45,9 @@ class CompileConfig:
         fuse_dot_logistic: NeuronOpFusion cl::opt byte ``@0x9c717b8`` (seed 000).
         general_elementwise_fusion: NeuronOpFusion cl::opt byte ``@0x9c716f8`` (seed 000).
         raise_logistic: ours: run ``raise-logistic`` before the spine (issue 3).
+        call_inliner: ours, default on: run ``call-inliner`` before the spine,
+            standing in for XLA's CallInliner that the B-strand runs before the
+            MLIR pipeline (seed 004 "The B-strand -> C-strand Handoff").
         stablehlo: the spine selector, ``cfg[0x1CA]`` (``--spine stablehlo``).
     """
 
@@ -70,6 +73,7 @@ class CompileConfig:
     fuse_dot_logistic: bool = False
     general_elementwise_fusion: bool = False
     raise_logistic: bool = False
+    call_inliner: bool = True
     stablehlo: bool = False
 
     @classmethod

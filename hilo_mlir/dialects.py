@@ -69,6 +69,19 @@ class DialectTable:
     def fusion(self) -> str:
         return "mhlo.fusion" if self.prefix == "mhlo" else "stablehlo.composite"
 
+    def i64_array(self, values):
+        """An i64 list attribute as this dialect spells it (pad edges, reduce/slice dims,
+        conv strides/dilations): ``dense<[..]> : tensor<Nxi64>`` on MHLO,
+        ``array<i64: ..>`` on StableHLO. Needs an active context."""
+        from .ir import ir
+
+        vals = [int(v) for v in values]
+        if self.prefix == "mhlo":
+            import numpy as np
+
+            return ir.DenseIntElementsAttr.get(np.array(vals, dtype=np.int64))
+        return ir.DenseI64ArrayAttr.get(vals)
+
 
 MHLO = DialectTable("mhlo")
 STABLEHLO = DialectTable("stablehlo")
@@ -97,3 +110,21 @@ def is_side_effecting(op) -> bool:
 def is_fusion_like(op) -> bool:
     """``mhlo.fusion`` or ``stablehlo.composite``: never re-seeded inside."""
     return op is not None and op.name in ("mhlo.fusion", "stablehlo.composite")
+
+
+def table_for(op) -> DialectTable | None:
+    """The table of the dialect ``op`` belongs to (mhlo or stablehlo), else None."""
+    name = op if isinstance(op, str) else op.name
+    return TABLES.get(name.split(".", 1)[0])
+
+
+def i64_list(attr) -> list[int]:
+    """Read an i64 list attribute in either spelling (``array<i64: ..>`` or a dense
+    integer tensor, splats expanded, N-d flattened row-major)."""
+    from .ir import ir
+
+    if isinstance(attr, ir.DenseI64ArrayAttr) or (not isinstance(attr, ir.DenseElementsAttr) and str(attr).startswith("array<")):
+        return [int(v) for v in ir.DenseI64ArrayAttr(attr)]
+    import numpy as np
+
+    return [int(v) for v in np.array(ir.DenseIntElementsAttr(attr)).flatten()]

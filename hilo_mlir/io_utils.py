@@ -25,17 +25,22 @@ def read_input(path: str) -> bytes:
         except OSError as e:
             raise HiloError(f"cannot open input file '{path}': {e.strerror}") from None
     if not data.strip():
-        raise HiloError(f"input file '{path}' is empty")
+        raise HiloError(f"input file '{path}' is empty", filename=None if path == "-" else path)
     return data
 
 
 def decode_text(data: bytes, path: str) -> str:
-    """UTF-8 decode; HiloError naming the byte offset otherwise."""
+    """UTF-8 decode; HiloError located at the first bad byte (``file:line:col``) otherwise."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise HiloError(f"{path}:{line}: input is not valid UTF-8 (byte offset {e.start})") from None
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise HiloError(
+            f"input is not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
+            loc=f'loc("{path}":{line}:{col})',
+            filename=path,
+        ) from None
 
 
 def atomic_write_text(path: str, text: str) -> None:

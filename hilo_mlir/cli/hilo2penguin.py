@@ -5,6 +5,13 @@ Usage::
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
+                 [--allow-unregistered-dialect]
+    hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
+
+Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
+``*.mlir``, ``*.pb``); every module compiles in its own worker process and
+goes to ``OUTDIR/<relative path stem>/penguin.py``; statuses ok / rejected /
+crashed / timeout; exit 0 only if every module is ok or rejected.
 
 INPUT is a ``.mlir`` file (stablehlo or mhlo, detected) or a serialized
 ``HloModuleProto`` (``.pb``). The Penguin program goes to ``OUTDIR/penguin.py``
@@ -31,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hilo2penguin",
         description="Compile an mhlo/stablehlo module or an HloModuleProto to a Penguin Python program (penguin.py).",
     )
-    ap.add_argument("input", nargs="?", help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb)")
+    ap.add_argument("inputs", nargs="*", metavar="INPUT",
+                    help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb); with --batch: files or folders")
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
     ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
@@ -40,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--mlir-pass-statistics", action="store_true", help="pass statistics on stderr")
     ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
     ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
+    ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    b = ap.add_argument_group("batch mode")
+    b.add_argument("--batch", action="store_true",
+                   help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
+    b.add_argument("--jobs", "-j", type=int, default=None, help="worker processes at a time (default: number of CPUs)")
+    b.add_argument("--report", default=None, help="write the per-module report (JSON) here")
+    b.add_argument("--timeout", type=float, default=None, help="seconds per module before it is killed (status 'timeout')")
     g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
     defaults = CompileConfig()
     for name in CompileConfig.gate_names():
@@ -83,12 +98,22 @@ def run(argv: list[str]) -> int:
         for step in compiler.build_spine(cfg):
             sys.stdout.write(step.text() + "\n")
         return 0
-    if not args.input:
+    if not args.inputs:
         sys.stderr.write("hilo2penguin: error: no input file (see 'hilo2penguin --help')\n")
         return 1
     if not args.outdir:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
+    if args.batch:
+        return _run_batch(args, cfg)
+    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
+        if given:
+            sys.stderr.write(f"hilo2penguin: error: {flag} needs --batch\n")
+            return 1
+    if len(args.inputs) > 1:
+        sys.stderr.write("hilo2penguin: error: several inputs given: pass one input, or use --batch\n")
+        return 1
+    args.input = args.inputs[0]
 
     from ..io_utils import read_input
     from ..packaging import write_program
@@ -100,10 +125,10 @@ def run(argv: list[str]) -> int:
     )
     try:
         data = read_input(args.input)
-        loaded = compiler.load_module(data, args.input)
+        loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
         src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
     except HiloError as e:
-        sys.stderr.write(e.format(args.input) + "\n")
+        sys.stderr.write(_one_line(e.format(args.input)) + "\n")
         return 1
     if args.mlir_timing:
         from ..pipeline import Pipeline
@@ -116,9 +141,36 @@ def run(argv: list[str]) -> int:
             sys.stderr.write(f"{name}\n")
             for k in sorted(stats):
                 sys.stderr.write(f"  ({k}) {stats[k]}\n")
-    path = write_program(args.outdir, src)
+    try:
+        path = write_program(args.outdir, src)
+    except OSError as e:
+        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
+        return 1
     sys.stdout.write(f"wrote {path}\n")
     return 0
+
+
+def _one_line(text: str) -> str:
+    """A diagnostic on one line (MLIR messages may carry newlines)."""
+    return " ".join(text.split())
+
+
+def _run_batch(args, cfg) -> int:
+    from ..batch import run_batch
+
+    if args.jobs is not None and args.jobs < 1:
+        sys.stderr.write("hilo2penguin: error: --jobs must be at least 1\n")
+        return 1
+    if args.timeout is not None and args.timeout <= 0:
+        sys.stderr.write("hilo2penguin: error: --timeout must be positive\n")
+        return 1
+    jobs = args.jobs or os.cpu_count() or 1
+    try:
+        return run_batch(args.inputs, args.outdir, cfg, jobs=jobs, report=args.report, timeout=args.timeout,
+                         allow_unregistered=args.allow_unregistered_dialect)
+    except HiloError as e:
+        sys.stderr.write(_one_line(e.format()) + "\n")
+        return 1
 
 
 def main() -> None:
@@ -127,6 +179,11 @@ def main() -> None:
         code = run(sys.argv[1:])
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
     except HiloError as e:
         sys.stderr.write(e.format() + "\n")
         code = 1

@@ -175,7 +175,7 @@ def _process_chunk(text: str, args, steps_text: str | None, pass_flags, filename
                 ok = False
                 errs = [c for c in captured if c.severity == "error"]
                 if not errs:
-                    diags.append(Diagnostic("error", e.message, location_to_str(e.loc, filename) if e.loc is not None else None, e.line))
+                    diags.append(Diagnostic("error", (f"{e.code}: " if e.code else "") + e.message, location_to_str(e.loc, filename) if e.loc is not None else None, e.line))
             finally:
                 diags.extend(captured)
                 captured.clear()
@@ -265,7 +265,7 @@ def run(argv: list[str]) -> int:
             ok = _process_chunk(chunk, args, args.pass_pipeline, pass_flags, filename, buf, diags)
         except HiloError as e:
             ok = False
-            diags.append(Diagnostic("error", e.message, location_to_str(e.loc, filename) if e.loc is not None else None, e.line))
+            diags.append(Diagnostic("error", (f"{e.code}: " if e.code else "") + e.message, location_to_str(e.loc, filename) if e.loc is not None else None, e.line))
         if args.verify_diagnostics:
             problems.extend(_check_expectations(_expectations(chunk, 0), diags, filename))
             if ok:
@@ -298,6 +298,11 @@ def main() -> None:
         code = run(sys.argv[1:])
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
     except HiloError as e:
         sys.stderr.write(e.format() + "\n")
         code = 1

@@ -1,23 +1,38 @@
 """The terminal printer passes (spine step 32): ``mhlo-to-py-penguin`` / ``stablehlo-to-py-penguin``.
 
-Seed 004 (terminal pass) and seed 002 section 1. The pass does not change the
-IR: it prints ``main`` as Penguin Python and leaves the text in the pipeline's
-``extras["penguin_source"]`` (the driver writes it to ``OUTDIR/penguin.py``),
-or writes it to the file named by the ``output`` option.
+Seed 004 (terminal pass) and seed 002 section 1; the format is
+``docs/penguin_format.md``. The pass does not change the IR: it prints
+``main`` as Penguin Python and leaves the text in the pipeline's
+``extras["penguin_source"]`` and the large-constant ``.npy`` files in
+``extras["penguin_files"]`` (the driver writes both into the output folder),
+or writes them to the file named by the ``output`` option (the ``.npy``
+files beside it).
 """
 
-from ..printers import DEFAULT_ROOT, print_penguin
+import os
+
+from ..printers import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, print_program
 from ..registry import Option, PassInfo, register
 
 _OPTIONS = (
     Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports"),
     Option("output", str, "", "write penguin.py here ('-' = stdout); default: keep it for the driver"),
+    Option("inline-constant-max-elements", int, DEFAULT_INLINE_LIMIT,
+           "non-splat constants with more elements are written to .npy files beside penguin.py"),
 )
 
 
 def _run_printer(module_op, ctx):
-    src = print_penguin(module_op, dialect=ctx.info.dialect, root=ctx.options.root, filename=ctx.extras.get("filename"))
+    counts: dict = {}
+    src, files = print_program(module_op, dialect=ctx.info.dialect, root=ctx.options.root,
+                               filename=ctx.extras.get("filename"),
+                               inline_limit=ctx.options.inline_constant_max_elements, stats=counts)
+    ctx.stats["statements"] += sum(counts.values())
+    ctx.stats["npy-files"] += len(files)
     ctx.extras["penguin_source"] = src
+    ctx.extras["penguin_files"] = files
+    if hasattr(ctx, "mark_all_preserved"):
+        ctx.mark_all_preserved()
     out = ctx.options.output
     if out == "-":
         import sys
@@ -27,6 +42,10 @@ def _run_printer(module_op, ctx):
         from ..io_utils import atomic_write_text
 
         atomic_write_text(out, src)
+        folder = os.path.dirname(os.path.abspath(out))
+        for name, data in files.items():
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
 
 
 for _arg, _dialect, _cls in (
@@ -42,6 +61,6 @@ for _arg, _dialect, _cls in (
             dialect=_dialect,
             options=_OPTIONS,
             class_name=_cls,
-            source="seed 004 step 32; seed 002 section 1",
+            source="seed 004 step 32; seed 002 sections 1-3; docs/penguin_format.md",
         )
     )

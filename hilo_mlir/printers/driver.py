@@ -1,39 +1,57 @@
-"""The shared printer driver tier (seeds 002 section 1, 004 terminal pass; DESIGN.md "The printer").
+"""The shared printer driver tier (seed 002 section 1; seed 004 terminal pass; DESIGN.md "The printer").
 
 One :class:`PenguinPrinter` instance per invocation holds every piece of
-state: the ``m<N>`` import aliases (numbered in first-use order), the
-``input_<i>`` / ``v<N>`` value names, the per-op-name counter, and the
-composite nesting stack. Nothing is process-global, so two prints of the same
-module in one process give identical text.
+state: the ``m<N>`` import aliases (numbered in first-use order), the value
+names (``input_<i>``, ``v<N>``), the per-op-name counter, the nesting stack
+that gives body ops their ``parent=``, the call stack (recursion check), the
+``.npy`` files of large constants, and caches. Nothing is process-global, so
+two prints of the same module in one process give identical text.
 
-Every op goes through one statement assembler, :meth:`PenguinPrinter.statement`:
+The output format is specified in ``docs/penguin_format.md``; the section
+numbers below refer to it. Every ordinary op goes through one statement
+assembler, :meth:`PenguinPrinter.statement` (section 5):
 ``v<N> = m<K>.<PyOp>(srcs=[...], dsts=[...], <attrs>, xla_op='<mlir op>', dl=m<S>.DebugLocation(...))``.
+Groups (fusions, composites, calls; section 6), ops with regions (section 7),
+constants (section 5a) and custom calls (section 8, :mod:`.custom_calls`) have
+their own emitters, all built on the same assembler. The MHLO and StableHLO
+printers (:mod:`.mhlo`, :mod:`.stablehlo`) add their fusion/composite
+dispatch surface.
+
+Cost: one pass over the ops, one output buffer (a list of lines), O(1)
+lookups (value names in a dict, functions in a symbol dict built once,
+rendered types/attributes/locations cached).
 """
 
 from __future__ import annotations
 
-import io
+import keyword
 import re
 
-import numpy as np
-
 from ..diagnostics import HiloError
+from . import supported as _sup
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
+DEFAULT_INLINE_LIMIT = 256
 
-_DTYPES = {
-    "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
-    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
-    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
-    "complex<f32>": "complex64", "complex<f64>": "complex128",
+#: Keyword names the statement itself uses; an MLIR attribute with one of these names gets a trailing ``_``.
+RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer"})
+
+_TERMINATORS = frozenset({"func.return", "mhlo.return", "stablehlo.return"})
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
+_ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
+
+#: reducer bodies recognised for the ``reducer=`` hint (section 7)
+_REDUCER_HINTS = {
+    "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum",
+    "and": "and", "or": "or", "xor": "xor",
 }
 
 
 def dtype_name(elem_type) -> str:
     """Penguin dtype string for an MLIR element type (``f32`` -> ``'float32'``)."""
     s = str(elem_type)
-    return _DTYPES.get(s, s)
+    return _sup.DTYPES.get(s, s)
 
 
 def camel(short: str) -> str:
@@ -41,260 +59,699 @@ def camel(short: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in short.split("_"))
 
 
+def py_op_name(op_name: str) -> str:
+    """The generic Python op name of an MLIR op name (``mhlo.dot_general`` -> ``DotGeneralOp``)."""
+    return camel(op_name.split(".", 1)[-1]) + "Op"
+
+
 class PenguinPrinter:
-    """Print one module as a Penguin Python program.
+    """Print one module as a Penguin Python program (docs/penguin_format.md).
 
     Args:
         root: the Penguin module root (default ``neuronxcc.starfish.penguin``).
         filename: substituted for the parser's ``-`` buffer name in locations.
+        inline_limit: constants with more elements than this (and not splat)
+            go to ``.npy`` files (:attr:`files`).
 
-    All state lives on the instance (DESIGN.md: "nothing process-global").
+    After :meth:`print_module`, :attr:`files` holds ``{name: bytes}`` for the
+    ``.npy`` files that belong beside ``penguin.py`` and :attr:`per_op_counter`
+    the number of statements printed per MLIR op name.
+
+    The twins :class:`~.mhlo.MhloPrinter` and :class:`~.stablehlo.StableHloPrinter`
+    share this whole tier (seed 002 section 1); their dispatch surfaces are
+    :func:`.mhlo.print_fusion` (FusionKind) and :func:`.stablehlo.print_composite`
+    (CompositeKind), reached through the shared dispatch table so both
+    printers accept every form a module of either spine can contain.
     """
 
     dialect = "mhlo"
 
-    def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None):
+    def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
         self.root = root
         self.filename = filename
-        self.imports: dict[str, str] = {}  # module path -> alias
-        self.names: dict = {}  # Value -> python name
+        self.inline_limit = inline_limit
+        self.imports: dict[str, str] = {}  # module path -> alias, first-use order
+        self.names: dict = {}  # ir.Value -> python name
         self.next_value = 0
         self.per_op_counter: dict[str, int] = {}
         self.parent_stack: list[str] = []
-        self.out = io.StringIO()
+        self.call_stack: list[str] = []
+        self.lines: list[str] = []
+        self.indent = ""
+        self.files: dict[str, bytes] = {}
+        self.symbols: dict = {}
+        self._spec_cache: dict = {}
+        self._attr_cache: dict = {}
+        self._loc_cache: dict[str, str] = {}
+        self._type_reasons: dict = {}
+        self._ir = None
 
     # -- names -------------------------------------------------------------------------------
     def mod(self, sub: str = "") -> str:
         """Alias of ``root[.sub]``, allocating ``m<N>`` in first-use order."""
         path = self.root + ("." + sub if sub else "")
-        if path not in self.imports:
-            self.imports[path] = f"m{len(self.imports)}"
-        return self.imports[path]
+        alias = self.imports.get(path)
+        if alias is None:
+            alias = self.imports[path] = f"m{len(self.imports)}"
+        return alias
 
     def fresh(self) -> str:
+        """A new ``v<N>`` name."""
         n = f"v{self.next_value}"
         self.next_value += 1
         return n
 
     def name_of(self, value) -> str:
+        """The Python name bound to an MLIR value (error if not bound yet)."""
         try:
             return self.names[value]
         except KeyError:
-            raise HiloError(f"printer: value used before it was defined: {value.get_name()}") from None
+            raise HiloError(f"printer: value {value.get_name()} is used before it is defined") from None
 
     def bind(self, value, name: str) -> None:
         self.names[value] = name
 
-    # -- rendering -------------------------------------------------------------------------
-    def tensor_spec(self, t) -> str:
-        from ..ir import ir
+    def write(self, line: str) -> None:
+        self.lines.append(self.indent + line)
 
-        try:
+    # -- rendering ---------------------------------------------------------------------------
+    def spec(self, t) -> str:
+        """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type)."""
+        s = self._spec_cache.get(t)
+        if s is None:
+            s = self._spec_cache[t] = self._spec(t)
+        return s
+
+    def _spec(self, t) -> str:
+        ir = self._ir
+        ir_mod = self.mod("ir")
+        tid = t.typeid
+        if tid == ir.RankedTensorType.static_typeid:
             rt = ir.RankedTensorType(t)
-            shape = tuple(rt.shape)
-            return f"{self.mod('ir')}.TensorSpec(shape={shape!r}, dtype='{dtype_name(rt.element_type)}')"
-        except ValueError:
-            return f"{self.mod('ir')}.TensorSpec(shape=(), dtype={str(t)!r})"
+            return f"{ir_mod}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{dtype_name(rt.element_type)}')"
+        if tid == ir.TupleType.static_typeid:
+            tt = ir.TupleType(t)
+            return f"{ir_mod}.TupleSpec(elements=[{', '.join(self.spec(tt.get_type(i)) for i in range(tt.num_types))}])"
+        s = str(t)
+        if s.endswith(".token"):
+            return f"{ir_mod}.TensorSpec(shape=(), dtype='token')"
+        return f"{ir_mod}.TensorSpec(shape=(), dtype='{dtype_name(s)}')"
 
-    def debug_location(self, op) -> str:
-        loc = str(op.location)
-        m = re.search(r'"([^"]*)":(\d+):(\d+)', loc)
-        f, line, col = ("", 0, 0)
-        if m:
-            f, line, col = m.group(1), int(m.group(2)), int(m.group(3))
-            if f == "-" and self.filename:
-                f = self.filename
-        nm = re.match(r'loc\("([^"]*)"', loc)
-        name = nm.group(1) if nm and not m or (nm and m and nm.start(1) != m.start(1)) else ""
-        parts = [f"file={f!r}", f"line={line}", f"col={col}", f"name={name!r}"]
+    def dsts(self, types) -> str:
+        return "[" + ", ".join(self.spec(t) for t in types) + "]"
+
+    def debug_location(self, loc) -> str:
+        """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for an MLIR location (section 5)."""
+        text = str(loc)
+        base = self._loc_cache.get(text)
+        if base is None:
+            f, line, col = "", 0, 0
+            m = _FILE_LOC.search(text)
+            if m:
+                f, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+                if f == "-" and self.filename:
+                    f = self.filename
+            name = ""
+            for q in _QUOTED.finditer(text):
+                if q.group(2) is None:
+                    name = q.group(1)
+                    break
+            base = f"{self.mod('support')}.DebugLocation(file={f!r}, line={line}, col={col}, name={name!r}"
+            self._loc_cache[text] = base
         if self.parent_stack:
-            parts.append(f"parent={self.parent_stack[-1]!r}")
-        return f"{self.mod('support')}.DebugLocation({', '.join(parts)})"
+            return f"{base}, parent={self.parent_stack[-1]!r})"
+        return base + ")"
 
     def attr_value(self, attr) -> str:
-        """An MLIR attribute as a Python literal (fallback: its MLIR text as a string)."""
-        from ..ir import ir
-
-        for cls, conv in (
-            (ir.BoolAttr, lambda a: repr(bool(a.value))),
-            (ir.IntegerAttr, lambda a: repr(int(a.value))),
-            (ir.FloatAttr, lambda a: repr(float(a.value))),
-            (ir.StringAttr, lambda a: repr(a.value)),
-            (ir.DenseI64ArrayAttr, lambda a: repr(list(a))),
-            (ir.DenseBoolArrayAttr, lambda a: repr([bool(x) for x in a])),
-            (ir.FlatSymbolRefAttr, lambda a: repr(a.value)),
-        ):
-            try:
-                a = cls(attr)
-                return conv(a)
-            except (ValueError, TypeError):
-                continue
+        """An MLIR attribute as a Python literal (section 5 table), cached per attribute."""
         try:
-            arr = ir.ArrayAttr(attr)
-            return "[" + ", ".join(self.attr_value(x) for x in arr) + "]"
-        except (ValueError, TypeError):
+            hit = self._attr_cache.get(attr)
+        except TypeError:  # pragma: no cover - unhashable on some bindings
+            hit = None
+        if hit is not None:
+            return hit
+        s = self._attr_value(attr)
+        try:
+            self._attr_cache[attr] = s
+        except TypeError:  # pragma: no cover
             pass
-        try:
-            d = ir.DictAttr(attr)
+        return s
+
+    def _attr_value(self, attr) -> str:
+        from .constants import dense_to_numpy, python_literal
+        from ..ir import mhlo, stablehlo
+
+        ir = self._ir
+        a = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
+        if isinstance(a, ir.BoolAttr):
+            return "True" if a.value else "False"
+        if isinstance(a, ir.IntegerAttr):
+            return str(_int_value(a, ir))
+        if isinstance(a, ir.FloatAttr):
+            return python_literal(float(a.value))
+        if isinstance(a, ir.StringAttr):
+            return repr(a.value)
+        if isinstance(a, ir.FlatSymbolRefAttr):
+            return repr(a.value)
+        if isinstance(a, ir.UnitAttr):
+            return "True"
+        if isinstance(a, ir.TypeAttr):
+            t = a.value
+            if t.typeid == ir.RankedTensorType.static_typeid or t.typeid == ir.TupleType.static_typeid:
+                return self.spec(t)
+            return repr(dtype_name(t))
+        if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+            return repr([int(x) for x in a])
+        if isinstance(a, ir.DenseBoolArrayAttr):
+            return repr([bool(x) for x in a])
+        if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
+            return python_literal(dense_to_numpy(attr))
+        if isinstance(a, ir.ArrayAttr):
+            return "[" + ", ".join(self.attr_value(x) for x in a) + "]"
+        if isinstance(a, ir.DictAttr):
             items = []
-            for i in range(len(d)):
-                na = d[i]
+            for i in range(len(a)):
+                na = a[i]
                 items.append(f"{na.name!r}: {self.attr_value(na.attr)}")
             return "{" + ", ".join(items) + "}"
-        except (ValueError, TypeError, IndexError):
-            pass
-        return repr(str(attr))
+        for dialect in (stablehlo, mhlo):
+            if dialect.DotDimensionNumbers.isinstance(attr):
+                d = dialect.DotDimensionNumbers(attr)
+                return _dict(lhs_batching_dimensions=list(d.lhs_batching_dimensions),
+                             rhs_batching_dimensions=list(d.rhs_batching_dimensions),
+                             lhs_contracting_dimensions=list(d.lhs_contracting_dimensions),
+                             rhs_contracting_dimensions=list(d.rhs_contracting_dimensions))
+            if dialect.ConvDimensionNumbers.isinstance(attr):
+                d = dialect.ConvDimensionNumbers(attr)
+                return _dict(input_batch_dimension=d.input_batch_dimension,
+                             input_feature_dimension=d.input_feature_dimension,
+                             input_spatial_dimensions=list(d.input_spatial_dimensions),
+                             kernel_input_feature_dimension=d.kernel_input_feature_dimension,
+                             kernel_output_feature_dimension=d.kernel_output_feature_dimension,
+                             kernel_spatial_dimensions=list(d.kernel_spatial_dimensions),
+                             output_batch_dimension=d.output_batch_dimension,
+                             output_feature_dimension=d.output_feature_dimension,
+                             output_spatial_dimensions=list(d.output_spatial_dimensions))
+            if dialect.GatherDimensionNumbers.isinstance(attr):
+                d = dialect.GatherDimensionNumbers(attr)
+                return _dict(offset_dims=list(d.offset_dims), collapsed_slice_dims=list(d.collapsed_slice_dims),
+                             operand_batching_dims=list(d.operand_batching_dims),
+                             start_indices_batching_dims=list(d.start_indices_batching_dims),
+                             start_index_map=list(d.start_index_map), index_vector_dim=d.index_vector_dim)
+            if dialect.ScatterDimensionNumbers.isinstance(attr):
+                d = dialect.ScatterDimensionNumbers(attr)
+                return _dict(update_window_dims=list(d.update_window_dims),
+                             inserted_window_dims=list(d.inserted_window_dims),
+                             input_batching_dims=list(d.input_batching_dims),
+                             scatter_indices_batching_dims=list(d.scatter_indices_batching_dims),
+                             scatter_dims_to_operand_dims=list(d.scattered_dims_to_operand_dims),
+                             index_vector_dim=d.index_vector_dim)
+            if dialect.ChannelHandle.isinstance(attr):
+                d = dialect.ChannelHandle(attr)
+                return _dict(handle=d.handle, type=d.channel_type)
+            if dialect.OutputOperandAlias.isinstance(attr):
+                d = dialect.OutputOperandAlias(attr)
+                return _dict(output_tuple_indices=list(d.output_tuple_indices), operand_index=d.operand_index,
+                             operand_tuple_indices=list(d.operand_tuple_indices))
+            for cls in ("ComparisonDirectionAttr", "ComparisonTypeAttr", "PrecisionAttr", "TransposeAttr",
+                        "RngAlgorithmAttr", "RngDistributionAttr", "FftTypeAttr", "FusionKindAttr"):
+                c = getattr(dialect, cls, None)
+                if c is not None and c.isinstance(attr):
+                    return repr(str(c(attr).value))
+        text = str(attr)
+        m = _ENUM_TEXT.match(text)
+        if m:
+            return repr(m.group(1))
+        return repr(text)
 
-    def constant_literal(self, attr) -> str:
-        """A dense constant as ``np.array(...)`` (splat as ``np.full``)."""
-        from ..ir import ir
-
-        try:
-            dense = ir.DenseElementsAttr(attr)
-        except (ValueError, TypeError):
-            return repr(str(attr))
-        t = ir.RankedTensorType(dense.type)
-        dt = dtype_name(t.element_type)
-        if dense.is_splat:
-            v = self._scalar(dense.get_splat_value())
-            return f"np.full({tuple(t.shape)!r}, {v}, dtype={dt!r})"
-        try:
-            arr = np.array(dense)
-            return f"np.array({arr.tolist()!r}, dtype={dt!r})"
-        except Exception:  # noqa: BLE001 - bf16 etc: fall back to the MLIR text
-            return repr(str(attr))
-
-    def _scalar(self, a) -> str:
-        from ..ir import ir
-
-        for cls in (ir.BoolAttr, ir.IntegerAttr, ir.FloatAttr):
-            try:
-                v = cls(a).value
-                if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-                    return f"float({str(v)!r})"
-                return repr(v)
-            except (ValueError, TypeError):
-                continue
-        return repr(str(a))
-
-    # -- statements ------------------------------------------------------------------------
-    def statement(self, op, py_op: str | None = None, extra: list[tuple[str, str]] = (), srcs=None, module_sub="ir") -> list[str]:
-        """Emit one statement for ``op``; returns the names bound to its results."""
-        short = op.name.split(".", 1)[-1]
-        py_op = py_op or camel(short) + "Op"
-        self.per_op_counter[op.name] = self.per_op_counter.get(op.name, 0) + 1
-        results = [self.fresh() for _ in op.results]
-        for r, n in zip(op.results, results):
-            self.bind(r, n)
-        src_names = srcs if srcs is not None else [self.name_of(v) for v in op.operands]
-        args = [f"srcs=[{', '.join(src_names)}]", f"dsts=[{', '.join(self.tensor_spec(r.type) for r in op.results)}]"]
-        args.extend(f"{k}={v}" for k, v in extra)
-        args.append(f"xla_op={op.name!r}")
-        args.append(f"dl={self.debug_location(op)}")
-        lhs = ", ".join(results) if results else "_"
-        if len(results) == 1:
-            lhs = results[0]
-        elif len(results) > 1:
-            lhs = ", ".join(results)
-        self.out.write(f"{lhs} = {self.mod(module_sub)}.{py_op}({', '.join(args)})\n")
-        return results
-
-    def op_attributes(self, op, skip=()) -> list[tuple[str, str]]:
+    def attr_items(self, op, skip=()) -> list[tuple[str, str]]:
+        """``(key, python value)`` for every attribute of ``op`` not in ``skip`` (section 5 key rules)."""
         out = []
-        for i in range(len(op.attributes)):
-            na = op.attributes[i]
+        used = set()
+        attrs = op.attributes
+        for i in range(len(attrs)):
+            na = attrs[i]
             if na.name in skip:
                 continue
-            key = re.sub(r"\W", "_", na.name)
-            out.append((key, self.attr_value(na.attr)))
+            out.append((self.key(na.name, used), self.attr_value(na.attr)))
         return out
 
-    # -- walking ---------------------------------------------------------------------------
-    def print_op(self, op) -> None:
-        """Print one op (dispatch point; subclasses add fusion / custom-call handling)."""
-        name = op.name
-        if name in ("func.return", "mhlo.return", "stablehlo.return"):
-            return
-        if name.endswith(".constant"):
-            self.statement(op, "ConstantOp", [("value", self.constant_literal(op.attributes["value"]))])
-            return
-        self.statement(op, extra=self.op_attributes(op))
-        self.print_regions(op)
+    @staticmethod
+    def key(name: str, used: set | None = None) -> str:
+        """A keyword-argument name for an MLIR attribute name (section 5)."""
+        k = re.sub(r"\W", "_", name)
+        if not k or k[0].isdigit():
+            k = "_" + k
+        if keyword.iskeyword(k) or k in RESERVED_KEYS:
+            k += "_"
+        if used is not None:
+            while k in used:
+                k += "_"
+            used.add(k)
+        return k
 
-    def print_regions(self, op) -> None:
-        if not len(op.regions):
+    # -- the statement assembler -------------------------------------------------------------
+    def statement(self, op, py_op: str | None = None, attrs=(), srcs=None, dst_types=None,
+                  module_sub: str = "ir", xla_op: str | None = None, result_names=None,
+                  dst_specs=None) -> list[str]:
+        """Emit one statement for ``op`` (section 5); returns the names bound to its results.
+
+        Args:
+            op: the MLIR op (its results are bound to the new names).
+            py_op: Python op name (default: :func:`py_op_name`).
+            attrs: ``[(key, python source)]`` printed after ``dsts``.
+            srcs: operand names (default: the op's operands).
+            dst_types: result types for ``dsts`` (default: the op's result types).
+            module_sub: the submodule of the root that provides ``py_op``.
+            xla_op: the ``xla_op`` value (default: the MLIR op name).
+            result_names: names already allocated for the results.
+            dst_specs: pre-rendered ``dsts`` entries (overrides ``dst_types``).
+        """
+        name = op.name
+        self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
+        results = op.results
+        if result_names is None:
+            result_names = [self.fresh() for _ in range(len(results))]
+        for r, n in zip(results, result_names):
+            self.names[r] = n
+        src_names = srcs if srcs is not None else [self.name_of(v) for v in op.operands]
+        if dst_specs is not None:
+            dsts = "[" + ", ".join(dst_specs) + "]"
+        else:
+            dsts = self.dsts(dst_types if dst_types is not None else [r.type for r in results])
+        parts = [f"srcs=[{', '.join(src_names)}]", f"dsts={dsts}"]
+        parts.extend(f"{k}={v}" for k, v in attrs)
+        parts.append(f"xla_op={(xla_op or name)!r}")
+        parts.append(f"dl={self.debug_location(op.location)}")
+        call = f"{self.mod(module_sub)}.{py_op or py_op_name(name)}({', '.join(parts)})"
+        if result_names:
+            self.write(f"{', '.join(result_names)} = {call}")
+        else:
+            self.write(call)
+        return result_names
+
+    # -- walking -----------------------------------------------------------------------------
+    def check_supported(self, op) -> None:
+        """Raise the printer's error for an op :func:`supported.unsupported_reason` rejects."""
+        reason = _sup.unsupported_reason(op, self._type_reasons)
+        if reason:
+            short = _sup.hlo_short(op.name)
+            code = "NCC_ISPP054" if short in ("fusion", "composite") and "Kind" in reason else None
+            raise HiloError(reason, loc=op.location, code=code)
+
+    def print_op(self, op) -> None:
+        """Print one op: dispatch on its name (handlers), regions, or the generic statement."""
+        name = op.name
+        if name in _TERMINATORS:
             return
-        parent = self.names.get(op.results[0]) if len(op.results) else op.name
-        self.parent_stack.append(parent or op.name)
+        self.check_supported(op)
+        short = _sup.hlo_short(name)
+        handler = _SHORT_HANDLERS.get(short) if short is not None else ("print_call" if name == "func.call" else None)
+        if handler is not None:
+            getattr(self, handler)(op)
+            return
+        if len(op.regions):
+            self.print_region_op(op)
+            return
+        self.statement(op, attrs=self.attr_items(op))
+
+    def print_block(self, block) -> list:
+        """Print every op of ``block`` except its terminator; return the terminator's operands."""
+        term = None
+        for o in block.operations:
+            o = o.operation
+            if o.name in _TERMINATORS:
+                term = o
+                continue
+            self.print_op(o)
+        return list(term.operands) if term is not None else []
+
+    # -- constants (section 5a) --------------------------------------------------------------
+    def print_constant(self, op) -> None:
+        from .constants import dense_to_numpy, npy_bytes, python_literal
+
+        ir = self._ir
+        value = None
+        splat = False
+        dense = None
         try:
-            for region in op.regions:
-                for block in region.blocks:
-                    for i, arg in enumerate(block.arguments):
-                        self.bind(arg, self.fresh())
-                        self.out.write(f"{self.names[arg]} = {self.mod('ir')}.BlockArgument(index={i}, parent={parent!r})\n")
-                    for inner in block.operations:
-                        self.print_op(inner.operation)
-                    term = block.operations[len(block.operations) - 1] if len(block.operations) else None
-                    if term is not None and term.name.endswith("return"):
-                        outs = ", ".join(self.name_of(v) for v in term.operands)
-                        self.out.write(f"{self.mod('ir')}.RegionReturn(srcs=[{outs}], parent={parent!r})\n")
+            attr = op.attributes["value"]
+        except TypeError:  # dense complex attributes cannot be handed to Python: read the text
+            attr = None
+        if attr is not None:
+            try:
+                dense = ir.DenseElementsAttr(attr)
+                splat = dense.is_splat
+            except (ValueError, TypeError):
+                dense = None
+        if splat:
+            sv = dense.get_splat_value().maybe_downcast()
+            if isinstance(sv, ir.BoolAttr):
+                value = python_literal(bool(sv.value))
+            elif isinstance(sv, ir.IntegerAttr):
+                value = python_literal(_int_value(sv, self._ir))
+            elif isinstance(sv, ir.FloatAttr):
+                value = python_literal(float(sv.value))
+        if value is None:
+            if attr is None:
+                from .constants import dense_text_to_numpy
+
+                arr = dense_text_to_numpy(str(op), op.results[0].type, op)
+                flat = arr.reshape(-1)
+                splat = arr.size > 0 and bool((flat == flat[0]).all())
+            else:
+                arr = dense_to_numpy(attr, op)
+            if arr.ndim == 0 or splat:
+                value = python_literal(arr.reshape(-1)[0])
+            elif arr.size <= self.inline_limit:
+                value = python_literal(arr)
+            else:
+                fname = f"const_{len(self.files)}.npy"
+                self.files[fname] = npy_bytes(arr)
+                value = f"{self.mod('ir')}.NpyFile({fname!r})"
+        self.statement(op, "ConstantOp", [("value", value)] + self.attr_items(op, skip=("value",)))
+
+    # -- dot ---------------------------------------------------------------------------------
+    def print_dot(self, op) -> None:
+        """``dot`` -> ``DotGeneralOp`` with explicit ``dot_dimension_numbers`` (section 9)."""
+        ir = self._ir
+        lhs_rank = ir.RankedTensorType(op.operands[0].type).rank
+        dims = _dict(lhs_batching_dimensions=[], rhs_batching_dimensions=[],
+                     lhs_contracting_dimensions=[lhs_rank - 1], rhs_contracting_dimensions=[0])
+        self.statement(op, "DotGeneralOp", [("dot_dimension_numbers", dims)] + self.attr_items(op))
+
+    # -- regions (section 7) -----------------------------------------------------------------
+    def print_region_op(self, op, py_op: str | None = None, attrs=None, skip=()) -> None:
+        """An op with regions: result names first, one ``def`` per region, then the statement."""
+        results = [self.fresh() for _ in range(len(op.results))]
+        handle = results[0] if results else self.fresh()
+        fnames = []
+        hint = None
+        for region in op.regions:
+            blocks = list(region.blocks)
+            if len(blocks) != 1:
+                raise HiloError(f"'{op.name}' op: regions with {len(blocks)} blocks are not supported", loc=op.location)
+            fnames.append(self.print_region_function(blocks[0], handle))
+        if len(op.regions) == 1 and _sup.hlo_short(op.name) in ("reduce", "reduce_window", "all_reduce", "reduce_scatter", "scatter", "map"):
+            hint = self.reducer_hint(list(op.regions[0].blocks)[0], _sup.hlo_short(op.name))
+        items = list(attrs) if attrs is not None else self.attr_items(op, skip=skip)
+        items.append(("regions", "[" + ", ".join(fnames) + "]"))
+        if hint:
+            items.append(("reducer", repr(hint)))
+        self.statement(op, py_op, items, result_names=results)
+
+    def print_region_function(self, block, parent: str) -> str:
+        """``def v<N>(<block args>): <body>; return [<terminator operands>]``; returns the function name."""
+        fname = self.fresh()
+        params = []
+        for arg in block.arguments:
+            n = self.fresh()
+            self.names[arg] = n
+            params.append(n)
+        self.write(f"def {fname}({', '.join(params)}):")
+        outer = self.indent
+        self.indent = outer + "    "
+        self.parent_stack.append(parent)
+        try:
+            rets = self.print_block(block)
+            self.write(f"return [{', '.join(self.name_of(v) for v in rets)}]")
         finally:
             self.parent_stack.pop()
+            self.indent = outer
+        return fname
 
+    def reducer_hint(self, block, short: str) -> str | None:
+        """The ``reducer=`` hint: the body is one commutative binary op of the two block args, returned."""
+        ops = [o.operation for o in block.operations]
+        args = list(block.arguments)
+        if len(args) != 2 or len(ops) not in (1, 2):
+            return None
+        term = ops[-1]
+        if term.name not in _TERMINATORS or len(term.operands) != 1:
+            return None
+        if len(ops) == 1:
+            if short == "scatter" and term.operands[0] == args[1]:
+                return "replace"
+            return None
+        body = ops[0]
+        bshort = _sup.hlo_short(body.name)
+        if bshort not in _REDUCER_HINTS or len(body.operands) != 2 or len(body.results) != 1:
+            return None
+        if term.operands[0] != body.results[0]:
+            return None
+        a, b = body.operands[0], body.operands[1]
+        if (a == args[0] and b == args[1]) or (a == args[1] and b == args[0]):
+            return _REDUCER_HINTS[bshort]
+        return None
+
+    # -- groups (section 6) ------------------------------------------------------------------
+    def print_group(self, op, header: str | None, attrs, block, xla_op: str) -> None:
+        """Header statement (unless ``header`` is None: transparent), body, ``setResults``.
+
+        The body block's arguments are bound to the group's operand names (a
+        body without arguments captures the operands implicitly); the group's
+        results are bound to the names the body returns.
+        """
+        operand_names = [self.name_of(v) for v in op.operands]
+        args = list(block.arguments)
+        # A body without arguments reads the operands by implicit capture (XLA-style fusions).
+        if args and len(args) != len(operand_names):
+            raise HiloError(f"'{op.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments",
+                            loc=op.location)
+        handle = None
+        if header is not None:
+            self.per_op_counter[op.name] = self.per_op_counter.get(op.name, 0) + 1
+            handle = self.fresh()
+            parts = [f"srcs=[{', '.join(operand_names)}]", f"dsts={self.dsts([r.type for r in op.results])}"]
+            parts.extend(f"{k}={v}" for k, v in attrs)
+            parts.append(f"xla_op={xla_op!r}")
+            parts.append(f"dl={self.debug_location(op.location)}")
+            self.write(f"{handle} = {self.mod('frontend.XlaFE')}.{header}({', '.join(parts)})")
+            self.parent_stack.append(handle)
+        try:
+            for a, n in zip(args, operand_names):
+                self.names[a] = n
+            rets = self.print_block(block)
+        finally:
+            if handle is not None:
+                self.parent_stack.pop()
+        if len(rets) != len(op.results):
+            raise HiloError(f"'{op.name}' op has {len(op.results)} results but its body returns {len(rets)} values",
+                            loc=op.location)
+        ret_names = [self.name_of(v) for v in rets]
+        if handle is not None:
+            self.write(f"{handle}.setResults([{', '.join(ret_names)}])")
+        for r, n in zip(op.results, ret_names):
+            self.names[r] = n
+
+    def lookup_function(self, op, name: str):
+        f = self.symbols.get(name)
+        if f is None:
+            raise HiloError(f"'{op.name}' op refers to unknown function @{name}", loc=op.location)
+        return f
+
+    def print_call(self, op) -> None:
+        """``func.call``: the callee inlined at the call site behind a ``CallOp`` header (section 6)."""
+        callee = self._ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        if callee in self.call_stack:
+            raise HiloError(f"recursive call to @{callee} cannot be printed (call chain: "
+                            + " -> ".join("@" + c for c in self.call_stack + [callee]) + ")", loc=op.location)
+        f = self.lookup_function(op, callee)
+        self.call_stack.append(callee)
+        try:
+            self.print_group(op, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
+        finally:
+            self.call_stack.pop()
+
+    def print_composite(self, op) -> None:
+        """``*.composite``: the CompositeKind dispatch (:func:`.stablehlo.print_composite`)."""
+        from .stablehlo import print_composite
+
+        print_composite(self, op)
+
+    def print_fusion(self, op) -> None:
+        """``mhlo.fusion``: the FusionKind dispatch (:func:`.mhlo.print_fusion`)."""
+        from .mhlo import print_fusion
+
+        print_fusion(self, op)
+
+    def print_kind_group(self, op, py_name, hilo_fusion_op, kind, block) -> None:
+        """The summary ``NeuronTensorOp`` (``op=``, ``hilo_fusion_op=``, ``reduce_dims=``) then the body."""
+        if py_name is None:  # ScheduleFusion: transparent
+            self.print_group(op, None, (), block, "mhlo.fusion")
+            return
+        items = [("op", repr(py_name))]
+        if hilo_fusion_op is not None:
+            items.append(("hilo_fusion_op", repr(hilo_fusion_op)))
+        if kind == "MulRedSqrt":
+            red = None
+            for o in block.operations:
+                if _sup.hlo_short(o.operation.name) == "reduce":
+                    red = o.operation
+                    break
+            if red is None:
+                raise HiloError(f"MulRedSqrt '{op.name}' has no reduce in its body (reduce_dims)", loc=op.location)
+            items.append(("reduce_dims", self.attr_value(red.attributes["dimensions"])))
+        self.print_group(op, "NeuronTensorOp", items, block, "mhlo.fusion")
+
+    # -- custom calls ------------------------------------------------------------------------
+    def print_custom_call(self, op) -> None:
+        from .custom_calls import emit_custom_call
+
+        emit_custom_call(self, op)
+
+    # -- module ------------------------------------------------------------------------------
     def find_main(self, module):
         funcs = [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         for f in funcs:
-            if f.attributes["sym_name"].value == "main":
+            if self._ir.StringAttr(f.attributes["sym_name"]).value == "main":
                 return f
-        public = [f for f in funcs if "sym_visibility" not in f.attributes or f.attributes["sym_visibility"].value == "public"]
+        public = [f for f in funcs if "sym_visibility" not in f.attributes
+                  or self._ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
         if len(public) == 1:
             return public[0]
         if not funcs:
             raise HiloError("module has no function to compile (expected 'func.func @main')", loc=module.location)
         raise HiloError(
             "module has no 'main' and several public functions: "
-            + ", ".join("@" + f.attributes["sym_name"].value for f in public),
+            + ", ".join("@" + self._ir.StringAttr(f.attributes["sym_name"]).value for f in public),
             loc=module.location,
         )
 
     def print_module(self, module) -> str:
-        """Print ``module`` (its ``main``) as Penguin Python; returns the source text."""
+        """Print ``module`` (its ``main``) as Penguin Python; returns the source text.
+
+        Raises:
+            HiloError: an op the printer cannot emit (with its location), an
+                unknown FusionKind/CompositeKind (``NCC_ISPP054``), a bad
+                custom-call config (``NCC_EVRF036``), an unknown custom-call
+                target, a recursive call.
+        """
+        from ..ir import ir
+
+        self._ir = ir
+        module = module.operation if hasattr(module, "operation") else module
+        for o in module.regions[0].blocks[0].operations:
+            o = o.operation
+            if o.name == "func.func":
+                self.symbols[ir.StringAttr(o.attributes["sym_name"]).value] = o
         main = self.find_main(module)
+        self.call_stack.append(ir.StringAttr(main.attributes["sym_name"]).value)
         body = main.regions[0].blocks[0]
-        slow_ins = _int_list(main.attributes, "slowChangingIns")
-        slow_outs = _int_list(main.attributes, "slowChangingOuts")
-        out = self.out
-        fn = self.mod()
-        out.write(f"function = {fn}.Function(id_=0, batch_ids=[], attrs=())\n")
+        self.print_prologue(module, main, body)
+        rets = self.print_block(body)
+        self.print_epilogue(main, rets)
+        header = ["# Generated by hilo_mlir: Penguin Python program (docs/penguin_format.md)."]
+        header.extend(f"import {path} as {alias}" for path, alias in self.imports.items())
+        return "\n".join(header) + "\n\n" + "\n".join(self.lines) + "\n"
+
+    def print_prologue(self, module, main, body) -> None:
+        """``Function(...)`` and one ``Tensor(...).markInput(...)`` per entry argument (section 3)."""
+        ir = self._ir
+        fn_attrs = []
+        mattrs = module.attributes
+        if "sym_name" in mattrs:
+            fn_attrs.append(f"module={ir.StringAttr(mattrs['sym_name']).value}")
+        for key, label in (("mhlo.num_partitions", "num-partitions"), ("mhlo.num_replicas", "num-replicas")):
+            if key in mattrs:
+                try:
+                    fn_attrs.append(f"{label}={int(ir.IntegerAttr(mattrs[key]).value)}")
+                except (ValueError, TypeError):
+                    pass
+        attrs_src = "(" + ", ".join(repr(a) for a in fn_attrs) + ("," if len(fn_attrs) == 1 else "") + ")"
+        self.write(f"function = {self.mod()}.Function(id_=0, batch_ids=[], attrs={attrs_src})")
+        slow_ins = set(_int_list(main.attributes, "slowChangingIns"))
+        input_names = _str_list(main.attributes, "input_names")
         for i, arg in enumerate(body.arguments):
+            reason = _sup.type_reason(arg.type, self._type_reasons)
+            if reason:
+                raise HiloError(f"entry argument {i}: {reason}", loc=main.location)
             name = f"input_{i}"
-            self.bind(arg, name)
+            self.names[arg] = name
+            label = input_names[i] if input_names and i < len(input_names) else _loc_name(arg) or name
             is_param = i in slow_ins
             extra = f", weight_file={f'input_{i}.npy'!r}" if is_param else ""
-            out.write(
-                f"{name} = {self.mod('ir')}.Tensor(name={name!r}, spec={self.tensor_spec(arg.type)})"
-                f".markInput(function, is_parameter_tensor={is_param}{extra})\n"
+            self.write(
+                f"{name} = {self.mod('ir')}.Tensor(name={label!r}, spec={self.spec(arg.type)})"
+                f".markInput(function, index={i}, is_parameter_tensor={is_param}{extra})"
             )
-        for op in body.operations:
-            op = op.operation
-            if op.name == "func.return":
-                for j, v in enumerate(op.operands):
-                    slow = j in slow_outs
-                    out.write(f"{self.name_of(v)}.markOutput(function, index={j}, slow_changing={slow})\n")
-                continue
-            self.print_op(op)
-        header = "# Generated by hilo_mlir: Penguin Python program.\nimport numpy as np\n"
-        header += "".join(f"import {path} as {alias}\n" for path, alias in self.imports.items())
-        return header + "\n" + out.getvalue()
+
+    def print_epilogue(self, main, rets) -> None:
+        """One ``function.markOutput(...)`` per result, slow/fast from ``slowChangingOuts`` (section 4)."""
+        slow_outs = set(_int_list(main.attributes, "slowChangingOuts"))
+        out_names = _str_list(main.attributes, "output_names")
+        info = _result_infos(main, self._ir)
+        for j, v in enumerate(rets):
+            if out_names and j < len(out_names):
+                label = out_names[j]
+            elif j < len(info) and info[j]:
+                label = info[j]
+            else:
+                label = f"output_{j}"
+            self.write(f"function.markOutput({self.name_of(v)}, index={j}, name={label!r}, "
+                       f"is_slow_changing={j in slow_outs})")
+
+
+#: short-name handlers shared by both printers (the dialect-specific ones are in HANDLERS)
+_SHORT_HANDLERS = {
+    "constant": "print_constant",
+    "dot": "print_dot",
+    "custom_call": "print_custom_call",
+    "composite": "print_composite",
+    "fusion": "print_fusion",
+}
+
+
+def _int_value(a, ir) -> int:
+    """The integer of an IntegerAttr (the binding already reads unsigned types as unsigned)."""
+    return int(a.value)
+
+
+def _dict(**kw) -> str:
+    return "dict(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
 
 
 def _int_list(attrs, key) -> list[int]:
     if key not in attrs:
         return []
+    from ..ir import ir
+
+    a = attrs[key].maybe_downcast()
+    if isinstance(a, ir.ArrayAttr):
+        return [int(ir.IntegerAttr(x).value) for x in a]
+    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+        return [int(x) for x in a]
+    from .constants import dense_to_numpy
+
+    return [int(x) for x in dense_to_numpy(attrs[key]).reshape(-1)]
+
+
+def _str_list(attrs, key) -> list[str] | None:
+    if key not in attrs:
+        return None
+    from ..ir import ir
+
+    a = attrs[key].maybe_downcast()
+    if isinstance(a, ir.ArrayAttr):
+        return [ir.StringAttr(x).value if x.typeid == ir.StringAttr.static_typeid else str(x) for x in a]
+    return None
+
+
+def _loc_name(arg) -> str | None:
     try:
-        import numpy as _np
+        text = str(arg.location)
+    except Exception:  # noqa: BLE001 - older bindings have no BlockArgument.location
+        return None
+    m = re.match(r'loc\("((?:[^"\\]|\\.)*)"\)$', text)
+    return m.group(1) if m else None
 
-        return [int(x) for x in _np.array(attrs[key]).reshape(-1)]
-    except Exception:  # noqa: BLE001
+
+def _result_infos(main, ir) -> list[str | None]:
+    attrs = main.attributes
+    if "res_attrs" not in attrs:
         return []
-
+    out = []
+    for d in ir.ArrayAttr(attrs["res_attrs"]):
+        d = ir.DictAttr(d)
+        out.append(ir.StringAttr(d["jax.result_info"]).value if "jax.result_info" in d else None)
+    return out

@@ -1,0 +1,78 @@
+"""``hilo-penguin-run``: execute a ``penguin.py`` with the numpy reference backend (issue 5 item 8).
+
+    hilo-penguin-run out/penguin.py --inputs x.npy w.npy --out results/
+    -> results/out0.npy, results/out1.npy, ... (main's result order)
+
+bf16/f8 results are written as float32 (exact: .npy cannot name ml_dtypes
+types); .npy inputs saved from ml_dtypes arrays (raw ``|V2``) are read as the
+program's input dtype.
+
+Exit codes: 0 success, 1 a program/input error (one line on stderr, no
+traceback), 2 bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..diagnostics import HiloError, internal_error
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="hilo-penguin-run",
+        description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
+    )
+    ap.add_argument("program", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
+    ap.add_argument("--inputs", nargs="*", default=[], metavar="NPY",
+                    help="one .npy per program input, in input_<i> order (trailing parameters may be omitted: read from their weight files)")
+    ap.add_argument("--out", required=True, metavar="DIR", help="directory for out0.npy, out1.npy, ...")
+    ap.add_argument("--print", dest="show", action="store_true",
+                    help="also print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements)")
+    return ap
+
+
+def run(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    import numpy as np
+
+    from .. import penguin_ref
+
+    inputs = []
+    for p in args.inputs:
+        try:
+            inputs.append(np.load(p, allow_pickle=False))
+        except (OSError, ValueError) as e:
+            raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
+    outs = penguin_ref.run(args.program, inputs)
+    os.makedirs(args.out, exist_ok=True)
+    for i, o in enumerate(outs):
+        path = os.path.join(args.out, f"out{i}.npy")
+        dtype = o.dtype.name
+        if o.dtype.kind == "V" or dtype.startswith(("bfloat16", "float8", "int4", "uint4")):
+            # .npy cannot name ml_dtypes types (they load back as raw |V2); widening to f32 is exact
+            o = o.astype(np.float32)
+        np.save(path, o, allow_pickle=False)
+        if args.show:
+            vals = repr(o.tolist()) if o.size <= 64 else "..."
+            sys.stdout.write(f"out{i}: {dtype} {tuple(o.shape)} {vals}\n")
+    return 0
+
+
+def main() -> None:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        code = 130
+    except HiloError as e:
+        sys.stderr.write(e.format() + "\n")
+        code = 1
+    except Exception as e:  # noqa: BLE001 - never a traceback for the user
+        code = internal_error("hilo-penguin-run", e)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

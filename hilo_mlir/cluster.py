@@ -1,0 +1,685 @@
+"""FusionCluster and the shared codegen (seed 000 "The FusionCluster Data Structure
+and Shared codeGen"; DESIGN.md "The op-fusion core", "StableHLO fusions are
+composites").
+
+Every producer of fused ops -- the six NeuronOpFusion sub-passes, their
+StableHLO twins and ScheduleFusion -- builds a :class:`FusionCluster` and hands
+it to :func:`codegen`. Nothing else in the project creates ``mhlo.fusion`` or
+``neuron.*`` composites.
+
+API (stable; other passes import it)::
+
+    from hilo_mlir.cluster import FusionCluster, OrderIndex, SymbolNamer, codegen
+
+    order = OrderIndex()                       # one per pass run (positions per block)
+    c = FusionCluster(ops, "DotLogistic", order=order)
+    c.members      # OpSet: insertion-ordered, O(1) `in`, def-before-use (block) order
+    c.live_ins     # list[ir.Value]: operands produced outside the cluster / block arguments
+    c.live_outs    # list[ir.Value]: member results with a user outside the cluster
+    c.is_convex()  # False if a path leaves the cluster and comes back in
+    fused = codegen(c, d, order=order, namer=namer)   # ir.Operation or None (refused)
+
+``d`` is the :class:`~hilo_mlir.dialects.DialectTable`: ``MHLO`` gives an
+``mhlo.fusion {FusionKind = "<kind>"}``; ``STABLEHLO`` gives a
+``stablehlo.composite "neuron.<kind>"`` with a private decomposition
+``@neuron.<kind>.impl[.N]`` and ``CompositeKind = "<kind>"``.
+
+Dominance: the fused op is inserted at the position of the last member (every
+live-in is defined before some member, hence before it). Non-members that sit
+between the first and the last member and (transitively) use a live-out are
+moved, in their original order, right after the fused op
+(``recursivelyMoveDependentOps``). A cluster that is not convex is refused:
+moving its dependent ops would have to cross a member that uses them.
+
+Positions: the bindings have no dominance API, so :class:`OrderIndex` keeps a
+position per op and a prev/next list mirror per block, built once per block
+and updated in O(members + moved ops) by :func:`codegen`.
+"""
+
+from __future__ import annotations
+
+import ctypes as _ctypes
+
+from .dialects import MHLO, DialectTable, hlo_short_name, is_side_effecting
+from .ir import ir
+
+__all__ = [
+    "FusionCluster",
+    "OpSet",
+    "op_key",
+    "block_key",
+    "value_key",
+    "OrderIndex",
+    "SymbolNamer",
+    "codegen",
+    "recursively_move_dependent_ops",
+    "ancestor_in_block",
+    "value_def_ancestor",
+    "has_side_effects",
+    "FUSION_KIND_ATTR",
+    "COMPOSITE_KIND_ATTR",
+    "COMPOSITE_VERSION",
+]
+
+#: The discardable string attribute codegen stamps on ``mhlo.fusion`` (seed 000 codeGen).
+FUSION_KIND_ATTR = "FusionKind"
+#: The discardable string attribute on our ``stablehlo.composite`` ops (seed 002).
+COMPOSITE_KIND_ATTR = "CompositeKind"
+#: ``version`` of the composites we emit (schema 1 of the ``neuron.<Kind>`` composites).
+COMPOSITE_VERSION = 1
+
+
+_capsule_ptr = _ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_ptr.restype = _ctypes.c_void_p
+_capsule_ptr.argtypes = [_ctypes.py_object, _ctypes.c_char_p]
+_capsule_name = _ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype = _ctypes.c_char_p
+_capsule_name.argtypes = [_ctypes.py_object]
+_NAMES: dict = {}  # "op" / "block" / "value" -> the binding's capsule name (read once)
+
+
+def _ptr(obj, kind: str) -> int:
+    cap = obj._CAPIPtr
+    name = _NAMES.get(kind)
+    if name is None:
+        name = _NAMES[kind] = _capsule_name(cap)
+    return _capsule_ptr(cap, name)
+
+
+def op_key(op) -> int:
+    """A stable identity for an op: the address of the C++ ``Operation``.
+
+    ``hash(ir.Operation)`` changes when the op's operands are rewritten, so ops
+    must not be dict keys across a rewrite; key by ``op_key`` instead. The key
+    is reused after the op is erased: drop it from any table first.
+    """
+    return _ptr(op, "op")
+
+
+def block_key(block) -> int:
+    """A stable identity for an ``ir.Block`` (the C++ ``Block`` address)."""
+    return _ptr(block, "block")
+
+
+def value_key(v) -> int:
+    """A stable identity for an ``ir.Value`` (the C++ value implementation address)."""
+    return _ptr(v, "value")
+
+
+def _op(x) -> ir.Operation:
+    """Generic ``ir.Operation`` for an OpView or Operation."""
+    return x.operation if not isinstance(x, ir.Operation) else x
+
+
+class OpSet:
+    """Insertion-ordered set of ops with O(1) membership by :func:`op_key`.
+
+    Iterates over ``ir.Operation`` objects in insertion order.
+    """
+
+    __slots__ = ("_d",)
+
+    def __init__(self, ops=()):
+        self._d: dict = {}
+        for o in ops:
+            self.add(o)
+
+    def add(self, op) -> bool:
+        """Insert ``op``; False if it was already there."""
+        op = _op(op)
+        k = op_key(op)
+        if k in self._d:
+            return False
+        self._d[k] = op
+        return True
+
+    def discard(self, op) -> None:
+        self._d.pop(op_key(op), None)
+
+    def __contains__(self, op) -> bool:
+        return op is not None and op_key(op) in self._d
+
+    def __iter__(self):
+        return iter(list(self._d.values()))
+
+    def __reversed__(self):
+        return reversed(list(self._d.values()))
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def first(self):
+        return next(iter(self._d.values()))
+
+    def last(self):
+        return next(reversed(self._d.values()))
+
+    def __repr__(self) -> str:  # pragma: no cover
+        return f"OpSet({[o.name for o in self._d.values()]})"
+
+
+def ancestor_in_block(op, block) -> ir.Operation | None:
+    """The ancestor of ``op`` (itself included) that sits directly in ``block``, or None.
+
+    A use inside a nested region (``case``/``while``/``reduce`` body) belongs to
+    its enclosing op in ``block`` (DESIGN.md "Rules of the IR").
+    """
+    op = _op(op)
+    bk = block_key(block)
+    while True:
+        parent = op.parent
+        if parent is None:  # a top-level op (or detached): not in any block we fuse in
+            return None
+        if block_key(op.block) == bk:
+            return op
+        op = _op(parent)
+
+
+def value_def_ancestor(v, block) -> ir.Operation | None:
+    """The op in ``block`` that (or inside which) ``v`` is defined; None for args of ``block`` / values from above."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        if block_key(owner) == block_key(block):
+            return None
+        parent = owner.owner  # the op owning the region of that block
+        return ancestor_in_block(parent, block) if parent is not None else None
+    return ancestor_in_block(owner, block)
+
+
+_PURE_NON_HLO = frozenset({"func.return", "func.constant", "arith.constant", "builtin.unrealized_conversion_cast"})
+
+
+def _locally_effecting(o) -> bool:
+    name = o.name
+    if is_side_effecting(o) or name == "func.call":
+        return True
+    return hlo_short_name(name) is None and name not in _PURE_NON_HLO and not name.startswith("chlo.")
+
+
+def has_side_effects(op) -> bool:
+    """True if ``op`` or any op nested in it has side effects (never fused, moved or deleted).
+
+    Side-effecting: the dialect table's set (custom_call, collectives,
+    optimization_barrier, ...), ``func.call`` (callee unknown) and ops of
+    dialects we do not know to be pure (anything but mhlo/stablehlo/chlo and a
+    few pure builtins).
+    """
+    op = _op(op)
+    if _locally_effecting(op):
+        return True
+    if not len(op.regions):
+        return False
+    found = []
+
+    def visit(o):
+        if o.operation != op and _locally_effecting(o):
+            found.append(o)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return bool(found)
+
+
+class _BlockOrder:
+    """Positions and a prev/next mirror of one block's op list (keys: :func:`op_key`)."""
+
+    __slots__ = ("block", "pos", "nxt", "prv", "ops")
+
+    def __init__(self, block):
+        self.block = block
+        self.renumber()
+
+    def renumber(self) -> None:
+        self.pos, self.nxt, self.prv, self.ops = {}, {}, {}, {}
+        prev = None
+        for i, o in enumerate(self.block.operations):
+            o = o.operation
+            k = op_key(o)
+            self.ops[k] = o
+            self.pos[k] = float(i) * 1024.0
+            self.prv[k] = prev
+            if prev is not None:
+                self.nxt[prev] = k
+            prev = k
+        if prev is not None:
+            self.nxt[prev] = None
+
+    def remove(self, k: int) -> None:
+        p, n = self.prv.pop(k, None), self.nxt.pop(k, None)
+        self.pos.pop(k, None)
+        self.ops.pop(k, None)
+        if p is not None:
+            self.nxt[p] = n
+        if n is not None:
+            self.prv[n] = p
+
+    def insert_after(self, op, k: int, anchor: int) -> bool:
+        """Record ``op`` (key ``k``) right after ``anchor``; True if the block had to be renumbered."""
+        n = self.nxt.get(anchor)
+        lo = self.pos[anchor]
+        hi = self.pos[n] if n is not None else lo + 2048.0
+        return self._link(op, k, anchor, n, lo, hi)
+
+    def insert_before(self, op, k: int, anchor: int) -> bool:
+        """Record ``op`` (key ``k``) right before ``anchor``; True if the block had to be renumbered."""
+        p = self.prv.get(anchor)
+        hi = self.pos[anchor]
+        lo = self.pos[p] if p is not None else hi - 2048.0
+        return self._link(op, k, p, anchor, lo, hi)
+
+    def _link(self, op, k, p, n, lo, hi) -> bool:
+        mid = (lo + hi) / 2.0
+        self.ops[k] = op
+        self.prv[k], self.nxt[k] = p, n
+        if p is not None:
+            self.nxt[p] = k
+        if n is not None:
+            self.prv[n] = k
+        self.pos[k] = mid
+        if not (lo < mid < hi):  # float gap exhausted: renumber from the real block
+            self.renumber()
+            return True
+        return False
+
+
+class OrderIndex:
+    """Position of each op in its block, built once per block, kept current by codegen.
+
+    ``pos(op)`` is a float, increasing along the block. An op the index has
+    not seen (created after its block was indexed without
+    :meth:`note_inserted_before`) makes the whole block be re-indexed: correct,
+    but O(block); passes that create ops should call ``note_inserted_before`` or
+    :meth:`invalidate` once after a batch. Erased ops must be reported with
+    :meth:`note_erased` (their address may be reused).
+    """
+
+    def __init__(self):
+        self._blocks: dict = {}  # block_key -> _BlockOrder
+        self._of: dict = {}  # op_key -> _BlockOrder
+
+    def invalidate(self) -> None:
+        """Forget every position (call after creating/moving ops behind the index's back)."""
+        self._blocks.clear()
+        self._of.clear()
+
+    def _order_of_key(self, op, k: int) -> _BlockOrder:
+        bo = self._of.get(k)
+        if bo is not None and k in bo.pos:
+            return bo
+        block = op.block
+        bk = block_key(block)
+        old = self._blocks.get(bk)
+        if old is not None:
+            for ok in old.pos:
+                self._of.pop(ok, None)
+        bo = _BlockOrder(block)
+        self._blocks[bk] = bo
+        self._adopt(bo)
+        return bo
+
+    def _adopt(self, bo) -> None:
+        for ok in bo.pos:
+            self._of[ok] = bo
+
+    def pos(self, op) -> float:
+        """Position of ``op`` in its block (comparable only within one block)."""
+        op = _op(op)
+        k = op_key(op)
+        return self._order_of_key(op, k).pos[k]
+
+    def is_before(self, a, b) -> bool:
+        """``a`` sits before ``b`` in their (common) block."""
+        return self.pos(a) < self.pos(b)
+
+    def next_op(self, op):
+        """The op after ``op`` in its block (None at the end)."""
+        op = _op(op)
+        k = op_key(op)
+        bo = self._order_of_key(op, k)
+        n = bo.nxt.get(k)
+        return bo.ops[n] if n is not None else None
+
+    def prev_op(self, op):
+        """The op before ``op`` in its block (None at the start)."""
+        op = _op(op)
+        k = op_key(op)
+        bo = self._order_of_key(op, k)
+        p = bo.prv.get(k)
+        return bo.ops[p] if p is not None else None
+
+    def note_inserted_before(self, new_op, anchor) -> None:
+        """Tell the index that ``new_op`` was created (or moved) right before ``anchor``."""
+        new_op, anchor = _op(new_op), _op(anchor)
+        ak, nk = op_key(anchor), op_key(new_op)
+        self.note_erased(new_op)
+        bo = self._order_of_key(anchor, ak)
+        self._of[nk] = bo
+        if bo.insert_before(new_op, nk, ak):
+            self._adopt(bo)
+
+    def note_moved_after(self, op, anchor) -> None:
+        """Tell the index that ``op`` was moved (or created) right after ``anchor``."""
+        op, anchor = _op(op), _op(anchor)
+        ak, k = op_key(anchor), op_key(op)
+        self.note_erased(op)
+        bo = self._order_of_key(anchor, ak)
+        self._of[k] = bo
+        if bo.insert_after(op, k, ak):
+            self._adopt(bo)
+
+    def note_erased(self, op) -> None:
+        """Tell the index that ``op`` is about to be erased (or moved out of its block)."""
+        k = op_key(_op(op))
+        bo = self._of.pop(k, None)
+        if bo is not None:
+            bo.remove(k)
+
+
+class SymbolNamer:
+    """Unique, deterministic symbol names in one module (``neuron.<Kind>.impl``, ``.impl.1``, ...)."""
+
+    def __init__(self, module_op):
+        self.module_op = _op(module_op)
+        self.taken = set()
+        for o in self.module_op.regions[0].blocks[0].operations:
+            if "sym_name" in o.operation.attributes:
+                self.taken.add(ir.StringAttr(o.operation.attributes["sym_name"]).value)
+        self._next: dict[str, int] = {}
+
+    def fresh(self, base: str) -> str:
+        """``base`` if free, else ``base.N`` with the smallest free N >= 1."""
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        n = self._next.get(base, 1)
+        while f"{base}.{n}" in self.taken:
+            n += 1
+        self._next[base] = n + 1
+        name = f"{base}.{n}"
+        self.taken.add(name)
+        return name
+
+
+def _enclosing_module(op) -> ir.Operation:
+    op = _op(op)
+    while op is not None and op.name != "builtin.module":
+        p = op.parent
+        op = _op(p) if p is not None else None
+    if op is None:
+        raise ValueError("cluster is not inside a builtin.module")
+    return op
+
+
+class FusionCluster:
+    """A set of ops of one block that becomes one fused op (seed 000 ``FusionCluster``).
+
+    Args:
+        ops: the member ops (``ir.Operation`` or OpView), all in one block, any
+            order; duplicates are ignored. Members are kept in block order
+            (def-before-use), which is the topological order the region needs.
+        kind: the FusionKind / CompositeKind string (``"DotLogistic"``,
+            ``"MulRedSqrt"``, ``"Elementwise"``, ``"Expm1"``, ``"Log1p"``,
+            ``"ScheduleFusion"``).
+        order: an :class:`OrderIndex` shared by the pass (a private one if None).
+
+    Attributes:
+        kind: as given.
+        members: :class:`OpSet` (insertion-ordered, O(1) ``in``) in block order.
+        block: the ``ir.Block`` holding the members.
+        live_ins: operand values (of members or of ops nested in members) defined
+            outside the cluster, or block arguments; first-use order, no duplicates.
+        live_outs: member results with at least one user outside the cluster
+            (a user in a nested region counts as its ancestor in ``block``), in
+            member order then result number.
+
+    Raises:
+        ValueError: no ops, or ops in different blocks.
+    """
+
+    def __init__(self, ops, kind: str, order: OrderIndex | None = None):
+        ops = [_op(o) for o in ops]
+        if not ops:
+            raise ValueError("FusionCluster needs at least one op")
+        self.kind = kind
+        self.order = order if order is not None else OrderIndex()
+        self.block = ops[0].block
+        bk = block_key(self.block)
+        for o in ops:
+            if o.block is None or block_key(o.block) != bk:
+                raise ValueError(f"FusionCluster '{kind}': ops {ops[0].name} and {o.name} are not in one block")
+        uniq = OpSet(ops)
+        self.members = OpSet(sorted(uniq, key=self.order.pos))
+        self.fused = None
+        self._compute_live()
+
+    # -- live-ins / live-outs ------------------------------------------------------
+
+    def _compute_live(self) -> None:
+        block, members = self.block, self.members
+        live_ins: dict = {}  # value_key -> value
+        inside_uses: list = []  # (owner op, operand number, live-in value key)
+        live_outs: list = []
+        outside_uses: list = []  # (owner op, operand number, live-out index)
+
+        def scan_operands(o):
+            for i, v in enumerate(o.operands):
+                anc = value_def_ancestor(v, block)
+                if anc is None or anc not in members:
+                    vk = value_key(v)
+                    live_ins.setdefault(vk, v)
+                    inside_uses.append((o, i, vk))
+
+        for m in members:
+            scan_operands(m)
+            if len(m.regions):
+                nested = []
+                mk = op_key(m)
+
+                def visit(o, _mk=mk, _n=nested):
+                    o = o.operation
+                    if op_key(o) != _mk:
+                        _n.append(o)
+                    return ir.WalkResult.ADVANCE
+
+                m.walk(visit)
+                for o in nested:
+                    scan_operands(o)
+        for m in members:
+            for r in m.results:
+                outside = []
+                for use in r.uses:
+                    owner = _op(use.owner)
+                    anc = ancestor_in_block(owner, block)
+                    if anc is None or anc not in members:
+                        outside.append((owner, use.operand_number))
+                if outside:
+                    k = len(live_outs)
+                    live_outs.append(r)
+                    outside_uses.extend((o, n, k) for o, n in outside)
+        self.live_ins = list(live_ins.values())
+        self._live_in_keys = list(live_ins)
+        self.live_outs = live_outs
+        self._inside_uses = inside_uses
+        self._outside_uses = outside_uses
+
+    # -- legality ------------------------------------------------------------------
+
+    @property
+    def first(self) -> ir.Operation:
+        """The first member in block order."""
+        return self.members.first()
+
+    @property
+    def last(self) -> ir.Operation:
+        """The last member in block order (where the fused op goes)."""
+        return self.members.last()
+
+    def dependent_ops(self):
+        """Non-members before the last member that (transitively) use a live-out.
+
+        Returns:
+            ``(ops, convex)``: the ops in block order (what
+            ``recursivelyMoveDependentOps`` moves after the fused op) and False if
+            one of them feeds a member (a path leaves the cluster and comes back).
+            Cost: the ops visited, each once.
+        """
+        block, members, pos = self.block, self.members, self.order.pos
+        last_pos = pos(self.last)
+        seen = OpSet()
+        stack = []
+        for owner, _n, _k in self._outside_uses:
+            anc = ancestor_in_block(owner, block)
+            if anc is not None and anc not in seen and pos(anc) < last_pos:
+                seen.add(anc)
+                stack.append(anc)
+        while stack:
+            u = stack.pop()
+            for r in u.results:
+                for use in r.uses:
+                    w = ancestor_in_block(_op(use.owner), block)
+                    if w is None or w in seen:
+                        continue
+                    if w in members:
+                        return [], False
+                    if pos(w) < last_pos:
+                        seen.add(w)
+                        stack.append(w)
+        return sorted(seen, key=pos), True
+
+    def is_convex(self) -> bool:
+        """True if no path goes from a member through a non-member back into a member."""
+        return self.dependent_ops()[1]
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def __contains__(self, op) -> bool:
+        return _op(op) in self.members
+
+    def __repr__(self) -> str:  # pragma: no cover
+        return f"FusionCluster({self.kind}, {[m.name for m in self.members]})"
+
+
+def recursively_move_dependent_ops(fused, dependent, order: OrderIndex | None = None) -> None:
+    """Move ``dependent`` (block order) right after ``fused`` (seed 000 ``recursivelyMoveDependentOps``).
+
+    ``dependent`` must be every op between the cluster's first member and
+    ``fused`` that transitively uses a result of ``fused``
+    (:meth:`FusionCluster.dependent_ops`); keeping their order keeps their own
+    def-use edges legal.
+    """
+    anchor = _op(fused)
+    for o in dependent:
+        o.move_after(anchor)
+        if order is not None:
+            order.note_moved_after(o, anchor)
+        anchor = o
+
+
+def _fill_body(cluster: FusionCluster, body, fused, term_name: str, order) -> None:
+    """Move members into ``body`` (before a new terminator), rewire live-ins to block args, live-outs to ``fused``."""
+    term = ir.Operation.create(term_name, operands=list(cluster.live_outs), loc=fused.location,
+                               ip=ir.InsertionPoint(body))
+    arg_of = dict(zip(cluster._live_in_keys, body.arguments))
+    if order is not None:
+        order.note_inserted_before(fused, cluster.last)
+    for m in cluster.members:
+        if order is not None:
+            order.note_erased(m)
+        m.move_before(term)
+    for owner, n, vk in cluster._inside_uses:
+        owner.operands[n] = arg_of[vk]
+    results = list(fused.results)
+    for owner, n, k in cluster._outside_uses:
+        owner.operands[n] = results[k]
+
+
+def codegen(cluster: FusionCluster, d: DialectTable = MHLO, order: OrderIndex | None = None,
+            namer: SymbolNamer | None = None):
+    """Turn ``cluster`` into one fused op (seed 000 ``FusionCluster::codeGen``).
+
+    MHLO: ``mhlo.fusion`` with operands = live-ins, one block argument per
+    live-in, the members moved in block order, ``mhlo.return`` of the
+    live-outs, discardable ``FusionKind = "<kind>"`` (mhlo's own
+    ``fusion_kind`` enum is left unset), a FusedLoc of the member locations;
+    outside users of live-outs read the fusion results.
+
+    StableHLO (``d`` is ``STABLEHLO``; DESIGN.md decision 6 and "StableHLO
+    fusions are composites"): ``stablehlo.composite "neuron.<kind>"
+    {composite_attributes = {}, decomposition = @neuron.<kind>.impl[.N],
+    version = 1 : i32, CompositeKind = "<kind>"}`` and a private ``func.func``
+    decomposition (appended to the module) whose body is the members and whose
+    ``func.return`` returns the live-outs; its signature is (live-in types) ->
+    (live-out types), as the composite verifier demands.
+
+    Then dominance is restored: non-members between the first and the last
+    member that depend on a live-out move after the fused op
+    (``recursivelyMoveDependentOps``).
+
+    Args:
+        cluster: the cluster (not yet generated).
+        d: the dialect table (``MHLO`` / ``STABLEHLO``).
+        order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
+        namer: a :class:`SymbolNamer` for the module (StableHLO; one is made if None).
+
+    Returns:
+        The fused ``ir.Operation``, or None when the cluster is refused: not
+        convex, no live-out (it would be dead), or a dependent op that would
+        have to move has side effects (DESIGN.md "Rules of the IR"). A refused
+        cluster leaves the IR untouched.
+
+    Raises:
+        ValueError: ``codegen`` called twice on one cluster.
+    """
+    order = order if order is not None else cluster.order
+    if cluster.fused is not None:
+        raise ValueError("codegen called twice on one FusionCluster")
+    if not cluster.live_outs:
+        return None
+    dependent, convex = cluster.dependent_ops()
+    if not convex:
+        return None
+    if any(has_side_effects(o) for o in dependent):
+        return None
+    last = cluster.last
+    with last.context:
+        loc = ir.Location.fused([m.location for m in cluster.members])
+        out_types = [v.type for v in cluster.live_outs]
+        in_types = [v.type for v in cluster.live_ins]
+        arg_locs = [loc] * len(in_types)
+        if d.prefix == "mhlo":
+            fused = ir.Operation.create(
+                "mhlo.fusion", results=out_types, operands=list(cluster.live_ins),
+                attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
+                regions=1, loc=loc, ip=ir.InsertionPoint(last))
+            body = fused.regions[0].blocks.append(*in_types, arg_locs=arg_locs)
+            _fill_body(cluster, body, _op(fused), "mhlo.return", order)
+        else:
+            module_op = _enclosing_module(last)
+            namer = namer if namer is not None else SymbolNamer(module_op)
+            sym = namer.fresh(f"neuron.{cluster.kind}.impl")
+            fn = ir.Operation.create(
+                "func.func",
+                attributes={
+                    "sym_name": ir.StringAttr.get(sym),
+                    "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
+                    "sym_visibility": ir.StringAttr.get("private"),
+                },
+                regions=1, loc=loc, ip=ir.InsertionPoint(module_op.regions[0].blocks[0]))
+            fbody = fn.regions[0].blocks.append(*in_types, arg_locs=arg_locs)
+            fused = ir.Operation.create(
+                "stablehlo.composite", results=out_types, operands=list(cluster.live_ins),
+                attributes={
+                    "name": ir.StringAttr.get(f"neuron.{cluster.kind}"),
+                    "composite_attributes": ir.DictAttr.get({}),
+                    "decomposition": ir.FlatSymbolRefAttr.get(sym),
+                    "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), COMPOSITE_VERSION),
+                    COMPOSITE_KIND_ATTR: ir.StringAttr.get(cluster.kind),
+                },
+                loc=loc, ip=ir.InsertionPoint(last))
+            _fill_body(cluster, fbody, _op(fused), "func.return", order)
+    fused = _op(fused)
+    recursively_move_dependent_ops(fused, dependent, order)
+    cluster.fused = fused
+    return fused

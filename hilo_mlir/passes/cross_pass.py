@@ -1,0 +1,245 @@
+"""Spine steps 9 and 10: ``identify-cross-pass-tensors`` and ``rematerialize`` (+ ``stablehlo-`` twins).
+
+Source: seed 004 steps 9/10 (``createIdentifyCrossPassTensorsPass`` "tag
+neuron.CrossPassTensor", ``createRematerializePass`` "recompute-to-save-memory",
+both under gate cfg[0x116]) and the census of ``neuron.*`` attributes
+(``CrossPassTensor``, ``remat.value``). Behaviour: DESIGN.md catalogue rows 9
+and 10 (our definition).
+
+**identify-cross-pass-tensors.** A value *crosses a pass boundary* when it
+is an operand of an ``mhlo.fusion`` / ``stablehlo.composite`` / ``func.call``
+(a live-in of a fused cluster or an argument of a call) or a result of one of
+them that has a user (a live-out). The pass stamps
+
+* on the op that defines such values: ``neuron.CrossPassTensor =
+  array<i64: i, ...>`` (the crossing result numbers, ascending);
+* on a function argument that crosses: the argument attribute
+  ``neuron.CrossPassTensor`` (unit).
+
+Values that are block arguments of nested regions are not stamped (their
+region owner's operand is). Existing stamps are recomputed, so the pass is
+idempotent; IR without fusions/composites/calls is left alone.
+
+**rematerialize.** Cheap producers — ``constant``, ``iota``, and
+``broadcast_in_dim`` of a ``constant`` (cloned together) — whose users sit
+more than ``distance`` ops after them in their block (a user in a nested
+region counts at its ancestor in that block) get a clone right before the
+first far user; later users within ``distance`` of that clone share it.
+Every clone is stamped ``neuron.remat.value = <n> : i64``, ``n`` numbering
+the original producer in the function. The original is erased if nothing
+uses it any more. Values are unchanged bit for bit (pure ops, same
+attributes). Linear in the function size: positions are computed once.
+"""
+
+from __future__ import annotations
+
+from ..ir import ir
+from ..registry import Option, register_twins
+
+ATTR = "neuron.CrossPassTensor"
+REMAT = "neuron.remat.value"
+
+
+# --------------------------------------------------------------------------- step 9
+
+
+def _is_boundary(op, d) -> bool:
+    return op.name in (d.fusion, "mhlo.fusion", "stablehlo.composite", "func.call")
+
+
+def _identify(func_op, ctx):
+    d = ctx.d
+    producers: list = []  # (defining op, result number)
+    args: set[int] = set()
+    entry = func_op.regions[0].blocks[0] if len(func_op.regions) and len(func_op.regions[0].blocks) else None
+
+    def note(v):
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            if entry is not None and owner == entry:
+                args.add(v.arg_number)
+            return
+        producers.append((owner.operation, v.result_number))
+
+    boundaries = []
+
+    def visit(op):
+        if op.name != "func.func" and _is_boundary(op, d):
+            boundaries.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(visit)
+    for b in boundaries:
+        for v in b.operands:
+            note(v)
+        for r in b.results:
+            if any(True for _ in r.uses):
+                note(r)
+    # Group result numbers per producer, and find stale stamps, before any
+    # attribute is written (Operation hashes follow attributes).
+    groups: dict = {}
+    for op, idx in producers:
+        groups.setdefault(op, set()).add(idx)
+    order = list(groups.items())
+    stale = []
+
+    def find_stale(op):
+        if ATTR in op.attributes and op.operation not in groups:
+            stale.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(find_stale)
+    changed = False
+    with func_op.context:
+        for op in stale:
+            del op.attributes[ATTR]
+            changed = True
+        for op, idxs in order:
+            new = ir.DenseI64ArrayAttr.get(sorted(idxs))
+            if ATTR in op.attributes and str(op.attributes[ATTR]) == str(new):
+                continue
+            op.attributes[ATTR] = new
+            ctx.stats["values-stamped"] += len(idxs)
+            changed = True
+        if args or "arg_attrs" in func_op.attributes:
+            changed |= _stamp_args(func_op, args, ctx)
+    if not changed:
+        ctx.mark_all_preserved()
+
+
+def _stamp_args(func_op, args: set[int], ctx) -> bool:
+    n = len(func_op.regions[0].blocks[0].arguments)
+    old = ir.ArrayAttr(func_op.attributes["arg_attrs"]) if "arg_attrs" in func_op.attributes else None
+    dicts = []
+    changed = False
+    for i in range(n):
+        entries = {}
+        if old is not None:
+            da = ir.DictAttr(old[i])
+            for j in range(len(da)):
+                entries[da[j].name] = da[j].attr
+        if i in args and ATTR not in entries:
+            entries[ATTR] = ir.UnitAttr.get()
+            ctx.stats["values-stamped"] += 1
+            changed = True
+        elif i not in args and ATTR in entries:
+            del entries[ATTR]
+            changed = True
+        dicts.append(ir.DictAttr.get(entries))
+    if changed:
+        func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+    return changed
+
+
+# --------------------------------------------------------------------------- step 10
+
+
+def _cheap(op, d):
+    """The ops to clone for ``op`` (producer first), or None if it is not cheap."""
+    if len(op.regions) or len(op.results) != 1:
+        return None
+    if d.is_op(op, "constant", "iota"):
+        return [op]
+    if d.is_op(op, "broadcast_in_dim"):
+        src = op.operands[0]
+        if not isinstance(src.owner, ir.Block) and d.is_op(src.owner.operation, "constant"):
+            return [src.owner.operation, op]
+    return None
+
+
+def _rematerialize(func_op, ctx):
+    d = ctx.d
+    dist = ctx.options.distance
+    blocks = []
+
+    def visit(op):
+        for r in op.regions:
+            for b in r.blocks:
+                blocks.append(b)
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    # Phase 1 (read only): positions and far uses.
+    plans = []  # (producer index, chain, [(pos, ancestor, user, operand number)])
+    serial = 0
+    for block in blocks:
+        ops = [o.operation for o in block.operations]
+        pos = {o: i for i, o in enumerate(ops)}
+        for i, op in enumerate(ops):
+            chain = _cheap(op, d)
+            if chain is None:
+                continue
+            serial += 1
+            uses = []
+            for use in op.results[0].uses:
+                anc = _ancestor_in(use.owner.operation, block)
+                if anc is None:
+                    continue
+                p = pos.get(anc)
+                if p is not None and p - i > dist:
+                    uses.append((p, anc, use.owner.operation, use.operand_number))
+            if uses:
+                uses.sort(key=lambda t: t[0])
+                plans.append((serial, op, len(chain) == 2, uses))
+    # Phase 2: clone and rewire.
+    n_clones = 0
+    i64 = ir.IntegerType.get_signless(64)
+    with func_op.context:
+        for sid, producer, with_const, uses in plans:
+            # Re-derive the constant of a broadcast now: an earlier plan may have
+            # rematerialized (and erased) the one it read in phase 1.
+            chain = [producer.operands[0].owner.operation, producer] if with_const else [producer]
+            clone_pos, clone_val = None, None
+            for p, anc, user, k in uses:
+                if clone_val is None or p - clone_pos > dist:
+                    ip = ir.InsertionPoint(anc)
+                    mapping = {}
+                    last = None
+                    for src in chain:
+                        c = src.clone(ip)
+                        for j, v in enumerate(c.operands):
+                            if v in mapping:
+                                c.operands[j] = mapping[v]
+                        mapping[src.results[0]] = c.results[0]
+                        c.attributes[REMAT] = ir.IntegerAttr.get(i64, sid)
+                        last = c
+                    clone_pos, clone_val = p, last.results[0]
+                    n_clones += 1
+                user.operands[k] = clone_val
+            if not any(True for _ in producer.results[0].uses):
+                producer.erase()
+                if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
+                    chain[0].erase()
+    ctx.stats["clones"] += n_clones
+    if not n_clones:
+        ctx.mark_all_preserved()
+
+
+def _ancestor_in(op, block):
+    while op is not None:
+        if op.block == block:
+            return op
+        parent = op.parent
+        if parent is None:
+            return None
+        op = parent.operation
+        if op.name == "func.func":
+            return None
+    return None
+
+
+register_twins(
+    "identify-cross-pass-tensors",
+    "Stamp neuron.CrossPassTensor on values crossing a fusion/composite boundary or a call",
+    _identify,
+    class_name="IdentifyCrossPassTensors",
+    source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
+)
+register_twins(
+    "rematerialize",
+    "Clone cheap producers (constant, iota, broadcast of a constant) next to far users; stamp neuron.remat.value",
+    _rematerialize,
+    class_name="Rematerialize",
+    options=(Option("distance", int, 16, "a user more than this many ops after the producer gets a clone"),),
+    source="seed 004 step 10 (same gate as step 9) and the neuron.* attribute census; DESIGN.md row 10 (our definition)",
+)

@@ -1,0 +1,236 @@
+"""Spine step 12: ``convert-fs-pattern-to-custom-calls`` (twin ``stablehlo-convert-fs-pattern-to-custom-calls``).
+
+Source: seed 004 step 12 (``createConvertFSPatternToCustomCallsPass``, gate
+cfg[0x11F], "FS subgraph -> AwsFSPattern5 custom-call") and its GOTCHA ("FS"
+is an unresolved label; only ``AwsFSPattern5`` exists). Behaviour: DESIGN.md
+decision 7 (our interpretation): the softmax subgraph over one dimension.
+
+Matched (the form ``jax.nn.softmax`` lowers to, see
+``corpus/jax/attention.stablehlo.mlir``), ``x : tensor<S x fT>``, ``D`` one
+dimension::
+
+    %m  = reduce(%x init: -inf) applies maximum across dimensions = [D]
+    %m' = maximum(broadcast(-inf), %m)              # optional (JAX emits it)
+    %b  = broadcast_in_dim / reshape chain of %m' back to S (re-inserting D)
+    %e  = exponential(subtract(%x, %b))
+    %s  = reduce(%e init: 0) applies add across dimensions = [D]
+    %r  = divide(%e, <broadcast chain of %s back to S>)
+
+Every intermediate value must be used only inside the subgraph (``%e`` twice).
+Rewrite: ``%r = custom_call @AwsFSPattern5(%x) {backend_config = "{\\"dim\\": D}"}``
+with ``%r``'s type; the subgraph ops are erased. The printer emits it as a
+``SoftmaxOp(dim=D)``. Custom calls are not evaluable by the reference
+interpreter, so this rewrite is tested structurally (lit), not numerically.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..dialects import i64_list
+from ..ir import ir
+from ..registry import register_twins
+from .inst_combine import _is_identity, _reducer_kind
+
+TARGET = "AwsFSPattern5"
+
+
+def _def(v, d, *shorts):
+    if isinstance(v.owner, ir.Block):
+        return None
+    op = v.owner.operation
+    return op if d.is_op(op, *shorts) else None
+
+
+def _unbroadcast(v, d, chain):
+    """Follow broadcast_in_dim / size-1 reshape producers back from ``v``.
+
+    Returns ``(source value, mapping)``: ``mapping[i]`` is the dimension of
+    ``v`` that dimension ``i`` of the source becomes (None for a size-1 source
+    dimension that was dropped or broadcast). ``chain`` collects the ops.
+    """
+    if v.type.typeid != ir.RankedTensorType.static_typeid:
+        return v, []
+    rank = ir.RankedTensorType(v.type).rank
+    mapping = list(range(rank))
+    while True:
+        op = _def(v, d, "broadcast_in_dim", "reshape")
+        if op is None:
+            return v, mapping
+        src = op.operands[0]
+        if src.type.typeid != ir.RankedTensorType.static_typeid:
+            return v, mapping
+        st = ir.RankedTensorType(src.type)
+        if d.is_op(op, "broadcast_in_dim"):
+            bd = i64_list(op.attributes["broadcast_dimensions"])
+            mapping = [mapping[bd[i]] if st.shape[i] != 1 or ir.RankedTensorType(op.results[0].type).shape[bd[i]] == 1
+                       else None for i in range(st.rank)]
+        else:
+            rt = ir.RankedTensorType(op.results[0].type)
+            src_big = [i for i in range(st.rank) if st.shape[i] != 1]
+            res_big = [i for i in range(rt.rank) if rt.shape[i] != 1]
+            if [st.shape[i] for i in src_big] != [rt.shape[i] for i in res_big]:
+                return v, mapping  # a real reshape: stop here
+            new = [None] * st.rank
+            for si, ri in zip(src_big, res_big):
+                new[si] = mapping[ri]
+            mapping = new
+        chain.append(op)
+        v = src
+
+
+def _is_neg_inf_splat(v, d) -> bool:
+    while True:
+        op = _def(v, d, "broadcast_in_dim")
+        if op is None:
+            break
+        v = op.operands[0]
+    c = _def(v, d, "constant")
+    if c is None:
+        return False
+    try:
+        dense = ir.DenseElementsAttr(c.attributes["value"])
+        if not dense.is_splat:
+            return False
+        f = ir.FloatAttr(dense.get_splat_value()).value
+    except (ValueError, TypeError):
+        return False
+    return math.isinf(f) and f < 0
+
+
+def _reduce_over(v, d, kind, dim_x, x=None):
+    """``v`` is a single-operand ``kind``-reduce over exactly ``[dim_x]`` (of ``x`` if given)."""
+    r = _def(v, d, "reduce")
+    if r is None or len(r.operands) != 2 or len(r.results) != 1:
+        return None
+    if i64_list(r.attributes["dimensions"]) != [dim_x]:
+        return None
+    if _reducer_kind(r, d) != kind or not _is_identity(r.operands[1], kind):
+        return None
+    if x is not None and r.operands[0] != x:
+        return None
+    return r
+
+
+def _match(div, d, ctx):
+    """Return (x, dim, ops of the subgraph) or None."""
+    if div.results[0].type.typeid != ir.RankedTensorType.static_typeid:
+        return None
+    rt = ir.RankedTensorType(div.results[0].type)
+    if not rt.has_static_shape or not isinstance(rt.element_type, ir.FloatType):
+        return None
+    n = rt.rank
+    e, den = div.operands[0], div.operands[1]
+    exp = _def(e, d, "exponential")
+    if exp is None:
+        return None
+    ops = [div, exp]
+    chain_s: list = []
+    s_val, map_s = _unbroadcast(den, d, chain_s)
+    sub = _def(exp.operands[0], d, "subtract")
+    if sub is None:
+        ctx.debug(f"divide at {div.location}: exponential operand is not a subtract")
+        return None
+    x = sub.operands[0]
+    if x.type != div.results[0].type:
+        return None
+    chain_m: list = []
+    m_val, map_m = _unbroadcast(sub.operands[1], d, chain_m)
+    maxop = _def(m_val, d, "maximum")
+    if maxop is not None:
+        a, b = maxop.operands[0], maxop.operands[1]
+        if _is_neg_inf_splat(a, d):
+            m_val = b
+        elif _is_neg_inf_splat(b, d):
+            m_val = a
+        else:
+            return None
+        chain_m.append(maxop)  # the -inf constant and its broadcast stay (dead code is step 13's job)
+    # The reduce dimension D: the only x dimension not reached by the mappings.
+    if len(map_s) != n - 1 or len(map_m) != n - 1 or None in map_s or None in map_m:
+        ctx.debug(f"divide at {div.location}: denominator/shift is not a broadcast of a rank-{n - 1} reduce")
+        return None
+    missing = sorted(set(range(n)) - set(map_s))
+    if len(missing) != 1 or map_s != [i for i in range(n) if i != missing[0]] or map_m != map_s:
+        ctx.debug(f"divide at {div.location}: broadcasts do not re-insert one reduced dimension")
+        return None
+    dim = missing[0]
+    rsum = _reduce_over(s_val, d, "add", dim, e)
+    rmax = _reduce_over(m_val, d, "maximum", dim, x)
+    if rsum is None or rmax is None:
+        ctx.debug(f"divide at {div.location}: not sum(exp(x - max(x))) over one dimension")
+        return None
+    ops += chain_s + [rsum, sub] + chain_m + [rmax]
+    return x, dim, ops
+
+
+def _uses_inside(ops, root) -> bool:
+    """Every result of every op except ``root`` is used only by ops of ``ops``."""
+    members = list(ops)
+    for op in ops:
+        if op == root:
+            continue
+        for r in op.results:
+            for use in r.uses:
+                owner = use.owner.operation
+                if not any(owner == m for m in members):  # the subgraph has at most ~12 ops
+                    return False
+    return True
+
+
+def _run(func_op, ctx):
+    d = ctx.d
+    divs = []
+
+    def visit(op):
+        if d.is_op(op, "divide"):
+            divs.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(visit)
+    n = 0
+    # A divide can only be erased as the root of its own match, so handles stay valid.
+    for div in divs:
+        m = _match(div, d, ctx)
+        if m is None:
+            continue
+        x, dim, ops = m
+        if not _uses_inside(ops, div):
+            ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
+            continue
+        with div.context, div.location:
+            call = ir.Operation.create(
+                d.name("custom_call"), results=[div.results[0].type], operands=[x],
+                attributes={
+                    "call_target_name": ir.StringAttr.get(TARGET),
+                    "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),
+                },
+                loc=div.location, ip=ir.InsertionPoint(div),
+            )
+        div.results[0].replace_all_uses_with(call.results[0])
+        # Erase users before producers: ops were collected root-first along each chain;
+        # erase in an order where nothing erased still has a use.
+        pending = list(ops)
+        while pending:
+            rest = []
+            for op in pending:
+                if any(True for r in op.results for _ in r.uses):
+                    rest.append(op)
+                else:
+                    op.erase()
+            if len(rest) == len(pending):
+                break  # cannot happen after _uses_inside; never loop forever
+            pending = rest
+        n += 1
+        ctx.stats["softmax-patterns"] += 1
+    if not n:
+        ctx.mark_all_preserved()
+
+
+register_twins(
+    "convert-fs-pattern-to-custom-calls",
+    "Softmax subgraph exp(x - max(x)) / sum(exp(x - max(x))) -> custom_call @AwsFSPattern5",
+    _run,
+    class_name="ConvertFSPatternToCustomCalls",
+    source="seed 004 step 12 and 'FS is an unresolved opaque label'; DESIGN.md decision 7 (our interpretation)",
+)

@@ -1,0 +1,216 @@
+"""Spine step 14: ``neuron-inst-combine`` (one pass for both dialects).
+
+Source: seed 004 step 14 (``createNeuronInstCombinePass``, unconditional,
+"reduce-slice-reduce peephole"; one shared symbol in both spines) and "Class
+hierarchy" (``hilo::SimplifyReduceSliceReducePattern`` on the reduce op);
+behaviour: DESIGN.md catalogue row 14 (our definition of the details).
+
+Pattern (mhlo or stablehlo, matched by the op's own dialect)::
+
+    %r1 = reduce(%x init: %i1) dims = D1          # single operand, single use
+    %s  = slice %r1 [start:limit:stride]          # single use
+    %r2 = reduce(%s init: %i2) dims = D2
+
+with the same reducer in both (a body that is one ``add``, ``multiply``,
+``maximum``, ``minimum``, ``and`` or ``or`` of its two block arguments, in
+either order) and both inits the identity of that reducer (0, 1, -inf/min,
++inf/max, all-ones, 0: a non-identity init would be applied a different
+number of times). Rewrite: ``%s' = slice %x`` (the slice moved to ``%x``'s
+dimensions: full range on D1) and ``%r2`` reduces ``%s'`` over ``D1`` plus
+``D2`` mapped to ``%x``'s dimensions; ``%r1`` and ``%s`` are erased.
+
+Exact for integers and min/max; for floating add/multiply the summation
+order changes (reassociation), as with any combined reduce.
+Left alone (debug line): variadic reduces, different reducers, non-identity
+inits, extra users of the intermediate values, dynamic shapes.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..dialects import i64_list, table_for
+from ..ir import ir
+from ..registry import PassInfo, register
+
+_REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
+
+
+def _producer(v, d, short):
+    if isinstance(v.owner, ir.Block):
+        return None
+    op = v.owner.operation
+    return op if d.is_op(op, short) else None
+
+
+def _single_use(v) -> bool:
+    n = 0
+    for _ in v.uses:
+        n += 1
+        if n > 1:
+            return False
+    return n == 1
+
+
+def _reducer_kind(reduce_op, d) -> str | None:
+    """Short name of the body's binary op if the body is ``op(arg0, arg1)`` then return."""
+    if len(reduce_op.regions) != 1 or len(reduce_op.regions[0].blocks) != 1:
+        return None
+    block = reduce_op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    if len(ops) != 2 or len(block.arguments) != 2:
+        return None
+    bin_op, ret = ops
+    kind = d.short(bin_op)
+    if kind not in _REDUCERS or len(bin_op.operands) != 2 or len(ret.operands) != 1:
+        return None
+    a0, a1 = block.arguments[0], block.arguments[1]
+    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1) or
+                                 (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
+        return None
+    if ret.operands[0] != bin_op.results[0]:
+        return None
+    return kind
+
+
+def _is_identity(v, kind: str) -> bool:
+    if isinstance(v.owner, ir.Block):
+        return False
+    c = v.owner.operation
+    if c.name.split(".", 1)[-1] != "constant":
+        return False
+    try:
+        dense = ir.DenseElementsAttr(c.attributes["value"])
+    except (ValueError, TypeError, KeyError):
+        return False
+    if not dense.is_splat:
+        return False
+    sv = dense.get_splat_value()
+    et = ir.ShapedType(c.results[0].type).element_type
+    if isinstance(sv, ir.FloatAttr) or sv.type.typeid in (ir.F32Type.static_typeid, ir.F64Type.static_typeid,
+                                                        ir.F16Type.static_typeid, ir.BF16Type.static_typeid):
+        f = ir.FloatAttr(sv).value
+        return {"add": f == 0.0, "multiply": f == 1.0,
+                "maximum": math.isinf(f) and f < 0, "minimum": math.isinf(f) and f > 0}.get(kind, False)
+    try:
+        it = ir.IntegerType(et)
+        val = ir.IntegerAttr(sv).value
+    except (ValueError, TypeError):
+        return False
+    w = it.width
+    if w == 1:
+        val &= 1
+        return {"and": val == 1, "or": val == 0, "add": val == 0, "maximum": val == 0, "minimum": val == 1,
+                "multiply": val == 1}.get(kind, False)
+    if it.is_unsigned:
+        val %= 1 << w
+        lo, hi = 0, (1 << w) - 1
+    else:
+        lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+    ones = -1 if not it.is_unsigned else hi
+    return {"add": val == 0, "or": val == 0, "multiply": val == 1, "and": val == ones,
+            "maximum": val == lo, "minimum": val == hi}.get(kind, False)
+
+
+def _try(r2, d, ctx) -> bool:
+    if len(r2.operands) != 2 or len(r2.results) != 1:
+        return False
+    s = _producer(r2.operands[0], d, "slice")
+    if s is None:
+        return False
+    r1 = _producer(s.operands[0], d, "reduce")
+    if r1 is None:
+        return False
+    where = f"reduce at {r2.location}"
+    if len(r1.operands) != 2 or len(r1.results) != 1:
+        ctx.debug(f"{where}: inner reduce is variadic")
+        return False
+    if not _single_use(r1.results[0]) or not _single_use(s.results[0]):
+        ctx.debug(f"{where}: inner reduce or slice has other users")
+        return False
+    k1, k2 = _reducer_kind(r1, d), _reducer_kind(r2, d)
+    if k1 is None or k1 != k2:
+        ctx.debug(f"{where}: reducers differ or are not a single associative op ({k1} vs {k2})")
+        return False
+    if not (_is_identity(r1.operands[1], k1) and _is_identity(r2.operands[1], k2)):
+        ctx.debug(f"{where}: an init value is not the identity of {k1}")
+        return False
+    x = r1.operands[0]
+    if x.type.typeid != ir.RankedTensorType.static_typeid or not ir.RankedTensorType(x.type).has_static_shape:
+        ctx.debug(f"{where}: dynamic or unranked input")
+        return False
+    xt = ir.RankedTensorType(x.type)
+    n = xt.rank
+    d1 = set(i64_list(r1.attributes["dimensions"]))
+    kept = [i for i in range(n) if i not in d1]
+    start = i64_list(s.attributes["start_indices"])
+    limit = i64_list(s.attributes["limit_indices"])
+    stride = i64_list(s.attributes["strides"])
+    n_start, n_limit, n_stride = [0] * n, list(xt.shape), [1] * n
+    for j, xd in enumerate(kept):
+        n_start[xd], n_limit[xd], n_stride[xd] = start[j], limit[j], stride[j]
+    shape = [-(-(n_limit[i] - n_start[i]) // n_stride[i]) for i in range(n)]
+    d2 = [kept[j] for j in i64_list(r2.attributes["dimensions"])]
+    dims = sorted(d1 | set(d2))
+    with r2.context, r2.location:
+        ns = ir.Operation.create(
+            d.name("slice"), results=[ir.RankedTensorType.get(shape, xt.element_type)], operands=[x],
+            attributes={"start_indices": d.i64_array(n_start), "limit_indices": d.i64_array(n_limit),
+                        "strides": d.i64_array(n_stride)},
+            loc=s.location, ip=ir.InsertionPoint(r2),
+        )
+        r2.operands[0] = ns.results[0]
+        r2.attributes["dimensions"] = d.i64_array(dims)
+    s.erase()
+    r1.erase()
+    ctx.stats["reduces-combined"] += 1
+    return True
+
+
+def _run(func_op, ctx):
+    reduces = []
+
+    def visit(op):
+        d = table_for(op)
+        if d is not None and d.is_op(op, "reduce"):
+            reduces.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    # Post-order: inner (earlier) reduces are visited before the ones using them;
+    # a combined reduce can feed another match further down.
+    func_op.walk(visit, ir.WalkOrder.POST_ORDER)
+    # Operation hashes follow operands/attributes: index everything before mutating.
+    index = {op: i for i, op in enumerate(reduces)}
+    inner_of = []
+    for r2 in reduces:
+        j = None
+        d = table_for(r2)
+        s = _producer(r2.operands[0], d, "slice") if len(r2.operands) == 2 else None
+        if s is not None:
+            r1 = _producer(s.operands[0], d, "reduce")
+            j = index.get(r1) if r1 is not None else None
+        inner_of.append(j)
+    erased = set()
+    changed = False
+    for i, r2 in enumerate(reduces):
+        if i in erased:
+            continue
+        if _try(r2, table_for(r2), ctx):
+            changed = True
+            if inner_of[i] is not None:
+                erased.add(inner_of[i])
+    if not changed:
+        ctx.mark_all_preserved()
+
+
+register(
+    PassInfo(
+        "neuron-inst-combine",
+        "reduce -> slice -> reduce with the same associative reducer becomes slice -> one reduce (both dialects)",
+        _run,
+        anchor="func.func",
+        dialect=None,
+        class_name="NeuronInstCombine",
+        source="seed 004 step 14 (SimplifyReduceSliceReducePattern, one symbol for both spines); DESIGN.md row 14",
+    )
+)

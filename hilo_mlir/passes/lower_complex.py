@@ -1,0 +1,236 @@
+"""Spine steps 6 and 7: ``lower-complex`` and ``lower-complex-extra`` (+ ``stablehlo-`` twins).
+
+Source: seed 004 steps 6/7 (``mhlo::createLowerComplexPass`` gate cfg[0x11A],
+default-on per the seed's NOTE; ``mhlo::createLowerComplexExtraPass`` gate
+cfg[0x11B]); behaviour: DESIGN.md catalogue rows 6 and 7 (our definition).
+
+Both rewrite elementwise arithmetic on ``tensor<... x complex<fT>>`` (f32/f64
+parts, any static or dynamic rank) into arithmetic on the real and imaginary
+parts (``real``/``imag`` extract them, ``complex`` rebuilds the result). Parts
+of a value that is itself produced by a ``complex`` op are read from its
+operands, so chains of lowered ops stay real:
+
+* step 6 (``lower-complex``): ``add``, ``subtract``, ``multiply``
+  ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide``
+  ``((ar*br + ai*bi)/(br^2+bi^2), (ai*br - ar*bi)/(br^2+bi^2))``, ``negate``;
+* step 7 (``lower-complex-extra``): ``abs`` ``sqrt(re^2 + im^2)`` (result is
+  real), ``exponential`` ``(e^re cos im, e^re sin im)``, ``log``
+  ``(log |z|, atan2(im, re))``, ``sqrt`` (principal root:
+  ``t = sqrt((|z| + |re|)/2)``; ``re >= 0``: ``(t, im/(2t))``, else
+  ``(|im|/(2t), ±t)`` with the sign of ``im``; ``z = 0`` gives ``0``).
+
+Add/subtract/negate are exact; multiply/divide/abs/exp/log/sqrt use the
+textbook formulas (no scaling against overflow, unlike some libm complex
+routines), so results may differ from the interpreter's in the last bits.
+``real``/``imag`` users of a rebuilt complex value read the part directly.
+Ops on real types are left alone.
+"""
+
+from __future__ import annotations
+
+from ..ir import ir
+from ..registry import register_twins
+
+BASIC = ("add", "subtract", "multiply", "divide", "negate")
+EXTRA = ("abs", "exponential", "log", "sqrt")
+
+
+def _complex_elem(t):
+    try:
+        st = ir.ShapedType(t)
+    except (ValueError, TypeError):
+        return None
+    et = st.element_type
+    if et.typeid != ir.ComplexType.static_typeid:
+        return None
+    return ir.ComplexType(et).element_type
+
+
+def _with_elem(t, elem):
+    if _ranked(t):
+        return ir.RankedTensorType.get(list(ir.RankedTensorType(t).shape), elem)
+    return ir.UnrankedTensorType.get(elem)
+
+
+def _ranked(t) -> bool:
+    return t.typeid == ir.RankedTensorType.static_typeid
+
+
+class _Builder:
+    """Creates ops of one dialect before ``anchor`` (an Operation)."""
+
+    def __init__(self, d, anchor, parts_cache):
+        self.d = d
+        self.ip = ir.InsertionPoint(anchor)
+        self.loc = anchor.location
+        self.parts_cache = parts_cache
+
+    def op(self, short, operands, rtype, attrs=None):
+        new = ir.Operation.create(
+            self.d.name(short), results=[rtype], operands=list(operands), attributes=attrs or {},
+            loc=self.loc, ip=self.ip,
+        )
+        if short in ("real", "imag", "complex"):
+            self.parts_cache.created.append(new)
+        return new.results[0]
+
+    def parts(self, v, real_t):
+        hit = self.parts_cache.get(v)
+        if hit is not None:
+            return hit
+        owner = v.owner
+        if not isinstance(owner, ir.Block) and self.d.is_op(owner.operation, "complex"):
+            res = (owner.operation.operands[0], owner.operation.operands[1])
+            self.parts_cache.created.append(owner.operation)
+        else:
+            res = (self.op("real", [v], real_t), self.op("imag", [v], real_t))
+        self.parts_cache[v] = res
+        return res
+
+    def bin(self, short, a, b):
+        return self.op(short, [a, b], a.type)
+
+    def un(self, short, a):
+        return self.op(short, [a], a.type)
+
+    def const(self, t, value: float):
+        rt = ir.RankedTensorType(t)
+        attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
+        return ir.Operation.create(self.d.name("constant"), results=[t], attributes={"value": attr},
+                                   loc=self.loc, ip=self.ip).results[0]
+
+    def compare(self, a, b, direction: str):
+        i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
+        attrs = {"comparison_direction": ir.Attribute.parse(f"#{self.d.prefix}<comparison_direction {direction}>")}
+        return self.op("compare", [a, b], i1, attrs)
+
+    def select(self, p, a, b):
+        return self.op("select", [p, a, b], a.type)
+
+
+def _lower_one(op, d, cache) -> bool:
+    short = d.short(op)
+    operand_t = op.operands[0].type
+    elem = _complex_elem(operand_t)
+    if elem is None:
+        return False
+    real_t = _with_elem(operand_t, elem)
+    if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
+        if short == "sqrt":  # needs splat constants of the shape
+            return False
+    b = _Builder(d, op, cache)
+    ops = [b.parts(v, real_t) for v in op.operands]
+    ar, ai = ops[0]
+    if short in ("add", "subtract"):
+        re, im = b.bin(short, ar, ops[1][0]), b.bin(short, ai, ops[1][1])
+    elif short == "negate":
+        re, im = b.un("negate", ar), b.un("negate", ai)
+    elif short == "multiply":
+        br, bi = ops[1]
+        re = b.bin("subtract", b.bin("multiply", ar, br), b.bin("multiply", ai, bi))
+        im = b.bin("add", b.bin("multiply", ar, bi), b.bin("multiply", ai, br))
+    elif short == "divide":
+        br, bi = ops[1]
+        den = b.bin("add", b.bin("multiply", br, br), b.bin("multiply", bi, bi))
+        re = b.bin("divide", b.bin("add", b.bin("multiply", ar, br), b.bin("multiply", ai, bi)), den)
+        im = b.bin("divide", b.bin("subtract", b.bin("multiply", ai, br), b.bin("multiply", ar, bi)), den)
+    elif short == "abs":
+        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
+        op.results[0].replace_all_uses_with(mag)
+        op.erase()
+        return True
+    elif short == "exponential":
+        e = b.un("exponential", ar)
+        re, im = b.bin("multiply", e, b.un("cosine", ai)), b.bin("multiply", e, b.un("sine", ai))
+    elif short == "log":
+        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
+        re, im = b.un("log", mag), b.bin("atan2", ai, ar)
+    elif short == "sqrt":
+        zero, half, two = b.const(real_t, 0.0), b.const(real_t, 0.5), b.const(real_t, 2.0)
+        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
+        t = b.un("sqrt", b.bin("multiply", b.bin("add", mag, b.un("abs", ar)), half))
+        two_t = b.bin("multiply", t, two)
+        t_is_zero = b.compare(t, zero, "EQ")
+        safe = b.select(t_is_zero, b.const(real_t, 1.0), two_t)
+        q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))       # im / (2t)
+        q_abs = b.select(t_is_zero, zero, b.bin("divide", b.un("abs", ai), safe))
+        re_pos = b.compare(ar, zero, "GE")
+        im_neg = b.compare(ai, zero, "LT")
+        re = b.select(re_pos, t, q_abs)
+        im = b.select(re_pos, q, b.select(im_neg, b.un("negate", t), t))
+    else:
+        return False
+    res_t = op.results[0].type
+    cache.pop(op.results[0], None)
+    out = b.op("complex", [re, im], res_t)
+    cache[out] = (re, im)
+    op.results[0].replace_all_uses_with(out)
+    op.erase()
+    return True
+
+
+def _make_run(kinds):
+    def _run(func_op, ctx):
+        d = ctx.d
+        todo = []
+
+        def visit(op):
+            if d.is_op(op, *kinds):
+                todo.append(op.operation)
+            return ir.WalkResult.ADVANCE
+
+        func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+        cache = _PartsCache()
+        n = 0
+        with func_op.context, func_op.location:
+            for op in todo:
+                if _lower_one(op, d, cache):
+                    n += 1
+                    ctx.stats["ops-lowered"] += 1
+        if not n:
+            ctx.mark_all_preserved()
+            return
+        # Erase the real/imag/complex ops we created or read through that are
+        # now unused, latest first (a dead complex frees its parts).
+        order = list(dict.fromkeys(reversed(cache.created)))
+        cache.clear()
+        # real(complex(a, b)) -> a, imag(complex(a, b)) -> b for the complex ops we built.
+        forwarded = []
+        for o in order:
+            if d.is_op(o, "complex"):
+                for use in list(o.results[0].uses):
+                    u = use.owner.operation
+                    if d.is_op(u, "real", "imag"):
+                        u.results[0].replace_all_uses_with(o.operands[0 if d.is_op(u, "real") else 1])
+                        forwarded.append(u)
+        for u in forwarded:
+            u.erase()
+        for o in order:
+            if all(not list(r.uses) for r in o.results):
+                o.erase()
+
+    return _run
+
+
+class _PartsCache(dict):
+    """value -> (real part, imag part), plus the real/imag/complex ops touched."""
+
+    def __init__(self):
+        super().__init__()
+        self.created = []
+
+
+register_twins(
+    "lower-complex",
+    "Complex add/subtract/multiply/divide/negate -> arithmetic on real and imaginary parts",
+    _make_run(BASIC),
+    class_name="LowerComplex",
+    source="seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); DESIGN.md row 6",
+)
+register_twins(
+    "lower-complex-extra",
+    "Complex abs/exponential/log/sqrt -> arithmetic on real and imaginary parts",
+    _make_run(EXTRA),
+    class_name="LowerComplexExtra",
+    source="seed 004 step 7 (mhlo::createLowerComplexExtraPass, gate cfg[0x11B]); DESIGN.md row 7",
+)

@@ -1,0 +1,79 @@
+"""fuseElementwiseOps: the seeded upward grower (seed 000 "fuseElementwiseOps").
+
+Seeds: every ``reduce`` and ``concatenate`` not inside a fusion. From a seed
+the grower walks operand-ward (``growFusionOpUpwards``, a worklist over an
+insertion-ordered set) and admits a producer ``cand`` iff
+
+* R1 it is an op (block arguments stay live-ins) in the seed's block;
+* R2 it is not a structural boundary (``transpose``, ``fusion``/composite,
+  ``concatenate``, ``slice``, ``reshape``, ``broadcast_in_dim``) -- tested
+  before the elementwise test, so ``reshape`` is never absorbed;
+* R3 ``is_elementwise_op(cand)`` (decision 3, both dialects);
+* R4 every user of ``cand`` is already in the cluster, where a user inside a
+  nested region counts as its ancestor in the seed's block.
+
+Members are ordered def-before-use (block order). Kind (decision 4): a
+concatenate seed gives ``Elementwise``; a reduce seed gives ``MulRedSqrt`` when
+one of its inputs is produced by a ``multiply`` inside the cluster, else
+``Elementwise``. A seed with no admitted producer still becomes a one-op
+cluster, as the seed's finalize step does (only the sort is skipped).
+"""
+
+from __future__ import annotations
+
+from ...cluster import OpSet, ancestor_in_block
+from ...dialects import is_elementwise_op, is_fusion_like
+from .common import FusionRun, as_op, collect, defining_op, inside_fusion, same_block
+
+#: R2: structural boundaries (they stay live-in producers).
+BOUNDARY = ("transpose", "fusion", "composite", "concatenate", "slice", "reshape", "broadcast_in_dim")
+
+
+def grow_upwards(run: FusionRun, seed) -> OpSet:
+    """``growFusionOpUpwards``: the greedy upward worklist from ``seed`` (R1-R4)."""
+    d = run.d
+    block = seed.block
+    cluster = OpSet([seed])
+    worklist = [seed]
+    while worklist:
+        cur = worklist.pop()
+        for v in cur.operands:
+            cand = defining_op(v)
+            if cand is None or cand in cluster or not same_block(cand, seed):  # R1
+                continue
+            if d.is_op(cand, *BOUNDARY) or is_fusion_like(cand):  # R2
+                continue
+            if not is_elementwise_op(cand):  # R3
+                continue
+            ok = True  # R4
+            for r in cand.results:
+                for use in r.uses:
+                    if ancestor_in_block(as_op(use.owner), block) not in cluster:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if not ok:
+                continue
+            cluster.add(cand)
+            worklist.append(cand)
+    return cluster
+
+
+def fuse_elementwise(run: FusionRun) -> None:
+    """Seed 000 ``fuseElementwiseOps``: one cluster per reduce/concatenate seed."""
+    d = run.d
+    seeds = collect(run.func, lambda o: d.is_op(o, "reduce", "concatenate"))
+    for seed in seeds:
+        if seed.block is None or inside_fusion(seed):
+            continue
+        cluster = grow_upwards(run, seed)
+        kind = "Elementwise"
+        if d.is_op(seed, "reduce"):
+            n_in = len(seed.operands) // 2
+            for v in list(seed.operands)[:n_in]:
+                p = defining_op(v)
+                if p is not None and p in cluster and d.is_op(p, "multiply"):
+                    kind = "MulRedSqrt"
+                    break
+        run.emit(list(cluster), kind)

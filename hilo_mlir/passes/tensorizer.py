@@ -1,0 +1,420 @@
+"""Spine steps 27 and 28: ``canonicalize-for-tensorizer`` and ``tensorizer-legalization`` (+ StableHLO twins).
+
+Seed 004 (steps 27 "8 sub-rewriters" and 28 "output no-aliasing"), seed 002
+section 6 (TensorizerLegalization stamps ``output_names``/``neuron.symName``),
+DESIGN.md pass catalogue. The seeds name the passes; the rewrites and the
+stamped attributes below are our definition (DESIGN.md decision 8).
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import HiloError
+from ..ir import ir
+from ..registry import Option, PassInfo, register, register_twins
+from .penguinize_io import entry_block, find_main, int_list, ir_key, is_block_arg_of, terminator
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _static_shape(t):
+    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        return None
+    return list(t.shape)
+
+
+def _producer(v):
+    return None if isinstance(v.owner, ir.Block) else v.owner.operation
+
+
+def _replace(op, value, ctx, stat):
+    op.results[0].replace_all_uses_with(value)
+    op.erase()
+    ctx.stats[stat] += 1
+
+
+def _reshape(d, value, t, loc, ip):
+    return ir.Operation.create(d.name("reshape"), results=[t], operands=[value], loc=loc, ip=ip).result
+
+
+def _splat_bool(d, v):
+    """The splat boolean value of a constant predicate, or None."""
+    p = _producer(v)
+    if p is None or not d.is_op(p, "constant"):
+        return None
+    a = ir.DenseElementsAttr(p.attributes["value"])
+    if not a.is_splat:
+        return None
+    s = a.get_splat_value()
+    if isinstance(s, ir.BoolAttr):
+        return bool(s.value)
+    try:
+        return bool(ir.IntegerAttr(s).value)
+    except ValueError:
+        return None
+
+
+_MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE"}
+
+# --------------------------------------------------------------------------- step 27: the eight rewrites
+
+
+def _transpose_to_reshape(op, d, ctx):
+    """transpose whose permutation keeps the non-unit dimensions in order -> reshape (identity -> operand)."""
+    src = op.operands[0]
+    shape = _static_shape(src.type)
+    if shape is None:
+        return
+    perm = int_list(op.attributes, "permutation")
+    non_unit = [p for p in perm if shape[p] != 1]
+    if non_unit != sorted(non_unit):
+        return
+    if perm == list(range(len(perm))):
+        _replace(op, src, ctx, "transpose-to-reshape")
+        return
+    new = _reshape(d, src, op.results[0].type, op.location, ir.InsertionPoint(op))
+    _replace(op, new, ctx, "transpose-to-reshape")
+
+
+def _reshape_fold(op, d, ctx):
+    """reshape to the operand's own type -> operand; reshape(reshape(x)) -> reshape(x)."""
+    src = op.operands[0]
+    if src.type == op.results[0].type:
+        _replace(op, src, ctx, "reshape-fold")
+        return
+    inner = _producer(src)
+    if inner is None or not d.is_op(inner, "reshape"):
+        return
+    x = inner.operands[0]
+    if x.type == op.results[0].type:
+        _replace(op, x, ctx, "reshape-fold")
+    else:
+        op.operands[0] = x
+        ctx.stats["reshape-fold"] += 1
+    if not list(inner.results[0].uses):
+        inner.erase()
+
+
+def _broadcast_to_reshape(op, d, ctx):
+    """broadcast_in_dim that only inserts size-1 dimensions (increasing dims, same element count) -> reshape."""
+    src = op.operands[0]
+    s_in, s_out = _static_shape(src.type), _static_shape(op.results[0].type)
+    if s_in is None or s_out is None:
+        return
+    dims = int_list(op.attributes, "broadcast_dimensions")
+    if dims != sorted(dims) or len(set(dims)) != len(dims):
+        return
+    if any(s_in[i] != s_out[dim] for i, dim in enumerate(dims)):
+        return
+    if any(s_out[j] != 1 for j in range(len(s_out)) if j not in set(dims)):
+        return
+    if src.type == op.results[0].type:
+        _replace(op, src, ctx, "broadcast-to-reshape")
+        return
+    new = _reshape(d, src, op.results[0].type, op.location, ir.InsertionPoint(op))
+    _replace(op, new, ctx, "broadcast-to-reshape")
+
+
+def _convert_noop(op, d, ctx):
+    """convert to the operand's own type -> operand."""
+    if op.operands[0].type == op.results[0].type:
+        _replace(op, op.operands[0], ctx, "convert-noop")
+
+
+def _dot_to_dot_general(op, d, ctx):
+    """dot -> dot_general contracting lhs's last dimension with rhs's first (precision_config kept)."""
+    lhs, rhs = op.operands[0], op.operands[1]
+    if not isinstance(lhs.type, ir.RankedTensorType) or not isinstance(rhs.type, ir.RankedTensorType):
+        return
+    lr = lhs.type.rank
+    dnums = ir.Attribute.parse(f"#{d.prefix}.dot<lhs_contracting_dimensions = [{lr - 1}], rhs_contracting_dimensions = [0]>")
+    attrs = {"dot_dimension_numbers": dnums}
+    if "precision_config" in op.attributes:
+        attrs["precision_config"] = op.attributes["precision_config"]
+    new = ir.Operation.create(
+        d.name("dot_general"), results=[op.results[0].type], operands=[lhs, rhs], attributes=attrs, loc=op.location, ip=ir.InsertionPoint(op)
+    )
+    _replace(op, new.result, ctx, "dot-to-dot-general")
+
+
+def _compare_constant_rhs(op, d, ctx):
+    """compare(constant, x) -> compare(x, constant) with the mirrored direction."""
+    lhs, rhs = op.operands[0], op.operands[1]
+    lp, rp = _producer(lhs), _producer(rhs)
+    if lp is None or not d.is_op(lp, "constant") or (rp is not None and d.is_op(rp, "constant")):
+        return
+    text = str(op.attributes["comparison_direction"])
+    direction = text.rsplit(" ", 1)[-1].rstrip(">")
+    if direction not in _MIRROR:
+        return
+    op.attributes["comparison_direction"] = ir.Attribute.parse(f"#{d.prefix}<comparison_direction {_MIRROR[direction]}>")
+    op.operands[0] = rhs
+    op.operands[1] = lhs
+    ctx.stats["compare-constant-rhs"] += 1
+
+
+def _select_splat_predicate(op, d, ctx):
+    """select(splat constant predicate, a, b) -> a or b."""
+    b = _splat_bool(d, op.operands[0])
+    if b is None:
+        return
+    chosen = op.operands[1] if b else op.operands[2]
+    if chosen.type != op.results[0].type:
+        return
+    _replace(op, chosen, ctx, "select-splat-predicate")
+
+
+def _slice_full(op, d, ctx):
+    """slice of the whole operand with unit strides -> operand."""
+    src = op.operands[0]
+    if src.type != op.results[0].type or _static_shape(src.type) is None:
+        return
+    starts = int_list(op.attributes, "start_indices")
+    limits = int_list(op.attributes, "limit_indices")
+    strides = int_list(op.attributes, "strides")
+    if all(s == 0 for s in starts) and limits == _static_shape(src.type) and all(s == 1 for s in strides):
+        _replace(op, src, ctx, "slice-full")
+
+
+#: short op name -> (rewrite name, function): the eight rewrites of step 27.
+REWRITES = {
+    "transpose": ("transpose-to-reshape", _transpose_to_reshape),
+    "reshape": ("reshape-fold", _reshape_fold),
+    "broadcast_in_dim": ("broadcast-to-reshape", _broadcast_to_reshape),
+    "convert": ("convert-noop", _convert_noop),
+    "dot": ("dot-to-dot-general", _dot_to_dot_general),
+    "compare": ("compare-constant-rhs", _compare_constant_rhs),
+    "select": ("select-splat-predicate", _select_splat_predicate),
+    "slice": ("slice-full", _slice_full),
+}
+
+
+def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
+    """CanonicalizeForTensorizer: eight semantics-preserving rewrites that make ops fit the backend.
+
+    One sweep over the function in pre-order (nested regions included; a
+    producer is visited before its users, so chains collapse in one sweep and
+    the pass is linear in the number of ops). Each rewrite is counted in a
+    statistic of its name:
+
+    1. ``transpose-to-reshape``: ``transpose`` whose permutation keeps the
+       relative order of the non-unit dimensions moves no data: it becomes a
+       ``reshape`` (an identity permutation disappears). Static shapes only.
+    2. ``reshape-fold``: ``reshape(reshape(x))`` -> ``reshape(x)`` (the inner one
+       is erased when unused); a ``reshape`` to its operand's type disappears.
+    3. ``broadcast-to-reshape``: ``broadcast_in_dim`` with increasing
+       ``broadcast_dimensions`` that only inserts size-1 dimensions is a
+       ``reshape`` (the identity broadcast disappears).
+    4. ``convert-noop``: ``convert`` to the operand's own type disappears.
+    5. ``dot-to-dot-general``: ``dot`` -> ``dot_general`` contracting lhs's last
+       dimension with rhs's first (the backend has one matmul form);
+       ``precision_config`` is kept.
+    6. ``compare-constant-rhs``: ``compare(constant, x)`` -> ``compare(x,
+       constant)`` with the mirrored direction (LT<->GT, LE<->GE; EQ, NE
+       unchanged; ``compare_type`` kept; NaN behaviour unchanged).
+    7. ``select-splat-predicate``: ``select`` whose predicate is a splat
+       constant is the chosen operand.
+    8. ``slice-full``: ``slice`` of the whole operand with unit strides is the
+       operand.
+
+    Shapes/dtypes: any ranked tensors; rewrites needing static shapes (1, 3, 8)
+    skip dynamic ones. Raises nothing. Source: seed 004 step 27 ("8
+    sub-rewriters"); the choice of the eight is ours (DESIGN.md decision 8).
+    """
+    d = ctx.d
+    ops = []
+
+    def visit(op):
+        short = d.short(op.name)
+        if short in REWRITES:
+            ops.append((short, op.operation))
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    # Only the visited op, or an inner reshape visited before it, is ever erased.
+    with func_op.context, func_op.location:
+        for short, op in ops:
+            REWRITES[short][1](op, d, ctx)
+
+
+register_twins(
+    "canonicalize-for-tensorizer",
+    "Eight rewrites that make ops fit the backend (transpose/broadcast->reshape, reshape fold, no-op convert, dot->dot_general, "
+    "constant on the compare rhs, select of a splat predicate, full slice)",
+    run_canonicalize_for_tensorizer,
+    class_name="CanonicalizeForTensorizer",
+    source="seed 004 step 27; rewrites: our interpretation (DESIGN.md catalogue)",
+)
+
+# --------------------------------------------------------------------------- step 28
+
+#: The op that copies an output: ``mhlo.copy``; StableHLO has no copy op, so its
+#: twin uses ``custom_call @AliasingCopy`` with ONE operand and no
+#: ``output_operand_aliases`` (a plain copy; the printers map it to ``CopyOp``).
+COPY_TARGET = "AliasingCopy"
+
+
+def make_copy(d, value, loc, ip):
+    """Insert a copy of ``value`` (see :data:`COPY_TARGET`) at ``ip``; returns the copy's result."""
+    if d.prefix == "mhlo":
+        return ir.Operation.create("mhlo.copy", results=[value.type], operands=[value], loc=loc, ip=ip).result
+    attrs = {"call_target_name": ir.StringAttr.get(COPY_TARGET)}
+    return ir.Operation.create(d.name("custom_call"), results=[value.type], operands=[value], attributes=attrs, loc=loc, ip=ip).result
+
+
+def _output_names(module_op, main, n):
+    if "output_names" in main.attributes:
+        arr = ir.ArrayAttr(main.attributes["output_names"])
+        names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+        where = main
+    elif "neuron.output_names" in module_op.attributes:
+        arr = ir.ArrayAttr(module_op.attributes["neuron.output_names"])
+        names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+        where = module_op
+    else:
+        return [f"output_{j}" for j in range(n)]
+    if len(names) != n:
+        raise HiloError(f"'output_names' has {len(names)} names but @main has {n} results", loc=where.location)
+    return names
+
+
+def _numel(t):
+    n = 1
+    for x in t.shape:
+        n *= x
+    return n
+
+
+def _zero_sized_outputs(main, ret, d, ctx):
+    for j, v in enumerate(list(ret.operands)):
+        t = v.type
+        if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape or _numel(t) != 0:
+            continue
+        p = _producer(v)
+        if p is not None and d.is_op(p, "constant"):
+            continue
+        empty = ir.Attribute.parse(f"dense<> : {t}")
+        c = ir.Operation.create(d.name("constant"), results=[t], attributes={"value": empty}, loc=p.location if p is not None else ret.location, ip=ir.InsertionPoint(ret))
+        ret.operands[j] = c.result
+        ctx.stats["zero-sized-outputs"] += 1
+
+
+def _broadcast_large_splats(module_op, d, threshold, ctx):
+    found = []
+
+    def visit(op):
+        if d.is_op(op, "constant"):
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    for op in found:
+        t = op.results[0].type
+        if not isinstance(t, ir.RankedTensorType) or t.rank == 0 or not t.has_static_shape or _numel(t) < threshold:
+            continue
+        try:
+            attr = ir.DenseElementsAttr(op.attributes["value"])
+        except (ValueError, TypeError):  # resource / non-dense literal
+            continue
+        if not attr.is_splat:
+            continue
+        scalar_t = ir.RankedTensorType.get([], t.element_type)
+        ip = ir.InsertionPoint(op)
+        value = ir.DenseElementsAttr.get_splat(scalar_t, attr.get_splat_value())
+        sc = ir.Operation.create(d.name("constant"), results=[scalar_t], attributes={"value": value}, loc=op.location, ip=ip)
+        b = ir.Operation.create(
+            d.name("broadcast_in_dim"), results=[t], operands=[sc.result],
+            attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=op.location, ip=ip,
+        )
+        op.results[0].replace_all_uses_with(b.result)
+        op.erase()
+        ctx.stats["large-splats-broadcast"] += 1
+
+
+def run_tensorizer_legalization(module_op, ctx) -> None:
+    """TensorizerLegalization: every output of ``main`` is its own, freshly computed tensor.
+
+    * An output that is an entry argument of ``main``, or the same value as an
+      earlier output, is replaced by a copy inserted just before the return:
+      ``mhlo.copy`` on MHLO, ``stablehlo.custom_call @AliasingCopy`` with one
+      operand on StableHLO (the dialect has no copy op). Statistic
+      ``outputs-copied``.
+    * ``output_names`` (strings) is stamped on ``main``: kept if already there,
+      else taken from the module's ``neuron.output_names``, else ``output_<j>``.
+    * ``neuron.symName`` is stamped on the op that defines each output: a
+      string for a single-result op, else an array with one string per result
+      (``""`` for results that are not outputs).
+
+    The StableHLO twin is strictly richer (seed 002 section 5: it "adds
+    large-constant-splat + zero-sized-tensor stages"; seed 004: its factory
+    takes an extra ``long``, our ``splat-threshold`` option). Before the
+    stages above it
+
+    * replaces every zero-sized output of ``main`` (a static shape with a 0
+      dimension) that is not already a constant by ``constant dense<>`` of its
+      type (there is no data to compute; statistic ``zero-sized-outputs``);
+    * rewrites every splat ``constant`` (any function) with at least
+      ``splat-threshold`` elements into a scalar ``constant`` and a
+      ``broadcast_in_dim`` (the backend never materialises the large literal;
+      statistic ``large-splats-broadcast``; 0 turns the stage off).
+
+    Linear in the number of ops. Raises HiloError when ``main`` is missing
+    or ``output_names`` has the wrong length. Source: seed 004 step 28 ("output
+    no-aliasing"), seed 002 sections 5-6; the copy op and the naming are ours.
+    """
+    d = ctx.d
+    with module_op.context, module_op.location:
+        main = find_main(module_op)
+        ret = terminator(entry_block(main))
+        if d.prefix == "stablehlo":
+            _zero_sized_outputs(main, ret, d, ctx)
+            if ctx.options.splat_threshold > 0:
+                _broadcast_large_splats(module_op, d, ctx.options.splat_threshold, ctx)
+        vals = list(ret.operands)
+        seen = set()
+        for j, v in enumerate(vals):
+            if is_block_arg_of(v, main) or ir_key(v) in seen:
+                why = "an entry argument" if is_block_arg_of(v, main) else "a repeated output"
+                c = make_copy(d, v, ret.location, ir.InsertionPoint(ret))
+                ret.operands[j] = c
+                vals[j] = c
+                ctx.stats["outputs-copied"] += 1
+                ctx.debug(f"output #{j} is {why}: copied")
+            seen.add(ir_key(vals[j]))
+        names = _output_names(module_op, main, len(vals))
+        main.attributes["output_names"] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names])
+        per_op = {}
+        for j, v in enumerate(vals):
+            p = _producer(v)
+            if p is None:  # a block argument of a nested region cannot be returned by main
+                continue
+            per_op.setdefault(ir_key(p), (p, {}))[1][v.result_number] = names[j]
+        for p, by_result in per_op.values():
+            if len(p.results) == 1:
+                p.attributes["neuron.symName"] = ir.StringAttr.get(by_result[0])
+            else:
+                p.attributes["neuron.symName"] = ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))])
+            ctx.stats["ops-named"] += 1
+
+
+# One implementation, registered for both dialects by hand: the StableHLO twin
+# has an option (the binary's extra ``long`` constructor argument) the MHLO pass lacks.
+_TL_SUMMARY = "No output of main is an entry argument or repeats another output (copies inserted); stamp output_names and neuron.symName"
+_TL_SOURCE = "seed 004 step 28; seed 002 sections 5-6; copy op, names and the StableHLO stages: our interpretation"
+register(
+    PassInfo(
+        "tensorizer-legalization", _TL_SUMMARY, run_tensorizer_legalization, anchor="builtin.module",
+        dialect="mhlo", class_name="TensorizerLegalization", source=_TL_SOURCE,
+    )
+)
+register(
+    PassInfo(
+        "stablehlo-tensorizer-legalization",
+        _TL_SUMMARY + "; zero-sized outputs become constants, large splat constants become scalar + broadcast_in_dim (StableHLO twin)",
+        run_tensorizer_legalization,
+        anchor="builtin.module",
+        dialect="stablehlo",
+        options=(Option("splat-threshold", int, 4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"),),
+        class_name="StableHLOTensorizerLegalization",
+        source=_TL_SOURCE,
+    )
+)

@@ -1,0 +1,96 @@
+"""The numpy reference backend for Penguin Python programs (issue 5 item 8; DESIGN.md "The printer").
+
+Nothing outside this project can run the ``penguin.py`` the printers emit, so
+this package executes it with numpy: it is how we (and users) check that the
+program means what the MLIR meant.
+
+    >>> from hilo_mlir import penguin_ref
+    >>> outs = penguin_ref.run("out/penguin.py", [x, w])   # list[np.ndarray], main's result order
+
+The program's imports of the Penguin API (any module root: the printer's
+``root`` option) are served by fake modules that record each op statement;
+the statements are then interpreted in order with numpy (see
+:mod:`.runtime` for the mechanics and :mod:`.ops` for the semantics of each
+op). ``.npy`` constants are read from the program's folder, or from the
+``files`` dict (``PenguinSource.files``) when the program is given as text.
+
+Errors: :class:`PenguinRefError` (a :class:`hilo_mlir.HiloError`) naming the
+op (``xla_op`` and Python op name) and its ``DebugLocation`` for a statement
+that cannot be executed; wrong input count/shape; a program that is not
+valid Python.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .runtime import PenguinRefError, Program, run_program
+
+__all__ = ["run", "load", "PenguinRefError", "Program"]
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and (s.endswith(".py") or os.path.exists(s))
+
+
+def load(source_or_path, files: dict | None = None) -> Program:
+    """Record a program without running it (statements, inputs, outputs, regions).
+
+    Args:
+        source_or_path: Penguin Python source text, a path to ``penguin.py``,
+            or a directory containing ``penguin.py``.
+        files: ``{name: bytes | np.ndarray}`` of ``.npy`` constants for a
+            program given as text (default: the ``.files`` of a
+            ``PenguinSource``, if it is one).
+
+    Raises:
+        PenguinRefError: unreadable file, invalid Python, a statement that
+            fails while the program is recorded.
+    """
+    folder = None
+    filename = "penguin.py"
+    if isinstance(source_or_path, os.PathLike) or (isinstance(source_or_path, str) and _looks_like_path(source_or_path)):
+        path = os.fspath(source_or_path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "penguin.py")
+        try:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        except OSError as e:
+            raise PenguinRefError(f"penguin_ref: cannot read {path}: {e.strerror}") from None
+        folder = os.path.dirname(os.path.abspath(path))
+        filename = path
+    elif isinstance(source_or_path, str):
+        source = str(source_or_path)
+        if files is None:
+            files = getattr(source_or_path, "files", None)
+    else:
+        raise PenguinRefError(f"penguin_ref: expected source text or a path, got {type(source_or_path).__name__}")
+    prog = Program(source, folder=folder, files=files, filename=filename)
+    prog.execute_source()
+    return prog
+
+
+def run(source_or_path, inputs, files: dict | None = None) -> list:
+    """Run a Penguin program on ``inputs`` with numpy.
+
+    Args:
+        source_or_path: program text (``str`` / ``PenguinSource``), a path to
+            ``penguin.py`` or its directory.
+        inputs: one array per ``markInput`` tensor, in ``input_<i>`` order
+            (shapes must match the program's ``TensorSpec``; dtypes are
+            converted to it). Parameters (``is_parameter_tensor=True``) left
+            out at the end are read from their ``weight_file``.
+        files: in-memory ``.npy`` constants (see :func:`load`).
+
+    Returns:
+        ``list[np.ndarray]``: the outputs in ``markOutput`` index order
+        (= ``main``'s results); bf16 results are ``ml_dtypes.bfloat16`` arrays.
+
+    Raises:
+        PenguinRefError: see :func:`load`; plus wrong input count/shape and
+            any statement the backend cannot execute (naming the op and its
+            ``DebugLocation``).
+    """
+    prog = load(source_or_path, files=files)
+    return run_program(prog, inputs)

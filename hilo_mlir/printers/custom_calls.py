@@ -1,0 +1,341 @@
+"""The custom-call dispatch table of both printers (seed 002 section 3; docs/penguin_format.md section 8).
+
+``custom_call`` ops are dispatched by ``call_target_name`` through
+:data:`EMITTERS` (the same keys as :data:`.supported.CUSTOM_CALL_TARGETS`,
+checked at import): one emitter per target family.
+
+* ``QuantizeMX`` -> ``Intrinsics.QuantizeMXTensorOp``: ``mx_dtype`` /
+  ``dim`` / ``block_size`` (default 32) / ``scale_method`` (default
+  ``'EMAX'``) from the backend config; a negative ``dim`` is normalised with
+  the operand rank; a ``ui32`` data result gets the x4-packed FP8 container
+  dtype. A missing or malformed config is ``NCC_EVRF036``.
+* ``__op$block_scaled_dot`` (scaled matmul) -> a plain ``DotOp`` with srcs
+  ``[lhs, rhs, lhs_scale, rhs_scale]``, the four dimension lists from
+  ``scaled_dot_backend_config`` and ``op='mhlo.scaled_dot'``.
+* ``AwsNeuronDevicePrint`` -> ``DevicePrintOp`` with
+  ``xla_op='mhlo.device_print'`` and ``prefix=`` the backend config text.
+* ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7).
+* ``AliasingCopy``, ``AwsNeuronTransferWithStaticRing`` and the sharding
+  markers -> ``CopyOp`` (identity); ``AwsNeuronControlDep`` ->
+  ``ControlDepOp`` (result ``i`` is operand ``i``; the rest are ordering
+  dependencies).
+* ``check.expect_*`` (the StableHLO interpreter test suite) -> ``CheckOp``.
+* ``mhlo.<op>`` (an mhlo op without a StableHLO equivalent, as
+  ``hlo-legalize-to-stablehlo`` writes it) -> the op's own statement with
+  the ``mhlo.attributes`` as keyword arguments and ``called_computations``
+  as region functions.
+
+Backend configs are read from ``backend_config`` (a JSON string, or a
+dictionary with ``api_version = 4``) or ``mhlo.backend_config`` (a
+dictionary); dictionaries keep their integers as ``int``. Unknown targets are
+rejected by :func:`.supported.unsupported_reason` before any emitter runs.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..diagnostics import HiloError
+from . import supported as _sup
+
+
+def _target(op) -> str:
+    return _sup.custom_call_target(op)
+
+
+def attr_to_python(attr):
+    """An MLIR attribute as a Python object (for configs): int/float/bool/str/list/dict."""
+    from ..ir import ir
+
+    a = attr.maybe_downcast()
+    if isinstance(a, ir.BoolAttr):
+        return bool(a.value)
+    if isinstance(a, ir.IntegerAttr):
+        return int(a.value)
+    if isinstance(a, ir.FloatAttr):
+        return float(a.value)
+    if isinstance(a, ir.StringAttr):
+        return a.value
+    if isinstance(a, ir.ArrayAttr):
+        return [attr_to_python(x) for x in a]
+    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+        return [int(x) for x in a]
+    if isinstance(a, ir.DictAttr):
+        return {a[i].name: attr_to_python(a[i].attr) for i in range(len(a))}
+    if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
+        from .constants import dense_to_numpy
+
+        return dense_to_numpy(attr).tolist()
+    return str(attr)
+
+
+def config_attr(op):
+    """The raw backend config attribute of a custom call (``backend_config`` or ``mhlo.backend_config``), or None."""
+    attrs = op.attributes
+    for key in ("backend_config", "mhlo.backend_config"):
+        if key in attrs:
+            return attrs[key]
+    return None
+
+
+def json_config(op, required: bool) -> dict:
+    """The backend config as a dict.
+
+    A JSON string is parsed; a dictionary attribute is converted (integers
+    stay ``int``). An empty or absent config gives ``{}`` unless ``required``.
+
+    Raises:
+        HiloError: ``NCC_EVRF036`` when the config is required and missing, or
+            is not a JSON object / dictionary.
+    """
+    from ..ir import ir
+
+    a = config_attr(op)
+    target = _target(op)
+    if a is None or (a.typeid == ir.StringAttr.static_typeid and not ir.StringAttr(a).value.strip()):
+        if required:
+            raise HiloError(f"custom_call @{target}: backend_config is missing", loc=op.location, code="NCC_EVRF036")
+        return {}
+    if a.typeid == ir.StringAttr.static_typeid:
+        text = ir.StringAttr(a).value
+        try:
+            cfg = json.loads(text)
+        except ValueError as e:
+            raise HiloError(f"custom_call @{target}: malformed JSON backend_config ({e})", loc=op.location,
+                            code="NCC_EVRF036") from None
+    else:
+        cfg = attr_to_python(a)
+    if not isinstance(cfg, dict):
+        raise HiloError(f"custom_call @{target}: backend_config is not a JSON object", loc=op.location,
+                        code="NCC_EVRF036")
+    return cfg
+
+
+def _rank(v) -> int:
+    from ..ir import ir
+
+    return ir.RankedTensorType(v.type).rank
+
+
+def _elem(v) -> str:
+    from ..ir import ir
+
+    return str(ir.RankedTensorType(v.type).element_type)
+
+
+def _cfg_int(op, cfg, key, default) -> int:
+    v = cfg.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            return int(str(v), 10)
+        except ValueError:
+            raise HiloError(f"custom_call @{_target(op)}: backend_config '{key}' must be an integer, got {v!r}",
+                            loc=op.location, code="NCC_EVRF036") from None
+    return v
+
+
+def _cfg_list(op, cfg, key, default) -> list[int]:
+    v = cfg.get(key, default)
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise HiloError(f"custom_call @{_target(op)}: backend_config '{key}' must be a list of integers, got {v!r}",
+                        loc=op.location, code="NCC_EVRF036")
+    return list(v)
+
+
+def _meta(target: str) -> tuple[str, str]:
+    return ("target_name", repr(target))
+
+
+def _dict_config_items(p, op) -> list[tuple[str, str]]:
+    """``backend_config={...}`` when the config is a dictionary (api_version 4): a Python dict, integers as ``int``."""
+    from ..ir import ir
+
+    a = config_attr(op)
+    if a is not None and a.typeid == ir.DictAttr.static_typeid:
+        return [("backend_config", p.attr_value(a))]
+    return []
+
+
+# -- emitters --------------------------------------------------------------------------------
+
+
+def emit_quantize_mx(p, op, target) -> None:
+    """``QuantizeMX`` -> ``QuantizeMXTensorOp`` (seed 002 section 3, ``printQuantizeMX``)."""
+    cfg = json_config(op, required=True)
+    if len(op.operands) < 1 or len(op.results) < 1:
+        raise HiloError(f"custom_call @{target} needs an operand and a result", loc=op.location)
+    dtype = cfg.get("dtype", "")
+    if not isinstance(dtype, str):
+        raise HiloError(f"custom_call @{target}: backend_config 'dtype' must be a string", loc=op.location,
+                        code="NCC_EVRF036")
+    rank = _rank(op.operands[0])
+    dim = _cfg_int(op, cfg, "dim", 0)
+    if dim < 0:
+        dim += rank
+    if not 0 <= dim < max(rank, 1):
+        raise HiloError(f"custom_call @{target}: dim {cfg.get('dim')} is out of range for rank {rank}",
+                        loc=op.location, code="NCC_EVRF036")
+    block_size = _cfg_int(op, cfg, "block_size", 32)
+    scale_method = cfg.get("scale_method", "EMAX")
+    from ..ir import ir
+
+    dsts = [p.spec(r.type) for r in op.results]
+    if _elem(op.results[0]) == "ui32":
+        packed = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}.get(dtype)
+        if packed is None:
+            raise HiloError(f"custom_call @{target}: a ui32 (x4-packed) result needs dtype float8_e5m2 or "
+                            f"float8_e4m3fn, got {dtype!r}", loc=op.location, code="NCC_EVRF036")
+        rt = ir.RankedTensorType(op.results[0].type)
+        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{packed}')"
+    attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
+             ("scale_method", repr(str(scale_method))), _meta(target)]
+    p.statement(op, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
+
+
+def emit_scaled_dot(p, op, target) -> None:
+    """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'`` (``printScaleMatmult``)."""
+    if len(op.operands) != 4 or len(op.results) != 1:
+        raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result",
+                        loc=op.location)
+    cfg = json_config(op, required=False)
+    inner = cfg.get("scaled_dot_backend_config", {})
+    if not isinstance(inner, dict):
+        raise HiloError(f"custom_call @{target}: 'scaled_dot_backend_config' must be an object", loc=op.location,
+                        code="NCC_EVRF036")
+    r = _rank(op.operands[0])
+    batch = list(range(max(r - 2, 0)))
+    lb = _cfg_list(op, inner, "lhs_batch_dimensions", batch)
+    rb = _cfg_list(op, inner, "rhs_batch_dimensions", batch)
+    lc = _cfg_list(op, inner, "lhs_contracting_dimensions", [r - 1])
+    rc = _cfg_list(op, inner, "rhs_contracting_dimensions", [_rank(op.operands[1]) - 1])
+    from .driver import dtype_name
+
+    elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
+    attrs = [("lhs_batch_dimensions", repr(lb)), ("rhs_batch_dimensions", repr(rb)),
+             ("lhs_contracting_dimensions", repr(lc)), ("rhs_contracting_dimensions", repr(rc)),
+             ("element_dtype", repr(str(elem))), ("op", repr("mhlo.scaled_dot")), _meta(target)]
+    p.statement(op, "DotOp", attrs)
+
+
+def emit_device_print(p, op, target) -> None:
+    """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')`` (``printDevicePrintCustomCall``)."""
+    from ..ir import ir
+
+    a = config_attr(op)
+    if a is not None and a.typeid == ir.DictAttr.static_typeid:
+        prefix = str(attr_to_python(a).get("prefix", ""))
+    else:
+        prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
+    p.statement(op, "DevicePrintOp", [("prefix", repr(prefix)), _meta(target)], xla_op="mhlo.device_print")
+
+
+def emit_softmax(p, op, target) -> None:
+    """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7; config ``{"dim": <int>}``)."""
+    cfg = json_config(op, required=True)
+    if len(op.operands) != 1 or len(op.results) != 1:
+        raise HiloError(f"custom_call @{target} needs one operand and one result", loc=op.location)
+    rank = _rank(op.operands[0])
+    if "dim" not in cfg:
+        raise HiloError(f"custom_call @{target}: backend_config has no 'dim'", loc=op.location, code="NCC_EVRF036")
+    dim = _cfg_int(op, cfg, "dim", 0)
+    if dim < 0:
+        dim += rank
+    if not 0 <= dim < rank:
+        raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}",
+                        loc=op.location, code="NCC_EVRF036")
+    p.statement(op, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
+
+
+def emit_copy(p, op, target) -> None:
+    """Copies and identity markers -> ``CopyOp``: result ``i`` is operand ``i``.
+
+    ``AliasingCopy`` comes in two forms: one operand (a plain copy,
+    tensorizer-legalization's StableHLO twin) or ``(value, donated input)``
+    (legalize-alias: the value written into the input's buffer; operand 1
+    only names the buffer and ``output_operand_aliases`` is printed).
+    ``AwsNeuronTransferWithStaticRing`` and the sharding markers take one
+    operand.
+    """
+    n = len(op.results)
+    if n == 0 or n > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
+        raise HiloError(f"custom_call @{target}: result i must have the type of operand i (it is printed as a copy)",
+                        loc=op.location)
+    if target != "AliasingCopy" and len(op.operands) != n:
+        raise HiloError(f"custom_call @{target} must have as many operands as results", loc=op.location)
+    items = [_meta(target)]
+    if "output_operand_aliases" in op.attributes:
+        items.append(("output_operand_aliases", p.attr_value(op.attributes["output_operand_aliases"])))
+    p.statement(op, "CopyOp", items + _dict_config_items(p, op))
+
+
+def emit_control_dep(p, op, target) -> None:
+    """``AwsNeuronControlDep`` -> ``ControlDepOp``: result ``i`` is operand ``i``, later operands order it."""
+    if len(op.results) > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
+        raise HiloError(f"custom_call @{target}: result i must have the type of operand i", loc=op.location)
+    p.statement(op, "ControlDepOp", [_meta(target)] + _dict_config_items(p, op))
+
+
+def emit_check(p, op, target) -> None:
+    """``check.expect_*`` (interpreter test suite) -> ``CheckOp(check='expect_eq', ...)``."""
+    items = [("check", repr(target.split(".", 1)[1])), _meta(target)]
+    items.extend(_dict_config_items(p, op))
+    p.statement(op, "CheckOp", items)
+
+
+def emit_mhlo_op(p, op, target) -> None:
+    """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs)."""
+    from ..ir import ir
+
+    attrs = op.attributes
+    items = []
+    used: set = set()
+    if "mhlo.attributes" in attrs:
+        d = ir.DictAttr(attrs["mhlo.attributes"])
+        for i in range(len(d)):
+            items.append((p.key(d[i].name, used), p.attr_value(d[i].attr)))
+    py = _sup.custom_call_py_op(target)
+    if "called_computations" in attrs:
+        names = [ir.FlatSymbolRefAttr(x).value for x in ir.ArrayAttr(attrs["called_computations"])]
+        if names:
+            results = [p.fresh() for _ in range(len(op.results))]
+            handle = results[0] if results else p.fresh()
+            fnames = []
+            hint = None
+            for n in names:
+                f = p.lookup_function(op, n)
+                block = f.regions[0].blocks[0]
+                fnames.append(p.print_region_function(block, handle))
+                if len(names) == 1:
+                    hint = p.reducer_hint(block, target.split(".", 1)[1])
+            items.append(("regions", "[" + ", ".join(fnames) + "]"))
+            if hint:
+                items.append(("reducer", repr(hint)))
+            p.statement(op, py, items, xla_op=target, result_names=results)
+            return
+    p.statement(op, py, items, xla_op=target)
+
+
+_BY_PY_OP = {
+    "QuantizeMXTensorOp": emit_quantize_mx,
+    "DotOp": emit_scaled_dot,
+    "DevicePrintOp": emit_device_print,
+    "SoftmaxOp": emit_softmax,
+    "CopyOp": emit_copy,
+    "ControlDepOp": emit_control_dep,
+    "CheckOp": emit_check,
+}
+
+#: target -> emitter; the same keys as supported.CUSTOM_CALL_TARGETS (checked below).
+EMITTERS = {t: _BY_PY_OP[py] for t, py in _sup.CUSTOM_CALL_TARGETS.items()}
+assert set(EMITTERS) == set(_sup.CUSTOM_CALL_TARGETS)
+
+
+def emit_custom_call(p, op) -> None:
+    """Dispatch one custom call by target (the printer already checked the target is known)."""
+    target = _target(op)
+    fn = EMITTERS.get(target)
+    if fn is None:
+        if _sup.custom_call_py_op(target) is None:  # pragma: no cover - check_supported ran first
+            raise HiloError(f"unsupported custom_call target '{target}'", loc=op.location)
+        fn = emit_mhlo_op
+    fn(p, op, target)

@@ -1,0 +1,273 @@
+"""What the Penguin printers can emit: the one table behind the printers and ``verify-supported-ops``.
+
+``unsupported_reason(op)`` returns ``None`` when the printers (both
+``mhlo-to-py-penguin`` and ``stablehlo-to-py-penguin``) can emit ``op`` and a
+one-line reason otherwise. The printers call it for every op they print and
+the ``verify-supported-ops`` pass (spine step 4; DESIGN.md catalogue) calls it
+for every op of the module, so the two can never disagree.
+
+The tables are data (short op names shared by both dialects; DESIGN.md
+"Passes are data plus one function"):
+
+* :data:`SUPPORTED_OPS`: ops printed by the generic statement assembler or a
+  dedicated emitter (docs/penguin_format.md sections 5-7).
+* :data:`UNSUPPORTED_OPS`: ops rejected with a specific reason.
+* :data:`CUSTOM_CALL_TARGETS`: the custom-call dispatch table (section 8),
+  target name -> Python op; ``mhlo.<op>`` targets (mhlo ops without a
+  StableHLO equivalent, as ``hlo-legalize-to-stablehlo`` writes them) are
+  accepted when ``<op>`` is in :data:`SUPPORTED_OPS`.
+* :data:`FUSION_KINDS` / :data:`COMPOSITE_KINDS`: the FusionKind /
+  CompositeKind dispatch tables (seed 002 section 2), kind -> (Python op name,
+  ``hilo_fusion_op`` or None); ``None`` as Python name = transparent
+  (ScheduleFusion).
+* :data:`DTYPES`: MLIR element type -> Penguin dtype string.
+
+Source: seed 002 sections 1-3, DESIGN.md "The printer" and catalogue step 4.
+"""
+
+from __future__ import annotations
+
+from ..ir import ir
+
+#: MLIR element type (its text) -> Penguin dtype string (docs/penguin_format.md section 5).
+DTYPES = {
+    "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
+    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E8M0FNU": "float8_e8m0fnu",
+    "i1": "bool", "i4": "int4", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "ui4": "uint4", "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
+    "complex<f32>": "complex64", "complex<f64>": "complex128",
+}
+
+#: Ops the printers emit (short names; the same set in mhlo and stablehlo).
+SUPPORTED_OPS = frozenset(
+    """
+    abs add and atan2 bitcast_convert cbrt ceil clamp compare complex convert
+    cosine count_leading_zeros divide exponential exponential_minus_one floor imag
+    is_finite log log_plus_one logistic maximum minimum multiply negate not or popcnt
+    power real reduce_precision remainder round_nearest_afz round_nearest_even rsqrt
+    select shift_left shift_right_arithmetic shift_right_logical sign sine sqrt
+    subtract tan tanh xor
+    acos acosh asin asinh atanh cosh sinh erf
+    constant iota broadcast broadcast_in_dim reshape transpose slice dynamic_slice
+    dynamic_update_slice concatenate pad reverse gather scatter select_and_scatter
+    reduce reduce_window sort dot dot_general convolution torch_index_select topk
+    get_dimension_size tuple get_tuple_element while case if map
+    optimization_barrier copy after_all create_token
+    all_reduce all_gather reduce_scatter all_to_all collective_permute
+    collective_broadcast partition_id replica_id
+    custom_call fusion composite return
+    """.split()
+)
+
+#: Ops rejected with a specific reason (anything else not in SUPPORTED_OPS gets a generic one).
+UNSUPPORTED_OPS = {
+    **{k: "dynamic shapes are not supported by the Penguin printers" for k in (
+        "dynamic_broadcast_in_dim", "dynamic_reshape", "dynamic_iota", "dynamic_pad",
+        "dynamic_gather", "dynamic_conv", "real_dynamic_slice", "set_dimension_size",
+        "compute_reshape_shape", "cstr_reshapable", "dynamic_top_k", "dynamic_reduce_window",
+        "dynamic_rng_bit_generator", "dynamic_approx_top_k")},
+    **{k: "host I/O has no Penguin equivalent" for k in ("infeed", "outfeed", "send", "recv")},
+    **{k: "random number generation has no Penguin equivalent (results would differ from XLA)"
+       for k in ("rng", "rng_bit_generator")},
+    **{k: "quantized types are not supported by the Penguin printers"
+       for k in ("uniform_quantize", "uniform_dequantize")},
+    **{k: "asynchronous ops are not supported by the Penguin printers"
+       for k in ("async_start", "async_update", "async_done")},
+    "batch_norm_training": "batch normalisation must be decomposed before printing",
+    "batch_norm_inference": "batch normalisation must be decomposed before printing",
+    "batch_norm_grad": "batch normalisation must be decomposed before printing",
+    "cholesky": "linear-algebra solvers have no Penguin equivalent",
+    "triangular_solve": "linear-algebra solvers have no Penguin equivalent",
+    "fft": "FFT has no Penguin equivalent",
+    "einsum": "einsum must be lowered to dot_general before printing",
+    "unary_einsum": "einsum must be lowered to dot_general before printing",
+    "ragged_dot": "ragged_dot has no Penguin equivalent",
+    "stochastic_convert": "stochastic_convert has no Penguin equivalent",
+    "domain": "sharding domains are not supported by the Penguin printers",
+    "add_dependency": "add_dependency is not supported by the Penguin printers",
+    "bitcast": "layout bitcasts are not supported by the Penguin printers",
+    "xla.rng_get_and_update_state": "random number generation has no Penguin equivalent",
+}
+
+#: Custom-call dispatch table (docs/penguin_format.md section 8): target -> Python op name.
+CUSTOM_CALL_TARGETS = {
+    "QuantizeMX": "QuantizeMXTensorOp",
+    "__op$block_scaled_dot": "DotOp",
+    "AwsNeuronDevicePrint": "DevicePrintOp",
+    "AwsFSPattern5": "SoftmaxOp",
+    "AliasingCopy": "CopyOp",
+    "AwsNeuronTransferWithStaticRing": "CopyOp",
+    "AwsNeuronControlDep": "ControlDepOp",
+    # identity markers JAX / XLA emit around sharded values
+    "Sharding": "CopyOp",
+    "SPMDFullToShardShape": "CopyOp",
+    "SPMDShardToFullShape": "CopyOp",
+    "annotate_device_placement": "CopyOp",
+    "mhlo.sharding": "CopyOp",
+    # the StableHLO interpreter test-suite's checks (third_party corpus)
+    "check.expect_eq": "CheckOp",
+    "check.expect_almost_eq": "CheckOp",
+    "check.expect_close": "CheckOp",
+    "check.expect_eq_const": "CheckOp",
+    "check.expect_almost_eq_const": "CheckOp",
+    "check.expect_close_const": "CheckOp",
+    "check.expect_serialized_eq": "CheckOp",
+}
+
+#: FusionKind -> (Python op name, hilo_fusion_op) for the MHLO printer; None = transparent.
+FUSION_KINDS = {
+    "DotLogistic": ("DotFusion", None),
+    "MulRedSqrt": ("MulRedSqrt", None),
+    "Elementwise": ("Elementwise", None),
+    "Expm1": ("Expm1", None),
+    "Log1p": ("Log1p", None),
+    "DotSoftmax": ("DotSoftmax", None),
+    "ScheduleFusion": (None, None),
+}
+
+#: CompositeKind -> (Python op name, hilo_fusion_op): the seven-way table of seed 002 section 2.
+COMPOSITE_KINDS = {
+    "ScheduleFusion": (None, None),
+    "MulRedSqrt": ("MulRedSqrt", "MulRedSqrt"),
+    "DotLogistic": ("DotFusion", "DotLogistic"),
+    "Expm1": ("Elementwise", "Expm1"),
+    "Log1p": ("Elementwise", "Log1p"),
+    "Elementwise": ("Elementwise", "Elementwise"),
+    "DotSoftmax": ("DotSoftmax", "DotSoftmax"),
+}
+
+_HLO_PREFIXES = ("mhlo.", "stablehlo.")
+_FUNC_OK = frozenset({"func.return", "func.call"})
+
+
+def hlo_short(name: str) -> str | None:
+    for p in _HLO_PREFIXES:
+        if name.startswith(p):
+            return name[len(p):]
+    return None
+
+
+def custom_call_target(op) -> str:
+    """The ``call_target_name`` of a custom_call op ('' if absent)."""
+    attrs = op.attributes
+    if "call_target_name" in attrs:
+        return ir.StringAttr(attrs["call_target_name"]).value
+    return ""
+
+
+def custom_call_py_op(target: str) -> str | None:
+    """Python op name for a custom-call target, or None when the target is unknown."""
+    py = CUSTOM_CALL_TARGETS.get(target)
+    if py is not None:
+        return py
+    short = hlo_short(target)
+    if target.startswith("mhlo.") and short in SUPPORTED_OPS and short not in ("custom_call", "fusion", "composite", "return"):
+        return "".join(p[:1].upper() + p[1:] for p in short.split("_")) + "Op"
+    return None
+
+
+def type_reason(t, _cache: dict | None = None) -> str | None:
+    """Why a value type cannot be printed (dynamic shape, unranked, unknown element type), or None."""
+    if _cache is not None:
+        hit = _cache.get(t, False)
+        if hit is not False:
+            return hit
+    reason = _type_reason(t, ir)
+    if _cache is not None:
+        _cache[t] = reason
+    return reason
+
+
+def _type_reason(t, ir) -> str | None:
+    tid = t.typeid
+    if tid == ir.RankedTensorType.static_typeid:
+        rt = ir.RankedTensorType(t)
+        if not rt.has_static_shape:
+            return f"dynamic shape {t} is not supported"
+        es = str(rt.element_type)
+        if es not in DTYPES:
+            return f"element type {es} is not supported"
+        return None
+    if tid == ir.TupleType.static_typeid:
+        tt = ir.TupleType(t)
+        for i in range(tt.num_types):
+            r = _type_reason(tt.get_type(i), ir)
+            if r:
+                return r
+        return None
+    s = str(t)
+    if s in ("!mhlo.token", "!stablehlo.token"):
+        return None
+    if tid == ir.UnrankedTensorType.static_typeid:
+        return f"unranked type {s} is not supported"
+    if s in DTYPES:  # scalar element types (e.g. in region signatures of some ops)
+        return None
+    return f"type {s} is not supported"
+
+
+def op_reason(op) -> str | None:
+    """The op-level part of :func:`unsupported_reason` (no type checks)."""
+    name = op.name
+    short = hlo_short(name)
+    if short is None:
+        if name in _FUNC_OK:
+            return None
+        if name.startswith("chlo."):
+            return f"'{name}' must be legalized to stablehlo/mhlo before printing (chlo-legalize-to-stablehlo)"
+        return f"'{name}' is not an mhlo/stablehlo op; the Penguin printers cannot emit it"
+    if short in UNSUPPORTED_OPS:
+        return f"'{name}': {UNSUPPORTED_OPS[short]}"
+    if short not in SUPPORTED_OPS:
+        return f"'{name}' has no Penguin statement"
+    if short == "custom_call":
+        target = custom_call_target(op)
+        if custom_call_py_op(target) is None:
+            return f"unsupported custom_call target '{target}'"
+    elif short == "fusion":
+        kind = _str_attr(op, "FusionKind")
+        if kind not in FUSION_KINDS:
+            return f"unknown FusionKind '{kind or ''}' on '{name}'"
+    elif short == "composite":
+        kind = _str_attr(op, "CompositeKind")
+        if kind is not None and kind not in COMPOSITE_KINDS:
+            return f"unknown CompositeKind '{kind}' on '{name}'"
+    return None
+
+
+def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
+    """None if the printers can emit ``op``, else a one-line reason.
+
+    Args:
+        op: an ``ir.Operation`` / OpView (any dialect).
+        _type_cache: optional dict reused across calls (speeds up big modules).
+
+    Checks, in order: the op name against :data:`SUPPORTED_OPS` /
+    :data:`UNSUPPORTED_OPS` (``func.return``/``func.call`` are fine, other
+    dialects are not); custom-call targets against
+    :data:`CUSTOM_CALL_TARGETS`; FusionKind / CompositeKind against their
+    tables; then every operand and result type (static shape, known element
+    type, tuples of those, tokens).
+    """
+    r = op_reason(op)
+    if r:
+        return r
+    for v in op.operands:
+        r = type_reason(v.type, _type_cache)
+        if r:
+            return f"'{op.name}' operand: {r}"
+    for v in op.results:
+        r = type_reason(v.type, _type_cache)
+        if r:
+            return f"'{op.name}' result: {r}"
+    return None
+
+
+def _str_attr(op, key: str) -> str | None:
+    attrs = op.attributes
+    if key not in attrs:
+        return None
+    a = attrs[key]
+    if a.typeid == ir.StringAttr.static_typeid:
+        return ir.StringAttr(a).value
+    return str(a)

@@ -1,0 +1,64 @@
+// RUN: hilo-opt %s --split-input-file --coalesce-collective-ops | FileCheck %s
+// RUN: hilo-opt %s --split-input-file --hlo-legalize-to-stablehlo --stablehlo-coalesce-collective-ops | FileCheck %s --check-prefix=SHLO
+// RUN: hilo-opt %s --split-input-file --coalesce-collective-ops --debug 2>&1 | FileCheck %s --check-prefix=DBG
+
+// The second all_gather (same groups, operand an argument) moves up next to
+// the first; the all_reduce between them is a coalesced kind, so it may be passed.
+// CHECK-LABEL: func.func @move_up
+// CHECK: %[[G0:.*]] = "mhlo.all_gather"(%arg0)
+// CHECK-NEXT: %[[G1:.*]] = "mhlo.all_gather"(%arg1)
+// CHECK-NEXT: mhlo.add
+// CHECK-NEXT: "mhlo.all_reduce"
+// SHLO-LABEL: func.func @move_up
+// SHLO: "stablehlo.all_gather"(%arg0)
+// SHLO-NEXT: "stablehlo.all_gather"(%arg1)
+// SHLO-NEXT: stablehlo.add
+func.func @move_up(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>, tensor<8xf32>) {
+  %0 = "mhlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  %1 = mhlo.add %a, %b : tensor<4xf32>
+  %2 = "mhlo.all_reduce"(%1) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = mhlo.add %x, %y : tensor<f32>
+    mhlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0, %2, %3 : tensor<8xf32>, tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Left alone: the second gather reads a value computed after the first
+// (dominance), the third has other groups, the fourth would cross a custom_call.
+// CHECK-LABEL: func.func @blocked
+// CHECK: "mhlo.all_gather"(%arg0)
+// CHECK-NEXT: mhlo.add
+// CHECK-NEXT: "mhlo.all_gather"
+// CHECK-NEXT: "mhlo.all_gather"(%arg1) {{.*}}dense<{{\[\[}}0], [1]]>
+// CHECK-NEXT: mhlo.custom_call @Barrier
+// CHECK-NEXT: "mhlo.all_gather"(%arg1) {{.*}}dense<{{\[\[}}0, 1]]>
+// DBG: starts a new window (an operand is defined after the window)
+// DBG: starts a new window (a side-effecting op lies in between)
+func.func @blocked(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = "mhlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  %1 = mhlo.add %a, %b : tensor<4xf32>
+  %2 = "mhlo.all_gather"(%1) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  %3 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0], [1]]> : tensor<2x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  mhlo.custom_call @Barrier() {has_side_effect = true} : () -> ()
+  %4 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0, %2, %2, %4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Already partially coalesced all_gathers in the input: that kind is skipped.
+// CHECK-LABEL: func.func @partial
+// CHECK: "mhlo.all_gather"(%arg0, %arg1)
+// CHECK-NEXT: mhlo.add
+// CHECK-NEXT: "mhlo.all_gather"(%arg1)
+// DBG: Not Coalescing AllGathers as we have partially coalesced AllGathers in input.
+func.func @partial(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<8xf32>) {
+  %0:2 = "mhlo.all_gather"(%a, %b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+  %1 = mhlo.add %a, %b : tensor<4xf32>
+  %2 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0#0, %0#1, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<8xf32>
+}

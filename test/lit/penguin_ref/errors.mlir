@@ -1,0 +1,25 @@
+// hilo-penguin-run reports a statement it cannot execute, bad inputs and a bad program as one line
+// naming the op and its DebugLocation, exit code 1, no traceback.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python -c "import numpy as np; np.save(r'%t/x.npy', np.zeros(3, np.float32)); np.save(r'%t/x4.npy', np.zeros(4, np.float32))"
+// RUN: %python %S/Inputs/write_program.py %t/bad-op/penguin.py frobnicate
+// RUN: not hilo-penguin-run %t/bad-op/penguin.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=OP %s
+// RUN: not hilo-penguin-run %t/bad-op/penguin.py --inputs %t/x4.npy --out %t/o 2>&1 | FileCheck --check-prefix=SHAPE %s
+// RUN: not hilo-penguin-run %t/bad-op/penguin.py --inputs %t/x.npy %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=COUNT %s
+// RUN: not hilo-penguin-run %t/missing.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=MISSING %s
+// RUN: %python %S/Inputs/write_program.py %t/syntax/penguin.py syntax
+// RUN: not hilo-penguin-run %t/syntax/penguin.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=SYNTAX %s
+// RUN: %python %S/Inputs/write_program.py %t/npy/penguin.py npyfile
+// RUN: not hilo-penguin-run %t/npy/penguin.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=NPYFILE %s
+
+// OP: model.py:12:5: error: penguin_ref: cannot execute 'stablehlo.frobnicate' (FrobnicateOp -> v0) [jit(f)/frob] (penguin.py line 7): no numpy implementation for this op
+// OP-NOT: Traceback
+// SHAPE: error: penguin_ref: input 0 has shape (4,), the program expects (3,)
+// COUNT: error: penguin_ref: the program has 1 inputs, 2 given
+// MISSING: error: penguin_ref: cannot read {{.*}}missing.py: No such file or directory
+// SYNTAX: error: penguin_ref: {{.*}}penguin.py is not valid Python: invalid syntax (line 7)
+// NPYFILE: error: penguin_ref: constant file 'const_0.npy' not found (looked beside the program in {{.*}}npy and in the in-memory files)
+
+func.func @main() {
+  return
+}

@@ -1,0 +1,241 @@
+"""Bad input (issue 6): correct output or one clear error with a location, exit 1, no traceback.
+
+The inputs live in test/lit/reliability/Inputs/ (the lit test bad-input.mlir
+runs the same files through the ``hilo2penguin`` binary).
+"""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from hilo_mlir import compiler, registry
+from hilo_mlir.config import CompileConfig
+from hilo_mlir.diagnostics import HiloError
+
+from conftest import ROOT
+
+INPUTS = ROOT / "test" / "lit" / "reliability" / "Inputs"
+SPINES = ("mhlo", "stablehlo")
+
+
+def _path(name):
+    return str(INPUTS / name)
+
+
+def _error(name, config=None, spine="mhlo"):
+    with pytest.raises(HiloError) as e:
+        compiler.compile_file(_path(name), config, spine=spine)
+    text = e.value.format(_path(name))
+    assert "\n" not in text
+    return text
+
+
+# (file, expected error line after the path; {p} is the input path)
+REJECTED = [
+    ("syntax-error.mlir", "{p}:2:24: error: expected ','"),
+    ("unknown-dialect.mlir", "{p}:2:17: error: operation being parsed with an unregistered dialect (use --allow-unregistered-dialect to accept unknown dialects)"),
+    ("no-main.mlir", "{p}:1:1: error: no 'main' function: the entry function must be named 'main' (found public function @forward)"),
+    ("two-entries.mlir", "{p}:1:1: error: no 'main' and 2 candidate entry functions: @forward ({p}:1:1), @backward ({p}:4:1); name the entry function 'main'"),
+    ("dynamic-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"),
+    ("dynamic-shape.mlir", "{p}:3:8: error: 'stablehlo.convert' op result #0 has dynamic shape tensor<?xf32>: dynamic shapes are not supported (every dimension must be static)"),
+    ("tuple-arg.mlir", "{p}:1:1: error: 'func.func' op entry function @main argument #0 has tuple type tuple<tensor<4xf32>, tensor<2xi32>>: tuple-typed arguments are not supported (pass the elements as separate arguments)"),
+    ("bad-terminator.mlir", "{p}:3:3: error: 'mhlo.return' op cannot terminate function @main (expected 'func.return')"),
+    ("memref-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #1 has buffer type memref<2xf32>: memref types are not supported (tensors only)"),
+    ("quantized.mlir", "{p}:2:75: error: quantized types are not supported (found !quant.uniform<i8:f32, 0.5>)"),
+    ("sdy-constraint.mlir", "{p}:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported (the Penguin program is single-device; export the module without sharding constraints)"),
+    ("custom-call-unknown.mlir", "{p}:2:8: error: unsupported custom_call target 'my_runtime_hook'"),
+    ("composite-missing.mlir", "{p}:2:8: error: 'neuron.Elementwise.impl' does not reference a valid function"),
+    ("not-utf8.mlir", "{p}:2:9: error: input is not valid UTF-8: byte 0xe9 at offset 28"),
+    ("empty.mlir", "{p}: error: input file '{p}' is empty"),
+    ("not-a-proto.pb", "{p}: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto"),
+]
+
+
+@pytest.mark.parametrize("name, expected", REJECTED, ids=[r[0] for r in REJECTED])
+@pytest.mark.parametrize("spine", SPINES)
+def test_rejected_with_one_located_line(name, expected, spine):
+    assert _error(name, spine=spine) == expected.format(p=_path(name))
+
+
+def test_dynamic_shapes_refused_before_any_rewrite():
+    """validate_input runs before stablehlo-legalize-to-hlo and every spine pass."""
+    seen = []
+
+    class Instr:
+        on_pass_start = staticmethod(seen.append)
+        print_before_all = print_after_all = False
+
+    loaded = compiler.load_module(open(_path("dynamic-shape.mlir"), "rb").read(), _path("dynamic-shape.mlir"))
+    with pytest.raises(HiloError, match="dynamic shape"):
+        compiler.compile_loaded(loaded, CompileConfig.preset("all"), instrumentation=Instr())
+    assert seen == ["validate-input"]
+    # the module is untouched (still stablehlo: no rewrite happened)
+    assert "stablehlo.convert" in str(loaded.module)
+
+
+def test_bounded_dynamic_and_unranked_are_refused():
+    bounded = (
+        "func.func @main(%a: tensor<?xf32, #stablehlo.bounds<8>>) -> tensor<?xf32, #stablehlo.bounds<8>> {\n"
+        "  return %a : tensor<?xf32, #stablehlo.bounds<8>>\n}\n"
+    )
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(bounded, filename="b.mlir")
+    assert e.value.format() == (
+        "b.mlir:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?xf32, #stablehlo.bounds<8>>: "
+        "dynamic shapes are not supported (every dimension must be static)"
+    )
+    unranked = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tensor.cast %a : tensor<4xf32> to tensor<*xf32>\n  return %a : tensor<4xf32>\n}\n"
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(unranked, filename="u.mlir")
+    assert "unranked type tensor<*xf32>" in e.value.format() or "tensor" in e.value.format()
+
+
+def test_complex_refused_with_lower_complex_off():
+    cfg = CompileConfig(lower_complex=False)
+    for spine in SPINES:
+        assert _error("complex.mlir", cfg, spine) == (
+            f"{_path('complex.mlir')}:2:8: error: 'stablehlo.complex' op result #0 has complex element type "
+            "tensor<4xcomplex<f32>>: complex types need the lower-complex pass (LowerComplex is off; remove --disable-lower-complex)"
+        )
+
+
+def _ok(name, config=None, spine="mhlo"):
+    src = compiler.compile_file(_path(name), config, spine=spine)
+    ast.parse(src)
+    return src
+
+
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", SPINES)
+def test_complex_compiles_with_lower_complex_on(spine, preset):
+    if "lower-complex" not in {p.argument for p in registry.all_passes()}:
+        pytest.skip("lower-complex not registered yet")
+    src = _ok("complex.mlir", CompileConfig.preset(preset), spine)
+    assert "complex64" not in src
+
+
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", SPINES)
+def test_token_values_become_u8(spine, preset):
+    assert "replace-token-type-with-u8" in {p.argument for p in registry.all_passes()}
+    src = _ok("token.mlir", CompileConfig.preset(preset), spine)
+    assert "token" not in src.replace("token.mlir", "")
+    assert "'uint8'" in src
+
+
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", SPINES)
+def test_sharded_export_compiles_with_sharding_dropped(spine, preset):
+    """Sharding annotations and the mesh are dropped together (never a dangling @mesh); other attributes stay."""
+    data = open(_path("sharded.mlir"), "rb").read()
+    loaded = compiler.load_module(data, _path("sharded.mlir"))
+    src = compiler.compile_loaded(loaded, CompileConfig.preset(preset).replace(stablehlo=spine == "stablehlo"))
+    ast.parse(src)
+    text = str(loaded.module)
+    assert "sdy." not in text and "@mesh" not in text and "mhlo.sharding" not in text
+    assert "mhlo.num_partitions = 2" in text
+    loaded.module.operation.verify()
+
+
+def test_strip_sharding_exact():
+    loaded = compiler.load_module(open(_path("sharded.mlir"), "rb").read(), "s.mlir")
+    assert compiler.strip_sharding(loaded) == 3  # arg_attrs, res_attrs, the mesh
+    main = loaded.module.body.operations[0]
+    assert str(main.attributes["res_attrs"]) == '[{jax.result_info = ""}]'
+    assert str(main.attributes["arg_attrs"]) == "[{}]"
+    assert compiler.strip_sharding(loaded) == 0
+
+
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", SPINES)
+def test_side_effecting_custom_calls_kept_in_order(spine, preset):
+    src = _ok("side-effects.mlir", CompileConfig.preset(preset), spine)
+    pos = [src.find(t) for t in ("first_effect", "second_effect", "third_effect")]
+    assert -1 not in pos, src
+    assert pos == sorted(pos)
+    for t in ("first_effect", "second_effect", "third_effect"):
+        assert len(re.findall(rf"\b{t}\b", src)) == 1
+
+
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", SPINES)
+def test_optimization_barrier_with_mixed_operand_types(spine, preset):
+    src = _ok("barrier-mixed.mlir", CompileConfig.preset(preset), spine)
+    assert "'int32'" in src and "'float32'" in src
+
+
+def test_cli_bad_inputs_exit_1_one_line_no_traceback(tmp_path):
+    """The binary, not just the API: each rejected input is one stderr line, exit 1, nothing written."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    code = (
+        "import sys\n"
+        "from hilo_mlir.cli import hilo2penguin as h\n"
+        "for p in sys.argv[2:]:\n"
+        "    try:\n"
+        "        rc = h.run([p, '-o', sys.argv[1]])\n"
+        "    except BaseException as e:\n"
+        "        rc = 'EXC ' + type(e).__name__\n"
+        "    print('RC', rc, flush=True)\n"
+    )
+    names = [n for n, _ in REJECTED]
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-c", code, str(out), *map(_path, names)], capture_output=True, text=True, env=env)
+    assert r.stdout.split("\n")[:-1] == ["RC 1"] * len(names)
+    lines = r.stderr.strip().split("\n")
+    assert len(lines) == len(names)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    for line, (name, expected) in zip(lines, REJECTED):
+        assert line == expected.format(p=_path(name))
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_input_file_is_opened_read_only(tmp_path, monkeypatch):
+    import builtins
+
+    modes = []
+    real_open = builtins.open
+
+    def spy(file, mode="r", *a, **k):
+        if str(file) == _path("dynamic-arg.mlir"):
+            modes.append(mode)
+        return real_open(file, mode, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    with pytest.raises(HiloError):
+        compiler.compile_file(_path("dynamic-arg.mlir"))
+    assert modes == ["rb"]
+
+
+@pytest.mark.parametrize("spine", SPINES)
+def test_chlo_ops_are_decomposed_by_the_driver(spine):
+    """chlo ops (JAX emits them) go through upstream chlo-legalize-to-stablehlo in the bridge; numbers match XLA.
+
+    Regression (corpus run): 83 stablehlo_testdata modules per configuration
+    were rejected by the printers ("'chlo.lgamma' must be legalized ...").
+    """
+    import numpy as np
+
+    from hilo_mlir import penguin_ref, testing
+    from hilo_mlir.ir import ir, make_context
+
+    text = open(_path("chlo.mlir")).read()
+    seen = []
+
+    class Instr:
+        on_pass_start = staticmethod(seen.append)
+        print_before_all = print_after_all = False
+
+    loaded = compiler.load_module(text, _path("chlo.mlir"))
+    src = compiler.compile_loaded(loaded, CompileConfig.preset("all").replace(stablehlo=spine == "stablehlo"), Instr())
+    assert seen[:3] == ["validate-input", "chlo-legalize-to-stablehlo", "stablehlo-legalize-to-hlo"]
+    assert "xla_op='chlo." not in src
+    with make_context():
+        inputs = testing.random_inputs(ir.Module.parse(text), 0)
+    expected = testing.evaluate_xla(text, inputs)  # the StableHLO interpreter has no chlo.erf
+    got = penguin_ref.run(src, inputs, files=src.files)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-6)

@@ -1,0 +1,122 @@
+"""Never lose data (issue 6): temporary names then rename, read-only input, unrelated files untouched."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from hilo_mlir import io_utils, packaging
+from hilo_mlir.packaging import write_program
+
+from conftest import EXAMPLES, ROOT
+
+
+def test_write_program_stages_then_renames_penguin_last(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    renames = []
+    real = os.replace
+
+    def spy(src, dst):
+        renames.append((os.path.relpath(src, out), os.path.relpath(dst, out)))
+        assert not os.path.exists(dst) or os.path.basename(dst) != "penguin.py" or len(renames) == 3
+        return real(src, dst)
+
+    monkeypatch.setattr(packaging.os, "replace", spy)
+    path = write_program(str(out), "print(1)\n", {"const_1.npy": b"b", "const_0.npy": b"a"})
+    assert path == str(out / "penguin.py")
+    staged = {os.path.dirname(s) for s, _ in renames}
+    assert len(staged) == 1 and staged.pop().startswith(".hilo-staging-")
+    assert [d for _, d in renames] == ["const_0.npy", "const_1.npy", "penguin.py"]
+    assert sorted(p.name for p in out.iterdir()) == ["const_0.npy", "const_1.npy", "keep.txt", "penguin.py"]
+    assert (out / "penguin.py").read_text() == "print(1)\n"
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_write_program_failure_keeps_old_output_and_leaves_no_temporaries(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "penguin.py").write_text("old\n")
+    (out / "keep.txt").write_text("mine")
+    real_open = open
+    calls = []
+
+    def failing_open(path, mode="r", *a, **k):
+        if "w" in mode and os.path.basename(str(path)) == "penguin.py":
+            calls.append(path)
+            raise OSError(28, "No space left on device")
+        return real_open(path, mode, *a, **k)
+
+    monkeypatch.setattr("builtins.open", failing_open)
+    with pytest.raises(OSError):
+        write_program(str(out), "new\n", {"const_0.npy": b"x"})
+    monkeypatch.undo()
+    assert calls and ".hilo-staging-" in str(calls[0])
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt", "penguin.py"]
+    assert (out / "penguin.py").read_text() == "old\n"
+
+
+@pytest.mark.parametrize("bad", ["../escape.npy", "sub/x.npy", ".hidden", "penguin.py"])
+def test_write_program_refuses_file_names_outside_the_folder(tmp_path, bad):
+    with pytest.raises(ValueError, match="invalid output file name"):
+        write_program(str(tmp_path), "x\n", {bad: b"x"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_write_text_uses_a_temporary_in_the_same_folder(tmp_path, monkeypatch):
+    seen = []
+    real = os.replace
+
+    def spy(src, dst):
+        seen.append((os.path.dirname(src), os.path.basename(src), dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(io_utils.os, "replace", spy)
+    io_utils.atomic_write_text(str(tmp_path / "r.json"), "{}\n")
+    ((d, name, dst),) = seen
+    assert d == str(tmp_path) and name.startswith(".tmp-") and dst == str(tmp_path / "r.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_read_input_opens_read_only(tmp_path, monkeypatch):
+    f = tmp_path / "m.mlir"
+    f.write_text("module {}\n")
+    os.chmod(f, 0o444)
+    modes = []
+    real = open
+
+    def spy(path, mode="r", *a, **k):
+        modes.append(mode)
+        return real(path, mode, *a, **k)
+
+    monkeypatch.setattr("builtins.open", spy)
+    assert io_utils.read_input(str(f)) == b"module {}\n"
+    assert modes == ["rb"]
+
+
+def test_cli_output_folder_that_is_a_file_is_a_clear_error(tmp_path):
+    target = tmp_path / "out"
+    target.write_text("a file, not a folder")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"hilo2penguin: error: cannot write to output folder '{target}':")
+    assert "Traceback" not in r.stderr
+    assert target.read_text() == "a file, not a folder"
+
+
+def test_batch_input_files_are_not_modified(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    good = src / "good.mlir"
+    good.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    os.chmod(good, 0o444)
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()}
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()} == before
