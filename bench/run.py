@@ -8,8 +8,11 @@ Usage::
 For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
 ``NAME=path.mlir``), in one fresh process each, it measures:
 
-* ours: parse; each pass of the spine (per-pass wall time); printing
-  ``penguin.py``; total; peak RSS of that process;
+* ours: parse; dialect detection, input validation, sharding strip and the
+  stablehlo -> mhlo legalization (``phases_s``, ``legalize_s``); each pass of
+  the spine (per-pass wall time, ``passes``); the verifier runs after passes
+  that changed the IR (``verify_s``, ``verify_runs``); printing ``penguin.py``
+  (``print_s``); total; peak RSS of that process;
 * the baseline, in the same run and its own fresh process: parse + the
   binding's upstream C++ ``canonicalize,cse`` + printing the IR.
 
@@ -65,17 +68,44 @@ with ctx:
         out["print_s"] = time.perf_counter() - t0
         out["top_passes"] = [["canonicalize,cse", out["passes_s"]]]
     else:
-        from hilo_mlir import compiler
+        from hilo_mlir import compiler, pipeline
         from hilo_mlir.config import CompileConfig
+        # Observe (not change) the compile: every Pipeline it builds, and the
+        # time of the steps before the spine (validation, sharding strip, bridge).
+        pipes = []
+
+        class _Observed(pipeline.Pipeline):
+            def __init__(self, *a, **k):
+                super().__init__(*a, **k)
+                pipes.append(self)
+
+        compiler.Pipeline = _Observed
+        phases = {}
+        for fn in ("validate_input", "strip_sharding", "to_mhlo"):
+            def timed(*a, _f=getattr(compiler, fn), _n=fn, **k):
+                t = time.perf_counter()
+                try:
+                    return _f(*a, **k)
+                finally:
+                    phases[_n] = phases.get(_n, 0.0) + time.perf_counter() - t
+            setattr(compiler, fn, timed)
         cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"))
-        loaded = compiler.LoadedModule(ctx, module, path, compiler.detect_dialect(module))
         t0 = time.perf_counter()
+        loaded = compiler.LoadedModule(ctx, module, path, compiler.detect_dialect(module))
+        phases["detect_dialect"] = time.perf_counter() - t0
         src = compiler.compile_loaded(loaded, cfg)
         out["passes_s"] = time.perf_counter() - t0
-        timings = sorted(src.timings, key=lambda kv: -kv[1])
-        out["top_passes"] = [[k, v] for k, v in timings[:8]]
+        spine_pipe = pipes[-1]
+        timings = [(k, v) for k, v in src.timings if "py-penguin" not in k]
+        out["top_passes"] = [[k, v] for k, v in sorted(timings, key=lambda kv: -kv[1])[:8]]
+        out["all_passes"] = [[k, v] for k, v in src.timings]
         printer = [v for k, v in src.timings if "py-penguin" in k]
         out["print_s"] = sum(printer)
+        out["spine_passes_s"] = sum(v for _, v in timings)
+        out["verify_s"] = sum(v for p in pipes for _, v in p.verify_timings)
+        out["verify_runs"] = sum(len(p.verify_timings) for p in pipes)
+        out["legalize_s"] = sum(v for p in pipes[:-1] for _, v in p.timings)
+        out["phases"] = phases
 out["total_s"] = out["parse_s"] + out["passes_s"] + (out["print_s"] if mode == "baseline" else 0.0)
 out["process_s"] = time.perf_counter() - t_start
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -125,6 +155,14 @@ def main(argv=None) -> int:
             "peak_rss_mb": round(ours["peak_rss_mb"], 1),
             "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
             "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
+            # the breakdown of total_s = parse_s + (pre-spine phases) + spine passes + verifier + printer
+            "spine_passes_s": round(ours["spine_passes_s"], 4),
+            "verify_s": round(ours["verify_s"], 4),
+            "verify_runs": ours["verify_runs"],
+            "legalize_s": round(ours["legalize_s"], 4),
+            "phases_s": {k: round(v, 4) for k, v in ours["phases"].items()},
+            "baseline_parts_s": {k: round(base[k], 4) for k in ("parse_s", "passes_s", "print_s")},
+            "passes": [[k, round(v, 4)] for k, v in ours["all_passes"]],
         }
     report = {"models": results}
     if "L64" in results and "L512" in results:
@@ -134,10 +172,15 @@ def main(argv=None) -> int:
             "op_ratio": round(b["ops"] / a["ops"], 3),
         }
 
-    print(f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'RSS MiB':>10}  top passes")
+    print(f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'RSS MiB':>10}"
+          f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}  top passes")
     for name, r in results.items():
-        top = ", ".join(f"{k} {v:.3f}" for k, v in r["top_passes"][:3])
-        print(f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}  {top}")
+        top = ", ".join(f"{k.split(' (')[0]} {v:.3f}" for k, v in r["top_passes"][:3])
+        pre = sum(r["phases_s"].values())
+        print(f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
+              f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}  {top}")
+    print("pre = detect dialect + validate + strip sharding + stablehlo->mhlo legalization (to_mhlo); "
+          "verify = verifier after passes that changed the IR")
     if "scaling" in report:
         s = report["scaling"]
         print(f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops)")

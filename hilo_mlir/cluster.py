@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import ctypes as _ctypes
 
-from .dialects import MHLO, DialectTable, hlo_short_name, is_side_effecting
+from . import effects as _effects
+from .dialects import MHLO, DialectTable, hlo_short_name, is_side_effecting  # noqa: F401
 from .ir import ir
 
 __all__ = [
@@ -165,12 +166,11 @@ def ancestor_in_block(op, block) -> ir.Operation | None:
     its enclosing op in ``block`` (DESIGN.md "Rules of the IR").
     """
     op = _op(op)
-    bk = block_key(block)
     while True:
         parent = op.parent
         if parent is None:  # a top-level op (or detached): not in any block we fuse in
             return None
-        if block_key(op.block) == bk:
+        if op.block == block:  # ir.Block compares by its C++ pointer (cheaper than block_key)
             return op
         op = _op(parent)
 
@@ -179,46 +179,23 @@ def value_def_ancestor(v, block) -> ir.Operation | None:
     """The op in ``block`` that (or inside which) ``v`` is defined; None for args of ``block`` / values from above."""
     owner = v.owner
     if isinstance(owner, ir.Block):
-        if block_key(owner) == block_key(block):
+        if owner == block:
             return None
         parent = owner.owner  # the op owning the region of that block
         return ancestor_in_block(parent, block) if parent is not None else None
     return ancestor_in_block(owner, block)
 
 
-_PURE_NON_HLO = frozenset({"func.return", "func.constant", "arith.constant", "builtin.unrealized_conversion_cast"})
-
-
-def _locally_effecting(o) -> bool:
-    name = o.name
-    if is_side_effecting(o) or name == "func.call":
-        return True
-    return hlo_short_name(name) is None and name not in _PURE_NON_HLO and not name.startswith("chlo.")
-
-
 def has_side_effects(op) -> bool:
     """True if ``op`` or any op nested in it has side effects (never fused, moved or deleted).
 
-    Side-effecting: the dialect table's set (custom_call, collectives,
-    optimization_barrier, ...), ``func.call`` (callee unknown) and ops of
-    dialects we do not know to be pure (anything but mhlo/stablehlo/chlo and a
-    few pure builtins).
+    The one model of :mod:`hilo_mlir.effects` (shared with the scheduling
+    passes): the dialect table's set (custom_call, collectives, rng,
+    ``xla.rng_get_and_update_state``, optimization_barrier, ...), ``func.call``,
+    ops of dialects not known to be pure, and a ``stablehlo.composite`` whose
+    decomposition contains any of these.
     """
-    op = _op(op)
-    if _locally_effecting(op):
-        return True
-    if not len(op.regions):
-        return False
-    found = []
-
-    def visit(o):
-        if o.operation != op and _locally_effecting(o):
-            found.append(o)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return bool(found)
+    return _effects.has_side_effects(op)
 
 
 class _BlockOrder:
@@ -444,9 +421,8 @@ class FusionCluster:
         self.kind = kind
         self.order = order if order is not None else OrderIndex()
         self.block = ops[0].block
-        bk = block_key(self.block)
         for o in ops:
-            if o.block is None or block_key(o.block) != bk:
+            if o.block is None or o.block != self.block:
                 raise ValueError(f"FusionCluster '{kind}': ops {ops[0].name} and {o.name} are not in one block")
         uniq = OpSet(ops)
         self.members = OpSet(sorted(uniq, key=self.order.pos))

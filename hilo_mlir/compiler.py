@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from .config import CompileConfig
-from .diagnostics import HiloError, from_mlir_error
+from .diagnostics import HiloError, capture_diagnostics, from_mlir_error
 from .pipeline import Instrumentation, Pipeline, step_for
 from .spine import register_mlir_compile_passes
 
@@ -49,7 +49,10 @@ class LoadedModule:
 
 def detect_dialect(module) -> str:
     """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither)."""
+    from .ir import ir
+
     counts = collections.Counter()
+    advance = ir.WalkResult.ADVANCE
 
     def visit(op):
         n = op.name
@@ -57,9 +60,7 @@ def detect_dialect(module) -> str:
             counts["mhlo"] += 1
         elif n.startswith("stablehlo."):
             counts["stablehlo"] += 1
-        from .ir import ir
-
-        return ir.WalkResult.ADVANCE
+        return advance
 
     module.operation.walk(visit)
     if not counts:
@@ -356,9 +357,13 @@ def validate_input(loaded: LoadedModule, config: CompileConfig, steps=None) -> N
                 )
         problem: list = []
 
+        verdicts: dict = {}  # type -> _type_problem (types are uniqued; most values share a few types)
+
         def check_types(op, what, types):
             for i, t in enumerate(types):
-                p = _type_problem(t, allow_token, complex_why)
+                p = verdicts.get(t, False)
+                if p is False:
+                    p = verdicts[t] = _type_problem(t, allow_token, complex_why)
                 if p:
                     problem.append(HiloError(f"'{op.name}' op {what} #{i} {p}", loc=op.location, filename=fname))
                     return True
@@ -478,8 +483,14 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     to_mhlo(loaded, instrumentation)
     extras = {"filename": loaded.filename}
     pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras)
-    with loaded.context:
-        pipe.run(loaded.module)
+    # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
+    # notes of the HiloError instead of being printed raw by MLIR.
+    with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:
+        try:
+            pipe.run(loaded.module)
+        except HiloError as e:
+            e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
+            raise
     src = extras.get("penguin_source")
     if src is None:
         raise HiloError("the pipeline did not end in a printer pass")

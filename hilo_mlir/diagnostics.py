@@ -136,3 +136,33 @@ def internal_error(tool: str, exc: BaseException) -> int:
         traceback.print_exc()
     sys.stderr.write(f"{tool}: internal error: {type(exc).__name__}: {exc} (set HILO_MLIR_TRACEBACK=1 for details)\n")
     return 1
+
+
+class capture_diagnostics:
+    """Collect the MLIR diagnostics emitted in ``context`` (instead of MLIR printing them raw).
+
+    Usage::
+
+        with capture_diagnostics(ctx, filename) as diags:
+            ...                      # diags: list[Diagnostic], formatted with ``filename``
+    """
+
+    def __init__(self, context, filename: str | None = None):
+        self.context = context
+        self.filename = filename
+        self.diags: list[Diagnostic] = []
+        self._handle = None
+
+    def _handler(self, d) -> bool:
+        sev = str(d.severity).rsplit(".", 1)[-1].lower()
+        self.diags.append(Diagnostic(sev, d.message.strip(), location_to_str(d.location, self.filename), location_line(d.location)))
+        for n in d.notes:
+            self.diags.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, self.filename), location_line(n.location)))
+        return True
+
+    def __enter__(self) -> list:
+        self._handle = self.context.attach_diagnostic_handler(self._handler)
+        return self.diags
+
+    def __exit__(self, *exc) -> None:
+        self._handle.detach()

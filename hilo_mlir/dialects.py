@@ -27,8 +27,12 @@ SIDE_EFFECTING_OPS = frozenset(
     """custom_call all_reduce all_gather all_to_all reduce_scatter
     collective_permute collective_broadcast optimization_barrier send recv
     infeed outfeed after_all create_token rng rng_bit_generator
-    partition_id replica_id""".split()
+    partition_id replica_id async_start async_update async_done add_dependency
+    xla.rng_get_and_update_state""".split()
 )
+# Short names may contain a dot (``mhlo.xla.rng_get_and_update_state`` ->
+# ``xla.rng_get_and_update_state``): hlo_short_name strips only the dialect prefix.
+# Consumers: hilo_mlir.effects (the one side-effect model), is_side_effecting.
 
 
 @dataclass(frozen=True)
@@ -52,14 +56,22 @@ class DialectTable:
     def short(self, op_or_name) -> str | None:
         """Short name if the op belongs to this dialect, else None."""
         name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
-        p = self.prefix + "."
-        return name[len(p):] if name.startswith(p) else None
+        try:
+            return _SHORT_CACHE[self.prefix][name]
+        except KeyError:
+            p = self.prefix + "."
+            short = _SHORT_CACHE.setdefault(self.prefix, {})[name] = name[len(p):] if name.startswith(p) else None
+            return short
 
     def is_op(self, op, *shorts: str) -> bool:
         """True if ``op`` (Operation/OpView or None) is one of ``shorts`` in this dialect."""
         if op is None:
             return False
-        return self.short(op.name) in shorts
+        name = op.name
+        try:
+            return _SHORT_CACHE[self.prefix][name] in shorts
+        except KeyError:
+            return self.short(name) in shorts
 
     @property
     def ret(self) -> str:
@@ -83,6 +95,9 @@ class DialectTable:
         return ir.DenseI64ArrayAttr.get(vals)
 
 
+#: prefix -> {op name: short name or None}; op names are few, so this stays small.
+_SHORT_CACHE: dict[str, dict[str, str | None]] = {"mhlo": {}, "stablehlo": {}}
+
 MHLO = DialectTable("mhlo")
 STABLEHLO = DialectTable("stablehlo")
 TABLES = {"mhlo": MHLO, "stablehlo": STABLEHLO}
@@ -91,10 +106,20 @@ TABLES = {"mhlo": MHLO, "stablehlo": STABLEHLO}
 def hlo_short_name(op_or_name) -> str | None:
     """Short name of an mhlo or stablehlo op (``"stablehlo.add"`` -> ``"add"``), else None."""
     name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
+    try:
+        return _HLO_SHORT[name]
+    except KeyError:
+        pass
+    short = None
     for p in ("mhlo.", "stablehlo."):
         if name.startswith(p):
-            return name[len(p):]
-    return None
+            short = name[len(p):]
+            break
+    _HLO_SHORT[name] = short
+    return short
+
+
+_HLO_SHORT: dict[str, str | None] = {}
 
 
 def is_elementwise_op(op) -> bool:

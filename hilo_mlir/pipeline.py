@@ -316,6 +316,8 @@ class Pipeline:
         steps: the :class:`Step` list.
         stats: ``{pass display name: Counter}`` filled by Python passes.
         timings: ``[(display, seconds)]`` of the last run.
+        verify_timings: ``[(display, seconds)]``: the verifier after each step
+            that did not mark everything preserved.
         log: debug lines the passes recorded.
     """
 
@@ -324,9 +326,28 @@ class Pipeline:
         self.instr = instrumentation or Instrumentation()
         self.stats: dict[str, collections.Counter] = {}
         self.timings: list[tuple[str, float]] = []
+        self.verify_timings: list[tuple[str, float]] = []  # verifier cost after each step that changed the IR
         self.log: list[str] = []
         self.extras = extras if extras is not None else {}
         self.last_pass: str | None = None
+        self._op_names = None  # census of op names, valid until a step changes the IR
+
+    def _census(self, op):
+        """The set of op names in ``op`` (one walk), cached until a step changes the IR."""
+        if self._op_names is None:
+            from .ir import ir
+
+            names = set()
+            add = names.add
+            advance = ir.WalkResult.ADVANCE
+
+            def visit(o):
+                add(o.operation.name)
+                return advance
+
+            op.walk(visit)
+            self._op_names = frozenset(names)
+        return self._op_names
 
     @classmethod
     def from_text(cls, text: str, **kw) -> "Pipeline":
@@ -347,6 +368,7 @@ class Pipeline:
         from .ir import ir, passmanager
 
         op = module.operation
+        self._op_names = None  # the module may have changed since the last run
         for step in self.steps:
             self.last_pass = step.argument
             if self.instr.on_pass_start:
@@ -359,6 +381,7 @@ class Pipeline:
                 if step.cpp_text is not None:
                     pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
                     pm.enable_verifier(True)
+                    self._op_names = None  # an upstream pass may have changed anything
                     pm.run(op)
                     preserved = True  # the binding's pass manager already verified
                 else:
@@ -369,16 +392,21 @@ class Pipeline:
                         stats=self.stats.setdefault(key, collections.Counter()),
                         log=self.log,
                         extras=self.extras,
+                        census=lambda: self._census(op),
                     )
                     step.info.run_on_module(op, ctx)
                     preserved = ctx.all_preserved
+                    if not preserved:
+                        self._op_names = None
             except HiloError as e:
+                self._op_names = None
                 if self.instr.print_after_all:
                     self._dump(module, f"After {step.display} Failed")
                 e.message = e.message if e.code else e.message
                 e.pass_name = step.argument
                 raise
             except ir.MLIRError as e:
+                self._op_names = None
                 err = from_mlir_error(e)
                 err.message = f"{err.message} (in pass '{step.argument}')"
                 err.pass_name = step.argument
@@ -387,7 +415,9 @@ class Pipeline:
             self.timings.append((step.display, dt))
             try:
                 if not preserved:
+                    t1 = time.perf_counter()
                     op.verify()
+                    self.verify_timings.append((step.display, time.perf_counter() - t1))
             except ir.MLIRError as e:
                 err = from_mlir_error(e)
                 err.message = f"verifier failed after pass '{step.argument}': {err.message}"

@@ -86,8 +86,9 @@ class PassContext:
         info: the :class:`PassInfo` being run.
     """
 
-    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None):
+    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None, census=None):
         self.info = info
+        self._census = census  # callable -> frozenset of the op names in the module (pipeline-provided), or None
         self.options = _Options(options)
         self.d: DialectTable | None = info.dialect_table
         self.stats = stats if stats is not None else collections.Counter()
@@ -102,6 +103,20 @@ class PassContext:
         manager does. Call it only when nothing at all was rewritten.
         """
         self.all_preserved = True
+
+    def module_may_contain(self, *op_names: str) -> bool:
+        """False only if the module surely holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
+
+        The pipeline answers from a census of op names taken with one walk and
+        reused until a pass changes the IR (an analysis preserved by
+        :meth:`mark_all_preserved`), so a pass looking for a few op kinds can
+        return at once on a module without them instead of walking it. Without
+        a pipeline (a binding ``PassManager``) the answer is always True.
+        """
+        if self._census is None:
+            return True
+        names = self._census()
+        return any(n in names for n in op_names)
 
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
@@ -176,8 +191,13 @@ class PassInfo:
             self.run(module_op, ctx)
             return
         funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+        # The pass preserved everything only if it did so on every function.
+        preserved = True
         for f in funcs:
+            ctx.all_preserved = False
             self.run(f, ctx)
+            preserved = preserved and ctx.all_preserved
+        ctx.all_preserved = preserved
 
     def add_to_pass_manager(self, pm, stats=None, **options) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.

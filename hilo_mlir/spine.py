@@ -108,6 +108,14 @@ def _build_stablehlo_spine() -> tuple[SpineStep, ...]:
 STABLEHLO_SPINE: tuple[SpineStep, ...] = _build_stablehlo_spine()
 
 
+#: Fixed options of spine steps. Step 1a keeps ``mhlo.fusion`` ops (converting
+#: their bodies) instead of refusing them, so that step 14a
+#: ``fusion-to-composite`` can turn fusions already in the input into
+#: composites (DESIGN.md decision 6); without it the upstream bridge rejects
+#: every ``mhlo.fusion`` before 14a runs.
+_STEP_OPTIONS = {"hlo-legalize-to-stablehlo": {"allow_xla_features": True}}
+
+
 def _op_fusion_options(config: CompileConfig) -> dict:
     return {
         "fuse_dot_logistic": config.fuse_dot_logistic,
@@ -124,7 +132,10 @@ def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool)
             if skip_missing:
                 continue
             raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")
-        opts = _op_fusion_options(config) if s.argument.endswith("neuron-op-fusion") else {}
+        if s.argument.endswith("neuron-op-fusion"):
+            opts = _op_fusion_options(config)
+        else:
+            opts = dict(_STEP_OPTIONS.get(s.argument, {}))
         steps.append(step_for(s.argument, **opts))
     return steps
 

@@ -41,11 +41,17 @@ REASONS = (
     ("dynamic shape", r"dynamic shape|unranked type"),
     ("no 'main' entry function", r"no 'main'|no entry function|has no 'func.func @main'"),
     ("complex type (LowerComplex off)", r"complex element type"),
-    ("complex op not lowered", r"complex"),
     ("token type", r"token type"),
     ("quantized type", r"quantized"),
     ("tuple-typed argument", r"tuple type"),
     ("unregistered dialect", r"unregistered dialect"),
+    ("bad function terminator", r"cannot terminate function"),
+    ("memref (buffer) type", r"memref types are not supported"),
+    ("upstream legalization failed (names the pass)", r"failed to legalize operation|in pass '(chlo-legalize-to-stablehlo|stablehlo-legalize-to-hlo|hlo-legalize-to-stablehlo)'"),
+    ("op with no Penguin equivalent (fft, solvers, rng, ragged_dot, ...)", r"(has|have) no Penguin (equivalent|statement)"),
+    ("op must be decomposed first (batch_norm, einsum, ...)", r"must be (decomposed|lowered) .*before printing"),
+    ("element type not supported by the printers", r"element type \S+ is not supported"),
+    ("non-mhlo/stablehlo op (e.g. check.*)", r"is not an mhlo/stablehlo op"),
     ("invalid input (parse/verify)", r"error: (expected |custom op|unknown |use of undeclared|'[a-z_.]+' op requires|'[a-z_.]+' op (failed|expect|attribute|operand|result|has|must|requires|inferred|all|number))"),
     ("printer: unsupported op / custom call", r"cannot be emitted|(cannot|can't|does not|not) (print|emit)|unsupported (op|custom)|unknown custom.call|custom_call target|NCC_ISPP|NCC_EVRF"),
     ("verify-supported-ops: unsupported op", r"not supported"),
@@ -223,9 +229,18 @@ def main(argv=None) -> int:
     ap.add_argument("--report-dir", default=None, help="keep one report.json per configuration and folder here")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--json", default=None, help="also write every module's result here")
+    ap.add_argument("--from-json", default=None, help="only print the table of an earlier --json run")
     ap.add_argument("--rename-entry", action="store_true",
                     help="harness mode: rename a module's only public function to 'main' first (more coverage of the passes)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        from hilo_mlir.batch import ModuleResult
+
+        with open(args.from_json) as f:
+            doc = json.load(f)
+        res = {c: {fo: [ModuleResult(**{k: v for k, v in m.items()}) for m in rows] for fo, rows in per.items()} for c, per in doc.items()}
+        sys.stdout.write(table(res, args.markdown))
+        return 0
     corpus = os.path.abspath(args.corpus)
     if not os.path.isdir(corpus):
         sys.stderr.write(f"run_corpus: error: corpus folder '{corpus}' not found\n")

@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in CompileConfig.gate_names():
         g.add_argument(f"--enable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=True, default=None,
                        help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})")
-        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=argparse.SUPPRESS)
+        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=f"turn '{_kebab(name)}' off")
     return ap
 
 

@@ -118,7 +118,9 @@ def run_legalize_alias(module_op, ctx) -> None:
         main = find_main(module_op)
         pairs = declared_aliases(module_op, main)
         if not pairs:
+            ctx.mark_all_preserved()
             return
+        inserted = 0
         args = entry_block(main).arguments
         ret = terminator(entry_block(main))
         for i, k in pairs:
@@ -139,6 +141,9 @@ def run_legalize_alias(module_op, ctx) -> None:
                 del p.attributes["neuron.symName"]
             ret.operands[k] = c.result
             ctx.stats["aliasing-copies"] += 1
+            inserted += 1
+    if not inserted:
+        ctx.mark_all_preserved()
 
 
 register_twins(
@@ -173,6 +178,7 @@ def run_verify_aliasing(module_op, ctx) -> None:
 
     Source: seed 004 step 30 ("RAW alias check", gate ``cfg[0x13C]``).
     """
+    ctx.mark_all_preserved()  # a check: the IR is never changed
     with module_op.context, module_op.location:
         main = find_main(module_op)
         pairs = declared_aliases(module_op, main)

@@ -80,6 +80,9 @@ def _padding_attr(rows):
 
 def _run(func_op, ctx):
     d = ctx.d
+    if not ctx.module_may_contain(d.name("convolution")):  # no seed op in the module: nothing to do
+        ctx.mark_all_preserved()
+        return
     convs = []
 
     def visit(op):

@@ -59,6 +59,9 @@ def _broadcast_to_all_gather(module_op, ctx):
     group gets zeros from collective_broadcast, but all_gather would gather
     everyone), groups padded with ``-1``, dynamic shapes.
     """
+    if not ctx.module_may_contain("mhlo.collective_broadcast", "stablehlo.collective_broadcast"):
+        ctx.mark_all_preserved()  # no collective_broadcast in the module
+        return
     found = []
 
     def visit(op):
@@ -188,6 +191,10 @@ def _coalesce(func_op, ctx):
     ``Not Coalescing AllGathers as we have partially coalesced AllGathers in input.``
     """
     d = ctx.d
+    if not ctx.module_may_contain(*[d.name(k) for k in _COALESCED]):
+        ctx.stats["collectives-moved"] += 0  # the statistic is reported even when nothing moved
+        ctx.mark_all_preserved()  # no collective of a coalesced kind in the module
+        return
     caps = {
         "all_gather": ctx.options.all_gather_max_bytes,
         "all_reduce": ctx.options.all_reduce_max_bytes,

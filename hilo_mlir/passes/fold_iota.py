@@ -214,6 +214,9 @@ def _erase_if_dead(op) -> None:
 
 def _run_fold_iota(func_op, ctx):
     d = ctx.d
+    if not ctx.module_may_contain(d.name("power")):  # no seed op in the module: nothing to do
+        ctx.mark_all_preserved()
+        return
     pows = []
 
     def visit(op):
@@ -222,6 +225,7 @@ def _run_fold_iota(func_op, ctx):
         return ir.WalkResult.ADVANCE
 
     func_op.walk(visit)
+    folded = 0
     with func_op.context:
         for p in pows:
             vals = match_fold_iota(p, d, ctx, ctx.options.max_elements)
@@ -235,6 +239,9 @@ def _run_fold_iota(func_op, ctx):
             p.results[0].replace_all_uses_with(cst.results[0])
             _erase_if_dead(p)
             ctx.stats["folded"] += 1
+            folded += 1
+    if not folded:
+        ctx.mark_all_preserved()
 
 
 register_twins(

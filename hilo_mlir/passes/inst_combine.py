@@ -168,6 +168,9 @@ def _try(r2, d, ctx) -> bool:
 
 
 def _run(func_op, ctx):
+    if not ctx.module_may_contain("mhlo.reduce", "stablehlo.reduce"):  # no seed op in the module: nothing to do
+        ctx.mark_all_preserved()
+        return
     reduces = []
 
     def visit(op):

@@ -11,17 +11,25 @@ of a value that is itself produced by a ``complex`` op are read from its
 operands, so chains of lowered ops stay real:
 
 * step 6 (``lower-complex``): ``add``, ``subtract``, ``multiply``
-  ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide``
-  ``((ar*br + ai*bi)/(br^2+bi^2), (ai*br - ar*bi)/(br^2+bi^2))``, ``negate``;
-* step 7 (``lower-complex-extra``): ``abs`` ``sqrt(re^2 + im^2)`` (result is
-  real), ``exponential`` ``(e^re cos im, e^re sin im)``, ``log``
-  ``(log |z|, atan2(im, re))``, ``sqrt`` (principal root:
-  ``t = sqrt((|z| + |re|)/2)``; ``re >= 0``: ``(t, im/(2t))``, else
-  ``(|im|/(2t), ±t)`` with the sign of ``im``; ``z = 0`` gives ``0``).
+  ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide`` by Smith's algorithm
+  (:func:`_smith_divide`: scaled by the larger part of the divisor, no
+  ``br^2 + bi^2``), ``negate``;
+* step 7 (``lower-complex-extra``): ``abs`` as the scaled hypot
+  ``m * sqrt(1 + (n/m)^2)``, ``m``/``n`` the larger/smaller of ``|re|, |im|``
+  (:func:`_scaled_abs`; result is real), ``exponential``
+  ``(e^re cos im, e^re sin im)``, ``log`` ``(log |z|, atan2(im, re))`` with
+  ``log |z| = log(m) + log1p((n/m)^2)/2`` (:func:`_log_abs`),
+  ``sqrt`` (principal root: ``t = sqrt((|z| + |re|)/2)``; ``re >= 0``:
+  ``(t, im/(2t))``, else ``(|im|/(2t), ±t)`` with the sign of ``im``;
+  ``z = 0`` gives ``0``; ``|z|`` is the scaled hypot).
+  ``abs``/``log``/``sqrt`` need a static shape (splat constants); on dynamic
+  shapes they are left alone.
 
-Add/subtract/negate are exact; multiply/divide/abs/exp/log/sqrt use the
-textbook formulas (no scaling against overflow, unlike some libm complex
-routines), so results may differ from the interpreter's in the last bits.
+Add/subtract/negate are exact. Divide, abs, log and sqrt do not under/overflow in
+intermediates while the result is representable (f32 parts of magnitude
+1e-30..1e30 match XLA CPU; test_passes_a.py). Multiply and exp use the textbook
+formulas (no scaling), so products of parts beyond ~1e19 in f32 overflow; results
+may differ from the interpreter's / XLA's in the last bits.
 ``real``/``imag`` users of a rebuilt complex value read the part directly.
 Ops on real types are left alone.
 """
@@ -108,6 +116,60 @@ class _Builder:
         return self.op("select", [p, a, b], a.type)
 
 
+def _smith_divide(b, ar, ai, br, bi):
+    """(ar + i ai) / (br + i bi) by Smith's algorithm (CACM 5(8), 1962).
+
+    Scales by the larger part of the divisor instead of forming
+    ``br^2 + bi^2`` (which under/overflows in f32 for ``|b|`` below ~1e-19 or
+    above ~1e19). With ``p = |br| >= |bi|``, ``c``/``s`` the larger/smaller part
+    of ``b`` and ``x``/``y`` the matching parts of ``a`` (``x = ar`` when ``p``):
+    ``r = s/c``, ``den = c + s*r``, ``re = (x + y*r)/den``,
+    ``im = ±(y - x*r)/den`` (``+`` when ``p``). Both branches are one formula
+    on ``select``ed operands, so no division is computed twice.
+    """
+    p = b.compare(b.un("abs", br), b.un("abs", bi), "GE")
+    c, s = b.select(p, br, bi), b.select(p, bi, br)
+    x, y = b.select(p, ar, ai), b.select(p, ai, ar)
+    r = b.bin("divide", s, c)
+    den = b.bin("add", c, b.bin("multiply", s, r))
+    re = b.bin("divide", b.bin("add", x, b.bin("multiply", y, r)), den)
+    t = b.bin("divide", b.bin("subtract", y, b.bin("multiply", x, r)), den)
+    return re, b.select(p, t, b.un("negate", t))
+
+
+def _scaled_abs(b, re, im, real_t):
+    """|re + i im| without under/overflow of the squares (scaled hypot).
+
+    ``m = max(|re|, |im|)``, ``n = min(|re|, |im|)``: ``m * sqrt(1 + (n/m)^2)``.
+    Where that is NaN although no part is NaN -- ``m == 0`` (0/0) or both
+    parts infinite (inf/inf) -- the result is ``n`` (0 resp. inf); a NaN part
+    gives NaN (``maximum``/``minimum`` propagate NaN). Needs a static shape
+    (splat constant 1).
+    """
+    m, n, q = _max_min_ratio(b, re, im)
+    res = b.bin("multiply", m, b.un("sqrt", b.bin("add", b.const(real_t, 1.0), b.bin("multiply", q, q))))
+    return b.select(b.compare(res, res, "NE"), n, res)
+
+
+def _max_min_ratio(b, re, im):
+    """``m = max(|re|, |im|)``, ``n = min(|re|, |im|)``, ``q = n/m`` (in [0, 1] or NaN)."""
+    a_re, a_im = b.un("abs", re), b.un("abs", im)
+    m, n = b.bin("maximum", a_re, a_im), b.bin("minimum", a_re, a_im)
+    return m, n, b.bin("divide", n, m)
+
+
+def _log_abs(b, re, im, real_t):
+    """``log |re + i im|`` as ``log(m) + log1p(q^2)/2`` (see :func:`_max_min_ratio`):
+    no squares of the parts (no under/overflow), and no rounding of ``|z|``
+    before the log (accurate near ``|z| = 1``). Where ``q`` is NaN although no
+    part is -- 0/0 or inf/inf -- the result is ``log(m)`` (-inf resp. inf).
+    """
+    m, _, q = _max_min_ratio(b, re, im)
+    log_m = b.un("log", m)
+    res = b.bin("add", log_m, b.bin("multiply", b.const(real_t, 0.5), b.un("log_plus_one", b.bin("multiply", q, q))))
+    return b.select(b.compare(q, q, "NE"), log_m, res)
+
+
 def _lower_one(op, d, cache) -> bool:
     short = d.short(op)
     operand_t = op.operands[0].type
@@ -116,7 +178,7 @@ def _lower_one(op, d, cache) -> bool:
         return False
     real_t = _with_elem(operand_t, elem)
     if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
-        if short == "sqrt":  # needs splat constants of the shape
+        if short in ("abs", "log", "sqrt"):  # the scaled |z| needs splat constants of the shape
             return False
     b = _Builder(d, op, cache)
     ops = [b.parts(v, real_t) for v in op.operands]
@@ -130,12 +192,9 @@ def _lower_one(op, d, cache) -> bool:
         re = b.bin("subtract", b.bin("multiply", ar, br), b.bin("multiply", ai, bi))
         im = b.bin("add", b.bin("multiply", ar, bi), b.bin("multiply", ai, br))
     elif short == "divide":
-        br, bi = ops[1]
-        den = b.bin("add", b.bin("multiply", br, br), b.bin("multiply", bi, bi))
-        re = b.bin("divide", b.bin("add", b.bin("multiply", ar, br), b.bin("multiply", ai, bi)), den)
-        im = b.bin("divide", b.bin("subtract", b.bin("multiply", ai, br), b.bin("multiply", ar, bi)), den)
+        re, im = _smith_divide(b, ar, ai, *ops[1])
     elif short == "abs":
-        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
+        mag = _scaled_abs(b, ar, ai, real_t)
         op.results[0].replace_all_uses_with(mag)
         op.erase()
         return True
@@ -143,11 +202,10 @@ def _lower_one(op, d, cache) -> bool:
         e = b.un("exponential", ar)
         re, im = b.bin("multiply", e, b.un("cosine", ai)), b.bin("multiply", e, b.un("sine", ai))
     elif short == "log":
-        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
-        re, im = b.un("log", mag), b.bin("atan2", ai, ar)
+        re, im = _log_abs(b, ar, ai, real_t), b.bin("atan2", ai, ar)
     elif short == "sqrt":
         zero, half, two = b.const(real_t, 0.0), b.const(real_t, 0.5), b.const(real_t, 2.0)
-        mag = b.un("sqrt", b.bin("add", b.bin("multiply", ar, ar), b.bin("multiply", ai, ai)))
+        mag = _scaled_abs(b, ar, ai, real_t)
         t = b.un("sqrt", b.bin("multiply", b.bin("add", mag, b.un("abs", ar)), half))
         two_t = b.bin("multiply", t, two)
         t_is_zero = b.compare(t, zero, "EQ")
@@ -172,6 +230,9 @@ def _lower_one(op, d, cache) -> bool:
 def _make_run(kinds):
     def _run(func_op, ctx):
         d = ctx.d
+        if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no seed op in the module: nothing to do
+            ctx.mark_all_preserved()
+            return
         todo = []
 
         def visit(op):

@@ -59,6 +59,9 @@ def _run(func_op, ctx):
     a rewritten operand is *touched*. (Operation handles are not used as
     dict keys: their hash follows operands and attributes.)
     """
+    if not ctx.module_may_contain("mhlo.optimization_barrier", "stablehlo.optimization_barrier"):
+        ctx.mark_all_preserved()  # no barrier in the module: nothing to do
+        return
     repl: dict = {}
     dead: list = []
     stats = {"barriers-removed": 0, "ops-cse": 0}

@@ -86,9 +86,17 @@ def reachable_functions(module_op, root: str = "main") -> set[str] | None:
 
 
 def _run(module_op, ctx):
+    names = [o.attributes["sym_name"].value for o in module_op.regions[0].blocks[0].operations
+             if o.operation.name == "func.func"]
+    if names == ["main"]:  # nothing else to prune: skip the reachability scan of every op's attributes
+        ctx.stats["functions-erased"] += 0
+        ctx.stats["functions-kept"] += 1
+        ctx.mark_all_preserved()
+        return
     live = reachable_functions(module_op)
     if live is None:
         ctx.debug("no 'main' function: module left unchanged")
+        ctx.mark_all_preserved()
         return
     dead = []
     for o in module_op.regions[0].blocks[0].operations:
@@ -100,6 +108,8 @@ def _run(module_op, ctx):
         o.erase()
     ctx.stats["functions-erased"] += len(dead)
     ctx.stats["functions-kept"] += len(live)
+    if not dead:
+        ctx.mark_all_preserved()
 
 
 register_twins(

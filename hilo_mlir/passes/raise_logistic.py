@@ -111,6 +111,7 @@ def _run(anchor, ctx) -> None:
         return ir.WalkResult.ADVANCE
 
     anchor.walk(visit)
+    raised = 0
     for div in divs:
         m = match_logistic(div)
         if m is None:
@@ -130,6 +131,9 @@ def _run(anchor, ctx) -> None:
                 seen.add(op_key(o))
                 _erase_dead_consts(o)
         ctx.stats["raised-logistic"] += 1
+        raised += 1
+    if not raised:
+        ctx.mark_all_preserved()
 
 
 register(

@@ -72,6 +72,10 @@ def _run(func_op, ctx):
     d = ctx.d
     name = func_op.attributes["sym_name"].value
     if _DECOMPOSITION.match(name):
+        ctx.mark_all_preserved()
+        return
+    if not (ctx.module_may_contain(d.name("reduce_scatter")) and ctx.module_may_contain(d.name("all_gather"))):
+        ctx.mark_all_preserved()  # no reduce_scatter/all_gather pair can exist
         return
     blocks = []
 
@@ -87,6 +91,7 @@ def _run(func_op, ctx):
     effects = EffectOracle(func_op)
     order = OrderIndex()
     namer = None
+    fused_any = False
     for block in blocks:
         seq = [o.operation for o in block.operations if effects(o)]
         i = 0
@@ -110,7 +115,10 @@ def _run(func_op, ctx):
                 i += 1
                 continue
             ctx.stats["fused-pairs"] += 1
+            fused_any = True
             i += 2
+    if not fused_any:
+        ctx.mark_all_preserved()
 
 
 register_twins(

@@ -42,9 +42,15 @@ _LIMITS = {
 #: Ops whose verifier demands 64-bit integers (checked before anything changes).
 _REQUIRES_64 = frozenset({"xla.rng_get_and_update_state"})
 
+#: Bit-level ops whose result on a 64-bit integer differs from the result on
+#: its 32-bit narrowing even when every value fits in 32 bits
+#: (clz(1) is 63 vs 31; popcnt(-1) is 64 vs 32; srl(-1, 1) differs): narrowing
+#: them would silently change numbers, so they are an error.
+_BIT_LEVEL = frozenset({"popcnt", "count_leading_zeros", "shift_right_logical"})
+
 
 class _Narrower:
-    """Maps a type to its narrowed form (memoised by the type's text)."""
+    """Maps a type to its narrowed form (memoised per uniqued type)."""
 
     def __init__(self):
         self.memo: dict = {}
@@ -60,7 +66,7 @@ class _Narrower:
 
     def __call__(self, t):
         """Narrowed ``t``, or None when ``t`` holds no 64-bit integer tensor."""
-        key = str(t)
+        key = t  # types are uniqued: they hash and compare by their C++ pointer
         if key in self.memo:
             return self.memo[key]
         res = None
@@ -131,6 +137,12 @@ def _run(module_op, ctx):
             short = hlo_short_name(op.name)
             if short in _REQUIRES_64:
                 raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
+            if short in _BIT_LEVEL and op.operands and narrow(op.operands[0].type) is not None:
+                raise op_error(
+                    op,
+                    f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits; "
+                    "sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
+                )
             if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
                 vals = _constant_values(op)
                 if vals is not None:
@@ -140,6 +152,7 @@ def _run(module_op, ctx):
                 if (narrow(src) is None) != (narrow(dst) is None):
                     raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack")
         # 2. Retype.
+        changed = False
         for i, op in enumerate(ops):
             if i in new_values:
                 t = narrow(op.results[0].type)
@@ -150,10 +163,12 @@ def _run(module_op, ctx):
                 else:
                     op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=t)
                 ctx.stats["constants-narrowed"] += 1
+                changed = True
             for r in op.results:
                 n = narrow(r.type)
                 if n is not None:
                     r.set_type(n)
+                    changed = True
                     ctx.stats["values-narrowed"] += 1
             for reg in op.regions:
                 for b in reg.blocks:
@@ -161,6 +176,7 @@ def _run(module_op, ctx):
                         n = narrow(a.type)
                         if n is not None:
                             a.set_type(n)
+                            changed = True
                             ctx.stats["values-narrowed"] += 1
             if op.name == "func.func":
                 ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
@@ -168,8 +184,11 @@ def _run(module_op, ctx):
                 outs = [narrow(t) or t for t in ft.results]
                 if ins != list(ft.inputs) or outs != list(ft.results):
                     op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
+                    changed = True
                     ctx.stats["signatures-narrowed"] += 1
 
+    if not changed:
+        ctx.mark_all_preserved()
 
 register_twins(
     "sixty-four-hack",

@@ -231,9 +231,13 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
 
     func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
     # Only the visited op, or an inner reshape visited before it, is ever erased.
+    names = [n for n, _ in REWRITES.values()]
+    before = sum(ctx.stats[n] for n in names)  # every rewrite counts itself in its statistic
     with func_op.context, func_op.location:
         for short, op in ops:
             REWRITES[short][1](op, d, ctx)
+    if sum(ctx.stats[n] for n in names) == before:
+        ctx.mark_all_preserved()
 
 
 register_twins(
@@ -292,8 +296,18 @@ def _zero_sized_outputs(main, ret, d, ctx):
         p = _producer(v)
         if p is not None and d.is_op(p, "constant"):
             continue
-        empty = ir.Attribute.parse(f"dense<> : {t}")
-        c = ir.Operation.create(d.name("constant"), results=[t], attributes={"value": empty}, loc=p.location if p is not None else ret.location, ip=ir.InsertionPoint(ret))
+        loc = p.location if p is not None else ret.location
+        ip = ir.InsertionPoint(ret)
+        if isinstance(t.element_type, ir.ComplexType):
+            # The binding cannot hand a complex dense attribute to Python, so an
+            # empty complex constant is built as complex(empty re, empty im).
+            part = ir.RankedTensorType.get(t.shape, t.element_type.element_type)
+            empty = ir.Attribute.parse(f"dense<> : {part}")
+            re, im = (ir.Operation.create(d.name("constant"), results=[part], attributes={"value": empty}, loc=loc, ip=ip) for _ in range(2))
+            c = ir.Operation.create(d.name("complex"), results=[t], operands=[re.result, im.result], loc=loc, ip=ip)
+        else:
+            empty = ir.Attribute.parse(f"dense<> : {t}")
+            c = ir.Operation.create(d.name("constant"), results=[t], attributes={"value": empty}, loc=loc, ip=ip)
         ret.operands[j] = c.result
         ctx.stats["zero-sized-outputs"] += 1
 

@@ -69,6 +69,16 @@ def _run(module_op, ctx):
                 "requires a token operand or result and cannot be retyped to tensor<ui8> "
                 "(replace-token-type-with-u8: lower or remove it before this pass)",
             )
+    changed = False
+    memo: dict = {}  # type -> converted type or None (types hash by their uniqued pointer)
+
+    def convert(t):
+        try:
+            return memo[t]
+        except KeyError:
+            n = memo[t] = convert_type(t, u8)
+            return n
+
     with module_op.context:
         u8 = ir.RankedTensorType.get([], ir.IntegerType.get_unsigned(8), loc=module_op.location)
         zero = ir.DenseElementsAttr.get_splat(u8, ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), 0))
@@ -82,31 +92,37 @@ def _run(module_op, ctx):
                                           loc=op.location, ip=ir.InsertionPoint(op))
                 op.results[0].replace_all_uses_with(cst.results[0])
                 op.erase()
+                changed = True
                 ctx.stats["token-producers-replaced"] += 1
             else:
                 live.append(op)
         # 3. Retype results, block arguments and function signatures.
         for op in live:
             for r in op.results:
-                n = convert_type(r.type, u8)
+                n = convert(r.type)
                 if n is not None:
                     r.set_type(n)
+                    changed = True
                     ctx.stats["values-retyped"] += 1
             for reg in op.regions:
                 for b in reg.blocks:
                     for a in b.arguments:
-                        n = convert_type(a.type, u8)
+                        n = convert(a.type)
                         if n is not None:
                             a.set_type(n)
+                            changed = True
                             ctx.stats["values-retyped"] += 1
             if op.name == "func.func":
                 ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-                ins = [convert_type(t, u8) or t for t in ft.inputs]
-                outs = [convert_type(t, u8) or t for t in ft.results]
+                ins = [convert(t) or t for t in ft.inputs]
+                outs = [convert(t) or t for t in ft.results]
                 if ins != list(ft.inputs) or outs != list(ft.results):
                     op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
+                    changed = True
                     ctx.stats["signatures-rewritten"] += 1
 
+    if not changed:
+        ctx.mark_all_preserved()
 
 register_twins(
     "replace-token-type-with-u8",

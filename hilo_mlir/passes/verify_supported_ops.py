@@ -13,8 +13,8 @@ pass therefore never disagree.
 
 Errors: one MLIR error diagnostic per unsupported op, at the op's location,
 with the reason (``'<op>' op cannot be emitted by the Penguin printer: ...``);
-then the pass fails with a :class:`~hilo_mlir.diagnostics.HiloError` that
-counts them. The IR is never changed.
+then the pass fails with a :class:`~hilo_mlir.diagnostics.HiloError` naming
+the first one and counting the rest. The IR is never changed.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def _run(module_op, ctx):
         return
     for loc, name, reason in bad:
         loc.emit_error(f"'{name}' op cannot be emitted by the Penguin printer: {reason}")
-    loc0, name0, _ = bad[0]
-    n = len(bad)
-    raise HiloError(f"{n} op{'s' if n > 1 else ''} cannot be emitted by the Penguin printer (first: '{name0}'; each reported above)", loc=loc0)
+    loc0, name0, reason0 = bad[0]
+    more = f" (and {len(bad) - 1} more op{'s' if len(bad) > 2 else ''}, each reported as a diagnostic)" if len(bad) > 1 else ""
+    raise HiloError(f"'{name0}' op cannot be emitted by the Penguin printer: {reason0}{more}", loc=loc0)
 
 
 register_twins(

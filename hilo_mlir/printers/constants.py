@@ -210,7 +210,8 @@ def _lit(x) -> str:
         return str(x)
     if isinstance(x, float):
         if math.isnan(x):
-            return "float('nan')"
+            # keep the sign bit: total-order sorts and compares see it
+            return "float('-nan')" if math.copysign(1.0, x) < 0 else "float('nan')"
         if math.isinf(x):
             return "float('inf')" if x > 0 else "float('-inf')"
         return repr(x)

@@ -28,6 +28,7 @@ import keyword
 import re
 
 from ..diagnostics import HiloError
+from ..ir import identity_key
 from . import supported as _sup
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
@@ -37,6 +38,7 @@ DEFAULT_INLINE_LIMIT = 256
 RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer"})
 
 _TERMINATORS = frozenset({"func.return", "mhlo.return", "stablehlo.return"})
+_KEYS: dict[str, str] = {}  # attribute name -> keyword name before de-duplication (pure function of the name)
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
 _ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
@@ -61,7 +63,13 @@ def camel(short: str) -> str:
 
 def py_op_name(op_name: str) -> str:
     """The generic Python op name of an MLIR op name (``mhlo.dot_general`` -> ``DotGeneralOp``)."""
-    return camel(op_name.split(".", 1)[-1]) + "Op"
+    py = _PY_OP_NAMES.get(op_name)
+    if py is None:
+        py = _PY_OP_NAMES[op_name] = camel(op_name.split(".", 1)[-1]) + "Op"
+    return py
+
+
+_PY_OP_NAMES: dict[str, str] = {}  # op name -> Python op name (a pure function of the name)
 
 
 class PenguinPrinter:
@@ -103,6 +111,7 @@ class PenguinPrinter:
         self._spec_cache: dict = {}
         self._attr_cache: dict = {}
         self._loc_cache: dict[str, str] = {}
+        self._loc_by_key: dict[int, str] = {}  # identity_key(location) -> rendered prefix
         self._type_reasons: dict = {}
         self._ir = None
 
@@ -162,7 +171,15 @@ class PenguinPrinter:
 
     def debug_location(self, loc) -> str:
         """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for an MLIR location (section 5)."""
-        text = str(loc)
+        key = identity_key(loc)  # locations are uniqued: str(loc) costs ~10 us, the key ~0.5 us
+        base = self._loc_by_key.get(key)
+        if base is None:
+            base = self._loc_by_key[key] = self._location_base(str(loc))
+        if self.parent_stack:
+            return f"{base}, parent={self.parent_stack[-1]!r})"
+        return base + ")"
+
+    def _location_base(self, text: str) -> str:
         base = self._loc_cache.get(text)
         if base is None:
             f, line, col = "", 0, 0
@@ -178,9 +195,7 @@ class PenguinPrinter:
                     break
             base = f"{self.mod('support')}.DebugLocation(file={f!r}, line={line}, col={col}, name={name!r}"
             self._loc_cache[text] = base
-        if self.parent_stack:
-            return f"{base}, parent={self.parent_stack[-1]!r})"
-        return base + ")"
+        return base
 
     def attr_value(self, attr) -> str:
         """An MLIR attribute as a Python literal (section 5 table), cached per attribute."""
@@ -299,11 +314,14 @@ class PenguinPrinter:
     @staticmethod
     def key(name: str, used: set | None = None) -> str:
         """A keyword-argument name for an MLIR attribute name (section 5)."""
-        k = re.sub(r"\W", "_", name)
-        if not k or k[0].isdigit():
-            k = "_" + k
-        if keyword.iskeyword(k) or k in RESERVED_KEYS:
-            k += "_"
+        k = _KEYS.get(name)
+        if k is None:
+            k = re.sub(r"\W", "_", name)
+            if not k or k[0].isdigit():
+                k = "_" + k
+            if keyword.iskeyword(k) or k in RESERVED_KEYS:
+                k += "_"
+            _KEYS[name] = k
         if used is not None:
             while k in used:
                 k += "_"
@@ -329,12 +347,19 @@ class PenguinPrinter:
         """
         name = op.name
         self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
-        results = op.results
+        results = list(op.results)  # one pass over the binding's result list
         if result_names is None:
             result_names = [self.fresh() for _ in range(len(results))]
+        names = self.names
         for r, n in zip(results, result_names):
-            self.names[r] = n
-        src_names = srcs if srcs is not None else [self.name_of(v) for v in op.operands]
+            names[r] = n
+        if srcs is not None:
+            src_names = srcs
+        else:
+            try:
+                src_names = [names[v] for v in op.operands]
+            except KeyError:  # report the unbound operand
+                src_names = [self.name_of(v) for v in op.operands]
         if dst_specs is not None:
             dsts = "[" + ", ".join(dst_specs) + "]"
         else:

@@ -235,6 +235,12 @@ def op_reason(op) -> str | None:
     return None
 
 
+#: op kinds whose :func:`op_reason` reads attributes (target / FusionKind / CompositeKind)
+_ATTR_DEPENDENT = frozenset({"custom_call", "fusion", "composite"})
+#: op name -> :func:`op_reason` verdict, for every other op name (a pure function of the name)
+_NAME_VERDICT: dict = {}
+
+
 def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
     """None if the printers can emit ``op``, else a one-line reason.
 
@@ -249,7 +255,13 @@ def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
     tables; then every operand and result type (static shape, known element
     type, tuples of those, tokens).
     """
-    r = op_reason(op)
+    name = op.name
+    if name in _NAME_VERDICT:  # the verdict of ops that carry no kind/target depends on the name only
+        r = _NAME_VERDICT[name]
+    else:
+        r = op_reason(op)
+        if hlo_short(name) not in _ATTR_DEPENDENT:
+            _NAME_VERDICT[name] = r
     if r:
         return r
     for v in op.operands:

@@ -73,13 +73,32 @@ def inside_fusion(op) -> bool:
     return False
 
 
-def collect(func_op, pred) -> list:
+_FUSION_LIKE = frozenset({"mhlo.fusion", "stablehlo.composite"})
+
+
+def collect(func_op, pred=None, names=None) -> list:
     """Ops of ``func_op`` (nested regions included, fusion bodies excluded) for which ``pred(op)``.
 
     Pre-order walk; the regions of ``mhlo.fusion`` are skipped (seed 000: no
-    sub-pass seeds inside an existing fusion).
+    sub-pass seeds inside an existing fusion). ``names`` (full op names)
+    restricts the result to those ops with one name lookup per op (then
+    ``pred``, if given, also has to hold).
     """
     out = []
+    if names is not None:
+        names = frozenset(names)
+
+        def visit_named(op):
+            op = op.operation
+            name = op.name
+            if name in _FUSION_LIKE:
+                return ir.WalkResult.SKIP
+            if name in names and (pred is None or pred(op)):
+                out.append(op)
+            return ir.WalkResult.ADVANCE
+
+        func_op.walk(visit_named, ir.WalkOrder.PRE_ORDER)
+        return out
 
     def visit(op):
         op = op.operation

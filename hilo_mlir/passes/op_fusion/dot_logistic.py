@@ -104,6 +104,6 @@ def _pass_b(run: FusionRun, logistics) -> None:
 def fuse_dot_logistic(run: FusionRun) -> None:
     """Seed 000 ``fuseDotLogisticOp``: Pass A (clusters) then Pass B (reshape sinking)."""
     d = run.d
-    logistics = collect(run.func, lambda o: d.is_op(o, "logistic"))
+    logistics = collect(run.func, names=[d.name("logistic")])
     _pass_a(run, logistics)
     _pass_b(run, logistics)

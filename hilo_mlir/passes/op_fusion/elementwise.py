@@ -63,7 +63,7 @@ def grow_upwards(run: FusionRun, seed) -> OpSet:
 def fuse_elementwise(run: FusionRun) -> None:
     """Seed 000 ``fuseElementwiseOps``: one cluster per reduce/concatenate seed."""
     d = run.d
-    seeds = collect(run.func, lambda o: d.is_op(o, "reduce", "concatenate"))
+    seeds = collect(run.func, names=[d.name("reduce"), d.name("concatenate")])
     for seed in seeds:
         if seed.block is None or inside_fusion(seed):
             continue

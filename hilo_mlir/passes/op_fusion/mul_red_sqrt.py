@@ -124,7 +124,7 @@ def _match(run: FusionRun, root):
 def fuse_mul_red_sqrt(run: FusionRun) -> None:
     """Decision 5: ``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
     d = run.d
-    for root in collect(run.func, lambda o: d.is_op(o, "sqrt", "rsqrt")):
+    for root in collect(run.func, names=[d.name("sqrt"), d.name("rsqrt")]):
         if root.block is None or inside_fusion(root):
             continue
         ops = _match(run, root)

@@ -32,15 +32,44 @@ func.func @mul_add(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>) -> te
 
 // -----
 
-// divide and negate (f64 parts).
+// divide (Smith's algorithm: no br*br + bi*bi, which under/overflows) and
+// negate (f64 parts). p = |br| >= |bi| picks the larger part c of b and the
+// matching part x of a; r = s/c, den = c + s*r, re = (x + y*r)/den,
+// im = p ? t : -t with t = (y - x*r)/den.
 // CHECK-LABEL: func.func @div_neg
-// CHECK: %[[DEN:.*]] = mhlo.add {{.*}} : tensor<2xf64>
-// CHECK: mhlo.divide {{.*}}, %[[DEN]] : tensor<2xf64>
-// CHECK: mhlo.divide {{.*}}, %[[DEN]] : tensor<2xf64>
-// CHECK: mhlo.negate {{.*}} : tensor<2xf64>
-// CHECK: mhlo.negate {{.*}} : tensor<2xf64>
-// CHECK: mhlo.complex {{.*}} : tensor<2xcomplex<f64>>
+// CHECK-DAG: %[[AR:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[AI:.*]] = mhlo.imag %arg0
+// CHECK-DAG: %[[BR:.*]] = mhlo.real %arg1
+// CHECK-DAG: %[[BI:.*]] = mhlo.imag %arg1
+// CHECK-NOT: mhlo.multiply %[[BR]], %[[BR]]
+// CHECK: %[[ABR:.*]] = mhlo.abs %[[BR]] : tensor<2xf64>
+// CHECK: %[[ABI:.*]] = mhlo.abs %[[BI]] : tensor<2xf64>
+// CHECK: %[[P:.*]] = mhlo.compare GE, %[[ABR]], %[[ABI]]
+// CHECK: %[[C:.*]] = mhlo.select %[[P]], %[[BR]], %[[BI]]
+// CHECK: %[[S:.*]] = mhlo.select %[[P]], %[[BI]], %[[BR]]
+// CHECK: %[[X:.*]] = mhlo.select %[[P]], %[[AR]], %[[AI]]
+// CHECK: %[[Y:.*]] = mhlo.select %[[P]], %[[AI]], %[[AR]]
+// CHECK: %[[R:.*]] = mhlo.divide %[[S]], %[[C]]
+// CHECK: %[[SR:.*]] = mhlo.multiply %[[S]], %[[R]]
+// CHECK: %[[DEN:.*]] = mhlo.add %[[C]], %[[SR]]
+// CHECK: %[[YR:.*]] = mhlo.multiply %[[Y]], %[[R]]
+// CHECK: %[[RN:.*]] = mhlo.add %[[X]], %[[YR]]
+// CHECK: %[[RE:.*]] = mhlo.divide %[[RN]], %[[DEN]]
+// CHECK: %[[XR:.*]] = mhlo.multiply %[[X]], %[[R]]
+// CHECK: %[[TN:.*]] = mhlo.subtract %[[Y]], %[[XR]]
+// CHECK: %[[T:.*]] = mhlo.divide %[[TN]], %[[DEN]]
+// CHECK: %[[NT:.*]] = mhlo.negate %[[T]]
+// CHECK: %[[IM:.*]] = mhlo.select %[[P]], %[[T]], %[[NT]]
+// CHECK: %[[NRE:.*]] = mhlo.negate %[[RE]] : tensor<2xf64>
+// CHECK: %[[NIM:.*]] = mhlo.negate %[[IM]] : tensor<2xf64>
+// CHECK: %[[Z:.*]] = mhlo.complex %[[NRE]], %[[NIM]] : tensor<2xcomplex<f64>>
 // CHECK-NOT: mhlo.divide {{.*}}complex
+// CHECK: return %[[Z]]
+// SHLO-LABEL: func.func @div_neg
+// SHLO: stablehlo.compare GE
+// SHLO-COUNT-4: stablehlo.select
+// SHLO: stablehlo.divide
+// SHLO-NOT: stablehlo.divide {{.*}}complex
 func.func @div_neg(%a: tensor<2xcomplex<f64>>, %b: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {
   %0 = mhlo.divide %a, %b : tensor<2xcomplex<f64>>
   %1 = mhlo.negate %0 : tensor<2xcomplex<f64>>
@@ -61,4 +90,17 @@ func.func @untouched(%a: tensor<4xf32>, %b: tensor<4xcomplex<f32>>) -> (tensor<4
   %0 = mhlo.multiply %a, %a : tensor<4xf32>
   %1 = mhlo.exponential %b : tensor<4xcomplex<f32>>
   return %0, %1 : tensor<4xf32>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// Divide needs no constants: dynamic shapes are lowered too.
+// CHECK-LABEL: func.func @div_dynamic
+// CHECK: mhlo.compare GE, {{.*}} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xi1>
+// CHECK: mhlo.complex {{.*}} : tensor<?xcomplex<f32>>
+// SHLO-LABEL: func.func @div_dynamic
+// SHLO: stablehlo.compare GE
+func.func @div_dynamic(%a: tensor<?xcomplex<f32>>, %b: tensor<?xcomplex<f32>>) -> tensor<?xcomplex<f32>> {
+  %0 = mhlo.divide %a, %b : tensor<?xcomplex<f32>>
+  return %0 : tensor<?xcomplex<f32>>
 }

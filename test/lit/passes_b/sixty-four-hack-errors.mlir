@@ -36,3 +36,37 @@ func.func @bitcast(%x: tensor<2xf64>) -> tensor<2xi64> {
   %0 = stablehlo.bitcast_convert %x : (tensor<2xf64>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// Bit-level ops on 64-bit integers change their result once narrowed
+// (popcnt(-1): 64 vs 32; clz(1): 63 vs 31): an error, never a silent change.
+func.func @popcnt64(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{bit-level op on tensor<4xi64> gives different results once narrowed to 32 bits}}
+  %0 = stablehlo.popcnt %x : tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @clz64(%x: tensor<4xui64>) -> tensor<4xui64> {
+  // expected-error@+1 {{bit-level op on tensor<4xui64> gives different results once narrowed to 32 bits}}
+  %0 = stablehlo.count_leading_zeros %x : tensor<4xui64>
+  return %0 : tensor<4xui64>
+}
+
+// -----
+
+func.func @srl64(%x: tensor<4xi64>, %s: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{bit-level op on tensor<4xi64> gives different results once narrowed to 32 bits}}
+  %0 = stablehlo.shift_right_logical %x, %s : tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// The same ops on 32-bit integers are fine (nothing to narrow).
+func.func @popcnt32(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = stablehlo.popcnt %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

@@ -84,3 +84,20 @@ func.func @main(%arg0: tensor<64x64xf32>, %arg1: tensor<0x3xf32>) -> (tensor<64x
   %2 = mhlo.multiply %small, %small : tensor<4xf32>
   return %0, %1, %2 : tensor<64x64xf32>, tensor<0x3xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A zero-sized complex output (found by the corpus run: fft_float32_14_15_0_17):
+// the StableHLO twin rebuilds it from two empty real constants, since a complex
+// dense attribute cannot be created through the binding. The MHLO pass leaves it.
+// CHECK-LABEL: func.func @main
+// CHECK: mhlo.complex %arg0, %arg1 {neuron.symName = "output_0"}
+// SHLO-LABEL: func.func @main
+// SHLO: %[[RE:.*]] = stablehlo.constant dense<> : tensor<2x0xf32>
+// SHLO-NEXT: %[[IM:.*]] = stablehlo.constant dense<> : tensor<2x0xf32>
+// SHLO-NEXT: %[[C:.*]] = stablehlo.complex %[[RE]], %[[IM]] {neuron.symName = "output_0"} : tensor<2x0xcomplex<f32>>
+// SHLO-NEXT: return %[[C]]
+func.func @main(%a: tensor<2x0xf32>, %b: tensor<2x0xf32>) -> tensor<2x0xcomplex<f32>> {
+  %0 = mhlo.complex %a, %b : tensor<2x0xcomplex<f32>>
+  return %0 : tensor<2x0xcomplex<f32>>
+}
