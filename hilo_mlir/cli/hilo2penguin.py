@@ -175,23 +175,9 @@ def _run_batch(args, cfg) -> int:
 
 def main() -> None:
     """Console-script entry point."""
-    try:
-        code = run(sys.argv[1:])
-    except KeyboardInterrupt:
-        code = 130
-    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
-        import os
+    from .common import run_main
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 0
-    except HiloError as e:
-        sys.stderr.write(e.format() + "\n")
-        code = 1
-    except Exception as e:  # noqa: BLE001 - never a traceback for the user
-        from ..diagnostics import internal_error
-
-        code = internal_error("hilo2penguin", e)
-    sys.exit(code)
+    run_main("hilo2penguin", run)
 
 
 if __name__ == "__main__":

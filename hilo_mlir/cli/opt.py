@@ -241,15 +241,13 @@ def run(argv: list[str]) -> int:
     from ..io_utils import atomic_write_text, decode_text, read_input
 
     filename = "<stdin>" if args.input == "-" else args.input
-    try:
-        if args.pass_pipeline is not None:
-            # Validate the pipeline once up front: a bad pipeline fails before any input is read.
-            from .. import pipeline as pl
+    from .. import pipeline as pl
 
+    try:
+        # Validate the pipeline once up front: a bad pipeline fails before any input is read.
+        if args.pass_pipeline is not None:
             pl.steps_from_text(args.pass_pipeline)
         for name, val in pass_flags:
-            from .. import pipeline as pl
-
             pl.build_steps([pl.Element(name, val)])
         text = decode_text(read_input(args.input), filename) if args.input != "-" else decode_text(sys.stdin.buffer.read(), filename)
     except HiloError as e:
@@ -294,23 +292,9 @@ def run(argv: list[str]) -> int:
 
 def main() -> None:
     """Console-script entry point."""
-    try:
-        code = run(sys.argv[1:])
-    except KeyboardInterrupt:
-        code = 130
-    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
-        import os
+    from .common import run_main
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 0
-    except HiloError as e:
-        sys.stderr.write(e.format() + "\n")
-        code = 1
-    except Exception as e:  # noqa: BLE001 - never a traceback for the user
-        from ..diagnostics import internal_error
-
-        code = internal_error("hilo-opt", e)
-    sys.exit(code)
+    run_main("hilo-opt", run)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 
-from ..diagnostics import HiloError, internal_error
+from ..diagnostics import HiloError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,16 +62,10 @@ def run(argv=None) -> int:
 
 
 def main() -> None:
-    try:
-        code = run()
-    except KeyboardInterrupt:
-        code = 130
-    except HiloError as e:
-        sys.stderr.write(e.format() + "\n")
-        code = 1
-    except Exception as e:  # noqa: BLE001 - never a traceback for the user
-        code = internal_error("hilo-penguin-run", e)
-    sys.exit(code)
+    """Console-script entry point."""
+    from .common import run_main
+
+    run_main("hilo-penguin-run", run)
 
 
 if __name__ == "__main__":
