@@ -262,6 +262,8 @@ class _Progress:
                 extra = f" ({r.signal or 'exception'} in {r.last_pass})"
             elif r.status == "timeout":
                 extra = f" (in {r.last_pass})"
+            elif r.status == "rejected" and r.diagnostic:
+                extra = f": {r.diagnostic}"
             self.stream.write(f"[{self.done:>{self.width}}/{self.total}] {r.status:<8} {r.path}{extra}\n")
         self.stream.flush()
 

@@ -38,11 +38,9 @@ and updated in O(members + moved ops) by :func:`codegen`.
 
 from __future__ import annotations
 
-import ctypes as _ctypes
-
 from . import effects as _effects
 from .dialects import MHLO, DialectTable, hlo_short_name, is_side_effecting  # noqa: F401
-from .ir import ir
+from .ir import identity_key, ir
 
 __all__ = [
     "FusionCluster",
@@ -70,23 +68,6 @@ COMPOSITE_KIND_ATTR = "CompositeKind"
 COMPOSITE_VERSION = 1
 
 
-_capsule_ptr = _ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_ptr.restype = _ctypes.c_void_p
-_capsule_ptr.argtypes = [_ctypes.py_object, _ctypes.c_char_p]
-_capsule_name = _ctypes.pythonapi.PyCapsule_GetName
-_capsule_name.restype = _ctypes.c_char_p
-_capsule_name.argtypes = [_ctypes.py_object]
-_NAMES: dict = {}  # "op" / "block" / "value" -> the binding's capsule name (read once)
-
-
-def _ptr(obj, kind: str) -> int:
-    cap = obj._CAPIPtr
-    name = _NAMES.get(kind)
-    if name is None:
-        name = _NAMES[kind] = _capsule_name(cap)
-    return _capsule_ptr(cap, name)
-
-
 def op_key(op) -> int:
     """A stable identity for an op: the address of the C++ ``Operation``.
 
@@ -94,17 +75,17 @@ def op_key(op) -> int:
     must not be dict keys across a rewrite; key by ``op_key`` instead. The key
     is reused after the op is erased: drop it from any table first.
     """
-    return _ptr(op, "op")
+    return identity_key(op)
 
 
 def block_key(block) -> int:
     """A stable identity for an ``ir.Block`` (the C++ ``Block`` address)."""
-    return _ptr(block, "block")
+    return identity_key(block)
 
 
 def value_key(v) -> int:
     """A stable identity for an ``ir.Value`` (the C++ value implementation address)."""
-    return _ptr(v, "value")
+    return identity_key(v)
 
 
 def _op(x) -> ir.Operation:

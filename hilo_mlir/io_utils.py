@@ -49,18 +49,36 @@ def atomic_write_text(path: str, text: str) -> None:
 
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Write through a temporary file and rename; device files (``/dev/null``) are written directly."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "wb") as f:
-            f.write(data)
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    """Write through a temporary file in the same folder and rename; nothing half-written remains.
+
+    The file gets the usual ``0666 & ~umask`` mode. Device files (``/dev/null``)
+    are written directly. Errors (missing folder, a folder in the way, no
+    permission) raise :class:`HiloError` naming the path.
+    """
     try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            if os.path.isdir(path):
+                raise HiloError(f"cannot write output file '{path}': is a directory")
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        d = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(d):
+            raise HiloError(f"cannot write output file '{path}': no such directory '{os.path.dirname(path) or d}'")
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    except OSError as e:
+        raise HiloError(f"cannot write output file '{path}': {e.strerror}") from None
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise HiloError(f"cannot write output file '{path}': {e.strerror}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

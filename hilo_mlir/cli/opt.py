@@ -188,7 +188,10 @@ def _process_chunk(text: str, args, steps_text: str | None, pass_flags, filename
                     sys.stderr.write(pipe.statistics_report())
             if not ok:
                 return False
-            if "penguin_source" in extras and not any(s.info and s.info.argument.endswith("py-penguin") and s.options.get("output") for s in steps):
+            printer_outputs = [s.options.get("output") for s in steps if s.info and s.info.argument.endswith("py-penguin")]
+            if "-" in printer_outputs:
+                pass  # the printer already wrote penguin.py to stdout: do not append the module
+            elif "penguin_source" in extras and not any(printer_outputs):
                 out.write(extras["penguin_source"])
             else:
                 out.write(pl.module_to_text(module, args.mlir_print_op_generic, args.mlir_print_debuginfo))
@@ -249,11 +252,18 @@ def run(argv: list[str]) -> int:
             pl.steps_from_text(args.pass_pipeline)
         for name, val in pass_flags:
             pl.build_steps([pl.Element(name, val)])
-        text = decode_text(read_input(args.input), filename) if args.input != "-" else decode_text(sys.stdin.buffer.read(), filename)
+        if pass_flags and args.pass_pipeline is not None:
+            raise HiloError("--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0] + "); put every pass in the pipeline")
+        raw = read_input(args.input) if args.input != "-" else sys.stdin.buffer.read()
+        # MLIR bytecode is accepted as it is; text must be UTF-8.
+        text = raw if raw.startswith(b"ML\xefR") else decode_text(raw, filename)
     except HiloError as e:
-        sys.stderr.write(e.format() + "\n")
+        sys.stderr.write(e.format(filename if "cannot open" in e.message or "empty" in e.message else None) + "\n")
         return 1
 
+    if isinstance(text, bytes) and args.split_input_file:
+        sys.stderr.write(f"{filename}: error: --split-input-file needs a text input, not MLIR bytecode\n")
+        return 1
     chunks = _split_chunks(text) if args.split_input_file else [(text, 0)]
     outputs, failed, problems = [], False, []
     for chunk, offset in chunks:
@@ -265,7 +275,7 @@ def run(argv: list[str]) -> int:
             ok = False
             diags.append(Diagnostic("error", (f"{e.code}: " if e.code else "") + e.message, location_to_str(e.loc, filename) if e.loc is not None else None, e.line))
         if args.verify_diagnostics:
-            problems.extend(_check_expectations(_expectations(chunk, 0), diags, filename))
+            problems.extend(_check_expectations(_expectations(chunk, 0) if isinstance(chunk, str) else [], diags, filename))
             if ok:
                 outputs.append(buf.getvalue())
         else:
@@ -286,7 +296,11 @@ def run(argv: list[str]) -> int:
     if args.output == "-":
         sys.stdout.write(result)
     else:
-        atomic_write_text(args.output, result)
+        try:
+            atomic_write_text(args.output, result)
+        except HiloError as e:
+            sys.stderr.write(e.format() + "\n")
+            return 1
     return 0
 
 

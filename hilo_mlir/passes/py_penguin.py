@@ -39,13 +39,20 @@ def _run_printer(module_op, ctx):
 
         sys.stdout.write(src)
     elif out:
-        from ..io_utils import atomic_write_text
+        # Like hilo2penguin's OUTDIR: the folder is created, and penguin.py plus
+        # its .npy files are renamed into place only once all were written.
+        from ..packaging import write_program
 
-        atomic_write_text(out, src)
         folder = os.path.dirname(os.path.abspath(out))
-        for name, data in files.items():
-            with open(os.path.join(folder, name), "wb") as f:
-                f.write(data)
+        if os.path.basename(out) == "penguin.py":
+            write_program(folder, src, files)
+        else:
+            from ..io_utils import atomic_write_bytes
+
+            os.makedirs(folder, exist_ok=True)
+            for name, data in files.items():
+                atomic_write_bytes(os.path.join(folder, name), data)
+            atomic_write_bytes(out, src.encode("utf-8"))
 
 
 for _arg, _dialect, _cls in (
