@@ -184,3 +184,25 @@ def evaluate_xla(text_or_module, inputs: list[np.ndarray]) -> list[np.ndarray]:
     exe = backend.compile_and_load(asm, xc.DeviceList(tuple(dev)), xc.CompileOptions())
     bufs = [jax.device_put(np.asarray(a), dev[0]) for a in inputs]
     return [np.asarray(o) for o in exe.execute(bufs)]
+
+
+def run_passes(text: str, passes: str) -> tuple[str, dict]:
+    """Run ``passes`` (pipeline syntax without the ``builtin.module`` anchor) on ``text``.
+
+    Returns:
+        (the module's text after the passes, the merged statistics of our passes).
+
+    Raises:
+        HiloError: as the pipeline does (pass failures, verifier failures).
+    """
+    from .pipeline import Pipeline
+
+    ctx = make_context()
+    with ctx, ir.Location.unknown():
+        m = ir.Module.parse(text)
+        p = Pipeline.from_text(f"builtin.module({passes})")
+        p.run(m)
+        stats: dict = {}
+        for c in p.stats.values():
+            stats.update(c)
+        return str(m), stats

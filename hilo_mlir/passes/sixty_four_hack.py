@@ -31,6 +31,7 @@ from ..diagnostics import op_error
 from ..dialects import hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
+from ..retype import retype_op
 
 _LIMITS = {
     "i64": (np.int64, np.int32, -(1 << 31), (1 << 31) - 1),
@@ -164,28 +165,8 @@ def _run(module_op, ctx):
                     op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=t)
                 ctx.stats["constants-narrowed"] += 1
                 changed = True
-            for r in op.results:
-                n = narrow(r.type)
-                if n is not None:
-                    r.set_type(n)
-                    changed = True
-                    ctx.stats["values-narrowed"] += 1
-            for reg in op.regions:
-                for b in reg.blocks:
-                    for a in b.arguments:
-                        n = narrow(a.type)
-                        if n is not None:
-                            a.set_type(n)
-                            changed = True
-                            ctx.stats["values-narrowed"] += 1
-            if op.name == "func.func":
-                ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-                ins = [narrow(t) or t for t in ft.inputs]
-                outs = [narrow(t) or t for t in ft.results]
-                if ins != list(ft.inputs) or outs != list(ft.results):
-                    op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
-                    changed = True
-                    ctx.stats["signatures-narrowed"] += 1
+            if retype_op(op, narrow, ctx.stats, "values-narrowed", "signatures-narrowed"):
+                changed = True
 
     if not changed:
         ctx.mark_all_preserved()

@@ -28,6 +28,7 @@ from ..diagnostics import op_error
 from ..dialects import TABLES, hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
+from ..retype import retype_op
 
 TOKEN_TYPES = frozenset({"!mhlo.token", "!stablehlo.token"})
 
@@ -98,28 +99,8 @@ def _run(module_op, ctx):
                 live.append(op)
         # 3. Retype results, block arguments and function signatures.
         for op in live:
-            for r in op.results:
-                n = convert(r.type)
-                if n is not None:
-                    r.set_type(n)
-                    changed = True
-                    ctx.stats["values-retyped"] += 1
-            for reg in op.regions:
-                for b in reg.blocks:
-                    for a in b.arguments:
-                        n = convert(a.type)
-                        if n is not None:
-                            a.set_type(n)
-                            changed = True
-                            ctx.stats["values-retyped"] += 1
-            if op.name == "func.func":
-                ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-                ins = [convert(t) or t for t in ft.inputs]
-                outs = [convert(t) or t for t in ft.results]
-                if ins != list(ft.inputs) or outs != list(ft.results):
-                    op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
-                    changed = True
-                    ctx.stats["signatures-rewritten"] += 1
+            if retype_op(op, convert, ctx.stats, "values-retyped", "signatures-rewritten"):
+                changed = True
 
     if not changed:
         ctx.mark_all_preserved()

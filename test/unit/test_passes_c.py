@@ -14,23 +14,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hilo_mlir import pipeline as pl
 from hilo_mlir.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.testing import evaluate, random_inputs
-
-
-def run_passes(text: str, passes: str) -> tuple[str, dict]:
-    """Run ``passes`` (pipeline syntax, no anchor) on ``text``; return (new text, merged statistics)."""
-    ctx = make_context()
-    with ctx, ir.Location.unknown():
-        m = ir.Module.parse(text)
-        p = pl.Pipeline.from_text(f"builtin.module({passes})")
-        p.run(m)
-        stats = {}
-        for c in p.stats.values():
-            stats.update(c)
-        return str(m), stats
+from hilo_mlir.testing import evaluate, random_inputs, run_passes
 
 
 def bit_equal(a, b):
