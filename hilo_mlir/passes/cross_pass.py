@@ -34,6 +34,7 @@ attributes). Linear in the function size: positions are computed once.
 from __future__ import annotations
 
 from ..ir import ir
+from .scheduling import all_blocks
 from ..registry import Option, register_twins
 
 ATTR = "neuron.CrossPassTensor"
@@ -150,15 +151,7 @@ def _cheap(op, d):
 def _rematerialize(func_op, ctx):
     d = ctx.d
     dist = ctx.options.distance
-    blocks = []
-
-    def visit(op):
-        for r in op.regions:
-            for b in r.blocks:
-                blocks.append(b)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    blocks = all_blocks(func_op)
     # Phase 1 (read only): positions and far uses.
     plans = []  # (producer index, chain, [(pos, ancestor, user, operand number)])
     serial = 0

@@ -434,18 +434,6 @@ def _rem(c):
     return np.fmod(a, b)
 
 
-@impl("maximum")
-def _max(c):
-    a, b = (widen(x) for x in c.srcs)
-    return np.maximum(a, b)
-
-
-@impl("minimum")
-def _min(c):
-    a, b = (widen(x) for x in c.srcs)
-    return np.minimum(a, b)
-
-
 @impl("power")
 def _pow(c):
     a, b = (widen(x) for x in c.srcs)
@@ -470,28 +458,24 @@ def _pow(c):
     return np.power(a, b)
 
 
-@impl("atan2")
-def _atan2(c):
-    a, b = (widen(x) for x in c.srcs)
-    return np.arctan2(a, b)
+def _binary(np_fn, widen_operands: bool):
+    def run(c):
+        a, b = (widen(x) for x in c.srcs) if widen_operands else c.srcs
+        return np_fn(a, b)
+
+    return run
 
 
-@impl("and")
-def _and(c):
-    a, b = c.srcs
-    return np.bitwise_and(a, b)
-
-
-@impl("or")
-def _or(c):
-    a, b = c.srcs
-    return np.bitwise_or(a, b)
-
-
-@impl("xor")
-def _xor(c):
-    a, b = c.srcs
-    return np.bitwise_xor(a, b)
+# Binary ops that are one numpy call: floats widened first (rounded once per op), bitwise ops as they are.
+for _name, _fn, _widen in (
+    ("maximum", np.maximum, True),
+    ("minimum", np.minimum, True),
+    ("atan2", np.arctan2, True),
+    ("and", np.bitwise_and, False),
+    ("or", np.bitwise_or, False),
+    ("xor", np.bitwise_xor, False),
+):
+    IMPLS[_name] = _binary(_fn, _widen)
 
 
 @impl("not")
