@@ -330,24 +330,15 @@ class Pipeline:
         self.log: list[str] = []
         self.extras = extras if extras is not None else {}
         self.last_pass: str | None = None
-        self._op_names = None  # census of op names, valid until a step changes the IR
+        self._census_cache = None  # the Census, valid until a step changes the IR
 
     def _census(self, op):
-        """The set of op names in ``op`` (one walk), cached until a step changes the IR."""
-        if self._op_names is None:
-            from .ir import ir
+        """The :class:`~hilo_mlir.census.Census` of ``op`` (one walk), cached until a step changes the IR."""
+        if self._census_cache is None:
+            from .census import Census
 
-            names = set()
-            add = names.add
-            advance = ir.WalkResult.ADVANCE
-
-            def visit(o):
-                add(o.operation.name)
-                return advance
-
-            op.walk(visit)
-            self._op_names = frozenset(names)
-        return self._op_names
+            self._census_cache = Census(op)
+        return self._census_cache
 
     @classmethod
     def from_text(cls, text: str, **kw) -> "Pipeline":
@@ -368,7 +359,7 @@ class Pipeline:
         from .ir import ir, passmanager
 
         op = module.operation
-        self._op_names = None  # the module may have changed since the last run
+        self._census_cache = None  # the module may have changed since the last run
         for step in self.steps:
             self.last_pass = step.argument
             if self.instr.on_pass_start:
@@ -381,7 +372,7 @@ class Pipeline:
                 if step.cpp_text is not None:
                     pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
                     pm.enable_verifier(True)
-                    self._op_names = None  # an upstream pass may have changed anything
+                    self._census_cache = None  # an upstream pass may have changed anything
                     pm.run(op)
                     preserved = True  # the binding's pass manager already verified
                 else:
@@ -397,16 +388,16 @@ class Pipeline:
                     step.info.run_on_module(op, ctx)
                     preserved = ctx.all_preserved
                     if not preserved:
-                        self._op_names = None
+                        self._census_cache = None
             except HiloError as e:
-                self._op_names = None
+                self._census_cache = None
                 if self.instr.print_after_all:
                     self._dump(module, f"After {step.display} Failed")
                 e.message = e.message if e.code else e.message
                 e.pass_name = step.argument
                 raise
             except ir.MLIRError as e:
-                self._op_names = None
+                self._census_cache = None
                 err = from_mlir_error(e)
                 err.message = f"{err.message} (in pass '{step.argument}')"
                 err.pass_name = step.argument

@@ -88,7 +88,7 @@ class PassContext:
 
     def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None, census=None):
         self.info = info
-        self._census = census  # callable -> frozenset of the op names in the module (pipeline-provided), or None
+        self._census = census  # callable -> census.Census of the module (pipeline-provided), or None
         self.options = _Options(options)
         self.d: DialectTable | None = info.dialect_table
         self.stats = stats if stats is not None else collections.Counter()
@@ -107,16 +107,49 @@ class PassContext:
     def module_may_contain(self, *op_names: str) -> bool:
         """False only if the module surely holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
 
-        The pipeline answers from a census of op names taken with one walk and
-        reused until a pass changes the IR (an analysis preserved by
-        :meth:`mark_all_preserved`), so a pass looking for a few op kinds can
-        return at once on a module without them instead of walking it. Without
-        a pipeline (a binding ``PassManager``) the answer is always True.
+        The pipeline answers from its :class:`~hilo_mlir.census.Census` (one
+        walk, reused until a pass changes the IR), so a pass looking for a few
+        op kinds can return at once on a module without them instead of
+        walking it. Without a pipeline (a binding ``PassManager``) the answer
+        is always True.
         """
         if self._census is None:
             return True
-        names = self._census()
+        names = self._census().names
         return any(n in names for n in op_names)
+
+    def ops_named(self, top, *op_names: str) -> list:
+        """The ops called any of ``op_names`` inside ``top`` (the op the pass runs on), as a new list.
+
+        Walk order (post-order; ops of one block in block order), one name
+        after the other. From the pipeline's census when there is one (no walk);
+        otherwise one walk of ``top``. Source: issue 7 (bounded visits per op).
+        """
+        if self._census is not None:
+            return self._census().ops_named(top, *op_names)
+        from .ir import ir
+
+        wanted = set(op_names)
+        found: dict[str, list] = {n: [] for n in op_names}
+        advance = ir.WalkResult.ADVANCE
+
+        def visit(o):
+            if o.name in wanted:
+                found[o.name].append(o)
+            return advance
+
+        top.walk(visit)
+        return [o for n in op_names for o in found[n]]
+
+    def module_element_types(self):
+        """``str`` of every element type in the module (``{"f32", "i64", ...}``), or None without a pipeline.
+
+        From :meth:`Census.element_type_strings`: a pass rewriting only values
+        of some element types can skip a module without them.
+        """
+        if self._census is None:
+            return None
+        return self._census().element_type_strings()
 
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""

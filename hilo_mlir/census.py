@@ -1,0 +1,129 @@
+"""The op census: one walk of the module, reused by every pass until the IR changes.
+
+Every Python-binding call costs 0.1–2 µs, so a pass that walks a 33k-op
+module just to find the three ops it rewrites costs more than the C++
+canonicalizer. The census is the analysis that removes those walks: one
+walk per top-level op (``func.func``) records
+
+* ``names``: the set of op names anywhere in the module;
+* ``counts``: ``{op name: number of ops}``;
+* per top-level op, ``{op name: [ir.Operation, ...]}`` in walk order
+  (post-order: an op's nested ops come before it; ops of one block in
+  block order).
+
+Result and block-argument *types* are a second, lazy walk
+(:meth:`Census.types`), taken only if a pass asks.
+
+Lifetime (MLIR's analysis manager): the pipeline keeps a census while steps
+preserve all analyses (:meth:`registry.PassContext.mark_all_preserved`) and
+drops it after any step that changed the IR, so an ``ir.Operation`` from
+:meth:`Census.ops_named` is never one a previous pass erased. A pass that
+rewrites while iterating such a list must itself not erase ops later in it.
+
+Source: issue 7 (performance: "every matcher visits each op a bounded
+number of times"); DESIGN.md "Rules of the IR" (the verifier and analysis
+preservation follow MLIR's pass manager).
+"""
+
+from __future__ import annotations
+
+from .ir import identity_key, ir
+
+
+_TUPLE = ir.TupleType.static_typeid
+_SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.static_typeid,
+                     ir.VectorType.static_typeid, ir.MemRefType.static_typeid, ir.UnrankedMemRefType.static_typeid))
+
+
+class Census:
+    """Op names, counts and a per-function index of one module (see module doc).
+
+    Args:
+        module_op: the ``builtin.module`` ``ir.Operation``.
+    """
+
+    def __init__(self, module_op):
+        self._module_op = module_op
+        self.counts: dict[str, int] = {}
+        self._index: dict[int, dict[str, list]] = {}
+        self._types = None
+        counts = self.counts
+        advance = ir.WalkResult.ADVANCE
+        for top in module_op.regions[0].blocks[0].operations:
+            top = top.operation
+            index: dict[str, list] = {}
+            get = index.get
+
+            def visit(o, index=index, get=get):  # o: ir.Operation (never an OpView)
+                name = o.name
+                lst = get(name)
+                if lst is None:
+                    index[name] = [o]
+                else:
+                    lst.append(o)
+                return advance
+
+            top.walk(visit)
+            self._index[identity_key(top)] = index
+            for name, lst in index.items():
+                counts[name] = counts.get(name, 0) + len(lst)
+        self.names = frozenset(counts)
+
+    def ops_named(self, top, *names: str) -> list:
+        """The ops called any of ``names`` inside the top-level op ``top`` (including ``top``).
+
+        Args:
+            top: a top-level op of the module (usually the ``func.func`` a pass runs on).
+            names: full op names (``"mhlo.divide"``).
+
+        Returns:
+            A new list of ``ir.Operation`` (OpViews for ops of registered
+            dialects), one name after the other in the order given, each in
+            walk order. Empty if ``top`` is not a top-level op of the module.
+        """
+        index = self._index.get(identity_key(top), {})
+        if len(names) == 1:
+            return list(index.get(names[0], ()))
+        out = []
+        for n in names:
+            out.extend(index.get(n, ()))
+        return out
+
+    def types(self) -> frozenset:
+        """Every type of an op result or block argument in the module (``ir.Type``; one lazy walk)."""
+        if self._types is None:
+            seen = set()
+            add = seen.add
+            advance = ir.WalkResult.ADVANCE
+
+            def visit(o):
+                for r in o.results:
+                    add(r.type)
+                for region in o.regions:
+                    for block in region.blocks:
+                        for a in block.arguments:
+                            add(a.type)
+                return advance
+
+            self._module_op.walk(visit)
+            self._types = frozenset(seen)
+        return self._types
+
+    def element_type_strings(self) -> frozenset:
+        """``str`` of every element type in :meth:`types`, looking through shaped and tuple types.
+
+        E.g. ``{"f32", "i64", "!mhlo.token"}``; a non-shaped, non-tuple type is itself.
+        """
+        out = set()
+        stack = list(self.types())
+        while stack:
+            t = stack.pop()
+            tid = t.typeid
+            if tid == _TUPLE:
+                tt = ir.TupleType(t)
+                stack.extend(tt.get_type(i) for i in range(tt.num_types))
+            elif tid in _SHAPED:
+                out.add(str(ir.ShapedType(t).element_type))
+            else:
+                out.add(str(t))
+        return frozenset(out)
