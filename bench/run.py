@@ -91,7 +91,7 @@ with ctx:
             setattr(compiler, fn, timed)
         cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"))
         t0 = time.perf_counter()
-        loaded = compiler.LoadedModule(ctx, module, path, compiler.detect_dialect(module))
+        loaded = compiler.LoadedModule.from_module(ctx, module, path)
         phases["detect_dialect"] = time.perf_counter() - t0
         src = compiler.compile_loaded(loaded, cfg)
         out["passes_s"] = time.perf_counter() - t0

@@ -47,28 +47,47 @@ class LoadedModule:
     dialect: str  # "mhlo", "stablehlo" or "mixed"/"none"
     extras: dict = field(default_factory=dict)
 
+    @classmethod
+    def from_module(cls, context, module, filename: str) -> "LoadedModule":
+        """Wrap an already-parsed ``ir.Module``: takes the input census (one walk) and detects the dialect."""
+        from .census import Census
 
-def detect_dialect(module) -> str:
-    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither)."""
-    from .ir import ir
+        with context:
+            census = Census(module.operation)
+        return cls(context, module, filename, detect_dialect(module, census), {"census": census})
 
-    counts = collections.Counter()
-    advance = ir.WalkResult.ADVANCE
 
-    def visit(op):
-        n = op.name
-        if n.startswith("mhlo."):
-            counts["mhlo"] += 1
-        elif n.startswith("stablehlo."):
-            counts["stablehlo"] += 1
-        return advance
+def detect_dialect(module, census=None) -> str:
+    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
 
-    module.operation.walk(visit)
-    if not counts:
+    ``census``: a :class:`~hilo_mlir.census.Census` of ``module`` to count from
+    (no walk); default: take one.
+    """
+    from .census import Census
+
+    counts = (census or Census(module.operation)).counts
+    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
+    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
+    if not (mhlo or shlo):
         return "none"
-    if counts["mhlo"] and counts["stablehlo"]:
+    if mhlo and shlo:
         return "mixed"
-    return counts.most_common(1)[0][0]
+    return "mhlo" if mhlo >= shlo else "stablehlo"
+
+
+def input_census(loaded: "LoadedModule"):
+    """The :class:`~hilo_mlir.census.Census` of the loaded module as parsed (one walk, kept in ``loaded.extras``).
+
+    Shared by :func:`detect_dialect`, :func:`validate_input` and the bridge so
+    the input is walked once before the spine (issue 7); dropped by the
+    steps that rewrite the module (:func:`strip_sharding`, :func:`to_mhlo`).
+    """
+    from .census import Census
+
+    c = loaded.extras.get("census")
+    if c is None:
+        c = loaded.extras["census"] = Census(loaded.module.operation)
+    return c
 
 
 def _is_proto(path: str, data: bytes) -> bool:
@@ -133,22 +152,11 @@ def load_module(data: bytes | str, filename: str = "<string>", allow_unregistere
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:
                 raise _explain_parse_error(from_mlir_error(e, filename)) from None
-    return LoadedModule(ctx, module, filename, detect_dialect(module))
+    return LoadedModule.from_module(ctx, module, filename)
 
 
-def _has_chlo(module) -> bool:
-    from .ir import ir
-
-    found = []
-
-    def visit(op):
-        if op.name.startswith("chlo."):
-            found.append(op.name)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return bool(found)
+def _has_chlo(loaded: "LoadedModule") -> bool:
+    return any(n.startswith("chlo.") for n in input_census(loaded).names)
 
 
 #: The upstream decomposition of chlo ops into stablehlo ops (run by the bridge when chlo is present).
@@ -171,14 +179,16 @@ def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None
         instr = Instrumentation(on_pass_start=instrumentation.on_pass_start)
     steps = []
     with loaded.context:
-        if _has_chlo(loaded.module):
+        if _has_chlo(loaded):
             steps.append(Step(None, "chlo-legalize-to-stablehlo", cpp_text=CHLO_LEGALIZE))
     if steps or loaded.dialect in ("stablehlo", "mixed"):
         steps.append(step_for("stablehlo-legalize-to-hlo"))
     if steps:
+        loaded.extras.pop("census", None)
         with loaded.context:
             Pipeline(steps, instrumentation=instr).run(loaded.module)
-        loaded.dialect = detect_dialect(loaded.module)
+        census = input_census(loaded)  # taken again: the spine starts from it
+        loaded.dialect = detect_dialect(loaded.module, census)
 
 
 def build_spine(config: CompileConfig, skip_missing: bool = False):
@@ -354,8 +364,9 @@ def validate_input(loaded: LoadedModule, config: CompileConfig, steps=None) -> N
             if f.name != "func.func" or not len(f.regions[0].blocks):
                 continue
             for block in f.regions[0].blocks:
-                ops = list(block.operations)
-                term = ops[-1].operation if ops else None
+                ops = block.operations
+                n = len(ops)
+                term = ops[n - 1].operation if n else None
                 if term is not None and term.name != "func.return" and len(term.successors) == 0:
                     raise HiloError(
                         f"'{term.name}' op cannot terminate function @{_func_name(f)} (expected 'func.return')",
@@ -371,15 +382,38 @@ def validate_input(loaded: LoadedModule, config: CompileConfig, steps=None) -> N
                     loc=entry.location,
                     filename=fname,
                 )
-        problem: list = []
-
         verdicts: dict = {}  # type -> _type_problem (types are uniqued; most values share a few types)
+
+        def type_verdict(t):
+            p = verdicts.get(t, False)
+            if p is False:
+                p = verdicts[t] = _type_problem(t, allow_token, complex_why)
+            return p
+
+        # Fast path: the census's op names and types say whether any check
+        # below can fail; only then walk in program order to find the first
+        # failure (its op and location).
+        census = input_census(loaded)
+        names = census.names
+        suspicious = any(n.startswith("sdy.") and n != "sdy.mesh" for n in names) or any(
+            hlo_short_name(n) in _DYNAMIC_SHAPE_OPS for n in names
+        )
+        if not suspicious:
+            types = set(census.types())
+            for op in module.body.operations:
+                f = op.operation
+                if f.name == "func.func":
+                    ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+                    types.update(ft.inputs)
+                    types.update(ft.results)
+            suspicious = any(type_verdict(t) for t in types)
+        if not suspicious:
+            return
+        problem: list = []
 
         def check_types(op, what, types):
             for i, t in enumerate(types):
-                p = verdicts.get(t, False)
-                if p is False:
-                    p = verdicts[t] = _type_problem(t, allow_token, complex_why)
+                p = type_verdict(t)
                 if p:
                     problem.append(HiloError(f"'{op.name}' op {what} #{i} {p}", loc=op.location, filename=fname))
                     return True
@@ -444,10 +478,14 @@ def strip_sharding(loaded: LoadedModule) -> int:
     removed = 0
     with loaded.context:
         ops = []
+        sharding = frozenset(SHARDING_ATTRS)
+        advance = ir.WalkResult.ADVANCE
 
-        def collect(op):
-            ops.append(op)
-            return ir.WalkResult.ADVANCE
+        def collect(op):  # only ops holding a sharding attribute, and functions
+            attrs = op.attributes
+            if len(attrs) and (op.name == "func.func" or not sharding.isdisjoint(attrs)):
+                ops.append(op)
+            return advance
 
         loaded.module.operation.walk(collect)
         for op in ops:
@@ -473,6 +511,8 @@ def strip_sharding(loaded: LoadedModule) -> int:
         for m in meshes:
             m.erase()
             removed += 1
+    if removed:
+        loaded.extras.pop("census", None)  # ops erased: the input census is stale
     return removed
 
 
@@ -499,7 +539,11 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     validate_input(loaded, config, steps)
     from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
 
-    protect_markers(loaded.module.operation)
+    census = input_census(loaded)
+    module_op = loaded.module.operation
+    tops = [op.operation for op in loaded.module.body.operations]
+    calls = [c for t in tops for c in census.ops_named(t, "mhlo.custom_call", "stablehlo.custom_call")]
+    protect_markers(module_op, calls)  # attributes only: the census stays valid
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
     extras = {"filename": loaded.filename}
@@ -508,7 +552,7 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:
         try:
-            pipe.run(loaded.module)
+            pipe.run(loaded.module, census=loaded.extras.get("census"))
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
             raise

@@ -354,12 +354,16 @@ class Pipeline:
         out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo))
         out.write("\n")
 
-    def run(self, module) -> None:
-        """Run every step on ``module`` (an ``ir.Module``); raise HiloError on failure."""
+    def run(self, module, census=None) -> None:
+        """Run every step on ``module`` (an ``ir.Module``); raise HiloError on failure.
+
+        ``census``: a :class:`~hilo_mlir.census.Census` of ``module`` as it is
+        now, to start from (the driver's input census); default: none yet.
+        """
         from .ir import ir, passmanager
 
         op = module.operation
-        self._census_cache = None  # the module may have changed since the last run
+        self._census_cache = census  # None: the module may have changed since the last run
         for step in self.steps:
             self.last_pass = step.argument
             if self.instr.on_pass_start:

@@ -187,7 +187,7 @@ def _leaf_offsets(types) -> list[int]:
 # --------------------------------------------------------------------------- marker protection
 
 
-def protect_markers(module_op) -> int:
+def protect_markers(module_op, custom_calls=None) -> int:
     """Set ``has_side_effect = true`` on every ``custom_call @AwsNeuronTransferWithStaticRing``.
 
     A marker spelled ``has_side_effect = false`` whose result is unused (the
@@ -195,7 +195,9 @@ def protect_markers(module_op) -> int:
     upstream ``canonicalize`` (step 1) and ``remove-dead-values`` (step 13)
     before step 26 can record it. ``compiler.compile_loaded`` calls this on
     the input before the spine runs; markers without the attribute are
-    already kept by those passes. Returns the number of markers changed.
+    already kept by those passes. ``custom_calls``: every custom_call op of
+    the module, if the caller has them (a census); default: one walk.
+    Returns the number of markers changed.
     """
     found = []
 
@@ -205,7 +207,11 @@ def protect_markers(module_op) -> int:
                 found.append(op.operation)
         return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
+    if custom_calls is None:
+        module_op.walk(visit)
+    else:
+        for op in custom_calls:
+            visit(op)
     n = 0
     with module_op.context:
         for op in found:

@@ -1,0 +1,97 @@
+"""The op census (hilo_mlir/census.py) and its lifetime in the pipeline (issue 7)."""
+
+from hilo_mlir.census import Census
+from hilo_mlir.ir import ir, make_context
+from hilo_mlir.pipeline import Pipeline, Step, step_for
+from hilo_mlir.registry import PassInfo
+
+MODULE = """
+func.func @main(%a: tensor<2xf32>, %t: tuple<tensor<2xi64>, !stablehlo.token>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<2xf32>
+  %2 = stablehlo.add %1, %0 : tensor<2xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%2 init: %c) applies stablehlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32>
+  %b = stablehlo.broadcast_in_dim %r, dims = [] : (tensor<f32>) -> tensor<2xf32>
+  return %b : tensor<2xf32>
+}
+func.func private @g(%x: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  %0 = stablehlo.add %x, %x : tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}
+"""
+
+
+def _funcs(m):
+    return [op.operation for op in m.body.operations]
+
+
+def test_census_names_counts_index_and_types():
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        c = Census(m.operation)
+        main, g = _funcs(m)
+        # reduce's body holds one more stablehlo.add (and a stablehlo.return)
+        assert c.counts["stablehlo.add"] == 4
+        assert c.counts["func.func"] == 2 and c.counts["func.return"] == 2
+        assert c.counts["stablehlo.return"] == 1
+        assert "stablehlo.divide" not in c.names
+        adds = c.ops_named(main, "stablehlo.add")
+        # walk order: the reduce body's add comes after %0 and %2 (post-order: before the reduce)
+        assert [len(a.operands) for a in adds] == [2, 2, 2]
+        assert adds[0].operands[0] == main.regions[0].blocks[0].arguments[0]
+        assert [o.name for o in c.ops_named(main, "stablehlo.multiply", "stablehlo.broadcast_in_dim")] == [
+            "stablehlo.multiply", "stablehlo.broadcast_in_dim"]
+        assert len(c.ops_named(g, "stablehlo.add")) == 1
+        assert c.element_type_strings() == {"f32", "i64", "!stablehlo.token", "complex<f32>"}
+
+
+def _recording_pass(seen, erase_first=None):
+    def run(func_op, ctx):
+        found = ctx.ops_named(func_op, "stablehlo.multiply", "stablehlo.add")
+        seen.append([o.name for o in found])
+        if erase_first and found:
+            victim = found[0]
+            victim.result.replace_all_uses_with(victim.operands[0])
+            victim.erase()
+        else:
+            ctx.mark_all_preserved()
+
+    return run
+
+
+def test_pipeline_keeps_census_while_preserved_and_drops_it_after_a_change():
+    seen = []
+    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen))
+    erase = PassInfo("test-erase", "erases the first multiply", _recording_pass(seen, erase_first=True))
+    steps = [Step(observe, observe.argument), Step(erase, erase.argument), Step(observe, observe.argument)]
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        pipe = Pipeline(steps)
+        pipe.run(m)
+        # 2 functions per step; step 2 erased main's multiply and g's add: step 3 sees neither
+        assert seen == [
+            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"], ["stablehlo.add"],
+            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"], ["stablehlo.add"],
+            ["stablehlo.add", "stablehlo.add", "stablehlo.add"], [],
+        ]
+        # the verifier ran after the rewriting step only
+        assert [n for n, _ in pipe.verify_timings] == ["TestErase (test-erase)"]
+
+
+def test_upstream_step_drops_the_census():
+    seen = []
+    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen))
+    steps = [Step(observe, observe.argument), step_for("canonicalize"), Step(observe, observe.argument)]
+    text = """
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.multiply %a, %a : tensor<2xf32>
+  %1 = stablehlo.add %a, %a : tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+"""
+    with make_context():
+        m = ir.Module.parse(text)
+        Pipeline(steps).run(m)
+    # canonicalize deleted the dead multiply; the second look must not see it
+    assert seen == [["stablehlo.multiply", "stablehlo.add"], ["stablehlo.add"]]
