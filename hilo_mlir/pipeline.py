@@ -391,7 +391,7 @@ class Pipeline:
                     )
                     step.info.run_on_module(op, ctx)
                     preserved = ctx.all_preserved
-                    if not preserved:
+                    if not (preserved or ctx.census_preserved):
                         self._census_cache = None
             except HiloError as e:
                 self._census_cache = None

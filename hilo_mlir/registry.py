@@ -95,6 +95,7 @@ class PassContext:
         self.log = log if log is not None else []
         self.extras = extras if extras is not None else {}
         self.all_preserved = False
+        self.census_preserved = False
 
     def mark_all_preserved(self) -> None:
         """Say the pass left the IR untouched (MLIR's ``markAllAnalysesPreserved``).
@@ -103,6 +104,16 @@ class PassContext:
         manager does. Call it only when nothing at all was rewritten.
         """
         self.all_preserved = True
+
+    def mark_census_preserved(self) -> None:
+        """Say the pass changed only attributes: op names, op identities, block order and types are as before.
+
+        MLIR's ``markAnalysesPreserved<...>()`` for our one analysis: the
+        pipeline still runs the verifier after the pass but keeps its
+        :class:`~hilo_mlir.census.Census`. Do not call it after creating,
+        erasing, moving or retyping any op.
+        """
+        self.census_preserved = True
 
     def module_may_contain(self, *op_names: str) -> bool:
         """False only if the module surely holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
@@ -225,12 +236,14 @@ class PassInfo:
             return
         funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         # The pass preserved everything only if it did so on every function.
-        preserved = True
+        preserved = census = True
         for f in funcs:
-            ctx.all_preserved = False
+            ctx.all_preserved = ctx.census_preserved = False
             self.run(f, ctx)
             preserved = preserved and ctx.all_preserved
+            census = census and (ctx.all_preserved or ctx.census_preserved)
         ctx.all_preserved = preserved
+        ctx.census_preserved = census
 
     def add_to_pass_manager(self, pm, stats=None, **options) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.

@@ -95,3 +95,26 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
         Pipeline(steps).run(m)
     # canonicalize deleted the dead multiply; the second look must not see it
     assert seen == [["stablehlo.multiply", "stablehlo.add"], ["stablehlo.add"]]
+
+
+def test_attribute_only_pass_keeps_the_census_but_is_verified():
+    ids = []
+
+    def observe(func_op, ctx):
+        ids.append(id(ctx._census()))
+        ctx.mark_all_preserved()
+
+    def tag(func_op, ctx):
+        func_op.attributes["neuron.tagged"] = ir.UnitAttr.get()
+        ctx.mark_census_preserved()
+
+    look = PassInfo("test-look", "records the census", observe, anchor="builtin.module")
+    tagger = PassInfo("test-tag", "sets an attribute", tag)
+    steps = [Step(look, look.argument), Step(tagger, tagger.argument), Step(look, look.argument)]
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        pipe = Pipeline(steps)
+        pipe.run(m)
+        assert len(ids) == 2 and ids[0] == ids[1]
+        assert [n for n, _ in pipe.verify_timings] == ["TestTag (test-tag)"]
+        assert all("neuron.tagged" in f.attributes for f in _funcs(m))
