@@ -53,7 +53,7 @@ class LoadedModule:
         from .census import Census
 
         with context:
-            census = Census(module.operation)
+            census = Census(module.operation, with_types=True, attr_names=SHARDING_ATTRS)
         return cls(context, module, filename, detect_dialect(module, census), {"census": census})
 
 
@@ -86,7 +86,7 @@ def input_census(loaded: "LoadedModule"):
 
     c = loaded.extras.get("census")
     if c is None:
-        c = loaded.extras["census"] = Census(loaded.module.operation)
+        c = loaded.extras["census"] = Census(loaded.module.operation, with_types=True, attr_names=SHARDING_ATTRS)
     return c
 
 
@@ -477,17 +477,13 @@ def strip_sharding(loaded: LoadedModule) -> int:
 
     removed = 0
     with loaded.context:
-        ops = []
-        sharding = frozenset(SHARDING_ATTRS)
-        advance = ir.WalkResult.ADVANCE
+        from .ir import identity_key
 
-        def collect(op):  # only ops holding a sharding attribute, and functions
-            attrs = op.attributes
-            if len(attrs) and (op.name == "func.func" or not sharding.isdisjoint(attrs)):
-                ops.append(op)
-            return advance
-
-        loaded.module.operation.walk(collect)
+        census = input_census(loaded)  # its attr_holders: the ops holding a sharding attribute
+        tops = [op.operation for op in loaded.module.body.operations]
+        funcs = [f for f in tops if f.name == "func.func"]
+        done = {identity_key(f) for f in funcs}
+        ops = funcs + [o for o in census.attr_holders if identity_key(o) not in done]
         for op in ops:
             names = [op.attributes[i].name for i in range(len(op.attributes))]
             for name in names:
