@@ -364,6 +364,7 @@ class Pipeline:
 
         op = module.operation
         self._census_cache = census  # None: the module may have changed since the last run
+        analyses: dict = {}  # PassContext.analyses, shared by the steps of this run
         for step in self.steps:
             self.last_pass = step.argument
             if self.instr.on_pass_start:
@@ -377,6 +378,7 @@ class Pipeline:
                     pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
                     pm.enable_verifier(True)
                     self._census_cache = None  # an upstream pass may have changed anything
+                    analyses.clear()
                     pm.run(op)
                     preserved = True  # the binding's pass manager already verified
                 else:
@@ -388,13 +390,18 @@ class Pipeline:
                         log=self.log,
                         extras=self.extras,
                         census=lambda: self._census(op),
+                        analyses=analyses,
                     )
                     step.info.run_on_module(op, ctx)
                     preserved = ctx.all_preserved
+                    if not preserved:
+                        for k in [k for k in analyses if k not in ctx.kept_analyses]:
+                            del analyses[k]
                     if not (preserved or ctx.census_preserved):
                         self._census_cache = None
             except HiloError as e:
                 self._census_cache = None
+                analyses.clear()
                 if self.instr.print_after_all:
                     self._dump(module, f"After {step.display} Failed")
                 e.message = e.message if e.code else e.message
@@ -402,6 +409,7 @@ class Pipeline:
                 raise
             except ir.MLIRError as e:
                 self._census_cache = None
+                analyses.clear()
                 err = from_mlir_error(e)
                 err.message = f"{err.message} (in pass '{step.argument}')"
                 err.pass_name = step.argument

@@ -86,7 +86,7 @@ class PassContext:
         info: the :class:`PassInfo` being run.
     """
 
-    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None, census=None):
+    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None, census=None, analyses=None):
         self.info = info
         self._census = census  # callable -> census.Census of the module (pipeline-provided), or None
         self.options = _Options(options)
@@ -96,6 +96,11 @@ class PassContext:
         self.extras = extras if extras is not None else {}
         self.all_preserved = False
         self.census_preserved = False
+        # Analyses shared by the steps of one pipeline run (MLIR's AnalysisManager):
+        # the pipeline drops them after a step that changed the IR, except those
+        # the step named with keep_analysis. Without a pipeline: this pass's own.
+        self.analyses: dict = analyses if analyses is not None else {}
+        self.kept_analyses: set = set()
 
     def mark_all_preserved(self) -> None:
         """Say the pass left the IR untouched (MLIR's ``markAllAnalysesPreserved``).
@@ -114,6 +119,15 @@ class PassContext:
         erasing, moving or retyping any op.
         """
         self.census_preserved = True
+
+    def keep_analysis(self, key) -> None:
+        """Say ``analyses[key]`` describes the IR as this pass leaves it, although the pass changed the IR.
+
+        MLIR's ``markAnalysesPreserved<...>()``: the pass updated the analysis
+        itself (or changed nothing it describes), so the pipeline keeps it for
+        the next steps; every other analysis is dropped after a changing step.
+        """
+        self.kept_analyses.add(key)
 
     def module_may_contain(self, *op_names: str) -> bool:
         """False only if the module surely holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
@@ -152,15 +166,41 @@ class PassContext:
         top.walk(visit)
         return [o for n in op_names for o in found[n]]
 
-    def module_element_types(self):
+    def module_element_types(self, if_cached: bool = False):
         """``str`` of every element type in the module (``{"f32", "i64", ...}``), or None without a pipeline.
 
         From :meth:`Census.element_type_strings`: a pass rewriting only values
-        of some element types can skip a module without them.
+        of some element types can skip a module without them. With
+        ``if_cached``, None also when the census's type walk has not been
+        taken yet (a pass with a cheaper check of its own uses that instead
+        of paying for the walk).
         """
         if self._census is None:
             return None
-        return self._census().element_type_strings()
+        census = self._census()
+        if if_cached and census._types is None:
+            return None
+        return census.element_type_strings()
+
+    def value_types(self):
+        """Every type of an op result or block argument in the module (``ir.Type``), or None without a pipeline.
+
+        From :meth:`Census.types` (taken once per census): a superset of
+        every operand and result type. Do not modify the returned set.
+        """
+        if self._census is None:
+            return None
+        return self._census().types()
+
+    def op_counts(self):
+        """``{op name: number of ops}`` over every op nested in the module (the module op itself excluded), or None without a pipeline.
+
+        From the pipeline's :class:`~hilo_mlir.census.Census` (no walk while
+        it is cached). Do not modify the returned dict.
+        """
+        if self._census is None:
+            return None
+        return self._census().counts
 
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""

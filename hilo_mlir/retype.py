@@ -42,3 +42,36 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
             changed = True
             stats[signature_stat] += 1
     return changed
+
+
+def may_need_retype(ctx, module_op, convert, element_types, op_names=()) -> bool:
+    """False only when a retyping pass surely has nothing to do on ``module_op`` (no walk).
+
+    Answered from the pipeline's census (issue 7): no value of the module has
+    an element type in ``element_types`` (strings as in
+    :meth:`registry.PassContext.module_element_types`, e.g. ``"i64"``), none
+    of ``op_names`` (full op names the pass rewrites or rejects whatever the
+    types) occurs, and no ``func.func`` has a ``function_type`` that
+    ``convert`` changes (a declaration's signature is not a value type).
+    Without a pipeline (no census) the answer is always True.
+
+    Args:
+        ctx: the running pass's :class:`~hilo_mlir.registry.PassContext`.
+        module_op: the ``builtin.module`` the pass runs on.
+        convert: ``type -> new type or None``, as given to :func:`retype_op`.
+        element_types: element type strings the pass rewrites.
+        op_names: op names that make the pass act on their own.
+    """
+    elems = ctx.module_element_types()
+    if elems is None or not elems.isdisjoint(element_types):
+        return True
+    if op_names and ctx.module_may_contain(*op_names):
+        return True
+    if not ctx.module_may_contain("func.func"):
+        return False
+    for top in module_op.regions[0].blocks[0].operations:
+        for f in ctx.ops_named(top.operation, "func.func"):
+            ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+            if any(convert(t) is not None for t in ft.inputs) or any(convert(t) is not None for t in ft.results):
+                return True
+    return False

@@ -73,6 +73,9 @@ def _inline_call(call, callee) -> None:
 
 
 def _run(module_op, ctx) -> None:
+    if not ctx.module_may_contain("func.call"):  # census: no call anywhere, nothing to inline
+        ctx.mark_all_preserved()
+        return
     funcs = _symbol_table(module_op)
     inlined = 0
     # Callers first, callees later: repeat until no call is left (bounded by the call depth).

@@ -45,14 +45,8 @@ def _run(func_op, ctx):
     if not ctx.module_may_contain(d.name("custom_call")):  # no seed op in the module: nothing to do
         ctx.mark_all_preserved()
         return
-    calls = []
-
-    def visit(op):
-        if d.is_op(op, "custom_call") and _target(op) == TARGET:
-            calls.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    # The custom calls of this function from the census (walk order, no walk).
+    calls = [op for op in ctx.ops_named(func_op, d.name("custom_call")) if _target(op) == TARGET]
     changed = False
     for call in calls:
         new_operands, flattened = [], False

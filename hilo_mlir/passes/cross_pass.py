@@ -29,12 +29,16 @@ Every clone is stamped ``neuron.remat.value = <n> : i64``, ``n`` numbering
 the original producer in the function. The original is erased if nothing
 uses it any more. Values are unchanged bit for bit (pure ops, same
 attributes). Linear in the function size: positions are computed once.
+
+**Cost** (issue 7): identify-cross-pass-tensors takes the boundary ops from
+the pipeline's op census and walks once, for stale stamps; rematerialize
+returns at once on a module without candidates and indexes only the blocks
+that hold one (from the census: usually the entry block alone).
 """
 
 from __future__ import annotations
 
 from ..ir import ir
-from .scheduling import all_blocks
 from ..registry import Option, register_twins
 
 ATTR = "neuron.CrossPassTensor"
@@ -44,8 +48,9 @@ REMAT = "neuron.remat.value"
 # --------------------------------------------------------------------------- step 9
 
 
-def _is_boundary(op, d) -> bool:
-    return op.name in (d.fusion, "mhlo.fusion", "stablehlo.composite", "func.call")
+def _boundary_names(d) -> tuple:
+    """Names of the ops whose operands and used results cross a pass boundary."""
+    return tuple(dict.fromkeys((d.fusion, "mhlo.fusion", "stablehlo.composite", "func.call")))
 
 
 def _identify(func_op, ctx):
@@ -62,14 +67,9 @@ def _identify(func_op, ctx):
             return
         producers.append((owner.operation, v.result_number))
 
-    boundaries = []
-
-    def visit(op):
-        if op.name != "func.func" and _is_boundary(op, d):
-            boundaries.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    # The boundary ops from the pipeline's census (no walk), one name after the
+    # other: the stamps do not depend on the order they are found in.
+    boundaries = ctx.ops_named(func_op, *_boundary_names(d))
     for b in boundaries:
         for v in b.operands:
             note(v)
@@ -83,11 +83,12 @@ def _identify(func_op, ctx):
         groups.setdefault(op, set()).add(idx)
     order = list(groups.items())
     stale = []
+    advance = ir.WalkResult.ADVANCE
 
     def find_stale(op):
-        if ATTR in op.attributes and op.operation not in groups:
-            stale.append(op.operation)
-        return ir.WalkResult.ADVANCE
+        if ATTR in op.attributes and op not in groups:
+            stale.append(op)
+        return advance
 
     func_op.walk(find_stale)
     changed = False
@@ -106,6 +107,8 @@ def _identify(func_op, ctx):
             changed |= _stamp_args(func_op, args, ctx)
     if not changed:
         ctx.mark_all_preserved()
+    else:
+        ctx.mark_census_preserved()  # attributes only: no op created, erased, moved or retyped
 
 
 def _stamp_args(func_op, args: set[int], ctx) -> bool:
@@ -148,29 +151,77 @@ def _cheap(op, d):
     return None
 
 
+def _blocks_with_ops(func_op):
+    """``[(block, [ir.Operation, ...])]`` for every block of ``func_op``, in :func:`all_blocks` order.
+
+    One listing per block: the ops listed are also where the nested blocks
+    are found (no separate walk). Order: an op's blocks are listed together,
+    before the blocks nested in them (pre-order of their owner ops).
+    """
+    out = []
+
+    def owner(op):
+        blocks = [b for r in op.regions for b in r.blocks]
+        listed = [(b, [o.operation for o in b.operations]) for b in blocks]
+        out.extend(listed)
+        for _, ops in listed:
+            for o in ops:
+                if len(o.regions):
+                    owner(o)
+
+    owner(func_op)
+    return out
+
+
 def _rematerialize(func_op, ctx):
     d = ctx.d
     dist = ctx.options.distance
-    blocks = all_blocks(func_op)
+    cheap_names = (d.name("constant"), d.name("iota"), d.name("broadcast_in_dim"))
+    if not ctx.module_may_contain(*cheap_names):
+        ctx.stats["clones"] += 0  # the statistic is reported (as 0) whenever the pass ran
+        ctx.mark_all_preserved()  # nothing to clone anywhere
+        return
+    # Only blocks holding a candidate need an order index. Usually that is the
+    # entry block alone (census: no walk); otherwise list every block, in the
+    # order that numbers the producers.
+    candidates = ctx.ops_named(func_op, *cheap_names)
+    if not candidates:
+        ctx.stats["clones"] += 0
+        ctx.mark_all_preserved()
+        return
+    entry = func_op.regions[0].blocks[0]
+    if all(c.block == entry for c in candidates):
+        blocks = [(entry, [o.operation for o in entry.operations])]
+    else:
+        blocks = _blocks_with_ops(func_op)
+    cheap_names = frozenset(cheap_names)
     # Phase 1 (read only): positions and far uses.
     plans = []  # (producer index, chain, [(pos, ancestor, user, operand number)])
     serial = 0
-    for block in blocks:
-        ops = [o.operation for o in block.operations]
-        pos = {o: i for i, o in enumerate(ops)}
+    for block, ops in blocks:
+        pos = None
         for i, op in enumerate(ops):
+            if op.name not in cheap_names:
+                continue
             chain = _cheap(op, d)
             if chain is None:
                 continue
             serial += 1
+            if pos is None:
+                pos = {o: k for k, o in enumerate(ops)}
             uses = []
             for use in op.results[0].uses:
-                anc = _ancestor_in(use.owner.operation, block)
-                if anc is None:
-                    continue
-                p = pos.get(anc)
+                user = use.owner.operation
+                p = pos.get(user)  # a user in the block is its own ancestor there
+                if p is not None:
+                    anc = user
+                else:
+                    anc = _ancestor_in(user, block)
+                    if anc is None:
+                        continue
+                    p = pos.get(anc)
                 if p is not None and p - i > dist:
-                    uses.append((p, anc, use.owner.operation, use.operand_number))
+                    uses.append((p, anc, user, use.operand_number))
             if uses:
                 uses.sort(key=lambda t: t[0])
                 plans.append((serial, op, len(chain) == 2, uses))
@@ -182,21 +233,19 @@ def _rematerialize(func_op, ctx):
             # Re-derive the constant of a broadcast now: an earlier plan may have
             # rematerialized (and erased) the one it read in phase 1.
             chain = [producer.operands[0].owner.operation, producer] if with_const else [producer]
+            stamp = ir.IntegerAttr.get(i64, sid)
             clone_pos, clone_val = None, None
             for p, anc, user, k in uses:
                 if clone_val is None or p - clone_pos > dist:
                     ip = ir.InsertionPoint(anc)
-                    mapping = {}
-                    last = None
-                    for src in chain:
-                        c = src.clone(ip)
-                        for j, v in enumerate(c.operands):
-                            if v in mapping:
-                                c.operands[j] = mapping[v]
-                        mapping[src.results[0]] = c.results[0]
-                        c.attributes[REMAT] = ir.IntegerAttr.get(i64, sid)
+                    last = chain[0].clone(ip)
+                    last.attributes[REMAT] = stamp
+                    if with_const:  # the broadcast's one operand is the constant: use its clone
+                        c = chain[1].clone(ip)
+                        c.operands[0] = last.result
+                        c.attributes[REMAT] = stamp
                         last = c
-                    clone_pos, clone_val = p, last.results[0]
+                    clone_pos, clone_val = p, last.result  # cheap ops have one result
                     n_clones += 1
                 user.operands[k] = clone_val
             if not any(True for _ in producer.results[0].uses):

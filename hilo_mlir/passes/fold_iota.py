@@ -217,14 +217,7 @@ def _run_fold_iota(func_op, ctx):
     if not ctx.module_may_contain(d.name("power")):  # no seed op in the module: nothing to do
         ctx.mark_all_preserved()
         return
-    pows = []
-
-    def visit(op):
-        if d.is_op(op, "power"):
-            pows.append(op)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    pows = ctx.ops_named(func_op, d.name("power"))  # census (walk order); one walk without a pipeline
     folded = 0
     with func_op.context:
         for p in pows:

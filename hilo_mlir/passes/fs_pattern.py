@@ -28,17 +28,30 @@ from __future__ import annotations
 import math
 
 from ..dialects import i64_list
-from ..ir import ir
+from ..ir import identity_key, ir
 from ..registry import register_twins
 from .inst_combine import _is_identity, _reducer_kind
 
 TARGET = "AwsFSPattern5"
 
+#: i64_list of an attribute, memoised by the attribute's uniqued pointer for one run
+#: of the pass (the softmaxes of a model share their dimension lists); cleared per run.
+_INTS: dict = {}
+
+
+def _ints(attr) -> list[int]:
+    key = identity_key(attr)
+    hit = _INTS.get(key)
+    if hit is None:
+        hit = _INTS[key] = i64_list(attr)
+    return hit
+
 
 def _def(v, d, *shorts):
-    if isinstance(v.owner, ir.Block):
+    owner = v.owner  # one binding call: an OpView, or a Block for a block argument
+    if isinstance(owner, ir.Block):
         return None
-    op = v.owner.operation
+    op = owner.operation
     return op if d.is_op(op, *shorts) else None
 
 
@@ -49,29 +62,38 @@ def _unbroadcast(v, d, chain):
     ``v`` that dimension ``i`` of the source becomes (None for a size-1 source
     dimension that was dropped or broadcast). ``chain`` collects the ops.
     """
-    if v.type.typeid != ir.RankedTensorType.static_typeid:
+    vt = v.type  # builtin types come downcast: isinstance is the typeid test without a call
+    if not isinstance(vt, ir.RankedTensorType):
         return v, []
-    rank = ir.RankedTensorType(v.type).rank
-    mapping = list(range(rank))
+    mapping = list(range(vt.rank))
     while True:
         op = _def(v, d, "broadcast_in_dim", "reshape")
         if op is None:
             return v, mapping
         src = op.operands[0]
-        if src.type.typeid != ir.RankedTensorType.static_typeid:
+        st = src.type
+        if not isinstance(st, ir.RankedTensorType):
             return v, mapping
-        st = ir.RankedTensorType(src.type)
+        sshape = st.shape  # one binding call (each .shape builds a new list)
         if d.is_op(op, "broadcast_in_dim"):
-            bd = i64_list(op.attributes["broadcast_dimensions"])
-            mapping = [mapping[bd[i]] if st.shape[i] != 1 or ir.RankedTensorType(op.results[0].type).shape[bd[i]] == 1
-                       else None for i in range(st.rank)]
+            bd = _ints(op.attributes["broadcast_dimensions"])
+            rshape = None
+            new = []
+            for i in range(len(sshape)):
+                if sshape[i] != 1:
+                    new.append(mapping[bd[i]])
+                    continue
+                if rshape is None:
+                    rshape = ir.RankedTensorType(op.results[0].type).shape
+                new.append(mapping[bd[i]] if rshape[bd[i]] == 1 else None)
+            mapping = new
         else:
-            rt = ir.RankedTensorType(op.results[0].type)
-            src_big = [i for i in range(st.rank) if st.shape[i] != 1]
-            res_big = [i for i in range(rt.rank) if rt.shape[i] != 1]
-            if [st.shape[i] for i in src_big] != [rt.shape[i] for i in res_big]:
+            rshape = ir.RankedTensorType(op.results[0].type).shape
+            src_big = [i for i in range(len(sshape)) if sshape[i] != 1]
+            res_big = [i for i in range(len(rshape)) if rshape[i] != 1]
+            if [sshape[i] for i in src_big] != [rshape[i] for i in res_big]:
                 return v, mapping  # a real reshape: stop here
-            new = [None] * st.rank
+            new = [None] * len(sshape)
             for si, ri in zip(src_big, res_big):
                 new[si] = mapping[ri]
             mapping = new
@@ -103,7 +125,7 @@ def _reduce_over(v, d, kind, dim_x, x=None):
     r = _def(v, d, "reduce")
     if r is None or len(r.operands) != 2 or len(r.results) != 1:
         return None
-    if i64_list(r.attributes["dimensions"]) != [dim_x]:
+    if _ints(r.attributes["dimensions"]) != [dim_x]:
         return None
     if _reducer_kind(r, d) != kind or not _is_identity(r.operands[1], kind):
         return None
@@ -114,16 +136,17 @@ def _reduce_over(v, d, kind, dim_x, x=None):
 
 def _match(div, d, ctx):
     """Return (x, dim, ops of the subgraph) or None."""
-    if div.results[0].type.typeid != ir.RankedTensorType.static_typeid:
+    e, den = div.operands[0], div.operands[1]
+    exp = _def(e, d, "exponential")  # the cheapest test first (every early return here is silent)
+    if exp is None:
         return None
-    rt = ir.RankedTensorType(div.results[0].type)
+    rtype = div.results[0].type
+    if not isinstance(rtype, ir.RankedTensorType):  # builtin types come downcast
+        return None
+    rt = rtype
     if not rt.has_static_shape or not isinstance(rt.element_type, ir.FloatType):
         return None
     n = rt.rank
-    e, den = div.operands[0], div.operands[1]
-    exp = _def(e, d, "exponential")
-    if exp is None:
-        return None
     ops = [div, exp]
     chain_s: list = []
     s_val, map_s = _unbroadcast(den, d, chain_s)
@@ -132,7 +155,7 @@ def _match(div, d, ctx):
         ctx.debug(f"divide at {div.location}: exponential operand is not a subtract")
         return None
     x = sub.operands[0]
-    if x.type != div.results[0].type:
+    if x.type != rtype:
         return None
     chain_m: list = []
     m_val, map_m = _unbroadcast(sub.operands[1], d, chain_m)
@@ -180,14 +203,18 @@ def _uses_inside(ops, root) -> bool:
 
 def _run(func_op, ctx):
     d = ctx.d
-    divs = []
+    # The candidates, from the census (walk order, no walk of the function).
+    divs = ctx.ops_named(func_op, d.name("divide"))
+    _INTS.clear()
+    try:
+        n = _rewrite(divs, d, ctx)
+    finally:
+        _INTS.clear()  # attribute pointers are only stable while their context lives
+    if not n:
+        ctx.mark_all_preserved()
 
-    def visit(op):
-        if d.is_op(op, "divide"):
-            divs.append(op.operation)
-        return ir.WalkResult.ADVANCE
 
-    func_op.walk(visit)
+def _rewrite(divs, d, ctx) -> int:
     n = 0
     # A divide can only be erased as the root of its own match, so handles stay valid.
     for div in divs:
@@ -223,8 +250,7 @@ def _run(func_op, ctx):
             pending = rest
         n += 1
         ctx.stats["softmax-patterns"] += 1
-    if not n:
-        ctx.mark_all_preserved()
+    return n
 
 
 register_twins(

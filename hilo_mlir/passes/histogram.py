@@ -47,7 +47,11 @@ def run_histogram(module_op, ctx) -> None:
     the text report goes to stderr when ``output`` is ``-`` and to a file when
     ``output`` is a path (written atomically). The IR is not changed.
     """
-    rows = instruction_histogram(module_op)
+    counts = ctx.op_counts()  # the pipeline's census (no walk while cached); None outside a pipeline
+    if counts is None:
+        rows = instruction_histogram(module_op)
+    else:  # the census counts every op nested in the module, as instruction_histogram does
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     ctx.mark_all_preserved()  # an analysis: the IR is never changed
     for name, n in rows:
         ctx.stats[name] = n

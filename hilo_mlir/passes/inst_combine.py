@@ -171,17 +171,27 @@ def _run(func_op, ctx):
     if not ctx.module_may_contain("mhlo.reduce", "stablehlo.reduce"):  # no seed op in the module: nothing to do
         ctx.mark_all_preserved()
         return
-    reduces = []
-
-    def visit(op):
-        d = table_for(op)
-        if d is not None and d.is_op(op, "reduce"):
-            reduces.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
+    # Every match has a slice between its two reduces (census, no walk).
+    if not ctx.ops_named(func_op, "mhlo.slice", "stablehlo.slice"):
+        ctx.mark_all_preserved()
+        return
     # Post-order: inner (earlier) reduces are visited before the ones using them;
-    # a combined reduce can feed another match further down.
-    func_op.walk(visit, ir.WalkOrder.POST_ORDER)
+    # a combined reduce can feed another match further down. The census lists
+    # one name in walk (post-)order; a function with reduces of both dialects
+    # is walked to keep their interleaving.
+    mh, st = ctx.ops_named(func_op, "mhlo.reduce"), ctx.ops_named(func_op, "stablehlo.reduce")
+    if not (mh and st):
+        reduces = mh or st
+    else:
+        reduces = []
+
+        def visit(op):
+            d = table_for(op)
+            if d is not None and d.is_op(op, "reduce"):
+                reduces.append(op.operation)
+            return ir.WalkResult.ADVANCE
+
+        func_op.walk(visit, ir.WalkOrder.POST_ORDER)
     # Operation hashes follow operands/attributes: index everything before mutating.
     index = {op: i for i, op in enumerate(reduces)}
     inner_of = []

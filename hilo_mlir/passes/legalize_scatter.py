@@ -87,14 +87,11 @@ def run_legalize_scatter(func_op, ctx) -> None:
     one recognised reducer. Statistic ``scatters-legalized``.
     """
     d = STABLEHLO
-    ops = []
-
-    def visit(op):
-        if d.is_op(op, "scatter"):
-            ops.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    ops = ctx.ops_named(func_op, d.name("scatter")) if ctx.module_may_contain(d.name("scatter")) else []
+    if not ops:  # from the census (walk order, no walk); one walk without a pipeline
+        ctx.mark_all_preserved()
+        return
+    before = ctx.stats["scatters-legalized"]
     with func_op.context, func_op.location:
         for op in ops:
             operands = list(op.operands)
@@ -136,6 +133,8 @@ def run_legalize_scatter(func_op, ctx) -> None:
             op.results[0].replace_all_uses_with(back)
             op.erase()
             ctx.stats["scatters-legalized"] += 1
+    if ctx.stats["scatters-legalized"] == before:
+        ctx.mark_all_preserved()  # every op was left alone
 
 
 register(

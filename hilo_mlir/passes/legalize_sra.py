@@ -46,14 +46,11 @@ def run_legalize_sra(func_op, ctx) -> None:
     ``sra-legalized``.
     """
     d = STABLEHLO
-    ops = []
-
-    def visit(op):
-        if d.is_op(op, "shift_right_arithmetic"):
-            ops.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    ops = ctx.ops_named(func_op, d.name("shift_right_arithmetic")) if ctx.module_may_contain(d.name("shift_right_arithmetic")) else []
+    if not ops:  # from the census (walk order, no walk); one walk without a pipeline
+        ctx.mark_all_preserved()
+        return
+    before = ctx.stats["sra-legalized"]
     with func_op.context, func_op.location:
         for op in ops:
             t = op.results[0].type
@@ -78,6 +75,8 @@ def run_legalize_sra(func_op, ctx) -> None:
             op.results[0].replace_all_uses_with(r)
             op.erase()
             ctx.stats["sra-legalized"] += 1
+    if ctx.stats["sra-legalized"] == before:
+        ctx.mark_all_preserved()  # every op was left alone
 
 
 register(

@@ -233,6 +233,24 @@ def _make_run(kinds):
         if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no seed op in the module: nothing to do
             ctx.mark_all_preserved()
             return
+        # _lower_one leaves an op alone at once unless its first operand is complex.
+        elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
+        if elems is not None:
+            if not any(e.startswith("complex<") for e in elems):
+                ctx.mark_all_preserved()  # no complex value anywhere: nothing to lower
+                return
+        else:  # check the candidates from the census (no walk; one type read per op)
+            memo = {}  # type -> complex? (types are uniqued: they hash by pointer)
+            for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):
+                t = op.operands[0].type
+                hit = memo.get(t)
+                if hit is None:
+                    hit = memo[t] = _complex_elem(t) is not None
+                if hit:
+                    break
+            else:
+                ctx.mark_all_preserved()  # no candidate on complex values: nothing to lower
+                return
         todo = []
 
         def visit(op):

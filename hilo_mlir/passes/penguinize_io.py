@@ -265,14 +265,11 @@ def _return_positions(d, ret, out_types):
 
 
 def _strip_markers(main, d, ctx):
-    markers = []
-
-    def visit(op):
-        if d.is_op(op, "custom_call") and ir.StringAttr(op.attributes["call_target_name"]).value == MARKER:
-            markers.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    main.walk(visit)
+    # The custom calls of main from the census (walk order; one walk without a pipeline).
+    markers = [op for op in ctx.ops_named(main, d.name("custom_call"))
+               if ir.StringAttr(op.attributes["call_target_name"]).value == MARKER]
+    if not markers:
+        return set(), set()
     ret = terminator(entry_block(main))
     out_types = list(func_type(main).results)
     positions = _return_positions(d, ret, out_types)
@@ -434,16 +431,26 @@ def run_penguinize_io(module_op, ctx) -> None:
         _run(module_op, ctx.d, ctx)
 
 
+def _stamp(op, key, attr) -> bool:
+    """Set ``op.attributes[key] = attr``; False if it already held that (uniqued) attribute."""
+    if key in op.attributes and op.attributes[key] == attr:
+        return False
+    op.attributes[key] = attr
+    return True
+
+
 def _run(module_op, d, ctx) -> None:
     main = find_main(module_op)  # action 2 (needed by action 1 to count arguments)
     n_args = len(func_type(main).inputs)
     names = _input_names(module_op, main, n_args)  # action 1
-    main.attributes["input_names"] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names])
+    stamped = _stamp(main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
     if any(isinstance(t, ir.TupleType) for t in func_type(main).results):
         calls = callee_uses(module_op, "main")
         if calls:
             raise op_error(calls[0], "calls @main, whose result tuple penguinize-io flattens")
+    stripped = ctx.stats["markers-stripped"]
     slow_ins, slow_outs = _strip_markers(main, d, ctx)  # action 3
+    stripped = ctx.stats["markers-stripped"] != stripped
     flat_info = _flatten_results(main, d, ctx)  # action 5 (positions were fixed before it)
     if flat_info is not None:
         _remap_aliases(module_op, main, flat_info)
@@ -451,8 +458,13 @@ def _run(module_op, d, ctx) -> None:
     # rewritten); writing the two attributes after action 5 changes nothing else.
     slow_ins |= set(int_list(main.attributes, "slowChangingIns"))
     slow_outs |= set(int_list(main.attributes, "slowChangingOuts"))
-    main.attributes["slowChangingIns"] = i32_dense(sorted(slow_ins))
-    main.attributes["slowChangingOuts"] = i32_dense(sorted(slow_outs))
+    stamped |= _stamp(main, "slowChangingIns", i32_dense(sorted(slow_ins)))
+    stamped |= _stamp(main, "slowChangingOuts", i32_dense(sorted(slow_outs)))
+    if not (stripped or flat_info is not None):
+        if stamped:
+            ctx.mark_census_preserved()  # attributes of main only: no op created, erased or retyped
+        else:
+            ctx.mark_all_preserved()  # a re-run: every attribute already as stamped
 
 
 register_twins(

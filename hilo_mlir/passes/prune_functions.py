@@ -21,19 +21,48 @@ from ..ir import ir
 from ..registry import register_twins
 
 
+#: (op name, attribute name) pairs whose value the op's verifier fixes to a kind
+#: that never holds a symbol reference (integer arrays, enums, strings, struct
+#: attributes of integers): not printed to look for ``@`` (issue 7: printing
+#: every attribute dominated the pass on a 30k-op module).
+_NO_SYMBOLS = frozenset(
+    (f"{prefix}.{op}", attr)
+    for prefix in ("mhlo", "stablehlo")
+    for op, attr in (
+        ("dot_general", "dot_dimension_numbers"),
+        ("broadcast_in_dim", "broadcast_dimensions"),
+        ("reduce", "dimensions"),
+        ("transpose", "permutation"),
+        ("slice", "start_indices"),
+        ("slice", "limit_indices"),
+        ("slice", "strides"),
+        ("iota", "iota_dimension"),
+        ("concatenate", "dimension"),
+        ("compare", "comparison_direction"),
+        ("composite", "name"),
+        ("composite", "version"),
+        ("custom_call", "call_target_name"),
+    )
+)
+
+
 def _named_attrs(op):
     """The op's attribute values that may hold a symbol reference.
 
     The binding aborts the process (not a Python exception) when it downcasts
     some attributes, e.g. complex dense elements, so an attribute is only
     downcast when its printed form contains ``@``; ``constant`` ops (only a
-    ``value``) are skipped outright.
+    ``value``) are skipped outright, and so are the attributes in
+    :data:`_NO_SYMBOLS`.
     """
-    if op.name.endswith(".constant"):
+    name = op.name
+    if name.endswith(".constant"):
         return
     attrs = op.attributes
     for i in range(len(attrs)):
         na = attrs[i]
+        if (name, na.name) in _NO_SYMBOLS:
+            continue
         if "@" in str(na):
             yield na.attr
 

@@ -18,6 +18,17 @@ from the dialect table. Every pass here is linear in the number of ops of the
 function: one order index per block, built once; sets and dicts for
 membership; no per-op re-walks.
 
+Cost (issue 7; binding calls are the price): values are keyed by
+``hash(value)`` (the C++ pointer, no binding call on lookup);
+schedule-postorder reads every op once for the whole function (operands
+serve both the op's own block and, as captures, its parent block), computes
+the post-order and moves only the ops off a longest increasing subsequence
+of it; it leaves the entry block it read (:class:`EntryBlock`) in
+``ctx.analyses``, where analyze-schedule and hoist-compute find it while the
+steps in between keep the IR (the pipeline drops it otherwise, MLIR's
+preserved-analyses rule). scatter-motion and memcast-motion return at once
+on a module without a scatter / convert (op census).
+
 The shared helpers (:func:`has_side_effects`, :func:`block_inputs`,
 :func:`type_bytes`, :func:`elem_bits`) are also used by the other leaf passes
 of steps 16–25.
@@ -29,11 +40,12 @@ definition of the behaviour, since the seed only names these passes).
 
 from __future__ import annotations
 
+import bisect
 from fractions import Fraction
 
 from ..dialects import SIDE_EFFECTING_OPS, hlo_short_name  # noqa: F401 (re-exported)
 from ..effects import EffectOracle, has_side_effects  # noqa: F401 (one model, shared with cluster.py)
-from ..ir import ir
+from ..ir import identity_key, ir
 from ..registry import register_twins
 
 # --------------------------------------------------------------------------- shared helpers
@@ -221,6 +233,11 @@ def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] |
     last one the terminator reaches) are then used as roots in their original
     order, so they follow the reachable ones, each after its own operands.
     Returns None for a block without a known terminator.
+
+    This is the reference definition, one block at a time and without moving
+    anything; the pass computes the same order for every block of a function
+    in one visit (``_schedule_tree``; test/unit/test_sched_perf.py checks
+    that they agree).
     """
     ops = _block_ops(block)
     if not ops or ops[-1].name not in TERMINATORS:
@@ -258,9 +275,37 @@ def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] |
                 d.append(prev_effect)
             prev_effect = k
         deps[k] = d
-    roots = producer_positions(ops[n]) + list(range(n))
+    order_pos = _postorder_positions(n, deps, producer_positions(ops[n]) + list(range(n)))
+    changed = sum(1 for k, i in enumerate(order_pos) if k != i)
+    return [ops[i] for i in order_pos], changed
+
+
+class _LeafEffects:
+    """``EffectOracle``'s own-effect answer per op, memoized per op name.
+
+    An op's own effect (regions not counted) depends only on its name, except
+    for a ``composite`` (its decomposition decides): those are asked per op,
+    through the oracle's per-callee memo. Same model as :mod:`hilo_mlir.effects`.
+    """
+
+    def __init__(self, oracle: EffectOracle):
+        self.oracle = oracle
+        self.by_name: dict = {}
+
+    def __call__(self, op, name: str) -> bool:
+        r = self.by_name.get(name)
+        if r is None:
+            r = self.oracle._leaf_effect(op)
+            if hlo_short_name(name) != "composite":
+                self.by_name[name] = r
+        return r
+
+
+def _postorder_positions(n: int, deps: list, roots: list) -> list:
+    """Positions 0..n-1 in DFS post-order from ``roots`` (see :func:`schedule_block_postorder`)."""
     visited = [False] * n
     order_pos = []
+    append = order_pos.append
     for root in roots:
         if visited[root]:
             continue
@@ -275,29 +320,233 @@ def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] |
                     break
             else:
                 stack.pop()
-                order_pos.append(node)
-    changed = sum(1 for k, i in enumerate(order_pos) if k != i)
-    return [ops[i] for i in order_pos], changed
+                append(node)
+    return order_pos
+
+
+def _apply_order(ops: list, order_pos: list) -> None:
+    """Reorder the block of ``ops`` (its terminator last) into ``order_pos`` with few moves.
+
+    The ops on a longest increasing subsequence of ``order_pos`` keep their
+    place; every other op is moved right before its successor in the new
+    order, last to first (so that successor is already placed).
+    """
+    n = len(order_pos)
+    tails_val: list = []
+    tails_k: list = []
+    parent = [-1] * n
+    for k, x in enumerate(order_pos):
+        j = bisect.bisect_left(tails_val, x)
+        parent[k] = tails_k[j - 1] if j else -1
+        if j == len(tails_val):
+            tails_val.append(x)
+            tails_k.append(k)
+        else:
+            tails_val[j] = x
+            tails_k[j] = k
+    keep = [False] * n
+    k = tails_k[-1] if tails_k else -1
+    while k >= 0:
+        keep[order_pos[k]] = True
+        k = parent[k]
+    anchor = ops[n]
+    for k in range(n - 1, -1, -1):
+        x = order_pos[k]
+        o = ops[x]
+        if not keep[x]:
+            o.move_before(anchor)
+        anchor = o
+
+
+class EntryBlock:
+    """A function's entry block as the scheduling passes read it (the analysis they share).
+
+    Attributes (one entry per op, in block order, terminator last):
+        ops: the ``ir.Operation`` s.
+        inputs: ``hash(value)`` (a value hashes to its C++ pointer) of the
+            op's operands and of the operands of every op nested in its
+            regions (its captures among them; unordered, may repeat).
+        results: the op's result values.
+        effects: :class:`EffectOracle`'s answer for the op.
+
+    Built by schedule-postorder (after its reordering) or on demand, and kept
+    in ``ctx.analyses`` under :func:`_entry_key` while the steps that follow
+    leave the block as it is (see :meth:`registry.PassContext.keep_analysis`).
+    """
+
+    __slots__ = ("ops", "inputs", "results", "effects")
+
+    def __init__(self, ops, inputs, results, effects):
+        self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
+
+    def permuted(self, order: list) -> "EntryBlock":
+        """The same block after reordering into ``order`` (positions; the terminator stays last)."""
+        order = order + [len(self.ops) - 1]
+        return EntryBlock([self.ops[i] for i in order], [self.inputs[i] for i in order],
+                          [self.results[i] for i in order], [self.effects[i] for i in order])
+
+
+def _entry_key(func_op):
+    return ("scheduling.EntryBlock", identity_key(func_op))
+
+
+def _nested_summary(op, leaf: _LeafEffects) -> tuple[list, bool]:
+    """(``hash`` of the operands of ``op`` and of every op nested in it; does a nested op have an effect of its own).
+
+    One walk; the own effect of ``op`` itself is included (callers or it with it anyway).
+    """
+    out: list = []
+    extend = out.extend
+    found = False
+    by_name = leaf.by_name
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(inner):
+        nonlocal found
+        extend(map(hash, inner.operands))
+        if not found:
+            name = inner.name
+            e = by_name.get(name)
+            if e is None:
+                e = leaf(inner, name)
+            found = e
+        return advance
+
+    op.walk(visit)
+    return out, found
+
+
+def _compute_entry_block(func_op, leaf: _LeafEffects | None = None) -> EntryBlock:
+    """Read the entry block of ``func_op`` once (one walk per region-holding op)."""
+    if leaf is None:
+        leaf = _LeafEffects(EffectOracle(func_op))
+    by_name = leaf.by_name
+    ops = _block_ops(func_op.regions[0].blocks[0])
+    inputs, results, effects = [], [], []
+    for o in ops:
+        if len(o.regions):
+            values, e = _nested_summary(o, leaf)
+        else:
+            values = list(map(hash, o.operands))
+            name = o.name
+            e = by_name.get(name)
+            if e is None:
+                e = leaf(o, name)
+        inputs.append(values)
+        results.append(list(o.results))
+        effects.append(e)
+    return EntryBlock(ops, inputs, results, effects)
+
+
+def _entry_block(func_op, ctx) -> EntryBlock:
+    """The :class:`EntryBlock` of ``func_op``: the one in ``ctx.analyses`` if still kept, else computed."""
+    info = ctx.analyses.get(_entry_key(func_op))
+    return info if info is not None else _compute_entry_block(func_op)
+
+
+def _schedule_tree(block, leaf: _LeafEffects, ctx, counts: list, nested_in_op: bool = False,
+                   entry: list | None = None) -> tuple[bool, list]:
+    """Schedule ``block`` and every block nested in it (see :func:`schedule_block_postorder`).
+
+    One visit per op: its operands are read once and serve both its own
+    block's dependencies and, as a capture, those of the op of the enclosing
+    block that holds it. ``counts``: [blocks scheduled, ops moved], added to.
+    Returns (does any op of the block, nested ones included, have an effect
+    of its own; if ``nested_in_op``, the operands of the block's ops in
+    post-order walk order, nested ops first), which is what the enclosing
+    block needs for its region ops. If ``entry`` is a list, the
+    :class:`EntryBlock` of ``block`` as left is appended to it.
+    """
+    ops = [o.operation for o in block.operations]
+    scheduled = bool(ops) and ops[-1].name in TERMINATORS
+    if not scheduled:
+        ctx.debug("block without a known terminator left in place")
+    n = len(ops) - 1
+    keep_inputs = entry is not None or (scheduled and n >= 2)
+    walk_operands: list = []
+    any_effect = False
+    inputs: list = [None] * len(ops)  # per op: operands, then captures in walk order
+    effect_at: list = []  # positions (< n) of side-effecting ops, ascending
+    effs = [False] * len(ops) if entry is not None else None  # per op: EffectOracle's answer
+    by_name = leaf.by_name
+    k = 0
+    for o in ops:
+        opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
+        e = by_name.get(o.name)
+        if e is None:
+            e = leaf(o, o.name)
+        if len(o.regions):
+            nested: list = []
+            for region in o.regions:
+                for b in region.blocks:
+                    be, bw = _schedule_tree(b, leaf, ctx, counts, True)
+                    e = e or be
+                    nested += bw
+            if nested_in_op:
+                walk_operands += nested
+            if keep_inputs:
+                inputs[k] = opnds + nested
+        elif keep_inputs:
+            inputs[k] = opnds
+        if nested_in_op:
+            walk_operands += opnds
+        if e:
+            any_effect = True
+            if effs is not None:
+                effs[k] = True
+            if k < n:
+                effect_at.append(k)
+        k += 1
+    if scheduled:
+        counts[0] += 1
+    results = None
+    if entry is not None:
+        results = [list(o.results) for o in ops]
+        entry.append(EntryBlock(ops, inputs, results, effs))
+    if not scheduled or n < 2:  # one body op (or none) cannot move
+        return any_effect, walk_operands
+    if results is None:
+        prod = {hash(r): i for i, o in enumerate(ops) for r in o.results}
+    else:
+        prod = {hash(r): i for i, rs in enumerate(results) for r in rs}
+    get = prod.get
+    deps: list = [None] * (n + 1)
+    for k in range(n + 1):
+        d = [i for i in map(get, inputs[k]) if i is not None]
+        if len(d) > 1 and len(set(d)) != len(d):
+            d = list(dict.fromkeys(d))
+        deps[k] = d
+    prev = None
+    for k in effect_at:
+        if prev is not None and prev not in deps[k]:
+            deps[k].append(prev)
+        prev = k
+    order_pos = _postorder_positions(n, deps, deps[n] + list(range(n)))
+    if order_pos != list(range(n)):
+        _apply_order(ops, order_pos)
+        counts[1] += sum(1 for k, i in enumerate(order_pos) if k != i)
+        if entry is not None:
+            entry[-1] = entry[-1].permuted(order_pos)
+    return any_effect, walk_operands
 
 
 def _run_schedule_postorder(func_op, ctx):
-    effects = EffectOracle(func_op)
-    moved_any = False
-    for block in all_blocks(func_op):
-        res = schedule_block_postorder(block, effects)
-        if res is None:
-            ctx.debug("block without a known terminator left in place")
-            continue
-        order, changed = res
-        ctx.stats["blocks"] += 1
-        if not changed:
-            continue
-        term = _block_ops(block)[-1]
-        for o in order:
-            o.move_before(term)
-        ctx.stats["ops-moved"] += changed
-        moved_any = True
-    if not moved_any:
+    # Same order as schedule_block_postorder on every block of all_blocks(func_op),
+    # computed in one visit of the function (issue 7: bounded visits per op).
+    leaf = _LeafEffects(EffectOracle(func_op))
+    counts = [0, 0]  # blocks scheduled, ops moved
+    entry: list = []
+    for r, region in enumerate(func_op.regions):
+        for b, block in enumerate(region.blocks):
+            _schedule_tree(block, leaf, ctx, counts, entry=entry if r == 0 and b == 0 else None)
+    if counts[0]:
+        ctx.stats["blocks"] += counts[0]
+    if counts[1]:
+        ctx.stats["ops-moved"] += counts[1]
+    if entry:  # the entry block as left, for analyze-schedule and hoist-compute
+        ctx.analyses[_entry_key(func_op)] = entry[0]
+        ctx.keep_analysis(_entry_key(func_op))
+    if not counts[1]:
         ctx.mark_all_preserved()
 
 
@@ -317,7 +566,7 @@ register_twins(
 PEAK_ATTR = "neuron.peak_live_bytes"
 
 
-def peak_live_bytes(func_op) -> tuple[int, int, int]:
+def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, int]:
     """Peak live bytes of the function body in its current order.
 
     Program points are the ops of the entry block, 0..n-1 (the terminator is
@@ -326,55 +575,56 @@ def peak_live_bytes(func_op) -> tuple[int, int, int]:
     the enclosing op of the entry block); a result without uses is live at its
     op only; an unused argument at point 0 only. Values inside nested regions
     are transient to their op and not counted. Bytes per value:
-    :func:`type_bytes`; dynamic shapes count 0.
+    :func:`type_bytes`; dynamic shapes count 0. ``info``: the entry block's
+    :class:`EntryBlock` if the caller has it (read from the IR otherwise).
 
     Returns:
         (peak bytes, index of the first op where the peak is reached, number of
         values of unknown size).
     """
     block = func_op.regions[0].blocks[0]
-    ops = _block_ops(block)
-    n = len(ops)
+    if info is None:
+        info = _compute_entry_block(func_op)
+    n = len(info.ops)
     if n == 0:
         return 0, 0, 0
     delta = [0] * (n + 1)
     unknown = 0
-    # Last use of every value, by one forward sweep: a use inside op i (its
-    # operands or those of ops nested in its regions) is at point i. Every use
-    # of an entry-block value sits in some op of the entry block (dominance),
-    # so this is the max over its uses of their enclosing op's position.
+    # Last use of every value (keyed by hash(value)), by one forward sweep: a
+    # use inside op i (its operands or those of ops nested in its regions) is
+    # at point i. Every use of an entry-block value sits in some op of the
+    # entry block (dominance), so this is the max over its uses of their
+    # enclosing op's position.
     last: dict = {}
-    for i, o in enumerate(ops):
-        for v in o.operands:
-            last[v] = i
-        if len(o.regions):
-            def visit(inner, _i=i):
-                for v in inner.operands:
-                    last[v] = _i
-                return ir.WalkResult.ADVANCE
-
-            o.walk(visit)
-
-    def last_use(v, start):
-        i = last.get(v, start)
-        return i if i > start else start
+    update = last.update
+    fromkeys = dict.fromkeys
+    for i, values in enumerate(info.inputs):
+        update(fromkeys(values, i))
+    sizes: dict = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
+    get_last = last.get
 
     def add(v, start):
         nonlocal unknown
-        b = type_bytes(v.type)
+        t = v.type
+        th = hash(t)
+        b = sizes.get(th, -1)
+        if b == -1:
+            b = sizes[th] = type_bytes(t)
         if b is None:
             unknown += 1
             return
         if b == 0:
             return
-        end = last_use(v, start)
+        end = get_last(hash(v), start)
+        if end < start:
+            end = start
         delta[start] += b
         delta[end + 1] -= b
 
     for a in block.arguments:
         add(a, 0)
-    for i, o in enumerate(ops):
-        for r in o.results:
+    for i, rs in enumerate(info.results):
+        for r in rs:
             add(r, i)
     peak, at, cur = 0, 0, 0
     for i in range(n):
@@ -387,9 +637,19 @@ def peak_live_bytes(func_op) -> tuple[int, int, int]:
 def _run_analyze_schedule(func_op, ctx):
     if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
         return  # a declaration
-    peak, at, unknown = peak_live_bytes(func_op)
+    info = _entry_block(func_op, ctx)
+    peak, at, unknown = peak_live_bytes(func_op, info)
+    # Only a function attribute changes: the entry block (and the census) stay valid.
+    ctx.analyses[_entry_key(func_op)] = info
+    ctx.keep_analysis(_entry_key(func_op))
     with func_op.context:
-        func_op.attributes[PEAK_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
+        new = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
+        attrs = func_op.attributes
+        if PEAK_ATTR in attrs and attrs[PEAK_ATTR] == new:
+            ctx.mark_all_preserved()  # the stamp is already there: nothing rewritten
+        else:
+            attrs[PEAK_ATTR] = new
+            ctx.mark_census_preserved()
     ctx.stats["functions"] += 1
     ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
     if unknown:
@@ -416,13 +676,8 @@ def _run_scatter_motion(func_op, ctx):
         ctx.mark_all_preserved()
         return
     by_block: dict = {}
-
-    def visit(op):
-        if d.is_op(op, "scatter"):
-            by_block.setdefault(op.block, []).append(op)
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(visit)
+    for op in ctx.ops_named(func_op, d.name("scatter")):  # walk order, from the census
+        by_block.setdefault(op.block, []).append(op)
     if not by_block:
         ctx.mark_all_preserved()
         return
@@ -507,42 +762,43 @@ def _run_hoist_compute(func_op, ctx):
     if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
         return
     block = func_op.regions[0].blocks[0]
-    ops = _block_ops(block)
+    info = _entry_block(func_op, ctx)
+    ops = info.ops
     if not ops:
         return
-    pos = {o: i for i, o in enumerate(ops)}
     params = parameter_indices(func_op)
-    param_args = {a for a in block.arguments if a.arg_number in params}
-    effects = EffectOracle(func_op)
-    index = ValueIndex(ops, block)
-    producer = index.producer
-    hoistable = set()
-    for o in ops[:-1]:
-        if effects(o):
+    # Values keyed by hash(value) (the C++ pointer); ops by position.
+    args = [(hash(a), a.arg_number) for a in block.arguments]
+    param_args = {h for h, i in args if i in params}
+    block_args = {h for h, _ in args}
+    get = {hash(r): i for i, rs in enumerate(info.results) for r in rs}.get
+    effects, inputs = info.effects, info.inputs
+    hoistable = [False] * len(ops)
+    for k in range(len(ops) - 1):
+        if effects[k]:
             continue
+        # The op reads entry-block values: its operands and what its regions
+        # capture (other values in its inputs are defined inside it).
         ok = True
-        # An entry-block op without regions reads only entry-block values: its operands.
-        for v in (o.operands if not len(o.regions) else block_inputs(o, pos, block, index)):
-            p = producer.get(v)
-            if p is None:  # an argument of the block
-                if v not in param_args:
+        for h in inputs[k]:
+            p = get(h)
+            if p is None:
+                if h in block_args and h not in param_args:
                     ok = False
                     break
-            elif p not in hoistable:
+            elif not hoistable[p]:
                 ok = False
                 break
         if ok:
-            hoistable.add(o)
-    anchor = next((o for o in ops if o not in hoistable), None)
-    if anchor is None:
-        ctx.mark_all_preserved()
-        return
+            hoistable[k] = True
+    first = hoistable.index(False)  # the terminator is never hoistable
+    anchor = ops[first]
     moved = 0
-    for o in ops[pos[anchor] + 1:]:
-        if o in hoistable:
-            o.move_before(anchor)
+    for k in range(first + 1, len(ops)):
+        if hoistable[k]:
+            ops[k].move_before(anchor)
             moved += 1
-    ctx.stats["hoistable"] += len(hoistable)
+    ctx.stats["hoistable"] += sum(hoistable)
     ctx.stats["ops-hoisted"] += moved
     if not moved:
         ctx.mark_all_preserved()
@@ -585,12 +841,17 @@ def is_widening_convert(op, d) -> bool:
 
 def _run_memcast_motion(func_op, ctx):
     d = ctx.d
+    if not ctx.module_may_contain(d.name("convert")):  # no convert to sink anywhere
+        ctx.mark_all_preserved()
+        return
     movers = []
+    mover_names = frozenset(d.name(n) for n in MOVEMENT_OPS)
+    advance = ir.WalkResult.ADVANCE
 
     def visit(op):
-        if d.is_op(op, *MOVEMENT_OPS):
+        if op.name in mover_names:
             movers.append(op)
-        return ir.WalkResult.ADVANCE
+        return advance
 
     func_op.walk(visit)
     sunk = 0

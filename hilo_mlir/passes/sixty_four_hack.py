@@ -31,7 +31,7 @@ from ..diagnostics import op_error
 from ..dialects import hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
-from ..retype import retype_op
+from ..retype import may_need_retype, retype_op
 
 _LIMITS = {
     "i64": (np.int64, np.int32, -(1 << 31), (1 << 31) - 1),
@@ -123,6 +123,12 @@ def _constant_values(op):
 
 
 def _run(module_op, ctx):
+    with module_op.context, module_op.location:
+        narrow = _Narrower()
+        # No 64-bit integer type anywhere (census, no walk): nothing to narrow or reject.
+        if not may_need_retype(ctx, module_op, narrow, _LIMITS.keys(), _REQUIRES_64):
+            ctx.mark_all_preserved()
+            return
     ops = []
 
     def visit(op):
@@ -131,7 +137,6 @@ def _run(module_op, ctx):
 
     module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
     with module_op.context, module_op.location:
-        narrow = _Narrower()
         # 1. Checks and new constant values first: an error leaves the module untouched.
         new_values = {}  # index in `ops` -> values (ops are not dict keys: their hash follows their types)
         for i, op in enumerate(ops):

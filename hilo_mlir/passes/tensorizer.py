@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..diagnostics import HiloError
 from ..ir import ir
 from ..registry import Option, PassInfo, register, register_twins
-from .penguinize_io import entry_block, find_main, int_list, ir_key, is_block_arg_of, terminator
+from .penguinize_io import _stamp, entry_block, find_main, int_list, ir_key, is_block_arg_of, terminator
 
 # --------------------------------------------------------------------------- helpers
 
@@ -188,6 +188,43 @@ REWRITES = {
 }
 
 
+def _numel_of(shape) -> int:
+    n = 1
+    for x in shape:
+        n *= x
+    return n
+
+
+def _may_rewrite(short, op, d) -> bool:
+    """False only if the step-27 rewrite for ``op`` surely leaves it alone in the current IR (no mutation).
+
+    Mirrors the first tests of each rewrite; kinds whose tests are not
+    mirrored answer True (the sweep then decides).
+    """
+    if short == "reshape":
+        src = op.operands[0]
+        if src.type == op.results[0].type:
+            return True
+        inner = _producer(src)
+        return inner is not None and d.is_op(inner, "reshape")
+    if short == "broadcast_in_dim":
+        src = op.operands[0]
+        s_in, s_out = _static_shape(src.type), _static_shape(op.results[0].type)
+        if s_in is None or s_out is None:
+            return False
+        if _numel_of(s_in) != _numel_of(s_out):  # necessary for "inserts only size-1 dimensions"
+            return False
+        dims = int_list(op.attributes, "broadcast_dimensions")
+        if dims != sorted(dims) or len(set(dims)) != len(dims):
+            return False
+        if any(s_in[i] != s_out[dim] for i, dim in enumerate(dims)):
+            return False
+        return not any(s_out[j] != 1 for j in range(len(s_out)) if j not in set(dims))
+    if short == "convert":
+        return op.operands[0].type == op.results[0].type
+    return True
+
+
 def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     """CanonicalizeForTensorizer: eight semantics-preserving rewrites that make ops fit the backend.
 
@@ -221,6 +258,13 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     sub-rewriters"); the choice of the eight is ours (DESIGN.md decision 8).
     """
     d = ctx.d
+    # If no candidate can be rewritten as the IR is now, the sweep changes
+    # nothing (a rewrite is what makes another op rewritable): decided from
+    # the census's candidates without a walk of the function.
+    if not any(_may_rewrite(d.short(op.name), op, d)
+               for op in ctx.ops_named(func_op, *[d.name(k) for k in REWRITES])):
+        ctx.mark_all_preserved()
+        return
     ops = []
 
     def visit(op):
@@ -312,7 +356,7 @@ def _zero_sized_outputs(main, ret, d, ctx):
         ctx.stats["zero-sized-outputs"] += 1
 
 
-def _broadcast_large_splats(module_op, d, threshold, ctx):
+def _broadcast_large_splats(module_op, d, threshold, ctx, census_valid=True):
     found = []
 
     def visit(op):
@@ -320,10 +364,19 @@ def _broadcast_large_splats(module_op, d, threshold, ctx):
             found.append(op.operation)
         return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
+    if census_valid:  # the constants from the census: per top-level op, in walk order
+        for top in module_op.regions[0].blocks[0].operations:
+            found.extend(ctx.ops_named(top.operation, d.name("constant")))
+    else:
+        module_op.walk(visit)
+    small: dict = {}  # type -> too small / not a static ranked tensor (types are uniqued)
     for op in found:
         t = op.results[0].type
-        if not isinstance(t, ir.RankedTensorType) or t.rank == 0 or not t.has_static_shape or _numel(t) < threshold:
+        skip = small.get(t)
+        if skip is None:
+            skip = small[t] = (not isinstance(t, ir.RankedTensorType) or t.rank == 0 or not t.has_static_shape
+                               or _numel(t) < threshold)
+        if skip:
             continue
         try:
             attr = ir.DenseElementsAttr(op.attributes["value"])
@@ -376,13 +429,16 @@ def run_tensorizer_legalization(module_op, ctx) -> None:
     no-aliasing"), seed 002 sections 5-6; the copy op and the naming are ours.
     """
     d = ctx.d
+    structural = ("zero-sized-outputs", "large-splats-broadcast", "outputs-copied")
+    before = [ctx.stats[k] for k in structural]  # each op-creating stage counts itself
     with module_op.context, module_op.location:
         main = find_main(module_op)
         ret = terminator(entry_block(main))
         if d.prefix == "stablehlo":
             _zero_sized_outputs(main, ret, d, ctx)
             if ctx.options.splat_threshold > 0:
-                _broadcast_large_splats(module_op, d, ctx.options.splat_threshold, ctx)
+                _broadcast_large_splats(module_op, d, ctx.options.splat_threshold, ctx,
+                                        census_valid=ctx.stats["zero-sized-outputs"] == before[0])
         vals = list(ret.operands)
         seen = set()
         for j, v in enumerate(vals):
@@ -395,7 +451,7 @@ def run_tensorizer_legalization(module_op, ctx) -> None:
                 ctx.debug(f"output #{j} is {why}: copied")
             seen.add(ir_key(vals[j]))
         names = _output_names(module_op, main, len(vals))
-        main.attributes["output_names"] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names])
+        stamped = _stamp(main, "output_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
         per_op = {}
         for j, v in enumerate(vals):
             p = _producer(v)
@@ -404,10 +460,16 @@ def run_tensorizer_legalization(module_op, ctx) -> None:
             per_op.setdefault(ir_key(p), (p, {}))[1][v.result_number] = names[j]
         for p, by_result in per_op.values():
             if len(p.results) == 1:
-                p.attributes["neuron.symName"] = ir.StringAttr.get(by_result[0])
+                stamped |= _stamp(p, "neuron.symName", ir.StringAttr.get(by_result[0]))
             else:
-                p.attributes["neuron.symName"] = ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))])
+                stamped |= _stamp(p, "neuron.symName",
+                                  ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))]))
             ctx.stats["ops-named"] += 1
+    if [ctx.stats[k] for k in structural] == before:  # no op created or erased
+        if stamped:
+            ctx.mark_census_preserved()  # attributes only
+        else:
+            ctx.mark_all_preserved()  # a re-run: every name already stamped
 
 
 # One implementation, registered for both dialects by hand: the StableHLO twin

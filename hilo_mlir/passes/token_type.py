@@ -28,7 +28,7 @@ from ..diagnostics import op_error
 from ..dialects import TABLES, hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
-from ..retype import retype_op
+from ..retype import may_need_retype, retype_op
 
 TOKEN_TYPES = frozenset({"!mhlo.token", "!stablehlo.token"})
 
@@ -54,7 +54,17 @@ def convert_type(t, u8):
     return None
 
 
+#: Full names of the ops the pass rejects or replaces whatever the types say.
+_ACTING_OPS = tuple(f"{p}.{s}" for p in ("mhlo", "stablehlo") for s in sorted(TOKEN_REQUIRED | TOKEN_PRODUCERS))
+
+
 def _run(module_op, ctx):
+    with module_op.context:
+        u8 = ir.RankedTensorType.get([], ir.IntegerType.get_unsigned(8), loc=module_op.location)
+        # No token type and no token op anywhere (census, no walk): nothing to do.
+        if not may_need_retype(ctx, module_op, lambda t: convert_type(t, u8), TOKEN_TYPES, _ACTING_OPS):
+            ctx.mark_all_preserved()
+            return
     ops = []
 
     def visit(op):
