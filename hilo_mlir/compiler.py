@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .config import CompileConfig
 from .dialects import hlo_short_name
 from .diagnostics import HiloError, capture_diagnostics, from_mlir_error
-from .pipeline import Instrumentation, Pipeline, step_for
+from .pipeline import Instrumentation, Pipeline, gc_paused, step_for
 from .spine import register_mlir_compile_passes
 
 
@@ -528,6 +528,11 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     before it starts (the batch engine uses it to name the pass a crash
     happened in).
     """
+    with gc_paused():
+        return _compile_loaded(loaded, config, instrumentation)
+
+
+def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None) -> PenguinSource:
     steps = build_spine(config)
     notify = getattr(instrumentation, "on_pass_start", None)
     if notify:
