@@ -15,6 +15,11 @@ Errors: one MLIR error diagnostic per unsupported op, at the op's location,
 with the reason (``'<op>' op cannot be emitted by the Penguin printer: ...``);
 then the pass fails with a :class:`~hilo_mlir.diagnostics.HiloError` naming
 the first one and counting the rest. The IR is never changed.
+
+Cost: inside the pipeline the op census usually answers without a walk
+(:func:`_census_says_supported`: names, the few attribute-dependent ops,
+and the set of value types); the walk runs only when that check finds
+something to report or there is no census.
 """
 
 from __future__ import annotations
@@ -24,22 +29,62 @@ from ..ir import ir
 from ..registry import register_twins
 
 
+_SKIPPED = ("builtin.module", "func.func")
+
+
+def _census_says_supported(module_op, ctx) -> bool:
+    """True if the pipeline's op census proves every op supported (then no walk is needed).
+
+    The verdict of :func:`~hilo_mlir.printers.supported.unsupported_reason`
+    depends on the op name, on three attributes of the attribute-dependent
+    kinds (custom-call target, FusionKind, CompositeKind) and on operand and
+    result types. The census has every op name, the ops of each name, and
+    every result and block-argument type, which include every operand type.
+    So: every name accepted, every attribute-dependent op accepted and every
+    type accepted means no op is rejected. False (walk and report) when any
+    of them fails or there is no census (a binding PassManager).
+    """
+    from ..printers.supported import attribute_dependent, name_reason, op_reason, type_reason
+
+    counts = ctx.op_counts() if hasattr(ctx, "op_counts") else None
+    if counts is None or not hasattr(ctx, "value_types"):
+        return False
+    dependent = []
+    for name in counts:
+        if name in _SKIPPED:
+            continue
+        if name_reason(name):
+            return False
+        if attribute_dependent(name):
+            dependent.append(name)
+    if dependent:
+        for top in module_op.regions[0].blocks[0].operations:
+            for op in ctx.ops_named(top.operation, *dependent):
+                if op_reason(op):
+                    return False
+    cache: dict = {}
+    return not any(type_reason(t, cache) for t in ctx.value_types())
+
+
 def _run(module_op, ctx):
     from ..printers.supported import unsupported_reason
 
+    ctx.mark_all_preserved()
+    if _census_says_supported(module_op, ctx):
+        ctx.stats["ops-rejected"] += 0
+        return
     bad = []
     cache: dict = {}
 
     def visit(op):
         name = op.name
-        if name not in ("builtin.module", "func.func"):
+        if name not in _SKIPPED:
             r = unsupported_reason(op, cache)
             if r:
                 bad.append((op.location, name, r))
         return ir.WalkResult.ADVANCE
 
     module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
-    ctx.mark_all_preserved()
     ctx.stats["ops-rejected"] += len(bad)
     if not bad:
         return

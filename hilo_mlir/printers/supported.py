@@ -2,9 +2,11 @@
 
 ``unsupported_reason(op)`` returns ``None`` when the printers (both
 ``mhlo-to-py-penguin`` and ``stablehlo-to-py-penguin``) can emit ``op`` and a
-one-line reason otherwise. The printers call it for every op they print and
-the ``verify-supported-ops`` pass (spine step 4; DESIGN.md catalogue) calls it
-for every op of the module, so the two can never disagree.
+one-line reason otherwise. The printers apply it to every op they print and
+the ``verify-supported-ops`` pass (spine step 4; DESIGN.md catalogue) to every
+op of the module, so the two can never disagree. Both use it in parts where
+that is cheaper: :func:`name_reason` (cached per op name), :func:`op_reason`
+for the :func:`attribute_dependent` kinds, :func:`type_reason` per type.
 
 The tables are data (short op names shared by both dialects; DESIGN.md
 "Passes are data plus one function"):
@@ -206,20 +208,46 @@ def _type_reason(t, ir) -> str | None:
     return f"type {s} is not supported"
 
 
-def op_reason(op) -> str | None:
-    """The op-level part of :func:`unsupported_reason` (no type checks)."""
-    name = op.name
+def name_reason(name: str) -> str | None:
+    """The part of :func:`op_reason` that depends on the op name only.
+
+    For ops whose kind is :func:`attribute_dependent` (custom_call, fusion,
+    composite) :func:`op_reason` also reads the op's attributes; for every
+    other op ``op_reason(op) == name_reason(op.name)``. Cached per name.
+    """
+    hit = _NAME_REASON.get(name, False)
+    if hit is not False:
+        return hit
     short = hlo_short(name)
     if short is None:
         if name in _FUNC_OK:
-            return None
-        if name.startswith("chlo."):
-            return f"'{name}' must be legalized to stablehlo/mhlo before printing (chlo-legalize-to-stablehlo)"
-        return f"'{name}' is not an mhlo/stablehlo op; the Penguin printers cannot emit it"
-    if short in UNSUPPORTED_OPS:
-        return f"'{name}': {UNSUPPORTED_OPS[short]}"
-    if short not in SUPPORTED_OPS:
-        return f"'{name}' has no Penguin statement"
+            r = None
+        elif name.startswith("chlo."):
+            r = f"'{name}' must be legalized to stablehlo/mhlo before printing (chlo-legalize-to-stablehlo)"
+        else:
+            r = f"'{name}' is not an mhlo/stablehlo op; the Penguin printers cannot emit it"
+    elif short in UNSUPPORTED_OPS:
+        r = f"'{name}': {UNSUPPORTED_OPS[short]}"
+    elif short not in SUPPORTED_OPS:
+        r = f"'{name}' has no Penguin statement"
+    else:
+        r = None
+    _NAME_REASON[name] = r
+    return r
+
+
+def attribute_dependent(name: str) -> bool:
+    """True for the op kinds whose verdict also reads attributes (custom-call target, FusionKind, CompositeKind)."""
+    return hlo_short(name) in _ATTR_DEPENDENT
+
+
+def op_reason(op) -> str | None:
+    """The op-level part of :func:`unsupported_reason` (no type checks)."""
+    name = op.name
+    r = name_reason(name)
+    if r is not None:
+        return r
+    short = hlo_short(name)
     if short == "custom_call":
         target = custom_call_target(op)
         if custom_call_py_op(target) is None:
@@ -237,8 +265,8 @@ def op_reason(op) -> str | None:
 
 #: op kinds whose :func:`op_reason` reads attributes (target / FusionKind / CompositeKind)
 _ATTR_DEPENDENT = frozenset({"custom_call", "fusion", "composite"})
-#: op name -> :func:`op_reason` verdict, for every other op name (a pure function of the name)
-_NAME_VERDICT: dict = {}
+#: op name -> :func:`name_reason` (a pure function of the name)
+_NAME_REASON: dict = {}
 
 
 def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
@@ -256,22 +284,17 @@ def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
     type, tuples of those, tokens).
     """
     name = op.name
-    if name in _NAME_VERDICT:  # the verdict of ops that carry no kind/target depends on the name only
-        r = _NAME_VERDICT[name]
-    else:
-        r = op_reason(op)
-        if hlo_short(name) not in _ATTR_DEPENDENT:
-            _NAME_VERDICT[name] = r
+    r = op_reason(op) if hlo_short(name) in _ATTR_DEPENDENT else name_reason(name)
     if r:
         return r
     for v in op.operands:
         r = type_reason(v.type, _type_cache)
         if r:
-            return f"'{op.name}' operand: {r}"
+            return f"'{name}' operand: {r}"
     for v in op.results:
         r = type_reason(v.type, _type_cache)
         if r:
-            return f"'{op.name}' result: {r}"
+            return f"'{name}' result: {r}"
     return None
 
 
