@@ -38,6 +38,9 @@ and updated in O(members + moved ops) by :func:`codegen`.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 from . import effects as _effects
 from .dialects import MHLO, DialectTable, hlo_short_name, is_side_effecting  # noqa: F401
 from .ir import identity_key, ir
@@ -51,6 +54,7 @@ __all__ = [
     "OrderIndex",
     "SymbolNamer",
     "codegen",
+    "sorted_in_block",
     "recursively_move_dependent_ops",
     "ancestor_in_block",
     "value_def_ancestor",
@@ -79,13 +83,21 @@ def op_key(op) -> int:
 
 
 def block_key(block) -> int:
-    """A stable identity for an ``ir.Block`` (the C++ ``Block`` address)."""
-    return identity_key(block)
+    """A stable identity for an ``ir.Block`` (the C++ ``Block`` address).
+
+    The binding hashes a block by that address (``hash(block) == identity_key(block)``,
+    checked by ``test/unit/test_fusion_perf.py``), at a tenth of the cost.
+    """
+    return hash(block)
 
 
 def value_key(v) -> int:
-    """A stable identity for an ``ir.Value`` (the C++ value implementation address)."""
-    return identity_key(v)
+    """A stable identity for an ``ir.Value`` (the C++ value implementation address).
+
+    The binding hashes a value by that address (``hash(v) == identity_key(v)``,
+    checked by ``test/unit/test_fusion_perf.py``), at a tenth of the cost.
+    """
+    return hash(v)
 
 
 def _op(x) -> ir.Operation:
@@ -96,48 +108,70 @@ def _op(x) -> ir.Operation:
 class OpSet:
     """Insertion-ordered set of ops with O(1) membership by :func:`op_key`.
 
-    Iterates over ``ir.Operation`` objects in insertion order.
+    Iterates over ``ir.Operation`` objects in insertion order. A set made by
+    :meth:`of_distinct` computes the keys (a C-pointer read per op) only when
+    first asked about membership.
     """
 
-    __slots__ = ("_d",)
+    __slots__ = ("_d", "_ops")
 
     def __init__(self, ops=()):
         self._d: dict = {}
+        self._ops = None  # the members, in order, while the keys are not computed yet
         for o in ops:
             self.add(o)
+
+    @classmethod
+    def of_distinct(cls, ops) -> "OpSet":
+        """An OpSet of ``ops`` (``ir.Operation``, already free of duplicates), keys computed lazily."""
+        s = cls()
+        s._ops = list(ops)
+        return s
+
+    def _keys(self) -> dict:
+        if self._ops is not None:
+            self._d = {op_key(o): o for o in self._ops}
+            self._ops = None
+        return self._d
 
     def add(self, op) -> bool:
         """Insert ``op``; False if it was already there."""
         op = _op(op)
+        d = self._keys()
         k = op_key(op)
-        if k in self._d:
+        if k in d:
             return False
-        self._d[k] = op
+        d[k] = op
         return True
 
     def discard(self, op) -> None:
-        self._d.pop(op_key(op), None)
+        self._keys().pop(op_key(op), None)
 
     def __contains__(self, op) -> bool:
-        return op is not None and op_key(op) in self._d
+        return op is not None and op_key(op) in self._keys()
+
+    def _values(self):
+        return self._ops if self._ops is not None else self._d.values()
 
     def __iter__(self):
-        return iter(list(self._d.values()))
+        return iter(list(self._values()))
 
     def __reversed__(self):
-        return reversed(list(self._d.values()))
+        return reversed(list(self._values()))
 
     def __len__(self) -> int:
-        return len(self._d)
+        return len(self._ops) if self._ops is not None else len(self._d)
 
     def first(self):
-        return next(iter(self._d.values()))
+        return next(iter(self._values()))
 
     def last(self):
+        if self._ops is not None:
+            return self._ops[-1]
         return next(reversed(self._d.values()))
 
     def __repr__(self) -> str:  # pragma: no cover
-        return f"OpSet({[o.name for o in self._d.values()]})"
+        return f"OpSet({[o.name for o in self._values()]})"
 
 
 def ancestor_in_block(op, block) -> ir.Operation | None:
@@ -177,6 +211,36 @@ def has_side_effects(op) -> bool:
     decomposition contains any of these.
     """
     return _effects.has_side_effects(op)
+
+
+_first = operator.itemgetter(0)
+
+
+def _before_cmp(a, b) -> int:
+    return -1 if a.is_before_in_block(b) else 1
+
+
+def sorted_in_block(items: list, key=None) -> list:
+    """``items`` (distinct ops of one block, or things ``key`` maps to them) in block order.
+
+    Uses MLIR's own per-block order (``Operation.is_before_in_block``, cached
+    in C++ and kept current on insertion), so no Python index of the block is
+    built; an already sorted list costs ``len - 1`` comparisons.
+    """
+    items = list(items)
+    if len(items) < 2:
+        return items
+    ops = items if key is None else [key(x) for x in items]
+    prev = ops[0]
+    for o in ops[1:]:
+        if not prev.is_before_in_block(o):
+            break
+        prev = o
+    else:
+        return items  # already in block order (the usual case: matchers list def before use)
+    if key is None:
+        return sorted(items, key=functools.cmp_to_key(_before_cmp))
+    return sorted(items, key=functools.cmp_to_key(lambda x, y: _before_cmp(key(x), key(y))))
 
 
 class _BlockOrder:
@@ -242,14 +306,21 @@ class _BlockOrder:
 
 
 class OrderIndex:
-    """Position of each op in its block, built once per block, kept current by codegen.
+    """Position of each op in its block, built once per block on demand, kept current by codegen.
 
-    ``pos(op)`` is a float, increasing along the block. An op the index has
-    not seen (created after its block was indexed without
-    :meth:`note_inserted_before`) makes the whole block be re-indexed: correct,
-    but O(block); passes that create ops should call ``note_inserted_before`` or
-    :meth:`invalidate` once after a batch. Erased ops must be reported with
-    :meth:`note_erased` (their address may be reused).
+    ``pos(op)`` is a float, increasing along the block. A block is indexed
+    the first time :meth:`pos` / :meth:`is_before` / :meth:`next_op` /
+    :meth:`prev_op` asks about one of its ops; the ``note_*`` calls keep the
+    indexed blocks current and cost nothing for blocks never asked about
+    (those are read from the real block when first asked). The fusion core
+    itself orders ops with MLIR's own per-block order
+    (``Operation.is_before_in_block``: C++, cached per block, updated on
+    insertion), so a fusion pass on a 30k-op block never builds the Python
+    mirror. An op the index has not seen (created after its block was indexed
+    without :meth:`note_inserted_before`) makes the whole block be re-indexed:
+    correct, but O(block); passes that create ops should call
+    ``note_inserted_before`` or :meth:`invalidate` once after a batch. Erased
+    ops must be reported with :meth:`note_erased` (their address may be reused).
     """
 
     def __init__(self):
@@ -306,28 +377,47 @@ class OrderIndex:
         p = bo.prv.get(k)
         return bo.ops[p] if p is not None else None
 
+    def _indexed_order(self, anchor, ak: int):
+        """The :class:`_BlockOrder` of ``anchor``'s block if that block is indexed, else None."""
+        bo = self._of.get(ak)
+        if bo is not None and ak in bo.pos:
+            return bo
+        if block_key(anchor.block) not in self._blocks:
+            return None  # never asked about: it is read from the real block when first asked
+        return self._order_of_key(anchor, ak)
+
     def note_inserted_before(self, new_op, anchor) -> None:
         """Tell the index that ``new_op`` was created (or moved) right before ``anchor``."""
+        if not self._blocks:
+            return  # nothing indexed yet
         new_op, anchor = _op(new_op), _op(anchor)
         ak, nk = op_key(anchor), op_key(new_op)
         self.note_erased(new_op)
-        bo = self._order_of_key(anchor, ak)
+        bo = self._indexed_order(anchor, ak)
+        if bo is None:
+            return
         self._of[nk] = bo
         if bo.insert_before(new_op, nk, ak):
             self._adopt(bo)
 
     def note_moved_after(self, op, anchor) -> None:
         """Tell the index that ``op`` was moved (or created) right after ``anchor``."""
+        if not self._blocks:
+            return  # nothing indexed yet
         op, anchor = _op(op), _op(anchor)
         ak, k = op_key(anchor), op_key(op)
         self.note_erased(op)
-        bo = self._order_of_key(anchor, ak)
+        bo = self._indexed_order(anchor, ak)
+        if bo is None:
+            return
         self._of[k] = bo
         if bo.insert_after(op, k, ak):
             self._adopt(bo)
 
     def note_erased(self, op) -> None:
         """Tell the index that ``op`` is about to be erased (or moved out of its block)."""
+        if not self._of:
+            return  # nothing indexed yet
         k = op_key(_op(op))
         bo = self._of.pop(k, None)
         if bo is not None:
@@ -369,6 +459,44 @@ def _enclosing_module(op) -> ir.Operation:
     return op
 
 
+def _results(op) -> list:
+    """``list(op.results)``; one binding object for the usual single-result op."""
+    try:
+        return [op.result]
+    except ValueError:  # zero or several results
+        return list(op.results)
+
+
+def _has_more_uses(v, n: int) -> bool:
+    """``v`` has more than ``n`` uses (reads at most ``n + 1`` use-list entries)."""
+    i = 0
+    for _ in v.uses:
+        i += 1
+        if i > n:
+            return True
+    return False
+
+
+def _nested_post_order(op, out: list, defined: set) -> None:
+    """Append the ops nested in ``op`` to ``out`` in walk post-order; add every value they define to ``defined``.
+
+    Post-order as ``Operation.walk``: an op after the ops nested in it; regions,
+    blocks and ops in order. ``defined`` gets :func:`value_key` of block
+    arguments and nested results.
+    """
+    for region in op.regions:
+        for b in region.blocks:
+            for a in b.arguments:
+                defined.add(hash(a))
+            for o in b.operations:
+                o = o.operation
+                if len(o.regions):
+                    _nested_post_order(o, out, defined)
+                out.append(o)
+                for r in o.results:
+                    defined.add(hash(r))
+
+
 class FusionCluster:
     """A set of ops of one block that becomes one fused op (seed 000 ``FusionCluster``).
 
@@ -380,6 +508,9 @@ class FusionCluster:
             ``"MulRedSqrt"``, ``"Elementwise"``, ``"Expm1"``, ``"Log1p"``,
             ``"ScheduleFusion"``).
         order: an :class:`OrderIndex` shared by the pass (a private one if None).
+        one_block: the caller has already checked that all ``ops`` sit directly
+            in one block (every NeuronOpFusion matcher does): the per-op check
+            is skipped.
 
     Attributes:
         kind: as given.
@@ -390,70 +521,100 @@ class FusionCluster:
         live_outs: member results with at least one user outside the cluster
             (a user in a nested region counts as its ancestor in ``block``), in
             member order then result number.
+        fused: the fused op once :func:`codegen` made it, else None.
+        moved: the dependent ops :func:`codegen` moved after the fused op (block order).
 
     Raises:
         ValueError: no ops, or ops in different blocks.
     """
 
-    def __init__(self, ops, kind: str, order: OrderIndex | None = None):
-        ops = [_op(o) for o in ops]
+    def __init__(self, ops, kind: str, order: OrderIndex | None = None, *, one_block: bool = False):
+        ops = [o if isinstance(o, ir.Operation) else o.operation for o in ops]
         if not ops:
             raise ValueError("FusionCluster needs at least one op")
         self.kind = kind
         self.order = order if order is not None else OrderIndex()
-        self.block = ops[0].block
+        self.block = block = ops[0].block
+        if not one_block:  # else the caller has checked that every op sits directly in one block
+            for o in ops:
+                b = o.block
+                if b is None or b != block:
+                    raise ValueError(f"FusionCluster '{kind}': ops {ops[0].name} and {o.name} are not in one block")
+        # distinct members with their results (read once; results are needed for the live sets)
+        seen: dict = {}
         for o in ops:
-            if o.block is None or o.block != self.block:
-                raise ValueError(f"FusionCluster '{kind}': ops {ops[0].name} and {o.name} are not in one block")
-        uniq = OpSet(ops)
-        self.members = OpSet(sorted(uniq, key=self.order.pos))
+            res = _results(o)
+            # identity: the address of result 0 (a value hash) or, for an op without results, of the op
+            k = hash(res[0]) if res else op_key(o)
+            if k not in seen:
+                seen[k] = (o, res)
+        pairs = sorted_in_block(list(seen.values()), key=_first)
+        self.members = OpSet.of_distinct([o for o, _ in pairs])
         self.fused = None
-        self._compute_live()
+        self.moved: list = []  # after codegen: the dependent ops it moved after the fused op
+        self._compute_live([res for _, res in pairs])
 
     # -- live-ins / live-outs ------------------------------------------------------
 
-    def _compute_live(self) -> None:
+    def _compute_live(self, results=None) -> None:
+        """Live-ins, live-outs and the uses codegen rewires; each member and nested op visited once.
+
+        Values are told apart by :func:`value_key`. An operand is internal if a
+        member defines it, or (for an op nested in member ``m``) if it is
+        defined inside ``m``'s regions; every other operand is a live-in. A
+        member result is a live-out if it has more uses than internal ones;
+        only results with both kinds of use look at each use's owner.
+        """
         block, members = self.block, self.members
+        mlist = list(members)
+        if results is None:
+            results = [_results(m) for m in mlist]
+        result_keys = [[hash(r) for r in rs] for rs in results]  # value_key of each member result
+        member_vals = {k for ks in result_keys for k in ks}
+        internal: dict = {}  # value_key of a member result -> its uses by members / ops nested in them
         live_ins: dict = {}  # value_key -> value
         inside_uses: list = []  # (owner op, operand number, live-in value key)
         live_outs: list = []
         outside_uses: list = []  # (owner op, operand number, live-out index)
 
-        def scan_operands(o):
-            for i, v in enumerate(o.operands):
-                anc = value_def_ancestor(v, block)
-                if anc is None or anc not in members:
-                    vk = value_key(v)
-                    live_ins.setdefault(vk, v)
+        def scan_operands(o, defined):
+            i = 0
+            for v in o.operands:
+                vk = hash(v)  # == value_key(v)
+                if vk in member_vals:
+                    internal[vk] = internal.get(vk, 0) + 1
+                elif defined is None or vk not in defined:
+                    if vk not in live_ins:
+                        live_ins[vk] = v
                     inside_uses.append((o, i, vk))
+                i += 1
 
-        for m in members:
-            scan_operands(m)
+        for m in mlist:
+            scan_operands(m, None)
             if len(m.regions):
-                nested = []
-                mk = op_key(m)
-
-                def visit(o, _mk=mk, _n=nested):
-                    o = o.operation
-                    if op_key(o) != _mk:
-                        _n.append(o)
-                    return ir.WalkResult.ADVANCE
-
-                m.walk(visit)
+                nested: list = []
+                defined: set = set()  # value_key of values defined inside m's regions
+                _nested_post_order(m, nested, defined)
                 for o in nested:
-                    scan_operands(o)
-        for m in members:
-            for r in m.results:
-                outside = []
-                for use in r.uses:
-                    owner = _op(use.owner)
-                    anc = ancestor_in_block(owner, block)
-                    if anc is None or anc not in members:
-                        outside.append((owner, use.operand_number))
+                    scan_operands(o, defined)
+        for rs, ks in zip(results, result_keys):
+            for r, rk in zip(rs, ks):
+                n_in = internal.get(rk, 0)
+                outside = None
+                if n_in == 0:
+                    outside = [(_op(use.owner), use.operand_number) for use in r.uses]
+                elif _has_more_uses(r, n_in):
+                    outside = []
+                    for use in r.uses:
+                        owner = _op(use.owner)
+                        anc = ancestor_in_block(owner, block)
+                        if anc is None or anc not in members:
+                            outside.append((owner, use.operand_number))
                 if outside:
                     k = len(live_outs)
                     live_outs.append(r)
-                    outside_uses.extend((o, n, k) for o, n in outside)
+                    for o, n in outside:
+                        outside_uses.append((o, n, k))
         self.live_ins = list(live_ins.values())
         self._live_in_keys = list(live_ins)
         self.live_outs = live_outs
@@ -481,15 +642,19 @@ class FusionCluster:
             one of them feeds a member (a path leaves the cluster and comes back).
             Cost: the ops visited, each once.
         """
-        block, members, pos = self.block, self.members, self.order.pos
-        last_pos = pos(self.last)
-        seen = OpSet()
+        block, members, last = self.block, self.members, self.last
+        seen = None  # OpSet, made for the first op found before the last member
         stack = []
         for owner, _n, _k in self._outside_uses:
             anc = ancestor_in_block(owner, block)
-            if anc is not None and anc not in seen and pos(anc) < last_pos:
-                seen.add(anc)
-                stack.append(anc)
+            if anc is not None and anc.is_before_in_block(last):
+                if seen is None:
+                    seen = OpSet()
+                if anc not in seen:
+                    seen.add(anc)
+                    stack.append(anc)
+        if seen is None:
+            return [], True
         while stack:
             u = stack.pop()
             for r in u.results:
@@ -499,10 +664,10 @@ class FusionCluster:
                         continue
                     if w in members:
                         return [], False
-                    if pos(w) < last_pos:
+                    if w.is_before_in_block(last):
                         seen.add(w)
                         stack.append(w)
-        return sorted(seen, key=pos), True
+        return sorted_in_block(list(seen)), True
 
     def is_convex(self) -> bool:
         """True if no path goes from a member through a non-member back into a member."""
@@ -534,19 +699,27 @@ def recursively_move_dependent_ops(fused, dependent, order: OrderIndex | None = 
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, body, fused, term_name: str, order) -> None:
-    """Move members into ``body`` (before a new terminator), rewire live-ins to block args, live-outs to ``fused``."""
-    term = ir.Operation.create(term_name, operands=list(cluster.live_outs), loc=fused.location,
+def _fill_body(cluster: FusionCluster, body, fused, term_name: str, order, loc=None) -> None:
+    """Move members into ``body`` (before a new terminator), rewire live-ins to block args, live-outs to ``fused``.
+
+    ``loc``: the fused op's location (read from ``fused`` if None).
+    """
+    term = ir.Operation.create(term_name, operands=list(cluster.live_outs), loc=loc if loc is not None else fused.location,
                                ip=ir.InsertionPoint(body))
     arg_of = dict(zip(cluster._live_in_keys, body.arguments))
-    if order is not None:
+    track = order is not None and bool(order._blocks)  # a block nobody asked about is not mirrored
+    if track:
         order.note_inserted_before(fused, cluster.last)
     for m in cluster.members:
-        if order is not None:
+        if track:
             order.note_erased(m)
         m.move_before(term)
+    operands_of: dict = {}  # id(owner object) -> its operand list (the owners are kept alive by the use lists)
     for owner, n, vk in cluster._inside_uses:
-        owner.operands[n] = arg_of[vk]
+        ops = operands_of.get(id(owner))
+        if ops is None:
+            ops = operands_of[id(owner)] = owner.operands
+        ops[n] = arg_of[vk]
     results = list(fused.results)
     for owner, n, k in cluster._outside_uses:
         owner.operands[n] = results[k]
@@ -611,7 +784,7 @@ def codegen(cluster: FusionCluster, d: DialectTable = MHLO, order: OrderIndex | 
                 attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
                 regions=1, loc=loc, ip=ir.InsertionPoint(last))
             body = fused.regions[0].blocks.append(*in_types, arg_locs=arg_locs)
-            _fill_body(cluster, body, _op(fused), "mhlo.return", order)
+            _fill_body(cluster, body, _op(fused), "mhlo.return", order, loc)
         else:
             module_op = _enclosing_module(last)
             namer = namer if namer is not None else SymbolNamer(module_op)
@@ -635,8 +808,9 @@ def codegen(cluster: FusionCluster, d: DialectTable = MHLO, order: OrderIndex | 
                     COMPOSITE_KIND_ATTR: ir.StringAttr.get(cluster.kind),
                 },
                 loc=loc, ip=ir.InsertionPoint(last))
-            _fill_body(cluster, fbody, _op(fused), "func.return", order)
+            _fill_body(cluster, fbody, _op(fused), "func.return", order, loc)
     fused = _op(fused)
     recursively_move_dependent_ops(fused, dependent, order)
     cluster.fused = fused
+    cluster.moved = dependent
     return fused

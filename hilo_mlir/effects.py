@@ -34,6 +34,9 @@ PURE_NON_HLO = frozenset({
 })
 
 
+_UNKNOWN = object()
+
+
 def _op(op):
     return op.operation if hasattr(op, "operation") else op
 
@@ -54,6 +57,9 @@ class EffectOracle:
         self._anchor = _op(anchor_op)
         self._funcs = None
         self._memo: dict = {}
+        # op name -> its own effect (True/False); None for composites, whose effect
+        # depends on their decomposition, not only on the name
+        self._by_name: dict = {}
 
     def _func_table(self) -> dict:
         if self._funcs is None:
@@ -71,7 +77,7 @@ class EffectOracle:
 
     def __call__(self, op) -> bool:
         """True if ``op`` (Operation or OpView) or any op nested in it has side effects."""
-        op = _op(op)
+        op = op.operation  # Operation and OpView both have .operation
         if self._leaf_effect(op):
             return True
         if len(op.regions) == 0:
@@ -92,14 +98,25 @@ class EffectOracle:
         return found[0]
 
     def _leaf_effect(self, op) -> bool:
-        """The op's own effect, not counting its regions (a composite counts its decomposition)."""
+        """The op's own effect, not counting its regions (a composite counts its decomposition).
+
+        Decided once per op name (a composite, once per decomposition).
+        """
         name = op.name
-        short = hlo_short_name(name)
-        if short is None:
-            return not (name.startswith("chlo.") or name in PURE_NON_HLO)
-        if short == "composite":
+        by_name = self._by_name
+        eff = by_name.get(name, _UNKNOWN)
+        if eff is _UNKNOWN:
+            short = hlo_short_name(name)
+            if short is None:
+                eff = not (name.startswith("chlo.") or name in PURE_NON_HLO)
+            elif short == "composite":
+                eff = None
+            else:
+                eff = short in SIDE_EFFECTING_OPS
+            by_name[name] = eff
+        if eff is None:
             return self._composite(op)
-        return short in SIDE_EFFECTING_OPS
+        return eff
 
     def _composite(self, op) -> bool:
         try:

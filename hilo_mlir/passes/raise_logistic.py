@@ -35,28 +35,51 @@ def _def(v):
     return None if isinstance(o, ir.Block) else o.operation
 
 
-def _uses(v) -> int:
-    return sum(1 for _ in v.uses)
-
-
 def _one_use(op) -> bool:
-    return op is not None and len(op.results) == 1 and _uses(op.results[0]) == 1
+    """``op`` has one result with exactly one use (reads at most two use-list entries)."""
+    if op is None:
+        return False
+    try:
+        r = op.result  # raises unless the op has exactly one result
+    except ValueError:
+        return False
+    it = iter(r.uses)
+    return next(it, None) is not None and next(it, None) is None
 
 
-def _splat_one(v) -> bool:
-    op = _def(v)
+def _unused(v) -> bool:
+    """``v`` has no use (reads at most one use-list entry: a shared 1.0 may have thousands)."""
+    return next(iter(v.uses), None) is None
+
+
+def _splat_one(v, memo: dict | None = None) -> bool:
+    """``v`` is a splat 1.0 constant, possibly through ``broadcast_in_dim``/``reshape``/``broadcast``.
+
+    ``memo`` (:func:`value_key` of a constant's result -> answer) saves
+    re-reading a 1.0 that every sigmoid of the module shares; the caller
+    drops it whenever it erases a constant (its address may be reused).
+    """
     for _ in range(8):
+        if memo is not None:
+            k = hash(v)  # == value_key(v)
+            hit = memo.get(k)
+            if hit is not None:
+                return hit
+        op = _def(v)
         if op is None:
             return False
         s = hlo_short_name(op)
         if s == "constant":
             try:
                 dense = ir.DenseElementsAttr(op.attributes["value"])
-                return dense.is_splat and ir.FloatAttr(dense.get_splat_value()).value == 1.0
+                res = dense.is_splat and ir.FloatAttr(dense.get_splat_value()).value == 1.0
             except (ValueError, TypeError):
-                return False
+                res = False
+            if memo is not None:
+                memo[k] = res
+            return res
         if s in ("broadcast_in_dim", "reshape", "broadcast"):
-            op = _def(op.operands[0])
+            v = op.operands[0]
             continue
         return False
     return False
@@ -69,41 +92,60 @@ def _is_float(v) -> bool:
         return False
 
 
-def match_logistic(div):
-    """If ``div`` is ``1 / (1 + exp(-x))``: ``(x, [negate, exponential, add], [one producers])``; else None."""
+def match_logistic(div, memo: dict | None = None):
+    """If ``div`` is ``1 / (1 + exp(-x))``: ``(x, [negate, exponential, add], [one producers])``; else None.
+
+    ``memo``: see :func:`_splat_one`.
+    """
     pfx = div.name.split(".", 1)[0]
     d = TABLES.get(pfx)
-    if d is None or not d.is_op(div, "divide") or not _is_float(div.results[0]):
+    if d is None or not d.is_op(div, "divide"):
         return None
-    num, den = div.operands[0], div.operands[1]
-    if not _splat_one(num):
-        return None
+    # the checks are pure: the cheapest and most selective (is the denominator a one-use add?) first
+    ops = div.operands
+    num, den = ops[0], ops[1]
     add = _def(den)
     if not d.is_op(add, "add") or not _one_use(add):
         return None
-    for ev, cv in ((add.operands[0], add.operands[1]), (add.operands[1], add.operands[0])):
+    if not _is_float(div.result) or not _splat_one(num, memo):
+        return None
+    aops = add.operands
+    a0, a1 = aops[0], aops[1]
+    for ev, cv in ((a0, a1), (a1, a0)):
         e = _def(ev)
-        if not d.is_op(e, "exponential") or not _one_use(e) or not _splat_one(cv):
+        if not d.is_op(e, "exponential") or not _one_use(e) or not _splat_one(cv, memo):
             continue
         n = _def(e.operands[0])
         if not d.is_op(n, "negate") or not _one_use(n):
             continue
         x = n.operands[0]
-        if x.type != div.results[0].type:
+        if x.type != div.result.type:
             continue
         return x, [n, e, add], [_def(num), _def(cv)]
     return None
 
 
-def _erase_dead_consts(op) -> None:
-    while op is not None and hlo_short_name(op) in _CONST_CHAIN and _uses(op.results[0]) == 0:
+def _erase_dead_consts(op, memo: dict) -> None:
+    while op is not None:
+        short = hlo_short_name(op)
+        if short not in _CONST_CHAIN or not _unused(op.results[0]):
+            return
         nxt = _def(op.operands[0]) if len(op.operands) else None
+        if short == "constant":
+            memo.clear()  # its address may be reused by an op created later
         op.erase()
         op = nxt
 
 
-def _run(anchor, ctx) -> None:
-    divs = []
+def _divides(anchor, ctx) -> list:
+    """The divides of ``anchor`` in walk (post-)order: from the census, or one walk."""
+    names = [f"{d.prefix}.divide" for d in TABLES.values()]
+    found = [n for n in names if ctx.module_may_contain(n)]
+    if not found:
+        return []
+    if len(found) == 1:  # one dialect: the census list is in walk order (no walk)
+        return ctx.ops_named(anchor, found[0])
+    divs = []  # both dialects in one module: keep the walk's interleaving
 
     def visit(op):
         if hlo_short_name(op) == "divide":
@@ -111,25 +153,35 @@ def _run(anchor, ctx) -> None:
         return ir.WalkResult.ADVANCE
 
     anchor.walk(visit)
+    return divs
+
+
+def _run(anchor, ctx) -> None:
+    divs = _divides(anchor, ctx)
     raised = 0
+    memo: dict = {}
     for div in divs:
-        m = match_logistic(div)
+        m = match_logistic(div, memo)
         if m is None:
             continue
         x, chain, ones = m
         pfx = div.name.split(".", 1)[0]
-        with div.context, div.location:
-            lg = ir.Operation.create(f"{pfx}.logistic", results=[div.results[0].type], operands=[x],
-                                     loc=div.location, ip=ir.InsertionPoint(div))
-        div.results[0].replace_all_uses_with(lg.result)
+        res = div.result
+        loc = div.location
+        with div.context, loc:
+            lg = ir.Operation.create(f"{pfx}.logistic", results=[res.type], operands=[x],
+                                     loc=loc, ip=ir.InsertionPoint(div))
+        res.replace_all_uses_with(lg.result)
         div.erase()
         for o in reversed(chain):  # add, exponential, negate: each now unused
             o.erase()
         seen = set()
         for o in ones:
-            if o is not None and op_key(o) not in seen:
-                seen.add(op_key(o))
-                _erase_dead_consts(o)
+            if o is not None:
+                k = op_key(o)
+                if k not in seen:
+                    seen.add(k)
+                    _erase_dead_consts(o, memo)
         ctx.stats["raised-logistic"] += 1
         raised += 1
     if not raised:

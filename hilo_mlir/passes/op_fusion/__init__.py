@@ -44,13 +44,11 @@ def _decomposition_names(module_op, ctx) -> set:
     names = cache.get(key)
     if names is None:
         names = set()
-
-        def visit(op):
-            if op.name == "stablehlo.composite" and "decomposition" in op.attributes:
-                names.add(ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value)
-            return ir.WalkResult.ADVANCE
-
-        module_op.walk(visit)
+        if ctx.module_may_contain("stablehlo.composite"):
+            for top in module_op.regions[0].blocks[0].operations:
+                for op in ctx.ops_named(top.operation, "stablehlo.composite"):
+                    if "decomposition" in op.attributes:
+                        names.add(ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value)
         cache[key] = names
     return names
 
@@ -66,6 +64,7 @@ def run_op_fusion(func_op, ctx) -> None:
         module_op = as_op(parent)
         if _sym_name(func_op) in _decomposition_names(module_op, ctx):
             ctx.debug(f"skipping @{_sym_name(func_op)}: it is a composite decomposition")
+            ctx.mark_all_preserved()
             return
     namer = None
     if ctx.d.prefix != "mhlo" and parent is not None:
@@ -75,7 +74,7 @@ def run_op_fusion(func_op, ctx) -> None:
         namer = namers.get(key)
         if namer is None:
             namer = namers[key] = SymbolNamer(module_op)
-    run = FusionRun(func_op, ctx, namer)
+    run = FusionRun(func_op, ctx, namer)  # sub-passes seed from the census lists (issue 7: no walk)
     fuse_sub_exp(run)
     if ctx.options.fuse_dot_logistic:
         fuse_dot_logistic(run)
@@ -84,6 +83,8 @@ def run_op_fusion(func_op, ctx) -> None:
         fuse_expm1(run)
         fuse_log1p(run)
         fuse_elementwise(run)
+    if not run.changed:
+        ctx.mark_all_preserved()
 
 
 register_twins(

@@ -8,7 +8,9 @@ decompositions. Sub-passes never spell an op name: they ask ``run.d``.
 
 from __future__ import annotations
 
-from ...cluster import FusionCluster, OrderIndex, SymbolNamer, block_key, codegen, op_key
+import functools
+
+from ...cluster import FusionCluster, OrderIndex, SymbolNamer, codegen, op_key
 from ...dialects import is_fusion_like
 from ...ir import ir
 
@@ -28,7 +30,7 @@ def defining_op(v):
     owner = v.owner
     if isinstance(owner, ir.Block):
         return None
-    return as_op(owner)
+    return owner.operation  # OpView or Operation: both have .operation
 
 
 def num_uses(v) -> int:
@@ -45,14 +47,22 @@ def users(v) -> list:
 
 
 def has_one_use(op) -> bool:
-    """``op`` has one result and that result has exactly one use (``hasOneUse``)."""
-    return len(op.results) == 1 and num_uses(op.results[0]) == 1
+    """``op`` has one result and that result has exactly one use (``hasOneUse``).
+
+    Reads at most two use-list entries (a shared constant may have thousands).
+    """
+    try:
+        r = op.result  # one binding call; raises unless the op has exactly one result
+    except ValueError:
+        return False
+    it = iter(r.uses)
+    return next(it, None) is not None and next(it, None) is None
 
 
 def same_block(a, b) -> bool:
     """``a`` and ``b`` sit directly in the same block."""
     ba, bb = a.block, b.block
-    return ba is not None and bb is not None and block_key(ba) == block_key(bb)
+    return ba is not None and bb is not None and ba == bb  # ir.Block compares by its C++ pointer
 
 
 def same_value(a, b) -> bool:
@@ -60,20 +70,37 @@ def same_value(a, b) -> bool:
     return a == b
 
 
+_FUSION_LIKE = frozenset({"mhlo.fusion", "stablehlo.composite"})
+_TOP = ("func.func", "builtin.module")
+
+
 def inside_fusion(op) -> bool:
     """True if an ancestor of ``op`` is an ``mhlo.fusion`` / ``stablehlo.composite``."""
     p = op.parent
     while p is not None:
-        p = as_op(p)
-        if is_fusion_like(p):
+        name = p.name  # op.parent is an ir.Operation (never an OpView), so .name is the op name
+        if name in _FUSION_LIKE:
             return True
-        if p.name in ("func.func", "builtin.module"):
+        if name in _TOP:
             return False
         p = p.parent
     return False
 
 
-_FUSION_LIKE = frozenset({"mhlo.fusion", "stablehlo.composite"})
+def in_function_body(op, func) -> bool:
+    """``op`` is nested in ``func`` and not inside a fusion: an op ``collect(func, ...)`` can find."""
+    p = op.parent
+    while p is not None:
+        p = as_op(p)
+        name = p.name
+        if name in _FUSION_LIKE:
+            return False
+        if name == "func.func":
+            return p == func
+        if name == "builtin.module":
+            return False
+        p = p.parent
+    return False
 
 
 def collect(func_op, pred=None, names=None) -> list:
@@ -112,6 +139,61 @@ def collect(func_op, pred=None, names=None) -> list:
     return out
 
 
+#: Anchor kinds whose ops never hold regions: for them the census's walk order
+#: (post-order) restricted to one name is the pre-order ``collect`` gives.
+_REGION_FREE = frozenset({"add", "logistic", "sqrt", "rsqrt", "exponential_minus_one", "log_plus_one", "concatenate"})
+
+
+def _chain(op, func) -> list:
+    """``op``'s ancestors below ``func``, outermost first, ending with ``op``."""
+    chain = [op]
+    p = op.parent
+    while p is not None:
+        p = as_op(p)
+        if p == func:
+            break
+        chain.append(p)
+        p = p.parent
+    chain.reverse()
+    return chain
+
+
+def _block_rank(parent, block) -> tuple:
+    """(region number, block number) of ``block`` among ``parent``'s regions."""
+    for ri, region in enumerate(parent.regions):
+        for bi, b in enumerate(region.blocks):
+            if b == block:
+                return (ri, bi)
+    return (len(parent.regions), 0)
+
+
+def preorder_sorted(ops, func) -> list:
+    """``ops`` (distinct ops nested in ``func``) in the pre-order a walk of ``func`` visits them.
+
+    An op comes before the ops nested in it; ops of one block follow MLIR's
+    block order (``is_before_in_block``); ops under one parent follow its
+    region, then block order.
+    """
+    if len(ops) < 2:
+        return list(ops)
+    chains = [(_chain(o, func), o) for o in ops]
+
+    def cmp(x, y) -> int:
+        a, b = x[0], y[0]
+        for i in range(min(len(a), len(b))):
+            p, q = a[i], b[i]
+            if p == q:
+                continue
+            pb, qb = p.block, q.block
+            if pb == qb:
+                return -1 if p.is_before_in_block(q) else 1
+            parent = a[i - 1] if i else func
+            return -1 if _block_rank(parent, pb) < _block_rank(parent, qb) else 1
+        return len(a) - len(b)
+
+    return [o for _, o in sorted(chains, key=functools.cmp_to_key(cmp))]
+
+
 def splat_float_value(v):
     """If ``v`` is a splat float constant (through broadcast_in_dim/reshape/convert of one), its value; else None."""
     op = defining_op(v)
@@ -139,13 +221,34 @@ def splat_float_value(v):
     return None
 
 
-def is_constant_like(v) -> bool:
-    """``v`` is a constant or a broadcast_in_dim/reshape/convert chain of one (stays a live-in)."""
+_ANY_SHORT: dict = {}  # op name -> the part after the first dot (any dialect)
+
+
+def _any_short(name: str) -> str:
+    short = _ANY_SHORT.get(name)
+    if short is None:
+        short = _ANY_SHORT[name] = name.split(".", 1)[-1]
+    return short
+
+
+def is_constant_like(v, memo: dict | None = None) -> bool:
+    """``v`` is a constant or a broadcast_in_dim/reshape/convert chain of one (stays a live-in).
+
+    ``memo`` (:func:`value_key` -> answer; :attr:`FusionRun.const_memo`) saves
+    re-reading a constant many matches share; it must be cleared whenever an
+    op is erased (a value's address may then be reused).
+    """
+    if memo is not None:
+        k = hash(v)  # == value_key(v)
+        hit = memo.get(k)
+        if hit is None:
+            hit = memo[k] = is_constant_like(v)
+        return hit
     op = defining_op(v)
     for _ in range(8):
         if op is None:
             return False
-        short = op.name.split(".", 1)[-1]
+        short = _any_short(op.name)
         if short in ("constant", "iota"):
             return True
         if short in ("broadcast_in_dim", "reshape", "convert", "broadcast"):
@@ -171,6 +274,57 @@ class FusionRun:
         self.d = ctx.d
         self.order = OrderIndex()
         self._namer = namer
+        self.changed = False  # some sub-pass rewrote the IR
+        self.const_memo: dict = {}  # is_constant_like answers by value_key; cleared by erase()
+        self.reordered = False  # a codegen moved dependent ops after its fused op
+        self._anchors: dict = {}  # {short name: [op, ...]}: the census lists, asked for once per name
+
+    def _ops_of(self, short: str) -> list:
+        """The ``short`` ops of the function from :meth:`PassContext.ops_named`, asked once per name.
+
+        From the pipeline's census (no walk; a snapshot taken before this
+        pass rewrote anything) when there is one, else one walk of the
+        function now. Census lists are in walk post-order.
+        """
+        got = self._anchors
+        lst = got.get(short)
+        if lst is None:
+            lst = got[short] = [as_op(o) for o in self.ctx.ops_named(self.func, self.d.name(short))]
+        return lst
+
+    def has_all(self, *shorts: str) -> bool:
+        """False if the function surely holds no op of one of the ``shorts`` kinds."""
+        return all(self._ops_of(s) for s in shorts)
+
+    def anchors(self, *shorts: str) -> list:
+        """The ``shorts`` ops of the function outside fusions, in pre-order: what ``collect`` would return now.
+
+        From :meth:`_ops_of`. A census list holds the ops a walk would find
+        now: no sub-pass erases an anchor of a later one, and the ops a
+        sub-pass creates outside fusions (Pass B's logistic/multiply/reshape)
+        are no later sub-pass's anchors. Their relative order is unchanged
+        unless a codegen moved dependent ops (then this walks as ``collect``
+        does). Ops that left the function (members moved into a StableHLO
+        decomposition) or sit inside a fusion are dropped, except for one
+        region-free kind before the run moved anything out of the function
+        (MHLO fusions stay in it): then ops inside fusions may be returned
+        (every sub-pass skips them).
+        """
+        if self.reordered:
+            return collect(self.func, names=[self.d.name(s) for s in shorts])
+        lists = [(s, lst) for s in shorts for lst in (self._ops_of(s),) if lst]
+        if not lists:
+            return []
+        if len(lists) == 1 and lists[0][0] in _REGION_FREE and (not self.changed or self.d.prefix == "mhlo"):
+            return list(lists[0][1])
+        func = self.func
+        kept = [(s, [o for o in lst if in_function_body(o, func)]) for s, lst in lists]
+        kept = [(s, lst) for s, lst in kept if lst]
+        if not kept:
+            return []
+        if len(kept) == 1 and kept[0][0] in _REGION_FREE:
+            return kept[0][1]
+        return preorder_sorted([o for _, lst in kept for o in lst], self.func)
 
     def namer(self) -> SymbolNamer:
         if self._namer is None:
@@ -181,10 +335,13 @@ class FusionRun:
     def emit(self, ops, kind: str):
         """Build ``FusionCluster(ops, kind)`` and run the shared codegen; count it.
 
+        ``ops`` must all sit directly in one block (every sub-pass checks it
+        while matching, so the cluster does not check again).
+
         Returns the fused op or None (cluster refused: not convex, or a
         dependent op with side effects would have to move).
         """
-        cluster = FusionCluster(ops, kind, self.order)
+        cluster = FusionCluster(ops, kind, self.order, one_block=True)
         namer = self.namer() if self.d.prefix != "mhlo" else None
         fused = codegen(cluster, self.d, self.order, namer)
         st = self.ctx.stats
@@ -194,6 +351,9 @@ class FusionRun:
             return None
         st[f"clusters-{kind}"] += 1
         st[f"ops-absorbed-{kind}"] += len(cluster)
+        self.changed = True
+        if cluster.moved:
+            self.reordered = True
         return fused
 
     def note_created_before(self, new_ops, anchor) -> None:
@@ -204,10 +364,12 @@ class FusionRun:
     def erase(self, op) -> None:
         """Erase ``op`` (no uses left) and forget it in the index."""
         self.order.note_erased(op)
+        self.const_memo.clear()  # the erased op's values may be reused by new ops
         op.erase()
+        self.changed = True
 
 
 __all__ = [
     "KINDS", "FusionRun", "as_op", "defining_op", "num_uses", "users", "has_one_use", "same_block",
-    "inside_fusion", "collect", "splat_float_value", "is_constant_like", "op_key",
+    "inside_fusion", "in_function_body", "collect", "preorder_sorted", "splat_float_value", "is_constant_like", "op_key",
 ]

@@ -20,7 +20,7 @@ Two machineries over one collected list of ``logistic`` ops:
 from __future__ import annotations
 
 from ...ir import ir
-from .common import FusionRun, as_op, collect, defining_op, has_one_use, inside_fusion, num_uses, same_block
+from .common import FusionRun, as_op, defining_op, has_one_use, inside_fusion, num_uses, same_block
 
 
 def _dot_producer(run: FusionRun, v):
@@ -37,21 +37,31 @@ def _dot_producer(run: FusionRun, v):
 def _pass_a(run: FusionRun, logistics) -> None:
     d = run.d
     for lg in logistics:
-        if lg.block is None or inside_fusion(lg):
+        lgb = lg.block
+        if lgb is None or inside_fusion(lg):
             continue
         dot = _dot_producer(run, lg.operands[0])
-        if dot is None or not same_block(dot, lg):
+        if dot is None:
             continue
-        if not has_one_use(lg):
-            run.ctx.debug(f"DotLogistic: logistic at {lg.location} has {num_uses(lg.results[0])} uses")
+        db = dot.block
+        if db is None or db != lgb:
             continue
-        user = as_op(next(iter(lg.results[0].uses)).owner)
+        # hasOneUse (a logistic has exactly one result), keeping the one use
+        lres = lg.result
+        it = iter(lres.uses)
+        use = next(it, None)
+        if use is None or next(it, None) is not None:
+            run.ctx.debug(f"DotLogistic: logistic at {lg.location} has {num_uses(lres)} uses")
+            continue
+        user = as_op(use.owner)
         ops = [dot, lg]
-        if d.is_op(user, "multiply") and same_block(user, lg):
-            dres, lres = dot.results[0], lg.results[0]
-            n_dot = sum(1 for v in user.operands if v == dres or v == lres)
-            if n_dot == 2:
-                ops.append(user)
+        if d.is_op(user, "multiply"):
+            ub = user.block
+            if ub is not None and ub == lgb:
+                dres = dot.results[0]
+                n_dot = sum(1 for v in user.operands if v == dres or v == lres)
+                if n_dot == 2:
+                    ops.append(user)
         run.emit(ops, "DotLogistic")
 
 
@@ -103,7 +113,6 @@ def _pass_b(run: FusionRun, logistics) -> None:
 
 def fuse_dot_logistic(run: FusionRun) -> None:
     """Seed 000 ``fuseDotLogisticOp``: Pass A (clusters) then Pass B (reshape sinking)."""
-    d = run.d
-    logistics = collect(run.func, names=[d.name("logistic")])
+    logistics = run.anchors("logistic")
     _pass_a(run, logistics)
     _pass_b(run, logistics)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ...cluster import OpSet, ancestor_in_block
 from ...dialects import is_elementwise_op, is_fusion_like
-from .common import FusionRun, as_op, collect, defining_op, inside_fusion, same_block
+from .common import FusionRun, as_op, defining_op, inside_fusion, same_block
 
 #: R2: structural boundaries (they stay live-in producers).
 BOUNDARY = ("transpose", "fusion", "composite", "concatenate", "slice", "reshape", "broadcast_in_dim")
@@ -63,7 +63,7 @@ def grow_upwards(run: FusionRun, seed) -> OpSet:
 def fuse_elementwise(run: FusionRun) -> None:
     """Seed 000 ``fuseElementwiseOps``: one cluster per reduce/concatenate seed."""
     d = run.d
-    seeds = collect(run.func, names=[d.name("reduce"), d.name("concatenate")])
+    seeds = run.anchors("reduce", "concatenate")
     for seed in seeds:
         if seed.block is None or inside_fusion(seed):
             continue

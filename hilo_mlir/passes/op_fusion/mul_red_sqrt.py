@@ -14,7 +14,7 @@ constants, their broadcasts and ``x`` stay live-ins. This is what
 from __future__ import annotations
 
 from ...ir import ir
-from .common import FusionRun, collect, defining_op, has_one_use, inside_fusion, is_constant_like, same_block
+from .common import FusionRun, defining_op, has_one_use, inside_fusion, is_constant_like
 
 
 def _int_list(attr) -> list[int] | None:
@@ -55,63 +55,74 @@ def only_inserts_unit_dims(run: FusionRun, op) -> bool:
 def is_add_reduce(run: FusionRun, op) -> bool:
     """A one-input ``reduce`` whose body is ``return(add(arg0, arg1))`` (either order)."""
     d = run.d
-    if not d.is_op(op, "reduce") or len(op.operands) != 2 or len(op.regions) != 1:
+    if not d.is_op(op, "reduce") or len(op.operands) != 2:
         return False
-    blocks = list(op.regions[0].blocks)
+    regions = op.regions
+    if len(regions) != 1:
+        return False
+    blocks = regions[0].blocks
     if len(blocks) != 1:
         return False
     b = blocks[0]
+    args = b.arguments
+    if len(args) != 2:
+        return False
     body = [o.operation for o in b.operations]
-    if len(body) != 2 or len(b.arguments) != 2:
+    if len(body) != 2:
         return False
     add, ret = body
     if not d.is_op(add, "add") or not d.is_op(ret, "return"):
         return False
-    a0, a1 = b.arguments[0], b.arguments[1]
-    ops = list(add.operands)
-    if not ((ops[0] == a0 and ops[1] == a1) or (ops[0] == a1 and ops[1] == a0)):
+    a0, a1 = args[0], args[1]
+    ops = add.operands
+    if len(ops) != 2:
         return False
-    return len(ret.operands) == 1 and ret.operands[0] == add.results[0]
+    o0, o1 = ops[0], ops[1]
+    if not ((o0 == a0 and o1 == a1) or (o0 == a1 and o1 == a0)):
+        return False
+    rops = ret.operands
+    return len(rops) == 1 and rops[0] == add.results[0]
 
 
 def _match(run: FusionRun, root):
     d = run.d
+    memo = run.const_memo
+    rblock = root.block
     chain = [root]
     v = root.operands[0]
     for _ in range(64):  # links are few; bound the walk
         p = defining_op(v)
-        if p is None or not same_block(p, root) or not has_one_use(p):
+        if p is None:
             return None
-        if d.is_op(p, "reduce"):
+        pb = p.block
+        if pb is None or pb != rblock or not has_one_use(p):
+            return None
+        short = d.short(p)
+        if short == "reduce":
             if not is_add_reduce(run, p):
                 return None
             mul = defining_op(p.operands[0])
-            if not d.is_op(mul, "multiply") or not same_block(mul, root) or not has_one_use(mul):
+            if not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
                 return None
-            if mul.operands[0] != mul.operands[1]:
+            mops = mul.operands
+            if mops[0] != mops[1]:
                 return None
             return [mul, p] + chain[::-1]
-        if d.is_op(p, "add"):
-            a, b = p.operands[0], p.operands[1]
-            if is_constant_like(b):
+        if short == "add" or short == "multiply":
+            pops = p.operands
+            a, b = pops[0], pops[1]
+            if is_constant_like(b, memo):
                 v = a
-            elif is_constant_like(a):
+            elif is_constant_like(a, memo):
                 v = b
             else:
                 return None
-        elif d.is_op(p, "multiply"):
-            a, b = p.operands[0], p.operands[1]
-            if is_constant_like(b):
-                v = a
-            elif is_constant_like(a):
-                v = b
-            else:
+        elif short == "divide":
+            pops = p.operands
+            if not is_constant_like(pops[1], memo):
                 return None
-        elif d.is_op(p, "divide"):
-            if not is_constant_like(p.operands[1]):
-                return None
-            v = p.operands[0]
-        elif d.is_op(p, "reshape", "broadcast_in_dim"):
+            v = pops[0]
+        elif short == "reshape" or short == "broadcast_in_dim":
             if not only_inserts_unit_dims(run, p):
                 return None
             v = p.operands[0]
@@ -123,8 +134,10 @@ def _match(run: FusionRun, root):
 
 def fuse_mul_red_sqrt(run: FusionRun) -> None:
     """Decision 5: ``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
-    d = run.d
-    for root in collect(run.func, names=[d.name("sqrt"), d.name("rsqrt")]):
+    # The memo lives for this sub-pass only: its clusters rewire no constant chain (only the
+    # root, a sqrt/rsqrt, has users outside), so an answer cannot go stale while it runs.
+    run.const_memo.clear()
+    for root in run.anchors("sqrt", "rsqrt"):
         if root.block is None or inside_fusion(root):
             continue
         ops = _match(run, root)

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from ...ir import ir
-from .common import FusionRun, as_op, collect, defining_op, has_one_use, inside_fusion, same_block
+from .common import FusionRun, as_op, defining_op, has_one_use, inside_fusion, same_block
 
 
 def _match_sub_exp(run: FusionRun, root):
@@ -52,8 +52,9 @@ def _match_sub_exp(run: FusionRun, root):
 
 def fuse_sub_exp(run: FusionRun) -> None:
     """Seed 000 ``fuseSubExp`` (always on): 8-op log-add-exp tree -> one ``Elementwise`` fusion."""
-    d = run.d
-    for root in collect(run.func, names=[d.name("add")]):
+    if not run.has_all("log", "maximum", "exponential", "subtract"):
+        return  # the tree needs all four kinds: nothing can match
+    for root in run.anchors("add"):
         if root.block is None or inside_fusion(root):
             continue
         ops = _match_sub_exp(run, root)
@@ -110,13 +111,13 @@ def _expand(run: FusionRun, op, kind: str) -> None:
 
 def fuse_expm1(run: FusionRun) -> None:
     """Seed 000 ``fuseExpm1Op``: ``expm1(x)`` -> ``Expm1`` fusion of ``{1.0, exp(x), exp(x) - 1.0}``."""
-    d = run.d
-    for op in collect(run.func, names=[d.name("exponential_minus_one")]):
-        _expand(run, op, "Expm1")
+    for op in run.anchors("exponential_minus_one"):
+        if not inside_fusion(op):
+            _expand(run, op, "Expm1")
 
 
 def fuse_log1p(run: FusionRun) -> None:
     """Seed 000 ``fuseLog1pOp``: ``log1p(x)`` -> ``Log1p`` fusion of ``{1.0, x + 1.0, log(x + 1.0)}``."""
-    d = run.d
-    for op in collect(run.func, names=[d.name("log_plus_one")]):
-        _expand(run, op, "Log1p")
+    for op in run.anchors("log_plus_one"):
+        if not inside_fusion(op):
+            _expand(run, op, "Log1p")
