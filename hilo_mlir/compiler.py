@@ -187,7 +187,10 @@ def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None
         loaded.extras.pop("census", None)
         with loaded.context:
             Pipeline(steps, instrumentation=instr).run(loaded.module)
-        census = input_census(loaded)  # taken again: the spine starts from it
+        from .census import Census
+
+        # taken again (names only; types lazily if a pass asks): the spine starts from it
+        census = loaded.extras["census"] = Census(loaded.module.operation)
         loaded.dialect = detect_dialect(loaded.module, census)
 
 
