@@ -125,7 +125,8 @@ def match_logistic(div, memo: dict | None = None):
     return None
 
 
-def _erase_dead_consts(op, memo: dict) -> None:
+def _erase_dead_consts(op, memo: dict, erased: set) -> None:
+    """Erase ``op`` and its constant-chain producers while each is unused; add their keys to ``erased``."""
     while op is not None:
         short = hlo_short_name(op)
         if short not in _CONST_CHAIN or not _unused(op.results[0]):
@@ -133,6 +134,7 @@ def _erase_dead_consts(op, memo: dict) -> None:
         nxt = _def(op.operands[0]) if len(op.operands) else None
         if short == "constant":
             memo.clear()  # its address may be reused by an op created later
+        erased.add(op_key(op))
         op.erase()
         op = nxt
 
@@ -175,13 +177,13 @@ def _run(anchor, ctx) -> None:
         div.erase()
         for o in reversed(chain):  # add, exponential, negate: each now unused
             o.erase()
-        seen = set()
-        for o in ones:
-            if o is not None:
-                k = op_key(o)
-                if k not in seen:
-                    seen.add(k)
-                    _erase_dead_consts(o, memo)
+        # Keys first: erasing one producer chain may erase the other producer
+        # (numerator broadcast(c) and the add's own c), which must then not be touched.
+        keyed = [(op_key(o), o) for o in ones if o is not None]
+        erased: set = set()
+        for k, o in keyed:
+            if k not in erased:
+                _erase_dead_consts(o, memo, erased)
         ctx.stats["raised-logistic"] += 1
         raised += 1
     if not raised:

@@ -62,3 +62,20 @@ func.func @not_sigmoid(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tens
   %10 = stablehlo.divide %one, %9 : tensor<4xf32>
   return %3, %6, %10, %8 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The numerator is a broadcast of the very constant the add uses: erasing the
+// broadcast's dead chain erases that constant too (it must not be touched again).
+// CHECK-LABEL: func.func @shared_one_through_broadcast
+// CHECK-NEXT:    %[[L:.*]] = mhlo.logistic %arg0 : tensor<4xf32>
+// CHECK-NEXT:    return %[[L]]
+func.func @shared_one_through_broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = mhlo.constant dense<1.0> : tensor<4xf32>
+  %b = "mhlo.broadcast_in_dim"(%c) {broadcast_dimensions = dense<[0]> : tensor<1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %n = mhlo.negate %x : tensor<4xf32>
+  %e = mhlo.exponential %n : tensor<4xf32>
+  %a = mhlo.add %c, %e : tensor<4xf32>
+  %d = mhlo.divide %b, %a : tensor<4xf32>
+  return %d : tensor<4xf32>
+}
