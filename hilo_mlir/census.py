@@ -35,20 +35,13 @@ _SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.st
                      ir.VectorType.static_typeid, ir.MemRefType.static_typeid, ir.UnrankedMemRefType.static_typeid))
 
 
-def _add_block_arg_types(op, add) -> None:
-    for region in op.regions:
-        for block in region.blocks:
-            for a in block.arguments:
-                add(a.type)
-
-
 class Census:
     """Op names, counts and a per-function index of one module (see module doc).
 
     Args:
         module_op: the ``builtin.module`` ``ir.Operation``.
-        with_types: also take :meth:`types` in the same walk (the driver's
-            input census, which validates every type).
+        with_types: also take :meth:`types` now (the driver's input census,
+            which validates every type).
         attr_names: also list, in :attr:`attr_holders`, the ops holding any
             of these discardable attributes (the driver's sharding strip).
     """
@@ -58,57 +51,42 @@ class Census:
         self.counts: dict[str, int] = {}
         self._index: dict[int, dict[str, list]] = {}
         self._types = None
-        #: ops holding any discardable attribute named in ``attr_names`` (walk order)
+        #: ops holding any discardable attribute named in ``attr_names`` (grouped by op name)
         self.attr_holders: list = []
         counts = self.counts
         advance = ir.WalkResult.ADVANCE
-        types = set() if with_types else None
-        add_type = types.add if with_types else None
-        wanted_attrs = frozenset(attr_names)
-        holders = self.attr_holders
         for top in module_op.regions[0].blocks[0].operations:
             top = top.operation
             index: dict[str, list] = {}
             get = index.get
 
-            if not (with_types or wanted_attrs):
-
-                def visit(o, index=index, get=get):  # o: ir.Operation (never an OpView)
-                    name = o.name
-                    lst = get(name)
-                    if lst is None:
-                        index[name] = [o]
-                    else:
-                        lst.append(o)
-                    return advance
-
-            else:  # the same, plus types and attribute holders in the same walk
-
-                def visit(o, index=index, get=get):
-                    name = o.name
-                    lst = get(name)
-                    if lst is None:
-                        index[name] = [o]
-                    else:
-                        lst.append(o)
-                    if add_type is not None:
-                        for r in o.results:
-                            add_type(r.type)
-                        if len(o.regions):
-                            _add_block_arg_types(o, add_type)
-                    if wanted_attrs:
-                        attrs = o.attributes
-                        if len(attrs) and not wanted_attrs.isdisjoint(attrs):
-                            holders.append(o)
-                    return advance
+            def visit(o, index=index, get=get):  # o: ir.Operation (never an OpView)
+                name = o.name
+                lst = get(name)
+                if lst is None:
+                    index[name] = [o]
+                else:
+                    lst.append(o)
+                return advance
 
             top.walk(visit)
             self._index[identity_key(top)] = index
             for name, lst in index.items():
                 counts[name] = counts.get(name, 0) + len(lst)
-        if with_types:
-            self._types = frozenset(types)
         self.names = frozenset(counts)
+        # Types and attribute holders are read from the op lists, not in the
+        # walk: a walk callback doing more per op measured slower (issue 7).
+        if with_types:
+            self.types()
+        if attr_names:
+            wanted = frozenset(attr_names)
+            holders = self.attr_holders
+            for index in self._index.values():
+                for ops in index.values():
+                    for o in ops:
+                        attrs = o.attributes
+                        if len(attrs) and not wanted.isdisjoint(attrs):
+                            holders.append(o)
 
     def ops_named(self, top, *names: str) -> list:
         """The ops called any of ``names`` inside the top-level op ``top`` (including ``top``).
