@@ -48,31 +48,15 @@ class Census:
 
     def __init__(self, module_op, with_types: bool = False, attr_names=()):
         self._module_op = module_op
-        self.counts: dict[str, int] = {}
-        self._index: dict[int, dict[str, list]] = {}
         self._types = None
         #: ops holding any discardable attribute named in ``attr_names`` (grouped by op name)
         self.attr_holders: list = []
-        counts = self.counts
-        advance = ir.WalkResult.ADVANCE
-        for top in module_op.regions[0].blocks[0].operations:
-            top = top.operation
-            index: dict[str, list] = {}
-            get = index.get
-
-            def visit(o, index=index, get=get):  # o: ir.Operation (never an OpView)
-                name = o.name
-                lst = get(name)
-                if lst is None:
-                    index[name] = [o]
-                else:
-                    lst.append(o)
-                return advance
-
-            top.walk(visit)
-            self._index[identity_key(top)] = index
+        self._index: dict[int, dict[str, list]] = self._walk()
+        counts: dict[str, int] = {}
+        for index in self._index.values():
             for name, lst in index.items():
                 counts[name] = counts.get(name, 0) + len(lst)
+        self.counts = counts
         self.names = frozenset(counts)
         # Types and attribute holders are read from the op lists, not in the
         # walk: a walk callback doing more per op measured slower (issue 7).
@@ -88,6 +72,38 @@ class Census:
                         if len(attrs) and not wanted.isdisjoint(attrs):
                             holders.append(o)
 
+    def _walk(self) -> dict:
+        """``{identity_key(top-level op): {op name: [ops in walk order]}}``: one walk."""
+        out: dict[int, dict[str, list]] = {}
+        advance = ir.WalkResult.ADVANCE
+        for top in self._module_op.regions[0].blocks[0].operations:
+            top = top.operation
+            index: dict[str, list] = {}
+            get = index.get
+
+            def visit(o, index=index, get=get):  # o: ir.Operation (never an OpView)
+                name = o.name
+                lst = get(name)
+                if lst is None:
+                    index[name] = [o]
+                else:
+                    lst.append(o)
+                return advance
+
+            top.walk(visit)
+            out[identity_key(top)] = index
+        return out
+
+    def ops_moved(self) -> None:
+        """Ops were moved (none created, erased or retyped): keep names, counts and types; re-walk for order.
+
+        The op lists are taken again by the next :meth:`ops_named` (their walk
+        order may have changed); :attr:`names`, :attr:`counts` and
+        :meth:`types` stay as they are.
+        """
+        self._index = None
+        self.attr_holders = []
+
     def ops_named(self, top, *names: str) -> list:
         """The ops called any of ``names`` inside the top-level op ``top`` (including ``top``).
 
@@ -100,6 +116,8 @@ class Census:
             dialects), one name after the other in the order given, each in
             walk order. Empty if ``top`` is not a top-level op of the module.
         """
+        if self._index is None:
+            self._index = self._walk()
         index = self._index.get(identity_key(top), {})
         if len(names) == 1:
             return list(index.get(names[0], ()))
@@ -119,6 +137,8 @@ class Census:
         if self._types is None:
             seen = set()
             up = seen.update
+            if self._index is None:
+                self._index = self._walk()
             for index in self._index.values():
                 for ops in index.values():
                     for o in ops:

@@ -423,8 +423,10 @@ class Pipeline:
                     if not preserved:
                         for k in [k for k in analyses if k not in ctx.kept_analyses]:
                             del analyses[k]
-                    if not (preserved or ctx.census_preserved):
+                    if not (preserved or ctx.census_preserved or ctx.census_ops_moved):
                         self._census_cache = None
+                    elif ctx.census_ops_moved and not preserved and self._census_cache is not None:
+                        self._census_cache.ops_moved()  # names, counts, types kept; op lists re-walked
             except HiloError as e:
                 self._census_cache = None
                 analyses.clear()

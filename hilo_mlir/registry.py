@@ -96,6 +96,7 @@ class PassContext:
         self.extras = extras if extras is not None else {}
         self.all_preserved = False
         self.census_preserved = False
+        self.census_ops_moved = False
         # Analyses shared by the steps of one pipeline run (MLIR's AnalysisManager):
         # the pipeline drops them after a step that changed the IR, except those
         # the step named with keep_analysis. Without a pipeline: this pass's own.
@@ -109,6 +110,15 @@ class PassContext:
         manager does. Call it only when nothing at all was rewritten.
         """
         self.all_preserved = True
+
+    def mark_ops_moved(self) -> None:
+        """Say the pass only moved ops (none created, erased, retyped; attributes may change).
+
+        The pipeline still runs the verifier (a move can break dominance) and
+        keeps the census's names, counts and types; its per-function op lists
+        are taken again (one walk) the next time a pass asks ``ops_named``.
+        """
+        self.census_ops_moved = True
 
     def mark_census_preserved(self) -> None:
         """Say the pass changed only attributes: op names, op identities, block order and types are as before.
@@ -277,13 +287,16 @@ class PassInfo:
         funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         # The pass preserved everything only if it did so on every function.
         preserved = census = True
+        moved = False
         for f in funcs:
-            ctx.all_preserved = ctx.census_preserved = False
+            ctx.all_preserved = ctx.census_preserved = ctx.census_ops_moved = False
             self.run(f, ctx)
             preserved = preserved and ctx.all_preserved
-            census = census and (ctx.all_preserved or ctx.census_preserved)
+            census = census and (ctx.all_preserved or ctx.census_preserved or ctx.census_ops_moved)
+            moved = moved or ctx.census_ops_moved
         ctx.all_preserved = preserved
         ctx.census_preserved = census
+        ctx.census_ops_moved = moved
 
     def add_to_pass_manager(self, pm, stats=None, **options) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.

@@ -548,6 +548,8 @@ def _run_schedule_postorder(func_op, ctx):
         ctx.keep_analysis(_entry_key(func_op))
     if not counts[1]:
         ctx.mark_all_preserved()
+    else:
+        ctx.mark_ops_moved()  # only moves: the census keeps names, counts and types
 
 
 register_twins(
@@ -723,6 +725,8 @@ def _run_scatter_motion(func_op, ctx):
             moved += 1
     if not moved:
         ctx.mark_all_preserved()
+    else:
+        ctx.mark_ops_moved()  # only moves: the census keeps names, counts and types
 
 
 register_twins(
@@ -802,6 +806,8 @@ def _run_hoist_compute(func_op, ctx):
     ctx.stats["ops-hoisted"] += moved
     if not moved:
         ctx.mark_all_preserved()
+    else:
+        ctx.mark_ops_moved()  # only moves: the census keeps names, counts and types
 
 
 register_twins(

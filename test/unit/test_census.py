@@ -118,3 +118,38 @@ def test_attribute_only_pass_keeps_the_census_but_is_verified():
         assert len(ids) == 2 and ids[0] == ids[1]
         assert [n for n, _ in pipe.verify_timings] == ["TestTag (test-tag)"]
         assert all("neuron.tagged" in f.attributes for f in _funcs(m))
+
+
+def test_move_only_pass_keeps_names_and_types_and_rewalks_order():
+    seen = []
+
+    def observe(func_op, ctx):
+        c = ctx._census()
+        args = list(func_op.regions[0].blocks[0].arguments)
+        adds = ctx.ops_named(func_op, "stablehlo.add")
+        seen.append((id(c), id(c.types()), [args.index(o.operands[0]) for o in adds]))
+        ctx.mark_all_preserved()
+
+    def move(func_op, ctx):
+        ops = [o.operation for o in func_op.regions[0].blocks[0].operations]
+        ops[2].move_before(ops[0])  # add %b, %b to the top
+        ctx.mark_ops_moved()
+
+    look = PassInfo("test-look", "records the census", observe)
+    mover = PassInfo("test-move", "moves an op", move)
+    text = """
+func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<2xf32>
+  %1 = stablehlo.multiply %b, %b : tensor<2xf32>
+  %2 = stablehlo.add %b, %b : tensor<2xf32>
+  return %0, %2 : tensor<2xf32>, tensor<2xf32>
+}
+"""
+    with make_context():
+        m = ir.Module.parse(text)
+        pipe = Pipeline([Step(look, look.argument), Step(mover, mover.argument), Step(look, look.argument)])
+        pipe.run(m)
+        (c1, t1, order1), (c2, t2, order2) = seen
+        assert c1 == c2 and t1 == t2  # the same census and type set: names, counts, types kept
+        assert order1 == [0, 1] and order2 == [1, 0]  # the op lists were taken again after the move
+        assert [n for n, _ in pipe.verify_timings] == ["TestMove (test-move)"]
