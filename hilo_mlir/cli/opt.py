@@ -290,9 +290,13 @@ def run(argv: list[str]) -> int:
         for p in problems:
             sys.stderr.write(p + "\n")
         failed = bool(problems)
-    if failed:
-        return 1
     result = "// -----\n".join(outputs) if args.split_input_file else "".join(outputs)
+    if failed:
+        # As mlir-opt: with --split-input-file the chunks that succeeded still
+        # print to stdout; an output file is never written on failure.
+        if args.split_input_file and args.output == "-" and not args.verify_diagnostics:
+            sys.stdout.write(result)
+        return 1
     if args.output == "-":
         sys.stdout.write(result)
     else:
