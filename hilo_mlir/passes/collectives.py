@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialects import STABLEHLO, is_side_effecting, table_for
+from ..dialects import STABLEHLO, table_for
+from ..effects import EffectOracle
 from ..diagnostics import op_error
 from ..ir import ir
 from ..registry import Option, PassInfo, register, register_twins
@@ -214,6 +215,7 @@ def _coalesce(func_op, ctx):
     for kind in sorted(partial):
         ctx.debug(f"Not Coalescing {_PLURAL[kind]} as we have partially coalesced {_PLURAL[kind]} in input.")
     moved = 0
+    effects = EffectOracle(func_op)
     for block in blocks:
         ops = [o.operation for o in block.operations]
         if sum(1 for o in ops if d.is_op(o, *_COALESCED)) < 2:
@@ -250,7 +252,7 @@ def _coalesce(func_op, ctx):
                            "a side-effecting op lies in between" if last_barrier >= pos[end] else "byte cap reached")
                     ctx.debug(f"{o.name} at {o.location} starts a new window ({why})")
                 windows[key] = [o, size]
-            elif is_side_effecting(o) or o.name == "func.call":
+            elif effects(o):  # the one side-effect model: regions, composites, func.call
                 last_barrier = pos[o]
             tail = o
     ctx.stats["collectives-moved"] += moved

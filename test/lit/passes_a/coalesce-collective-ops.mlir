@@ -62,3 +62,27 @@ func.func @partial(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tens
   %2 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
   return %0#0, %0#1, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A side effect nested in a region counts: the while's body calls a
+// side-effecting custom_call, so the second gather is not moved above it.
+// CHECK-LABEL: func.func @nested_effect
+// CHECK: "mhlo.all_gather"(%arg0)
+// CHECK-NEXT: mhlo.while
+// CHECK: mhlo.custom_call @Barrier
+// CHECK: "mhlo.all_gather"(%arg1)
+// DBG: starts a new window (a side-effecting op lies in between)
+func.func @nested_effect(%a: tensor<4xf32>, %b: tensor<4xf32>, %n: tensor<i32>) -> (tensor<8xf32>, tensor<i32>, tensor<8xf32>) {
+  %0 = "mhlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  %w = mhlo.while(%i = %n) : tensor<i32>
+    cond {
+    %c = mhlo.compare LT, %i, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    mhlo.return %c : tensor<i1>
+  } do {
+    mhlo.custom_call @Barrier() {has_side_effect = true} : () -> ()
+    mhlo.return %i : tensor<i32>
+  }
+  %1 = "mhlo.all_gather"(%b) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0, %w, %1 : tensor<8xf32>, tensor<i32>, tensor<8xf32>
+}
