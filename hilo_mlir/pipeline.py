@@ -248,7 +248,12 @@ def build_steps(elements: list[Element], anchor: str = "builtin.module") -> list
                 raise HiloError("'builtin.module' cannot be nested under 'func.func' in a pass pipeline")
             steps.extend(build_steps(el.children, el.name))
             continue
-        steps.append(_resolve_pass(el, anchor))
+        try:
+            steps.append(_resolve_pass(el, anchor))
+        except HiloError as e:
+            if el.col and " at column " not in e.message:
+                e.message = f"{e.message} (pass pipeline column {el.col})"
+            raise
     return steps
 
 

@@ -12,10 +12,10 @@
 
 // PAREN: error: invalid pass pipeline 'builtin.module(cse': expected ')' at column 19
 // EMPTY: error: invalid pass pipeline 'builtin.module(,cse)': expected a pass or op name at column 16
-// UNKNOWN: error: unknown pass 'no-such-pass'
+// UNKNOWN: error: unknown pass 'no-such-pass' (pass pipeline column 16)
 // CLOSE: error: unknown pass 'canonicalise' (did you mean 'canonicalize'
 // OPT: error: pass 'mhlo-to-py-penguin' has no option 'nope' (options: root, output, inline-constant-max-elements)
-// CPPOPT: error: invalid options for pass 'canonicalize'
+// CPPOPT: error: invalid options for pass 'canonicalize'{{.*}}(pass pipeline column 16)
 // FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
