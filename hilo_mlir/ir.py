@@ -99,9 +99,11 @@ _GET_POINTER, _GET_NAME = _capsule_functions()
 def identity_key(obj) -> int:
     """A stable integer identity for a uniqued MLIR object (``ir.Location``, ``ir.Type``, ``ir.Attribute``).
 
-    The binding's wrappers are created afresh on every access and hash by
-    wrapper, so they cannot key a cache; the underlying C++ object is uniqued in
-    its context, so its pointer can. Valid while the context lives. Used to
+    The binding's wrappers are created afresh on every access; ``ir.Location``
+    (and ``ir.Operation``, whose hash follows its operands and attributes)
+    cannot key a cache by ``hash``, while values, blocks and types hash by
+    their C++ pointer. This returns the pointer for any of them; a uniqued
+    object (type, attribute, location) keeps it for the context's life. Valid while the context lives. Used to
     cache ``str(location)`` / ``str(type)`` in the printer (10x faster on
     large modules).
     """
