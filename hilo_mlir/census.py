@@ -35,6 +35,21 @@ _SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.st
                      ir.VectorType.static_typeid, ir.MemRefType.static_typeid, ir.UnrankedMemRefType.static_typeid))
 
 
+def _walk_named(top, names) -> list:
+    """``ops_named`` by one walk of ``top`` (``top`` included)."""
+    found: dict[str, list] = {n: [] for n in names}
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        lst = found.get(o.name)
+        if lst is not None:
+            lst.append(o)
+        return advance
+
+    top.walk(visit)
+    return [o for n in names for o in found[n]]
+
+
 class Census:
     """Op names, counts and a per-function index of one module (see module doc).
 
@@ -112,13 +127,16 @@ class Census:
             names: full op names (``"mhlo.divide"``).
 
         Returns:
-            A new list of ``ir.Operation`` (OpViews for ops of registered
-            dialects), one name after the other in the order given, each in
-            walk order. Empty if ``top`` is not a top-level op of the module.
+            A new list of ``ir.Operation``, one name after the other in the
+            order given, each in walk order. For an op that is not a
+            top-level op of the module (the module itself, a nested op) the
+            same answer from one walk of it.
         """
         if self._index is None:
             self._index = self._walk()
-        index = self._index.get(identity_key(top), {})
+        index = self._index.get(identity_key(top))
+        if index is None:  # not a top-level op (the module, a nested op): walk it
+            return _walk_named(top, names)
         if len(names) == 1:
             return list(index.get(names[0], ()))
         out = []

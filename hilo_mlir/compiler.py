@@ -44,17 +44,15 @@ class LoadedModule:
     context: object
     module: object
     filename: str
-    dialect: str  # "mhlo", "stablehlo" or "mixed"/"none"
+    #: "mhlo", "stablehlo", "mixed" or "none"; "" until :func:`compile_loaded`
+    #: detects it from its input census (no walk at load time)
+    dialect: str = ""
     extras: dict = field(default_factory=dict)
 
     @classmethod
     def from_module(cls, context, module, filename: str) -> "LoadedModule":
-        """Wrap an already-parsed ``ir.Module``: takes the input census (one walk) and detects the dialect."""
-        from .census import Census
-
-        with context:
-            census = Census(module.operation, with_types=True, attr_names=SHARDING_ATTRS)
-        return cls(context, module, filename, detect_dialect(module, census), {"census": census})
+        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
+        return cls(context, module, filename)
 
 
 def detect_dialect(module, census=None) -> str:
@@ -76,11 +74,14 @@ def detect_dialect(module, census=None) -> str:
 
 
 def input_census(loaded: "LoadedModule"):
-    """The :class:`~hilo_mlir.census.Census` of the loaded module as parsed (one walk, kept in ``loaded.extras``).
+    """The :class:`~hilo_mlir.census.Census` of the loaded module as it is now (one walk, kept in ``loaded.extras``).
 
-    Shared by :func:`detect_dialect`, :func:`validate_input` and the bridge so
-    the input is walked once before the spine (issue 7); dropped by the
-    steps that rewrite the module (:func:`strip_sharding`, :func:`to_mhlo`).
+    Shared by :func:`detect_dialect`, :func:`validate_input`, the sharding
+    strip and the bridge so the input is walked once before the spine
+    (issue 7); dropped by the steps that rewrite the module
+    (:func:`strip_sharding`, :func:`to_mhlo`), and at the start and end of
+    :func:`compile_loaded` (it holds op handles: it must never outlive a
+    change made outside the compile).
     """
     from .census import Census
 
@@ -403,9 +404,8 @@ def validate_input(loaded: LoadedModule, config: CompileConfig, steps=None) -> N
         )
         if not suspicious:
             types = set(census.types())
-            for op in module.body.operations:
-                f = op.operation
-                if f.name == "func.func":
+            for top in module.body.operations:
+                for f in census.ops_named(top.operation, "func.func"):  # nested modules' functions too
                     ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
                     types.update(ft.inputs)
                     types.update(ft.results)
@@ -484,7 +484,7 @@ def strip_sharding(loaded: LoadedModule) -> int:
 
         census = input_census(loaded)  # its attr_holders: the ops holding a sharding attribute
         tops = [op.operation for op in loaded.module.body.operations]
-        funcs = [f for f in tops if f.name == "func.func"]
+        funcs = [f for t in tops for f in census.ops_named(t, "func.func")]  # nested modules' too
         done = {identity_key(f) for f in funcs}
         ops = funcs + [o for o in census.attr_holders if identity_key(o) not in done]
         for op in ops:
@@ -531,8 +531,12 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     before it starts (the batch engine uses it to name the pass a crash
     happened in).
     """
-    with gc_paused():
-        return _compile_loaded(loaded, config, instrumentation)
+    loaded.extras.pop("census", None)  # never trust a census taken before this call
+    try:
+        with gc_paused():
+            return _compile_loaded(loaded, config, instrumentation)
+    finally:
+        loaded.extras.pop("census", None)  # it holds op handles of the module as compiled
 
 
 def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None) -> PenguinSource:
@@ -540,13 +544,16 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     notify = getattr(instrumentation, "on_pass_start", None)
     if notify:
         notify("validate-input")
+    with loaded.context:
+        loaded.dialect = detect_dialect(loaded.module, input_census(loaded))
     validate_input(loaded, config, steps)
     from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
 
     census = input_census(loaded)
     module_op = loaded.module.operation
     tops = [op.operation for op in loaded.module.body.operations]
-    calls = [c for t in tops for c in census.ops_named(t, "mhlo.custom_call", "stablehlo.custom_call")]
+    call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
+    calls = [c for t in tops for c in census.ops_named(t, *call_names)]
     protect_markers(module_op, calls)  # attributes only: the census stays valid
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)

@@ -162,19 +162,9 @@ class PassContext:
         """
         if self._census is not None:
             return self._census().ops_named(top, *op_names)
-        from .ir import ir
+        from .census import _walk_named
 
-        wanted = set(op_names)
-        found: dict[str, list] = {n: [] for n in op_names}
-        advance = ir.WalkResult.ADVANCE
-
-        def visit(o):
-            if o.name in wanted:
-                found[o.name].append(o)
-            return advance
-
-        top.walk(visit)
-        return [o for n in op_names for o in found[n]]
+        return _walk_named(top, op_names)
 
     def module_element_types(self, if_cached: bool = False):
         """``str`` of every element type in the module (``{"f32", "i64", ...}``), or None without a pipeline.

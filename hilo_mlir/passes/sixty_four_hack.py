@@ -126,7 +126,8 @@ def _run(module_op, ctx):
     with module_op.context, module_op.location:
         narrow = _Narrower()
         # No 64-bit integer type anywhere (census, no walk): nothing to narrow or reject.
-        if not may_need_retype(ctx, module_op, narrow, _LIMITS.keys(), _REQUIRES_64):
+        full = [f"{prefix}.{short}" for prefix in ("mhlo", "stablehlo") for short in _REQUIRES_64]
+        if not may_need_retype(ctx, module_op, narrow, _LIMITS.keys(), full):
             ctx.mark_all_preserved()
             return
     ops = []

@@ -153,3 +153,102 @@ func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<
         assert c1 == c2 and t1 == t2  # the same census and type set: names, counts, types kept
         assert order1 == [0, 1] and order2 == [1, 0]  # the op lists were taken again after the move
         assert [n for n, _ in pipe.verify_timings] == ["TestMove (test-move)"]
+
+
+# --- the driver's input census (review findings, issue 7) -------------------------------------
+
+SIGMOID = """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %one = mhlo.constant dense<1.0> : tensor<4xf32>
+  %n = mhlo.negate %a : tensor<4xf32>
+  %e = mhlo.exponential %n : tensor<4xf32>
+  %s = mhlo.add %one, %e : tensor<4xf32>
+  %d = mhlo.divide %one, %s : tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+"""
+
+
+def test_compile_loaded_twice_gives_the_same_program():
+    from hilo_mlir import compiler
+    from hilo_mlir.config import CompileConfig
+
+    loaded = compiler.load_module(SIGMOID, "x.mlir")
+    a = compiler.compile_loaded(loaded, CompileConfig.preset("all"))
+    b = compiler.compile_loaded(loaded, CompileConfig.preset("all"))
+    assert str(a) == str(b) and "census" not in loaded.extras
+    assert loaded.dialect == "mhlo"
+
+
+def test_compile_after_the_caller_rewrote_the_loaded_module():
+    """A census must never outlive a change made outside the compile (it holds op handles)."""
+    from hilo_mlir import compiler
+    from hilo_mlir.config import CompileConfig
+
+    loaded = compiler.load_module(SIGMOID, "x.mlir")
+    with loaded.context, ir.Location.unknown():
+        f = loaded.module.body.operations[0]
+        blk = f.regions[0].blocks[0]
+        ops = [o.operation for o in blk.operations]
+        ret = ops[-1]
+        ret.operands[0] = blk.arguments[0]
+        for o in reversed(ops[:-1]):
+            o.erase()
+        v = blk.arguments[0]
+        for _ in range(20):  # reuse the freed memory
+            v = ir.Operation.create("mhlo.abs", results=[v.type], operands=[v], ip=ir.InsertionPoint(ret)).result
+        ret.operands[0] = v
+    src = compiler.compile_loaded(loaded, CompileConfig.preset("all"))
+    assert src.statistics["RaiseLogistic"] == {}  # no divide left to raise
+    assert "abs" in str(src) and "logistic" not in str(src)
+
+
+def test_validation_sees_declarations_in_nested_modules():
+    from hilo_mlir import compiler
+    from hilo_mlir.diagnostics import HiloError
+
+    text = """
+module {
+  module @inner {
+    func.func private @decl(%arg0: tensor<?xf32>) -> tensor<?xf32>
+  }
+  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = mhlo.add %a, %a : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+"""
+    try:
+        compiler.compile_module(text, filename="n.mlir")
+    except HiloError as e:
+        assert "@decl argument #0 has dynamic shape tensor<?xf32>" in e.message and e.line == 4
+    else:
+        raise AssertionError("a dynamic-shaped declaration in a nested module was accepted")
+
+
+def test_strip_sharding_reaches_nested_functions():
+    from hilo_mlir import compiler
+
+    text = """
+module {
+  module @inner {
+    func.func private @decl(%arg0: tensor<2xf32> {mhlo.sharding = "{replicated}"}) -> tensor<2xf32>
+  }
+  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+}
+"""
+    loaded = compiler.load_module(text, "s.mlir")
+    assert compiler.strip_sharding(loaded) == 1
+    assert "sharding" not in str(loaded.module)
+
+
+def test_ops_named_on_a_non_top_level_op_walks_it():
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        c = Census(m.operation)
+        main = _funcs(m)[0]
+        reduce_op = c.ops_named(main, "stablehlo.reduce")[0]
+        assert [o.name for o in c.ops_named(reduce_op, "stablehlo.add")] == ["stablehlo.add"]  # the body's add
+        assert len(c.ops_named(m.operation, "stablehlo.add")) == 4  # the module: every function

@@ -278,6 +278,11 @@ class FusionRun:
         self.const_memo: dict = {}  # is_constant_like answers by value_key; cleared by erase()
         self.reordered = False  # a codegen moved dependent ops after its fused op
         self._anchors: dict = {}  # {short name: [op, ...]}: the census lists, asked for once per name
+        # op_key of every op this run erased: census-list ops among them are
+        # dropped by anchors() without being touched (guards the rule that no
+        # sub-pass erases a later sub-pass's anchor; their keys cannot clash:
+        # both were alive when the census was taken)
+        self.erased: set = set()
 
     def _ops_of(self, short: str) -> list:
         """The ``short`` ops of the function from :meth:`PassContext.ops_named`, asked once per name.
@@ -312,7 +317,10 @@ class FusionRun:
         """
         if self.reordered:
             return collect(self.func, names=[self.d.name(s) for s in shorts])
-        lists = [(s, lst) for s in shorts for lst in (self._ops_of(s),) if lst]
+        erased = self.erased
+        lists = [(s, [o for o in lst if op_key(o) not in erased] if erased else lst)
+                 for s in shorts for lst in (self._ops_of(s),)]
+        lists = [(s, lst) for s, lst in lists if lst]
         if not lists:
             return []
         if len(lists) == 1 and lists[0][0] in _REGION_FREE and (not self.changed or self.d.prefix == "mhlo"):
@@ -365,6 +373,7 @@ class FusionRun:
         """Erase ``op`` (no uses left) and forget it in the index."""
         self.order.note_erased(op)
         self.const_memo.clear()  # the erased op's values may be reused by new ops
+        self.erased.add(op_key(op))
         op.erase()
         self.changed = True
 
