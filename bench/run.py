@@ -86,7 +86,7 @@ with ctx:
 
         compiler.Pipeline = _Observed
         phases = {}
-        for fn in ("validate_input", "strip_sharding", "to_mhlo"):
+        for fn in ("input_census", "validate_input", "strip_sharding", "to_mhlo"):
             def timed(*a, _f=getattr(compiler, fn), _n=fn, **k):
                 t = time.perf_counter()
                 try:
@@ -105,7 +105,6 @@ with ctx:
         out["load_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         loaded = compiler.LoadedModule.from_module(ctx, module, path)
-        phases["detect_dialect"] = time.perf_counter() - t0
         src = compiler.compile_loaded(loaded, cfg)
         out["passes_s"] = time.perf_counter() - t0
         spine_pipe = pipes[-1]
@@ -213,7 +212,7 @@ def main(argv=None) -> int:
   ratio    = ours / base; floor = our C++ floor / base, where the C++ floor is parse + the upstream C++
              passes we run (bridge, canonicalize, remove-dead-values, each with its verifier) + verify
   RSS MiB  = peak RSS of our whole process (interpreter + jaxlib alone are ~130-150 MiB)
-  pre      = detect dialect + validate + strip sharding + stablehlo->mhlo bridge (input census walk included)
+  pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
   passes   = every spine step, C++ ones included; a census walk is charged to the pass that asked for it
   verify   = the verifier after Python passes that changed the IR; print = the Penguin printer
   other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)""")
