@@ -8,7 +8,7 @@ Usage::
 For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
 ``NAME=path.mlir``), in one fresh process each, it measures:
 
-* ours: parse; dialect detection, input validation, sharding strip and the
+* ours: parse; the input census (dialect detection), input validation, sharding strip and the
   stablehlo -> mhlo legalization (``phases_s``, ``legalize_s``); each pass of
   the spine (per-pass wall time, ``passes``); the verifier runs after passes
   that changed the IR (``verify_s``, ``verify_runs``); printing ``penguin.py``
