@@ -142,20 +142,15 @@ def _run(mode: str, path: str, spine: str) -> dict:
     raise SystemExit(f"benchmark worker failed ({mode}, {path}):\n{r.stderr[-2000:]}")
 
 
-def _best(mode, path, spine, repeat):
-    runs = [_run(mode, path, spine) for _ in range(repeat)]
-    return min(runs, key=lambda r: r["total_s"])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="L4,L64,L512", help="comma list of L4/L64/L512 or NAME=path.mlir")
     ap.add_argument("--json", default=None, help="write results here")
     ap.add_argument("--spine", default="mhlo", choices=("mhlo", "stablehlo"))
-    ap.add_argument("--repeat", type=int, default=1, help="best of N runs per measurement")
+    ap.add_argument("--repeat", type=int, default=1, help="best of N interleaved rounds per measurement")
     args = ap.parse_args(argv)
 
-    results = {}
+    models = []
     for item in [m for m in args.models.split(",") if m]:
         name, _, path = item.partition("=")
         if not path:
@@ -163,8 +158,18 @@ def main(argv=None) -> int:
         if not os.path.exists(path):
             print(f"skip {name}: {path} not found", file=sys.stderr)
             continue
-        ours = _best("ours", path, args.spine, args.repeat)
-        base = _best("baseline", path, args.spine, args.repeat)
+        models.append((name, path))
+    # Rounds interleave the models and ours/baseline, so a machine that slows
+    # down during the run skews neither the ratios nor the scaling.
+    runs: dict = {(name, mode): [] for name, _ in models for mode in ("ours", "baseline")}
+    for _ in range(max(1, args.repeat)):
+        for name, path in models:
+            for mode in ("ours", "baseline"):
+                runs[(name, mode)].append(_run(mode, path, args.spine))
+    results = {}
+    for name, path in models:
+        ours = min(runs[(name, "ours")], key=lambda r: r["total_s"])
+        base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
         results[name] = {
             "ops": ours["ops"],
             "total_s": round(ours["total_s"], 4),
