@@ -349,8 +349,12 @@ class PenguinPrinter:
                     continue
                 out.append((self.key(na.name, used), self.attr_value(na.attr)))
             return out
-        if not items:
-            return out
+        if items:
+            out.extend(self._attr_pairs(items, skip))
+        return out
+
+    def _attr_pairs(self, items, skip=()):
+        """``(keyword, value text)`` for each ``(name, attr)`` of ``op.attributes.items()`` not in ``skip``."""
         used = set()
         key = self.key
         cache = self._attr_cache
@@ -358,22 +362,12 @@ class PenguinPrinter:
             if name in skip:
                 continue
             v = cache.get(attr)
-            out.append((key(name, used), v if v is not None else self.attr_value(attr)))
-        return out
+            yield key(name, used), (v if v is not None else self.attr_value(attr))
 
     def _attr_tail(self, items, skip=()) -> str:
         """``", k=v"`` for each ``(name, attr)`` of ``op.attributes.items()``: what
         :meth:`attr_items` + :meth:`statement` print (same keys, same order)."""
-        parts = []
-        used = set()
-        key = self.key
-        cache = self._attr_cache
-        for name, attr in items:
-            if name in skip:
-                continue
-            v = cache.get(attr)
-            parts.append(f", {key(name, used)}={v if v is not None else self.attr_value(attr)}")
-        return "".join(parts)
+        return "".join(f", {k}={v}" for k, v in self._attr_pairs(items, skip))
 
     @staticmethod
     def key(name: str, used: set | None = None) -> str:
