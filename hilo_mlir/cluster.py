@@ -388,20 +388,13 @@ class OrderIndex:
 
     def note_inserted_before(self, new_op, anchor) -> None:
         """Tell the index that ``new_op`` was created (or moved) right before ``anchor``."""
-        if not self._blocks:
-            return  # nothing indexed yet
-        new_op, anchor = _op(new_op), _op(anchor)
-        ak, nk = op_key(anchor), op_key(new_op)
-        self.note_erased(new_op)
-        bo = self._indexed_order(anchor, ak)
-        if bo is None:
-            return
-        self._of[nk] = bo
-        if bo.insert_before(new_op, nk, ak):
-            self._adopt(bo)
+        self._note_placed(new_op, anchor, before=True)
 
     def note_moved_after(self, op, anchor) -> None:
         """Tell the index that ``op`` was moved (or created) right after ``anchor``."""
+        self._note_placed(op, anchor, before=False)
+
+    def _note_placed(self, op, anchor, before: bool) -> None:
         if not self._blocks:
             return  # nothing indexed yet
         op, anchor = _op(op), _op(anchor)
@@ -411,7 +404,8 @@ class OrderIndex:
         if bo is None:
             return
         self._of[k] = bo
-        if bo.insert_after(op, k, ak):
+        placed = bo.insert_before(op, k, ak) if before else bo.insert_after(op, k, ak)
+        if placed:
             self._adopt(bo)
 
     def note_erased(self, op) -> None:
@@ -447,6 +441,23 @@ class SymbolNamer:
         name = f"{base}.{n}"
         self.taken.add(name)
         return name
+
+
+def new_decomposition(module_body, sym: str, in_types, out_types, loc, arg_locs):
+    """Append a private ``func.func @sym(in_types) -> out_types`` (a composite's decomposition) to ``module_body``.
+
+    Returns its entry block (empty, one argument per input type, at ``arg_locs``).
+    Source: DESIGN.md decision 6 (StableHLO fusions are composites with a private decomposition).
+    """
+    fn = ir.Operation.create(
+        "func.func",
+        attributes={
+            "sym_name": ir.StringAttr.get(sym),
+            "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
+            "sym_visibility": ir.StringAttr.get("private"),
+        },
+        regions=1, loc=loc, ip=ir.InsertionPoint(module_body))
+    return fn.regions[0].blocks.append(*in_types, arg_locs=arg_locs)
 
 
 def _enclosing_module(op) -> ir.Operation:
@@ -789,15 +800,7 @@ def codegen(cluster: FusionCluster, d: DialectTable = MHLO, order: OrderIndex | 
             module_op = _enclosing_module(last)
             namer = namer if namer is not None else SymbolNamer(module_op)
             sym = namer.fresh(f"neuron.{cluster.kind}.impl")
-            fn = ir.Operation.create(
-                "func.func",
-                attributes={
-                    "sym_name": ir.StringAttr.get(sym),
-                    "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
-                    "sym_visibility": ir.StringAttr.get("private"),
-                },
-                regions=1, loc=loc, ip=ir.InsertionPoint(module_op.regions[0].blocks[0]))
-            fbody = fn.regions[0].blocks.append(*in_types, arg_locs=arg_locs)
+            fbody = new_decomposition(module_op.regions[0].blocks[0], sym, in_types, out_types, loc, arg_locs)
             fused = ir.Operation.create(
                 "stablehlo.composite", results=out_types, operands=list(cluster.live_ins),
                 attributes={

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from ..cluster import (COMPOSITE_KIND_ATTR, COMPOSITE_VERSION, FUSION_KIND_ATTR, SymbolNamer, ancestor_in_block, op_key,
-                       value_def_ancestor, value_key)
+from ..cluster import (COMPOSITE_KIND_ATTR, COMPOSITE_VERSION, FUSION_KIND_ATTR, SymbolNamer, ancestor_in_block,
+                       new_decomposition, op_key, value_def_ancestor, value_key)
 from ..diagnostics import op_error
 from ..ir import ir
 from ..registry import PassInfo, register
@@ -77,15 +77,7 @@ def convert_fusion(fusion, namer: SymbolNamer, module_body) -> ir.Operation:
     loc = fusion.location
     sym = namer.fresh(f"neuron.{kind}.impl")
     with fusion.context, loc:
-        fn = ir.Operation.create(
-            "func.func",
-            attributes={
-                "sym_name": ir.StringAttr.get(sym),
-                "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
-                "sym_visibility": ir.StringAttr.get("private"),
-            },
-            regions=1, loc=loc, ip=ir.InsertionPoint(module_body))
-        fblock = fn.regions[0].blocks.append(*in_types, arg_locs=[loc] * len(in_types))
+        fblock = new_decomposition(module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
         ops = [o.operation for o in body.operations]
         term = ops[-1]
         if not term.name.endswith(".return"):
