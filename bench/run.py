@@ -217,8 +217,8 @@ def main(argv=None) -> int:
               f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
               f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
               f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}")
-    print("""columns (seconds unless said):
-  ours s   = parse + pre + passes + verify + print + other (the compile of one module, MHLO spine, --preset all)
+    print(f"""columns (seconds unless said; best of --repeat {args.repeat} interleaved rounds):
+  ours s   = parse + pre + passes + verify + print + other (the compile of one module, {args.spine} spine, --preset all)
   base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process)
   ratio    = ours / base; floor = our C++ floor / base, where the C++ floor is parse + the upstream C++
              passes we run (bridge, canonicalize, remove-dead-values, each with its verifier) + verify
@@ -226,7 +226,8 @@ def main(argv=None) -> int:
   pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
   passes   = every spine step, C++ ones included; a census walk is charged to the pass that asked for it
   verify   = the verifier after Python passes that changed the IR; print = the Penguin printer
-  other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)""")
+  other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)
+  top passes = the three slowest spine steps, by pass class name (argument in the JSON's "passes")""")
     if "scaling" in report:
         s = report["scaling"]
         print(f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "

@@ -284,6 +284,7 @@ def run(argv: list[str]) -> int:
                     sys.stderr.write(d.format() + "\n")
             if not ok:
                 failed = True
+                outputs.append("")  # as mlir-opt: a failed chunk still has its place between the markers
             else:
                 outputs.append(buf.getvalue())
     if args.verify_diagnostics:

@@ -46,6 +46,8 @@ def run(argv=None) -> int:
             inputs.append(np.load(p, allow_pickle=False))
         except (OSError, ValueError) as e:
             raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
+    if not os.path.exists(args.program):  # the command takes a path, never program text
+        raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
     outs = penguin_ref.run(args.program, inputs)
     os.makedirs(args.out, exist_ok=True)
     for i, o in enumerate(outs):

@@ -7,6 +7,7 @@
 // RUN: not hilo-penguin-run %t/bad-op/penguin.py --inputs %t/x4.npy --out %t/o 2>&1 | FileCheck --check-prefix=SHAPE %s
 // RUN: not hilo-penguin-run %t/bad-op/penguin.py --inputs %t/x.npy %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=COUNT %s
 // RUN: not hilo-penguin-run %t/missing.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=MISSING %s
+// RUN: not hilo-penguin-run %t/no-such-dir --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=MISSING-DIR %s
 // RUN: %python %S/Inputs/write_program.py %t/syntax/penguin.py syntax
 // RUN: not hilo-penguin-run %t/syntax/penguin.py --inputs %t/x.npy --out %t/o 2>&1 | FileCheck --check-prefix=SYNTAX %s
 // RUN: %python %S/Inputs/write_program.py %t/npy/penguin.py npyfile
@@ -16,6 +17,7 @@
 // OP-NOT: Traceback
 // SHAPE: error: penguin_ref: input 0 has shape (4,), the program expects (3,)
 // COUNT: error: penguin_ref: the program has 1 inputs, 2 given
+// MISSING-DIR: error: penguin_ref: cannot read {{.*}}no-such-dir: No such file or directory
 // MISSING: error: penguin_ref: cannot read {{.*}}missing.py: No such file or directory
 // SYNTAX: error: penguin_ref: {{.*}}penguin.py is not valid Python: invalid syntax (line 7)
 // NPYFILE: error: penguin_ref: constant file 'const_0.npy' not found (looked beside the program in {{.*}}npy and in the in-memory files)

@@ -27,6 +27,7 @@ func.func @second(%a: tensor<4xf32>) -> tensor<4xf32> {
 // GOOD: func.func @good_first
 // GOOD-NOT: stablehlo.add
 // GOOD: // -----
+// GOOD-NEXT: // -----
 // GOOD-NEXT: module
 // GOOD-NEXT: func.func @good_last
 // GOOD-NOT: @broken
