@@ -35,6 +35,10 @@ SIDE_EFFECTING_OPS = frozenset(
 # Consumers: hilo_mlir.effects (the one side-effect model), is_side_effecting.
 
 
+#: Region and function terminators of the dialects we rewrite.
+TERMINATORS = frozenset({"func.return", "mhlo.return", "stablehlo.return"})
+
+
 @dataclass(frozen=True)
 class DialectTable:
     """Op-name table for one HLO dialect.

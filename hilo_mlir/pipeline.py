@@ -20,7 +20,6 @@ The instrumentation (``--mlir-print-ir-before/after-all``, ``--mlir-timing``,
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import gc
 import io
@@ -336,35 +335,45 @@ def gc_paused():
 
 
 class Pipeline:
-    """An ordered list of steps, run with verification after each.
+    """An ordered list of steps and how to run them.
+
+    Args:
+        steps: the :class:`Step` list.
+        instrumentation: the ``--mlir-*`` reporting.
+        extras: the run's outputs (the printer puts its source and files here).
+        verify_each: run the verifier after every step that changed the IR and
+            name the step that broke it (mlir-opt's default, ``--verify-each``).
+            When False (the main job's policy, as the real binary runs its
+            pass manager), the module is verified once before a terminal
+            (printer) step and at the end, and a failure says to rerun with
+            ``--verify-each``.
+        check_analyses: the checking mode (:mod:`hilo_mlir.analysis.check`);
+            default from ``HILO_MLIR_CHECK_ANALYSES``. Forces ``verify_each``.
 
     Attributes:
-        steps: the :class:`Step` list.
-        stats: ``{pass display name: Counter}`` filled by Python passes.
+        stats: ``{pass display name: Statistics}`` filled by Python passes.
         timings: ``[(display, seconds)]`` of the last run.
-        verify_timings: ``[(display, seconds)]``: the verifier after each step
-            that did not mark everything preserved.
+        verify_timings: ``[(display, seconds)]``: each verifier run.
+        changes: ``[(display, Change)]``: what each Python step recorded
+            (upstream steps: ``Change.UNKNOWN``).
         log: debug lines the passes recorded.
     """
 
-    def __init__(self, steps: list[Step], instrumentation: Instrumentation | None = None, extras=None):
+    def __init__(self, steps: list[Step], instrumentation: Instrumentation | None = None, extras=None,
+                 verify_each: bool = True, check_analyses: bool | None = None):
+        from .analysis.check import enabled_by_env
+
         self.steps = list(steps)
         self.instr = instrumentation or Instrumentation()
-        self.stats: dict[str, collections.Counter] = {}
+        self.stats: dict[str, registry.Statistics] = {}
         self.timings: list[tuple[str, float]] = []
-        self.verify_timings: list[tuple[str, float]] = []  # verifier cost after each step that changed the IR
+        self.verify_timings: list[tuple[str, float]] = []
+        self.changes: list = []
         self.log: list[str] = []
         self.extras = extras if extras is not None else {}
         self.last_pass: str | None = None
-        self._census_cache = None  # the Census, valid until a step changes the IR
-
-    def _census(self, op):
-        """The :class:`~hilo_mlir.census.Census` of ``op`` (one walk), cached until a step changes the IR."""
-        if self._census_cache is None:
-            from .census import Census
-
-            self._census_cache = Census(op)
-        return self._census_cache
+        self.check_analyses = enabled_by_env() if check_analyses is None else bool(check_analyses)
+        self.verify_each = verify_each or self.check_analyses
 
     @classmethod
     def from_text(cls, text: str, **kw) -> "Pipeline":
@@ -388,79 +397,112 @@ class Pipeline:
     def _run(self, module, census=None) -> None:
         """Run every step on ``module`` (an ``ir.Module``); raise HiloError on failure.
 
-        ``census``: a :class:`~hilo_mlir.census.Census` of ``module`` as it is
-        now, to start from (the driver's input census); default: none yet.
+        ``census``: a :class:`~hilo_mlir.analysis.census.Census` of ``module``
+        as it is now, to start from (the driver's input census); default: one
+        is taken when a pass first asks.
         """
-        from .ir import ir, passmanager
+        from .analysis.census import Census
+        from .analysis.manager import AnalysisManager
+        from .rewriter import Change, Rewriter
 
         op = module.operation
-        self._census_cache = census  # None: the module may have changed since the last run
-        analyses: dict = {}  # PassContext.analyses, shared by the steps of this run
-        for step in self.steps:
-            self.last_pass = step.argument
-            if self.instr.on_pass_start:
-                self.instr.on_pass_start(step.argument)
-            if self.instr.print_before_all:
-                self._dump(module, f"Before {step.display}")
-            t0 = time.perf_counter()
-            preserved = False
-            try:
-                if step.cpp_text is not None:
-                    pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
-                    pm.enable_verifier(True)
-                    self._census_cache = None  # an upstream pass may have changed anything
-                    analyses.clear()
-                    pm.run(op)
-                    preserved = True  # the binding's pass manager already verified
-                else:
-                    key = step.info.display_name
-                    ctx = PassContext(
-                        step.info,
-                        step.options,
-                        stats=self.stats.setdefault(key, collections.Counter()),
-                        log=self.log,
-                        extras=self.extras,
-                        census=lambda: self._census(op),
-                        analyses=analyses,
-                    )
-                    step.info.run_on_module(op, ctx)
-                    preserved = ctx.all_preserved
-                    if not preserved:
-                        for k in [k for k in analyses if k not in ctx.kept_analyses]:
-                            del analyses[k]
-                    if not (preserved or ctx.census_preserved or ctx.census_ops_moved):
-                        self._census_cache = None
-                    elif ctx.census_ops_moved and not preserved and self._census_cache is not None:
-                        self._census_cache.ops_moved()  # names, counts, types kept; op lists re-walked
-            except HiloError as e:
-                self._census_cache = None
-                analyses.clear()
+        rewriter = Rewriter(op)
+        am = AnalysisManager(op, rewriter)
+        if census is not None:
+            am.put(Census, op, census)
+        unverified = False  # the IR changed since the verifier last ran
+        try:
+            for step in self.steps:
+                if not self.verify_each and unverified and step.info is not None and step.info.terminal:
+                    self._verify(op, step, final=True)
+                    unverified = False
+                changed = self._run_step(step, module, op, rewriter, am)
+                self.changes.append((step.display, changed))
+                if changed != Change.NONE:
+                    if not self.verify_each:
+                        unverified = True
+                    elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
+                        self._verify(op, step)
                 if self.instr.print_after_all:
-                    self._dump(module, f"After {step.display} Failed")
-                e.message = e.message if e.code else e.message
-                e.pass_name = step.argument
-                raise
-            except ir.MLIRError as e:
-                self._census_cache = None
-                analyses.clear()
-                err = from_mlir_error(e)
-                err.message = f"{err.message} (in pass '{step.argument}')"
-                err.pass_name = step.argument
-                raise err from None
-            dt = time.perf_counter() - t0
-            self.timings.append((step.display, dt))
-            try:
-                if not preserved:
-                    t1 = time.perf_counter()
-                    op.verify()
-                    self.verify_timings.append((step.display, time.perf_counter() - t1))
-            except ir.MLIRError as e:
-                err = from_mlir_error(e)
+                    self._dump(module, f"After {step.display}")
+            if unverified:
+                self._verify(op, None, final=True)
+        finally:
+            am.close()
+
+    def _run_step(self, step: Step, module, op, rewriter, am):
+        """Run one step; return the :class:`~hilo_mlir.rewriter.Change` it recorded."""
+        from .ir import ir, passmanager
+        from .rewriter import Change
+
+        self.last_pass = step.argument
+        if self.instr.on_pass_start:
+            self.instr.on_pass_start(step.argument)
+        if self.instr.print_before_all:
+            self._dump(module, f"Before {step.display}")
+        t0 = time.perf_counter()
+        try:
+            if step.cpp_text is not None:
+                pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
+                pm.enable_verifier(self.verify_each)
+                am.invalidate_all()  # an upstream pass may change anything
+                rewriter.take_changes()
+                pm.run(op)
+                changed = Change.UNKNOWN
+            else:
+                changed = self._run_python(step, op, rewriter, am)
+        except HiloError as e:
+            am.invalidate_all()
+            rewriter.take_changes()
+            if self.instr.print_after_all:
+                self._dump(module, f"After {step.display} Failed")
+            e.pass_name = step.argument
+            raise
+        except ir.MLIRError as e:
+            am.invalidate_all()
+            err = from_mlir_error(e)
+            err.message = f"{err.message} (in pass '{step.argument}')"
+            err.pass_name = step.argument
+            raise err from None
+        self.timings.append((step.display, time.perf_counter() - t0))
+        return changed
+
+    def _run_python(self, step: Step, op, rewriter, am):
+        from .analysis.check import check_step, fingerprint
+
+        before = fingerprint(op) if self.check_analyses else None
+        key = step.info.display_name
+        stats = self.stats.get(key)
+        if stats is None:
+            stats = self.stats[key] = registry.Statistics(step.info.statistics, step.info.argument)
+        ctx = PassContext(step.info, step.options, rewriter=rewriter, analyses=am, module_op=op,
+                          stats=stats, log=self.log, extras=self.extras)
+        rewriter.take_changes()
+        step.info.run_on_module(op, ctx)
+        changed, _tops = rewriter.take_changes()
+        if before is not None:
+            check_step(step.argument, op, before, changed, am)
+        return changed
+
+    def _verify(self, op, step: Step | None, final: bool = False) -> None:
+        from .ir import ir
+
+        t1 = time.perf_counter()
+        try:
+            op.verify()
+        except ir.MLIRError as e:
+            err = from_mlir_error(e)
+            if final and not self.verify_each:
+                where = "before printing" if step is not None else "at the end of the pipeline"
+                err.message = (f"verifier failed on the module {where}: {err.message} "
+                               "(rerun with --verify-each to find the pass that broke it)")
+            else:
                 err.message = f"verifier failed after pass '{step.argument}': {err.message}"
                 err.pass_name = step.argument
-                raise err from None
-            if self.instr.print_after_all:
-                self._dump(module, f"After {step.display}")
+            raise err from None
+        finally:
+            label = step.display if step is not None else "(final)"
+            self.verify_timings.append((label, time.perf_counter() - t1))
 
     # -- reports -----------------------------------------------------------------
 

@@ -74,133 +74,133 @@ class Option:
             ) from None
 
 
+class Statistics(collections.Counter):
+    """A pass's statistics (MLIR's ``Pass::Statistic``): a ``Counter`` that accepts only declared names.
+
+    Declared in :attr:`PassInfo.statistics`; a name may hold one ``{...}``
+    placeholder (``"converted-{kind}"``) that matches any non-empty text
+    without spaces. Bumping an undeclared name raises ``KeyError`` (a bug in
+    the pass, found by its first test).
+    """
+
+    def __init__(self, declared=(), owner: str = ""):
+        super().__init__()
+        self._owner = owner
+        self._exact = set()
+        self._patterns = []
+        for d in declared:
+            name = d.name if isinstance(d, Statistic) else d
+            if "{" in name:
+                head, _, rest = name.partition("{")
+                tail = rest.partition("}")[2]
+                self._patterns.append((head, tail))
+            else:
+                self._exact.add(name)
+        self._open = not declared  # a pass that declares none (upstream summaries, tests) is not checked
+
+    def __setitem__(self, key, value):
+        if not self._open and key not in self._exact and not self._matches(key):
+            raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' "
+                           "(declare it in its PassInfo.statistics)")
+        super().__setitem__(key, value)
+
+    def _matches(self, key: str) -> bool:
+        for head, tail in self._patterns:
+            if (len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail)
+                    and " " not in key[len(head):len(key) - len(tail)]):
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A declared statistic: its name (kebab-case, may hold one ``{...}`` placeholder) and a one-line help."""
+
+    name: str
+    help: str = ""
+
+
 class PassContext:
     """What a running pass sees besides its anchor op.
 
     Attributes:
         options: attribute-style access to option values (``ctx.options.fuse_dot_logistic``).
         d: the :class:`DialectTable` the pass was registered for (None if dialect-neutral).
-        stats: ``collections.Counter`` of named statistics, reported by
-            ``--mlir-pass-statistics`` and returned by the Python API.
-        log: list of debug lines (``--debug-only``-style reject reasons).
+        rewriter: the :class:`~hilo_mlir.rewriter.Rewriter` every IR mutation goes through.
+        analyses: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
+        state: one instance of :attr:`PassInfo.state` per run of the pass over a
+            module (shared by the functions of one run), or None.
+        stats: :class:`Statistics` of the pass, reported by ``--mlir-pass-statistics``
+            and returned by the Python API.
+        log: list of debug lines (``--debug``-style reject reasons).
+        extras: the pipeline's outputs (the printer's source and files, the histogram).
         info: the :class:`PassInfo` being run.
     """
 
-    def __init__(self, info: "PassInfo", options: dict, stats=None, log=None, extras=None, census=None, analyses=None):
+    def __init__(self, info: "PassInfo", options: dict, *, rewriter, analyses, module_op,
+                 stats=None, log=None, extras=None):
         self.info = info
-        self._census = census  # callable -> census.Census of the module (pipeline-provided), or None
         self.options = _Options(options)
         self.d: DialectTable | None = info.dialect_table
-        self.stats = stats if stats is not None else collections.Counter()
+        self.rewriter = rewriter
+        self.analyses = analyses
+        self.module_op = module_op
+        self.state = info.state() if info.state is not None else None
+        self.stats = stats if stats is not None else Statistics(info.statistics, info.argument)
         self.log = log if log is not None else []
         self.extras = extras if extras is not None else {}
-        self.all_preserved = False
-        self.census_preserved = False
-        self.census_ops_moved = False
-        # Analyses shared by the steps of one pipeline run (MLIR's AnalysisManager):
-        # the pipeline drops them after a step that changed the IR, except those
-        # the step named with keep_analysis. Without a pipeline: this pass's own.
-        self.analyses: dict = analyses if analyses is not None else {}
-        self.kept_analyses: set = set()
 
-    def mark_all_preserved(self) -> None:
-        """Say the pass left the IR untouched (MLIR's ``markAllAnalysesPreserved``).
+    def get_analysis(self, cls, op):
+        """The analysis ``cls`` of ``op`` (cached by the run; see :mod:`hilo_mlir.analysis.manager`)."""
+        return self.analyses.get(cls, op)
 
-        The pipeline then skips the verifier after this pass, as MLIR's pass
-        manager does. Call it only when nothing at all was rewritten.
-        """
-        self.all_preserved = True
+    @property
+    def census(self):
+        """The module's :class:`~hilo_mlir.analysis.census.Census` (one walk, then kept current)."""
+        from .analysis.census import Census
 
-    def mark_ops_moved(self) -> None:
-        """Say the pass only moved ops (none created, erased, retyped; attributes may change).
-
-        The pipeline still runs the verifier (a move can break dominance) and
-        keeps the census's names, counts and types; its per-function op lists
-        are taken again (one walk) the next time a pass asks ``ops_named``.
-        """
-        self.census_ops_moved = True
-
-    def mark_census_preserved(self) -> None:
-        """Say the pass changed only attributes: op names, op identities, block order and types are as before.
-
-        MLIR's ``markAnalysesPreserved<...>()`` for our one analysis: the
-        pipeline still runs the verifier after the pass but keeps its
-        :class:`~hilo_mlir.census.Census`. Do not call it after creating,
-        erasing, moving or retyping any op.
-        """
-        self.census_preserved = True
-
-    def keep_analysis(self, key) -> None:
-        """Say ``analyses[key]`` describes the IR as this pass leaves it, although the pass changed the IR.
-
-        MLIR's ``markAnalysesPreserved<...>()``: the pass updated the analysis
-        itself (or changed nothing it describes), so the pipeline keeps it for
-        the next steps; every other analysis is dropped after a changing step.
-        """
-        self.kept_analyses.add(key)
+        return self.analyses.get(Census, self.module_op)
 
     def module_may_contain(self, *op_names: str) -> bool:
-        """False only if the module surely holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
+        """False only if the module holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
 
-        The pipeline answers from its :class:`~hilo_mlir.census.Census` (one
-        walk, reused until a pass changes the IR), so a pass looking for a few
-        op kinds can return at once on a module without them instead of
-        walking it. Without a pipeline (a binding ``PassManager``) the answer
-        is always True.
+        From the census: a pass looking for a few op kinds returns at once on
+        a module without them instead of walking it.
         """
-        if self._census is None:
-            return True
-        names = self._census().names
+        names = self.census.names
         return any(n in names for n in op_names)
 
     def ops_named(self, top, *op_names: str) -> list:
         """The ops called any of ``op_names`` inside ``top`` (the op the pass runs on), as a new list.
 
         Walk order (post-order; ops of one block in block order), one name
-        after the other. From the pipeline's census when there is one (no walk);
-        otherwise one walk of ``top``. Source: issue 7 (bounded visits per op).
+        after the other; from the census (no walk unless ``top`` changed
+        since the census last listed it).
         """
-        if self._census is not None:
-            return self._census().ops_named(top, *op_names)
-        from .census import _walk_named
-
-        return _walk_named(top, op_names)
+        return self.census.ops_named(top, *op_names)
 
     def module_element_types(self, if_cached: bool = False):
-        """``str`` of every element type in the module (``{"f32", "i64", ...}``), or None without a pipeline.
+        """``str`` of every element type in the module (``{"f32", "i64", ...}``).
 
-        From :meth:`Census.element_type_strings`: a pass rewriting only values
-        of some element types can skip a module without them. With
-        ``if_cached``, None also when the census's type walk has not been
-        taken yet (a pass with a cheaper check of its own uses that instead
-        of paying for the walk).
+        With ``if_cached``, None when the census has not taken the types yet
+        (a pass with a cheaper check of its own uses that instead of paying
+        for the walk).
         """
-        if self._census is None:
-            return None
-        census = self._census()
-        if if_cached and census._types is None:
+        census = self.census
+        if if_cached and not census.has_types:
             return None
         return census.element_type_strings()
 
     def value_types(self):
-        """Every type of an op result or block argument in the module (``ir.Type``), or None without a pipeline.
-
-        From :meth:`Census.types` (taken once per census): a superset of
-        every operand and result type. Do not modify the returned set.
-        """
-        if self._census is None:
-            return None
-        return self._census().types()
+        """Every type of an op result or block argument in the module (a frozenset of ``ir.Type``)."""
+        return self.census.types()
 
     def op_counts(self):
-        """``{op name: number of ops}`` over every op nested in the module (the module op itself excluded), or None without a pipeline.
+        """``{op name: number of ops}`` over every op nested in the module (the module op excluded).
 
-        From the pipeline's :class:`~hilo_mlir.census.Census` (no walk while
-        it is cached). Do not modify the returned dict.
+        Do not modify the returned dict.
         """
-        if self._census is None:
-            return None
-        return self._census().counts
+        return self.census.counts
 
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
@@ -227,8 +227,14 @@ class PassInfo:
         dialect: ``"mhlo"``, ``"stablehlo"`` or None (both / neutral).
         options: the typed options.
         class_name: the binary's class name (shown in IR dumps and timing).
-        source: where the behaviour comes from (seed section or DESIGN.md decision).
+        source: where the behaviour comes from (seed section or DESIGN.md decision;
+            shown only in ``docs/provenance.md``, never in ``--help``).
         upstream: True for the binding's own C++ passes.
+        statistics: the statistics the pass may bump (names or :class:`Statistic`).
+        state: a class instantiated once per run of the pass over a module
+            (``ctx.state``): state shared by the functions of one run.
+        terminal: the pass consumes the module (a printer): with per-pass
+            verification off, the pipeline verifies the module once before it.
     """
 
     argument: str
@@ -241,6 +247,8 @@ class PassInfo:
     source: str = ""
     upstream: bool = False
     statistics: tuple = field(default=())
+    state: type | None = None
+    terminal: bool = False
 
     @property
     def dialect_table(self) -> DialectTable | None:
@@ -275,18 +283,8 @@ class PassInfo:
             self.run(module_op, ctx)
             return
         funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
-        # The pass preserved everything only if it did so on every function.
-        preserved = census = True
-        moved = False
         for f in funcs:
-            ctx.all_preserved = ctx.census_preserved = ctx.census_ops_moved = False
             self.run(f, ctx)
-            preserved = preserved and ctx.all_preserved
-            census = census and (ctx.all_preserved or ctx.census_preserved or ctx.census_ops_moved)
-            moved = moved or ctx.census_ops_moved
-        ctx.all_preserved = preserved
-        ctx.census_preserved = census
-        ctx.census_ops_moved = moved
 
     def add_to_pass_manager(self, pm, stats=None, **options) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.
@@ -294,6 +292,7 @@ class PassInfo:
         The binding cannot nest a Python pass under ``func.func`` (it aborts), so
         the Python-defined pass anchors on the module and visits each function.
         Failures call ``signal_pass_failure`` after emitting an error at the op.
+        Each run gets its own rewriter and analyses (nothing is kept between runs).
         """
         if self.upstream:
             pm.add(self.argument if not options else self.argument + "{" + " ".join(f"{k}={v}" for k, v in options.items()) + "}")
@@ -302,7 +301,14 @@ class PassInfo:
         info = self
 
         def _run(op, pass_):
-            ctx = PassContext(info, vals, stats=stats)
+            from .analysis.manager import AnalysisManager
+            from .rewriter import Rewriter
+
+            op = op.operation if hasattr(op, "operation") else op
+            rewriter = Rewriter(op)
+            am = AnalysisManager(op, rewriter)
+            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op,
+                              stats=stats if stats is not None else None)
             try:
                 info.run_on_module(op, ctx)
             except HiloError as e:
@@ -311,6 +317,8 @@ class PassInfo:
                 loc = e.loc if isinstance(e.loc, ir.Location) else op.location
                 loc.emit_error(e.format().split("error: ", 1)[-1])
                 pass_.signal_pass_failure()
+            finally:
+                am.close()
 
         pm.add(_run, name=self.display_name, argument=self.argument, description=self.summary)
 

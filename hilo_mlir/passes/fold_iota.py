@@ -200,7 +200,7 @@ def match_fold_iota(pow_op, d, ctx, max_elements: int):
     return vals.reshape(shape)
 
 
-def _erase_if_dead(op) -> None:
+def _erase_if_dead(op, rewriter) -> None:
     """Erase ``op`` and then its producers that became dead (pure ops of the folded chain)."""
     work = [op]
     while work:
@@ -208,17 +208,16 @@ def _erase_if_dead(op) -> None:
         if any(True for r in o.results for _ in r.uses):
             continue
         prods = [_producer(v) for v in o.operands]
-        o.erase()
+        rewriter.erase_op(o)
         work.extend(p for p in prods if p is not None)
 
 
 def _run_fold_iota(func_op, ctx):
     d = ctx.d
     if not ctx.module_may_contain(d.name("power")):  # no seed op in the module: nothing to do
-        ctx.mark_all_preserved()
         return
     pows = ctx.ops_named(func_op, d.name("power"))  # census (walk order); one walk without a pipeline
-    folded = 0
+    rw = ctx.rewriter
     with func_op.context:
         for p in pows:
             vals = match_fold_iota(p, d, ctx, ctx.options.max_elements)
@@ -226,15 +225,10 @@ def _run_fold_iota(func_op, ctx):
                 ctx.stats["rejected"] += 1
                 continue
             t = p.results[0].type
-            cst = ir.Operation.create(d.name("constant"), results=[t],
-                                      attributes={"value": numpy_to_attr(vals, t)},
-                                      loc=p.location, ip=ir.InsertionPoint(p))
-            p.results[0].replace_all_uses_with(cst.results[0])
-            _erase_if_dead(p)
+            cst = rw.create(d.name("constant"), results=[t], attributes={"value": numpy_to_attr(vals, t)}, before=p)
+            rw.replace_all_uses_with(p.results[0], cst.results[0])
+            _erase_if_dead(p, rw)
             ctx.stats["folded"] += 1
-            folded += 1
-    if not folded:
-        ctx.mark_all_preserved()
 
 
 register_twins(

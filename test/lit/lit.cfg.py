@@ -15,7 +15,7 @@ config.excludes = ["Inputs", "Output", "lit.cfg.py"]
 python = sys.executable
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 config.environment["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
-for var in ("HOME", "PATH", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+for var in ("HOME", "PATH", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "HILO_MLIR_CHECK_ANALYSES"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -24,8 +24,12 @@ config.substitutions.append(("%python", python))
 config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.cli.opt"))
 config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.cli.hilo2penguin"))
 config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.cli.penguin_run"))
-filecheck = shutil.which("filecheck") or shutil.which("FileCheck")
-config.substitutions.append(("FileCheck", filecheck or "filecheck"))
+# The Python filecheck package installed beside this Python (pip puts its script
+# next to sys.executable, also in a venv that is not on PATH), else PATH.
+_bindir = os.path.dirname(python)
+filecheck = next((p for p in (os.path.join(_bindir, "filecheck"), os.path.join(_bindir, "FileCheck")) if os.path.exists(p)),
+                 None) or shutil.which("filecheck") or shutil.which("FileCheck") or "filecheck"
+config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
 shared = os.path.abspath(os.path.join(root, "..", "shared"))
 if os.path.isdir(shared):

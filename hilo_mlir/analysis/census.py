@@ -1,0 +1,400 @@
+"""The op census: one walk of the module, then kept current in place by the rewriter.
+
+Every binding call costs 0.1–2 µs, so a pass that walks a 34k-op module just
+to learn that the three ops it rewrites are absent costs more than the C++
+canonicalizer. The census answers instead:
+
+* :attr:`Census.counts` -- ``{op name: number of ops}`` over every op nested in
+  the module (the module op itself excluded), and :attr:`Census.names`, the
+  names with a non-zero count;
+* :meth:`Census.ops_named` -- per top-level op (usually a ``func.func``), the
+  ops of some names in walk order (post-order: nested ops before their parent;
+  ops of one block in block order);
+* :meth:`Census.types` -- every result and block-argument type (lazy; a
+  multiset underneath, so that erasing the last value of a type removes it).
+
+Kept current: the census is a :class:`~hilo_mlir.rewriter.Rewriter` listener
+(MLIR's ``RewriterBase::Listener``). An op inserted, erased or moved updates
+names, counts and types at once; the per-function lists take erasures as
+tombstones (compacted when next read) and mark a list *unordered* when an op
+of that name was inserted or moved in that function, so the next
+:meth:`ops_named` of it walks that one function again. A mutation outside the
+rewriter is not seen: the analysis manager drops the census on
+:attr:`~hilo_mlir.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
+and the checking mode compares it with a fresh one after every pass.
+
+Ops are keyed by :func:`~hilo_mlir.ir.identity_key` (the C++ pointer); an
+address freed by an erase and reused by a new op is resolved when the new op
+is inserted.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from ..ir import identity_key, ir
+from ..rewriter import ALL_CHANGES, Change
+
+_TUPLE = ir.TupleType.static_typeid
+_SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.static_typeid,
+                     ir.VectorType.static_typeid, ir.MemRefType.static_typeid, ir.UnrankedMemRefType.static_typeid))
+
+
+def walk_named(top, names) -> list:
+    """The ops called any of ``names`` inside ``top`` (``top`` included), one walk;
+    one name after the other, each in walk order."""
+    found: dict[str, list] = {n: [] for n in names}
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        lst = found.get(o.name)
+        if lst is not None:
+            lst.append(o)
+        return advance
+
+    top.walk(visit)
+    return [o for n in names for o in found[n]]
+
+
+def _index_of(top) -> dict[str, list]:
+    """``{op name: [ops in walk order]}`` of ``top`` and everything nested in it: one walk."""
+    index: dict[str, list] = {}
+    get = index.get
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):  # o: ir.Operation (never an OpView)
+        name = o.name
+        lst = get(name)
+        if lst is None:
+            index[name] = [o]
+        else:
+            lst.append(o)
+        return advance
+
+    top.walk(visit)
+    return index
+
+
+def _live_key(op) -> int | None:
+    """``identity_key(op)``, or None for a wrapper the binding invalidated (its op was erased through it)."""
+    try:
+        return identity_key(op)
+    except RuntimeError:
+        return None
+
+
+def _value_types(ops, update) -> None:
+    """Feed ``update`` the result types of ``ops`` and the argument types of their regions' blocks."""
+    for o in ops:
+        update(o.results.types)
+        regions = o.regions
+        if len(regions):
+            for region in regions:
+                for block in region.blocks:
+                    update(block.arguments.types)
+
+
+class Census:
+    """Op names, counts, a per-function op index and value types of one module (see module doc).
+
+    Args:
+        module_op: the ``builtin.module`` ``ir.Operation``.
+        am: the analysis manager building it (unused: the census needs no other analysis).
+        with_types: also take :meth:`types` now.
+        attr_names: also list, in :attr:`attr_holders`, the ops holding any of
+            these discardable attributes *at construction* (the driver's
+            sharding strip; not kept current).
+
+    An analysis of the module for :class:`~hilo_mlir.analysis.manager.AnalysisManager`:
+    every change the rewriter records preserves it (it updates itself); a
+    change the rewriter did not see does not.
+    """
+
+    preserved_by = ALL_CHANGES & ~Change.UNKNOWN
+
+    def __init__(self, module_op, am=None, *, with_types: bool = False, attr_names=()):
+        self._module_op = module_op
+        self._types: collections.Counter | None = None
+        #: ops holding any discardable attribute named in ``attr_names`` at construction
+        self.attr_holders: list = []
+        self._index: dict[int, dict[str, list]] = {}
+        for top in module_op.regions[0].blocks[0].operations:
+            top = top.operation
+            self._index[identity_key(top)] = _index_of(top)
+        counts: dict[str, int] = {}
+        for index in self._index.values():
+            for name, lst in index.items():
+                counts[name] = counts.get(name, 0) + len(lst)
+        self.counts = counts
+        self.names = set(counts)
+        self._unordered: dict[int, set] = {}  # top -> names whose list is not in walk order
+        self._tombs: dict[int, dict[str, set]] = {}  # top -> name -> keys of erased ops still listed
+        self._tomb_of: dict[int, tuple] = {}  # key of an erased, still-listed op -> (top, name)
+        if with_types:
+            self.types()
+        if attr_names:
+            wanted = frozenset(attr_names)
+            for index in self._index.values():
+                for ops in index.values():
+                    for o in ops:
+                        attrs = o.attributes
+                        if len(attrs) and not wanted.isdisjoint(attrs):
+                            self.attr_holders.append(o)
+
+    # ------------------------------------------------------------------ queries
+
+    def ops_named(self, top, *names: str) -> list:
+        """The ops called any of ``names`` inside the top-level op ``top`` (``top`` included).
+
+        Args:
+            top: a top-level op of the module (usually the ``func.func`` a pass runs on).
+            names: full op names (``"mhlo.divide"``).
+
+        Returns:
+            A new list of ``ir.Operation``, one name after the other in the
+            order given, each in walk order. For an op that is not a top-level
+            op of the module (the module itself, a nested op), the same answer
+            from one walk of it.
+        """
+        key = identity_key(top)
+        index = self._index.get(key)
+        if index is None:  # not a top-level op (the module, a nested op): walk it
+            return walk_named(top, names)
+        unordered = self._unordered.get(key)
+        if unordered and not unordered.isdisjoint(names):
+            index = self._reindex(top, key)
+        else:
+            tombs = self._tombs.get(key)
+            if tombs:
+                for n in names:
+                    if n in tombs:
+                        self._compact(key, n)
+        if len(names) == 1:
+            return list(index.get(names[0], ()))
+        out = []
+        for n in names:
+            out.extend(index.get(n, ()))
+        return out
+
+    def types(self) -> frozenset:
+        """Every type of an op result or block argument in the module (``ir.Type``; taken once, then kept).
+
+        Read from the census's own op lists (every op nested in the module;
+        the module op has no results and its body block no arguments).
+        """
+        if self._types is None:
+            counter: collections.Counter = collections.Counter()
+            for key in list(self._index):
+                self._clean(key)
+            for index in self._index.values():
+                for ops in index.values():
+                    _value_types(ops, counter.update)
+            self._types = counter
+        return frozenset(self._types)
+
+    @property
+    def has_types(self) -> bool:
+        """True once :meth:`types` was taken (a caller with a cheaper check may prefer it otherwise)."""
+        return self._types is not None
+
+    def element_type_strings(self) -> frozenset:
+        """``str`` of every element type in :meth:`types`, looking through shaped and tuple types.
+
+        E.g. ``{"f32", "i64", "!mhlo.token"}``; a non-shaped, non-tuple type is itself.
+        """
+        out = set()
+        stack = list(self.types())
+        while stack:
+            t = stack.pop()
+            tid = t.typeid
+            if tid == _TUPLE:
+                tt = ir.TupleType(t)
+                stack.extend(tt.get_type(i) for i in range(tt.num_types))
+            elif tid in _SHAPED:
+                out.add(str(ir.ShapedType(t).element_type))
+            else:
+                out.add(str(t))
+        return frozenset(out)
+
+    # ------------------------------------------------------------------ upkeep
+
+    def _reindex(self, top, key) -> dict:
+        index = self._index[key] = _index_of(top)
+        self._unordered.pop(key, None)
+        self._drop_tombs(key)
+        return index
+
+    def _drop_tombs(self, key) -> None:
+        tombs = self._tombs.pop(key, None)
+        if tombs:
+            for keys in tombs.values():
+                for k in keys:
+                    self._tomb_of.pop(k, None)
+
+    def _compact(self, top_key, name) -> None:
+        tombs = self._tombs[top_key]
+        dead = tombs.pop(name)
+        if not tombs:
+            del self._tombs[top_key]
+        for k in dead:
+            self._tomb_of.pop(k, None)
+        lst = self._index[top_key].get(name)
+        if lst is not None:
+            kept = [o for o in lst if _live_key(o) not in dead]
+            if kept:
+                self._index[top_key][name] = kept
+            else:
+                del self._index[top_key][name]
+
+    def _clean(self, key) -> None:
+        """Compact every tombstoned list of one top-level op (before reading all of them)."""
+        tombs = self._tombs.get(key)
+        if tombs:
+            for n in list(tombs):
+                self._compact(key, n)
+
+    def _count(self, name: str, delta: int) -> None:
+        c = self.counts.get(name, 0) + delta
+        if c:
+            self.counts[name] = c
+            self.names.add(name)
+        else:
+            self.counts.pop(name, None)
+            self.names.discard(name)
+
+    def _add_ops(self, top_key, index_of_op) -> None:
+        """Add every op of ``{name: [ops in walk order]}`` (one inserted op and its nested ops) to ``top_key``."""
+        index = self._index.get(top_key)
+        if index is None:  # a new top-level op
+            self._index[top_key] = index = {}
+        unordered = self._unordered.setdefault(top_key, set())
+        for name, ops in index_of_op.items():
+            for o in ops:
+                k = identity_key(o)
+                where = self._tomb_of.get(k)
+                if where is not None:  # an erased op's address reused: drop the stale entry first
+                    self._compact(*where)
+            lst = index.get(name)
+            if lst is None:
+                index[name] = list(ops)
+            else:
+                lst.extend(ops)
+                unordered.add(name)
+            self._count(name, len(ops))
+        if not unordered:
+            self._unordered.pop(top_key, None)
+
+    def _remove_ops(self, top_key, index_of_op) -> None:
+        """Tombstone every op of ``index_of_op`` (ops leaving ``top_key``) in ``top_key``'s lists."""
+        if top_key not in self._index:
+            return
+        tombs = self._tombs.setdefault(top_key, {})
+        for name, ops in index_of_op.items():
+            keys = tombs.setdefault(name, {None})
+            for o in ops:
+                k = identity_key(o)
+                keys.add(k)
+                self._tomb_of[k] = (top_key, name)
+            self._count(name, -len(ops))
+
+    # ------------------------------------------------------------------ the rewriter's listener
+
+    def notify_inserted(self, op, top) -> None:
+        if top is None:
+            return
+        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
+        self._add_ops(top, idx)
+        if self._types is not None:
+            for ops in idx.values():
+                _value_types(ops, self._types.update)
+
+    def notify_erasing(self, op, top) -> None:
+        if top is None:
+            return
+        if top == identity_key(op):  # a top-level op leaves the module
+            index = self._index.pop(top, None)
+            if index is None:
+                return
+            self._clean_removed_top(top)
+            for name, ops in index.items():
+                self._count(name, -len(ops))
+            if self._types is not None:
+                for ops in index.values():
+                    _value_types(ops, self._types.subtract)
+                self._prune_types()
+            return
+        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
+        self._remove_ops(top, idx)
+        if self._types is not None:
+            for ops in idx.values():
+                _value_types(ops, self._types.subtract)
+            self._prune_types()
+
+    def _clean_removed_top(self, top) -> None:
+        self._unordered.pop(top, None)
+        self._drop_tombs(top)
+
+    def notify_moved(self, op, old_top, new_top) -> None:
+        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
+        if old_top == new_top:
+            if new_top is not None and new_top in self._index:
+                self._unordered.setdefault(new_top, set()).update(idx)
+            return
+        if old_top is not None:
+            self._remove_ops(old_top, idx)
+        if new_top is not None:
+            self._add_ops(new_top, idx)
+
+    def notify_type_changed(self, old, new) -> None:
+        if self._types is not None:
+            self._types[old] -= 1
+            self._types[new] += 1
+            self._prune_types()
+
+    def notify_block_arguments(self, types, added: bool) -> None:
+        if self._types is not None:
+            (self._types.update if added else self._types.subtract)(types)
+            self._prune_types()
+
+    def _prune_types(self) -> None:
+        t = self._types
+        if t is not None:
+            for k in [k for k, c in t.items() if c <= 0]:
+                del t[k]
+
+    # ------------------------------------------------------------------ the checking mode
+
+    def differences(self, fresh: "Census") -> list[str]:
+        """How this (kept) census differs from ``fresh`` (a new one of the same module): empty if equal.
+
+        Names and counts must be equal; every per-function list must hold the
+        same ops (in the same order where this census claims walk order);
+        types must be equal as a multiset if this census took them.
+        """
+        out = []
+        if self.counts != fresh.counts:
+            names = sorted(set(self.counts) | set(fresh.counts))
+            diff = [f"{n}: kept {self.counts.get(n, 0)}, actual {fresh.counts.get(n, 0)}"
+                    for n in names if self.counts.get(n, 0) != fresh.counts.get(n, 0)]
+            out.append("op counts differ (" + "; ".join(diff[:8]) + ")")
+        if set(self.names) != set(fresh.names):
+            out.append("op names differ")
+        if set(self._index) != set(fresh._index):
+            out.append("top-level ops differ")
+        for key, index in self._index.items():
+            self._clean(key)
+            f = fresh._index.get(key, {})
+            unordered = self._unordered.get(key, set())
+            for name in sorted(set(index) | set(f)):
+                a = [identity_key(o) for o in index.get(name, ())]
+                b = [identity_key(o) for o in f.get(name, ())]
+                if name in unordered:
+                    a, b = sorted(a), sorted(b)
+                if a != b:
+                    out.append(f"the list of '{name}' ops of a top-level op differs"
+                               f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})")
+        if self._types is not None:
+            fresh.types()
+            if +self._types != +fresh._types:
+                out.append("value types differ")
+        return out

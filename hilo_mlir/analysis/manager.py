@@ -1,0 +1,126 @@
+"""One typed analysis manager per pipeline run (MLIR's ``AnalysisManager``).
+
+An *analysis* is any class constructed as ``cls(op, am)`` (``am``: this
+manager, to ask for the analyses it builds on; None when built outside a
+run, as the checking mode does) that declares, as the class
+attribute ``preserved_by``, the :class:`~hilo_mlir.rewriter.Change` kinds
+that leave it valid::
+
+    class LiveRanges:
+        preserved_by = Change.ATTRIBUTE          # attribute changes keep it
+        def __init__(self, func_op, am): ...
+
+    ranges = ctx.get_analysis(LiveRanges, func_op)
+
+The manager caches one instance per (class, op) and listens to the rewriter:
+a recorded change of a kind not in ``preserved_by`` drops the analyses of the
+top-level op it happened in (and every analysis of the module op itself).
+Nothing is claimed by hand; what a pass did decides. An analysis that keeps
+itself current (the :class:`~hilo_mlir.analysis.census.Census`) implements
+the listener methods of :class:`~hilo_mlir.rewriter.Listener` and is
+registered with the rewriter while cached.
+
+A pass that computes an analysis as a by-product of its rewrite (the
+scheduler reads the entry block it reorders) hands it over with
+:meth:`AnalysisManager.put` *after* its last mutation; any later change
+invalidates it like any other. The checking mode recomputes every cached
+analysis that defines ``differences(fresh)`` and compares.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from ..ir import identity_key
+from ..rewriter import Change, Rewriter
+
+T = TypeVar("T")
+
+
+class AnalysisManager:
+    """Cache of analyses for one module, invalidated by a :class:`Rewriter`'s records.
+
+    Args:
+        module_op: the ``builtin.module`` the analyses describe.
+        rewriter: the rewriter every pass of the run mutates through.
+    """
+
+    def __init__(self, module_op, rewriter: Rewriter):
+        self.module_op = module_op
+        self.rewriter = rewriter
+        self._module_key = identity_key(module_op)
+        self._cache: dict[tuple, Any] = {}
+        self._scope: dict[tuple, int | None] = {}  # top-level op key, or None for the module
+        self._ops: dict[tuple, Any] = {}  # the op each analysis describes
+        rewriter.add_listener(self)
+
+    # ------------------------------------------------------------------ queries
+
+    def get(self, cls: type[T], op) -> T:
+        """The analysis ``cls`` of ``op``: cached, or built now as ``cls(op, self)``."""
+        op = op.operation if hasattr(op, "operation") else op
+        key = (cls, identity_key(op))
+        inst = self._cache.get(key)
+        if inst is None:
+            inst = cls(op, self)
+            self._store(key, op, inst)
+        return inst
+
+    def cached(self, cls: type[T], op) -> T | None:
+        """The analysis ``cls`` of ``op`` if cached and valid, else None (nothing is built)."""
+        op = op.operation if hasattr(op, "operation") else op
+        return self._cache.get((cls, identity_key(op)))
+
+    def put(self, cls: type, op, inst) -> None:
+        """Cache ``inst`` as the analysis ``cls`` of ``op`` as the IR is *now*."""
+        op = op.operation if hasattr(op, "operation") else op
+        key = (cls, identity_key(op))
+        self._drop(key)
+        self._store(key, op, inst)
+
+    def entries(self) -> list[tuple[type, Any, Any]]:
+        """``[(class, op, instance)]`` of every cached analysis (for the checking mode)."""
+        return [(key[0], self._ops[key], inst) for key, inst in self._cache.items()]
+
+    # ------------------------------------------------------------------ invalidation
+
+    def invalidate_all(self) -> None:
+        """Drop every analysis (after a mutation the rewriter did not see)."""
+        for key in list(self._cache):
+            self._drop(key)
+
+    def notify_change(self, kind: Change, top: int | None) -> None:
+        """The rewriter's listener: drop what a change of ``kind`` in ``top`` invalidates."""
+        if not self._cache:
+            return
+        for key in list(self._cache):
+            inst = self._cache[key]
+            if not (kind & ~type(inst).preserved_by):
+                continue
+            scope = self._scope[key]
+            if scope is None or top is None or scope == top:
+                self._drop(key)
+
+    def notify_unknown_change(self) -> None:
+        self.invalidate_all()
+
+    # ------------------------------------------------------------------ internals
+
+    def _store(self, key, op, inst) -> None:
+        self._cache[key] = inst
+        self._ops[key] = op
+        self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
+        if hasattr(inst, "notify_inserted"):
+            self.rewriter.add_listener(inst)
+
+    def _drop(self, key) -> None:
+        inst = self._cache.pop(key, None)
+        self._scope.pop(key, None)
+        self._ops.pop(key, None)
+        if inst is not None and hasattr(inst, "notify_inserted"):
+            self.rewriter.remove_listener(inst)
+
+    def close(self) -> None:
+        """Drop everything and stop listening (the run is over; analyses hold op handles)."""
+        self.invalidate_all()
+        self.rewriter.remove_listener(self)

@@ -1,0 +1,157 @@
+"""Small reads of the IR that every layer needs, written once.
+
+Nothing here mutates IR (mutations go through :mod:`hilo_mlir.rewriter`) and
+nothing names an op of a particular HLO dialect (that is
+:mod:`hilo_mlir.dialects`).
+
+Identities: the binding creates a new Python wrapper per access, so ops,
+values and blocks are keyed by the address of their C++ object
+(:func:`op_key`, :func:`value_key`, :func:`block_key`). ``hash(ir.Value)``
+and ``hash(ir.Block)`` are that address already (cheap); ``hash(ir.Operation)``
+is not (it follows operands and attributes), hence :func:`op_key`. A key is
+reused once its object is freed: drop it from any table before erasing.
+"""
+
+from __future__ import annotations
+
+from .ir import identity_key, ir
+
+
+# --------------------------------------------------------------------------- identities
+
+
+def as_op(x):
+    """The generic ``ir.Operation`` of an OpView or Operation (None stays None)."""
+    if x is None:
+        return None
+    return x if isinstance(x, ir.Operation) else x.operation
+
+
+def op_key(op) -> int:
+    """The address of the C++ ``Operation`` of ``op`` (stable while it lives)."""
+    return identity_key(op)
+
+
+def value_key(v) -> int:
+    """The address of the C++ value behind ``v`` (``hash(v)``, cheap)."""
+    return hash(v)
+
+
+def block_key(block) -> int:
+    """The address of the C++ ``Block`` (``hash(block)``, cheap)."""
+    return hash(block)
+
+
+# --------------------------------------------------------------------------- values and ops
+
+
+def defining_op(v):
+    """The ``ir.Operation`` producing ``v`` (``getDefiningOp``); None for a block argument."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation
+
+
+def terminator(block) -> ir.Operation:
+    """The last op of ``block`` (its terminator in a well-formed block)."""
+    ops = block.operations
+    return ops[len(ops) - 1].operation
+
+
+def block_ops(block) -> list:
+    """The ops of ``block`` as ``ir.Operation`` s, in order."""
+    return [o.operation for o in block.operations]
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def top_funcs(module_op) -> list:
+    """The ``func.func`` ops directly in the module's body, in order."""
+    return [o.operation for o in module_op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
+
+
+def func_name(f) -> str:
+    """``sym_name`` of a ``func.func``."""
+    return ir.StringAttr(f.attributes["sym_name"]).value
+
+
+def is_public(f) -> bool:
+    """True unless the function is ``private`` or ``nested``."""
+    attrs = f.attributes
+    return "sym_visibility" not in attrs or ir.StringAttr(attrs["sym_visibility"]).value == "public"
+
+
+def find_main(module_op, required: bool = True):
+    """``func.func @main`` of the module (the entry the Penguin program is built from).
+
+    Args:
+        module_op: a ``builtin.module`` (``ir.Operation`` or ``ir.Module``'s operation).
+        required: raise when absent (else return None).
+
+    Raises:
+        HiloError: no ``@main`` and ``required``; names the functions found.
+    """
+    module_op = module_op.operation if hasattr(module_op, "operation") else module_op
+    funcs = top_funcs(module_op)
+    for f in funcs:
+        if func_name(f) == "main":
+            return f
+    if required:
+        from .diagnostics import HiloError
+
+        names = ", ".join("@" + func_name(f) for f in funcs) or "none"
+        raise HiloError(
+            f"module has no 'func.func @main' (the entry function the Penguin program is built from; functions: {names})",
+            loc=funcs[0].location if funcs else module_op.location,
+        )
+    return None
+
+
+def func_type(f) -> ir.FunctionType:
+    """The ``function_type`` of a ``func.func``."""
+    return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+
+
+def entry_block(f):
+    """The first block of the function's body."""
+    return f.regions[0].blocks[0]
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+def int_list(attr) -> list[int]:
+    """The integers of an integer-list attribute in any spelling, flattened row-major.
+
+    Accepts ``array<i64: ...>`` (``DenseI64ArrayAttr``), a dense integer
+    tensor (splats expanded), an ``IntegerAttr`` (one element) and an
+    ``ArrayAttr`` of ``IntegerAttr``.
+
+    Raises:
+        ValueError: any other attribute.
+    """
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return [int(v) for v in attr]
+    if isinstance(attr, ir.IntegerAttr):
+        return [int(attr.value)]
+    if isinstance(attr, ir.DenseIntElementsAttr):
+        import numpy as np
+
+        return [int(v) for v in np.array(attr).reshape(-1)]
+    if isinstance(attr, ir.ArrayAttr):
+        return [int(ir.IntegerAttr(a).value) for a in attr]
+    for cast in (ir.DenseI64ArrayAttr, ir.DenseIntElementsAttr, ir.IntegerAttr, ir.ArrayAttr):
+        try:
+            return int_list(cast(attr))
+        except (ValueError, TypeError):
+            continue
+    raise ValueError(f"not an integer list attribute: {attr}")
+
+
+def int_list_of(attrs, key: str, default=()) -> list[int]:
+    """:func:`int_list` of ``attrs[key]`` (an op's attribute map), or ``list(default)`` when absent."""
+    if key not in attrs:
+        return list(default)
+    return int_list(attrs[key])
