@@ -479,6 +479,8 @@ class Pipeline:
                           stats=stats, log=self.log, extras=self.extras)
         rewriter.take_changes()
         step.info.run_on_module(op, ctx)
+        if not step.info.ported:  # TEMPORARY: mutations not recorded
+            rewriter.notify_unknown_change()
         changed, _tops = rewriter.take_changes()
         if before is not None:
             check_step(step.argument, op, before, changed, am)
