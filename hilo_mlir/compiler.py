@@ -558,7 +558,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
     extras = {"filename": loaded.filename}
-    pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras)
+    pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras, verify_each=config.verify_each)
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:

@@ -18,6 +18,10 @@ import dataclasses
 from dataclasses import dataclass, fields
 
 
+#: Fields of CompileConfig that are not gates of a pipeline step.
+_NOT_GATES = frozenset({"stablehlo", "verify_each"})
+
+
 @dataclass
 class CompileConfig:
     """Gates of the two pipeline spines.
@@ -49,6 +53,10 @@ class CompileConfig:
             standing in for XLA's CallInliner that the B-strand runs before the
             MLIR pipeline (seed 004 "The B-strand -> C-strand Handoff").
         stablehlo: the spine selector, ``cfg[0x1CA]`` (``--spine stablehlo``).
+        verify_each: not a gate: run the verifier after every pass and name
+            the pass that broke the IR (``--verify-each``). Default off, as the
+            binary runs its pass manager: the module is verified once, before
+            the printer.
     """
 
     canonicalize: bool = False
@@ -75,11 +83,12 @@ class CompileConfig:
     raise_logistic: bool = False
     call_inliner: bool = True
     stablehlo: bool = False
+    verify_each: bool = False
 
     @classmethod
     def gate_names(cls) -> list[str]:
-        """Every gate field except the spine selector ``stablehlo``."""
-        return [f.name for f in fields(cls) if f.name != "stablehlo"]
+        """Every gate field (not the spine selector ``stablehlo`` nor ``verify_each``)."""
+        return [f.name for f in fields(cls) if f.name not in _NOT_GATES]
 
     @classmethod
     def preset(cls, name: str) -> "CompileConfig":

@@ -74,6 +74,8 @@ class HiloError(Exception):
     code: str | None = None
     notes: list = field(default_factory=list)
     filename: str | None = None
+    #: the pass that failed, when a pipeline step raised it
+    pass_name: str | None = None
 
     def __post_init__(self):
         super().__init__(self.message)

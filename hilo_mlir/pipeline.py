@@ -26,6 +26,7 @@ import io
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from . import registry
 from .diagnostics import HiloError, from_mlir_error
@@ -195,7 +196,7 @@ class Step:
             return self.cpp_text
         if not self.options:
             return self.argument
-        defaults = {o.name: o.default for o in self.info.options}
+        defaults = {o.name: o.default for o in self.info.options} if self.info is not None else {}
         diff = {k: v for k, v in self.options.items() if defaults.get(k) != v}
         if not diff:
             return self.argument
@@ -311,8 +312,8 @@ class Instrumentation:
     statistics: bool = False
     print_generic: bool = False
     print_debuginfo: bool = False
-    out: object = None  # stream for dumps and reports; default stderr
-    on_pass_start: object = None  # callable(argument) for crash attribution
+    out: Any = None  # stream for dumps and reports; default stderr
+    on_pass_start: Callable[[str], None] | None = None  # hears each pass argument before it runs (crash attribution)
 
 
 @contextlib.contextmanager
@@ -468,18 +469,20 @@ class Pipeline:
         return changed
 
     def _run_python(self, step: Step, op, rewriter, am):
-        from .analysis.check import check_step, fingerprint
+        from .analysis.check import Snapshot, check_step
 
-        before = fingerprint(op) if self.check_analyses else None
-        key = step.info.display_name
+        info = step.info
+        assert info is not None and info.run is not None, "a Python step has its PassInfo"
+        before = Snapshot(op) if self.check_analyses else None
+        key = info.display_name
         stats = self.stats.get(key)
         if stats is None:
-            stats = self.stats[key] = registry.Statistics(step.info.statistics, step.info.argument)
-        ctx = PassContext(step.info, step.options, rewriter=rewriter, analyses=am, module_op=op,
+            stats = self.stats[key] = registry.Statistics(info.statistics, info.argument)
+        ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op,
                           stats=stats, log=self.log, extras=self.extras)
         rewriter.take_changes()
-        step.info.run_on_module(op, ctx)
-        if not step.info.ported:  # TEMPORARY: mutations not recorded
+        info.run_on_module(op, ctx)
+        if not info.ported:  # TEMPORARY: mutations not recorded
             rewriter.notify_unknown_change()
         changed, _tops = rewriter.take_changes()
         if before is not None:
@@ -494,7 +497,7 @@ class Pipeline:
             op.verify()
         except ir.MLIRError as e:
             err = from_mlir_error(e)
-            if final and not self.verify_each:
+            if step is None or (final and not self.verify_each):
                 where = "before printing" if step is not None else "at the end of the pipeline"
                 err.message = (f"verifier failed on the module {where}: {err.message} "
                                "(rerun with --verify-each to find the pass that broke it)")
@@ -508,7 +511,7 @@ class Pipeline:
 
     # -- reports -----------------------------------------------------------------
 
-    def timing_report(self, extra: list[tuple[str, float]] = ()) -> str:
+    def timing_report(self, extra: tuple | list = ()) -> str:
         """MLIR's ``--mlir-timing`` report (wall time only)."""
         rows = list(extra) + self.timings
         total = sum(t for _, t in rows) or 1e-12

@@ -269,7 +269,7 @@ class PassInfo:
 
     @property
     def dialect_table(self) -> DialectTable | None:
-        return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect)
+        return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
 
     @property
     def display_name(self) -> str:
@@ -292,16 +292,22 @@ class PassInfo:
 
     def run_on(self, anchor_op, ctx: PassContext) -> None:
         """Run on one anchor op (a ``func.func`` or a ``builtin.module``)."""
-        self.run(anchor_op, ctx)
+        self._function()(anchor_op, ctx)
 
     def run_on_module(self, module_op, ctx: PassContext) -> None:
         """Run on a module: once per top-level function for func-anchored passes."""
+        run = self._function()
         if self.anchor == "builtin.module":
-            self.run(module_op, ctx)
+            run(module_op, ctx)
             return
         funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         for f in funcs:
-            self.run(f, ctx)
+            run(f, ctx)
+
+    def _function(self) -> Callable:
+        if self.run is None:
+            raise HiloError(f"pass '{self.argument}' is an upstream pass: it runs in the binding's pass manager")
+        return self.run
 
     def add_to_pass_manager(self, pm, stats=None, **options) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.

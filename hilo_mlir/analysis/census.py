@@ -171,7 +171,7 @@ class Census:
                         self._compact(key, n)
         if len(names) == 1:
             return list(index.get(names[0], ()))
-        out = []
+        out: list = []
         for n in names:
             out.extend(index.get(n, ()))
         return out
@@ -312,9 +312,10 @@ class Census:
         if top is None:
             return
         if top == identity_key(op):  # a top-level op leaves the module
-            index = self._index.pop(top, None)
-            if index is None:
+            if top not in self._index:
                 return
+            self._clean(top)
+            index = self._index.pop(top)
             self._clean_removed_top(top)
             for name, ops in index.items():
                 self._count(name, -len(ops))
@@ -395,6 +396,6 @@ class Census:
                                f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})")
         if self._types is not None:
             fresh.types()
-            if +self._types != +fresh._types:
+            if +self._types != +(fresh._types or collections.Counter()):
                 out.append("value types differ")
         return out

@@ -8,6 +8,9 @@ pipeline takes a :func:`fingerprint` of the module before and calls
 * the rewriter recorded nothing but the module's text changed (a mutation
   made behind the rewriter's back: the pipeline would have skipped the
   verifier and kept every analysis);
+* it recorded only attribute changes (or only moves and attribute changes)
+  but the ops, their operands and types, or their order (their multiset)
+  changed;
 * a kept :class:`~hilo_mlir.analysis.census.Census` differs from a fresh one
   (an op created, erased or moved without the rewriter, or a bug in the
   census's upkeep);
@@ -25,6 +28,7 @@ import io
 import os
 
 from ..diagnostics import HiloError
+from ..ir import ir
 from ..rewriter import Change
 
 ENV = "HILO_MLIR_CHECK_ANALYSES"
@@ -46,20 +50,59 @@ def fingerprint(module_op) -> str:
     return buf.getvalue()
 
 
-def check_step(pass_arg: str, module_op, before: str, changes: Change, am) -> None:
+def structure(module_op) -> list:
+    """Every op in walk order as (name, operand identities, result identities and types, region shape).
+
+    Attributes are left out: an attribute-only change keeps this list equal;
+    a move keeps it equal as a multiset.
+    """
+    out = []
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        regions = o.regions
+        shape = tuple(tuple(tuple(map(str, b.arguments.types)) for b in r.blocks) for r in regions) if len(regions) else ()
+        out.append((o.name, tuple(map(hash, o.operands)), tuple(map(hash, o.results)),
+                    tuple(map(str, o.results.types)), shape))
+        return advance
+
+    module_op.walk(visit)
+    return out
+
+
+class Snapshot:
+    """What :func:`check_step` compares against: the module's text and structure before a pass."""
+
+    __slots__ = ("text", "structure")
+
+    def __init__(self, module_op):
+        self.text = fingerprint(module_op)
+        self.structure = structure(module_op)
+
+
+def check_step(pass_arg: str, module_op, before: "Snapshot", changes: Change, am) -> None:
     """Raise :class:`AnalysisCheckError` if ``changes`` or a cached analysis of ``am`` misstates the IR.
 
     Args:
         pass_arg: the pass that just ran (named in the error).
         module_op: the module it ran on.
-        before: :func:`fingerprint` of the module before the pass.
+        before: the :class:`Snapshot` of the module before the pass.
         changes: what the rewriter recorded during the pass.
         am: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
     """
     problems = []
-    if changes == Change.NONE and fingerprint(module_op) != before:
-        problems.append("the rewriter recorded no change but the module changed "
-                        "(a mutation made without ctx.rewriter)")
+    if changes == Change.NONE:
+        if fingerprint(module_op) != before.text:
+            problems.append("the rewriter recorded no change but the module changed "
+                            "(a mutation made without ctx.rewriter)")
+    elif not (changes & ~Change.ATTRIBUTE):
+        if structure(module_op) != before.structure:
+            problems.append("the rewriter recorded only attribute changes but ops, operands, types "
+                            "or their order changed (a mutation made without ctx.rewriter)")
+    elif not (changes & ~(Change.ATTRIBUTE | Change.MOVE)):
+        if sorted(structure(module_op)) != sorted(before.structure):
+            problems.append("the rewriter recorded only moves and attribute changes but ops, operands "
+                            "or types changed (a mutation made without ctx.rewriter)")
     for cls, op, inst in am.entries():
         diff = getattr(inst, "differences", None)
         if diff is None:

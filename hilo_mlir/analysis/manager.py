@@ -62,7 +62,7 @@ class AnalysisManager:
         key = (cls, identity_key(op))
         inst = self._cache.get(key)
         if inst is None:
-            inst = cls(op, self)
+            inst = cls(op, self)  # type: ignore[call-arg]
             self._store(key, op, inst)
         return inst
 

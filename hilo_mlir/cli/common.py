@@ -28,3 +28,19 @@ def run_main(tool: str, run, argv=None) -> None:
     except Exception as e:  # noqa: BLE001 - never a traceback for the user
         code = internal_error(tool, e)
     sys.exit(code)
+
+
+def bool_flag(text: str) -> bool:
+    """An LLVM ``cl::opt<bool>`` value: ``--flag``, ``--flag=true|false|1|0``.
+
+    Raises:
+        argparse.ArgumentTypeError: any other value.
+    """
+    import argparse
+
+    low = text.strip().lower()
+    if low in ("", "true", "1", "on", "yes"):
+        return True
+    if low in ("false", "0", "off", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"'{text}' is not a boolean (use true or false)")

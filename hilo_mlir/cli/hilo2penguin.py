@@ -26,6 +26,7 @@ import os
 import sys
 
 from ..config import CompileConfig
+from .common import bool_flag
 from ..diagnostics import HiloError
 
 
@@ -49,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
     ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
     ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    ap.add_argument("--verify-each", nargs="?", const=True, default=False, type=bool_flag, metavar="BOOL",
+                    help="run the verifier after every pass and name the pass that broke the IR "
+                         "(default false: the module is verified once, before printing)")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -71,6 +75,7 @@ def config_from_args(args) -> CompileConfig:
         if v is not None:
             setattr(cfg, name, v)
     cfg.stablehlo = args.spine == "stablehlo"
+    cfg.verify_each = bool(args.verify_each)
     return cfg
 
 

@@ -19,12 +19,14 @@ import re
 import sys
 
 from ..diagnostics import Diagnostic, HiloError, from_mlir_error, location_line, location_to_str
+from .common import bool_flag
 
 _FLAGS_HELP = [
     ("-o FILE", "output file (default: stdout)"),
     ("--pass-pipeline=PIPELINE", "textual pass pipeline, e.g. 'builtin.module(func.func(neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)'"),
     ("--split-input-file", "split the input on '// -----' and process each chunk; outputs re-joined with '// -----'"),
     ("--verify-diagnostics", "check diagnostics against 'expected-error@+N {{...}}' annotations in the input"),
+    ("--verify-each[=<bool>]", "run the verifier after each pass (default true; --verify-each=false turns it off)"),
     ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
     ("--mlir-print-ir-before-all", "print the IR before every pass (stderr)"),
     ("--mlir-print-ir-after-all", "print the IR after every pass (stderr)"),
@@ -167,7 +169,7 @@ def _process_chunk(text: str, args, steps_text: str | None, pass_flags, filename
                 out=sys.stderr,
             )
             extras = {"filename": filename}
-            pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras)
+            pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
             ok = True
             try:
                 pipe.run(module)
@@ -214,6 +216,7 @@ def run(argv: list[str]) -> int:
     ap.add_argument("input", nargs="?", default="-")
     ap.add_argument("-o", dest="output", default="-")
     ap.add_argument("--pass-pipeline", default=None)
+    ap.add_argument("--verify-each", nargs="?", const=True, default=True, type=bool_flag)
     for flag in (
         "split-input-file",
         "verify-diagnostics",

@@ -31,8 +31,6 @@ def _run_printer(module_op, ctx):
     ctx.stats["npy-files"] += len(files)
     ctx.extras["penguin_source"] = src
     ctx.extras["penguin_files"] = files
-    if hasattr(ctx, "mark_all_preserved"):
-        ctx.mark_all_preserved()
     out = ctx.options.output
     if out == "-":
         import sys
@@ -68,6 +66,9 @@ for _arg, _dialect, _cls in (
             dialect=_dialect,
             options=_OPTIONS,
             class_name=_cls,
+            statistics=("statements", "npy-files"),
+            terminal=True,
+            ported=True,
             source="seed 004 step 32; seed 002 sections 1-3; docs/penguin_format.md",
         )
     )

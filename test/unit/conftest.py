@@ -19,3 +19,24 @@ def corpus_path(*parts) -> pathlib.Path:
 @pytest.fixture
 def examples():
     return EXAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _verify_after_every_pass(request, monkeypatch):
+    """Every pipeline a test runs verifies after each pass (``--verify-each``), so no
+    pass can leave broken IR unnoticed; tests of the main job's own policy opt out
+    with ``@pytest.mark.binary_verification``. Tests marked ``check_analyses`` (the
+    spine tests) also run the analysis checking mode."""
+    if request.node.get_closest_marker("check_analyses"):
+        monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    if request.node.get_closest_marker("binary_verification"):
+        return
+    from hilo_mlir import pipeline
+
+    original = pipeline.Pipeline.__init__
+
+    def init(self, *args, **kw):
+        kw["verify_each"] = True
+        original(self, *args, **kw)
+
+    monkeypatch.setattr(pipeline.Pipeline, "__init__", init)

@@ -30,6 +30,9 @@ import pytest
 
 from conftest import CORPUS
 
+#: The spine tests run with the analysis checking mode on (see conftest.py).
+pytestmark = pytest.mark.check_analyses
+
 JAX_DIR = CORPUS / "jax"
 SKIP = ("decoder_stack_L64", "decoder_stack_L512")
 

@@ -15,6 +15,9 @@ import jax.numpy as jnp  # noqa: E402
 from hilo_mlir import CompileConfig, HiloError, penguin_ref  # noqa: E402
 from hilo_mlir import jax as hj  # noqa: E402
 
+#: The spine tests run with the analysis checking mode on (see conftest.py).
+pytestmark = pytest.mark.check_analyses
+
 
 def mlp(x, w1, w2):
     h = jax.nn.silu(x @ w1)

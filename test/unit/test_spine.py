@@ -27,6 +27,9 @@ from conftest import CORPUS, corpus_path
 from hilo_mlir import registry
 from hilo_mlir.cli import hilo2penguin
 
+#: The spine tests run with the analysis checking mode on (see conftest.py).
+pytestmark = pytest.mark.check_analyses
+
 # (ordinal, argument, CompileConfig gate or None) -- seed 004 registerMHLOPasses @0x1ee12f0
 SEED_MHLO = [
     ("1", "canonicalize", "canonicalize"),  # if cfg[0x119]

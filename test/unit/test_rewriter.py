@@ -1,0 +1,239 @@
+"""The recording rewriter and the census it keeps current (hilo_mlir/rewriter.py, analysis/census.py).
+
+Every mutation must be recorded with its kind and its function, and after any
+sequence of mutations the kept census must equal a fresh walk of the module:
+names, counts, per-function lists in walk order (or the same ops where the
+census marks a list unordered), and value types.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hilo_mlir.analysis.census import Census
+from hilo_mlir.analysis.manager import AnalysisManager
+from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir_utils import block_ops, op_key, top_funcs
+from hilo_mlir.rewriter import Change, Rewriter
+
+TWO_FUNCS = """
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<4xf32>
+  %2 = stablehlo.add %1, %b : tensor<4xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%2 init: %c) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %3 = stablehlo.broadcast_in_dim %r, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %4 = stablehlo.subtract %2, %3 : tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
+func.func private @helper(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = stablehlo.add %x, %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+"""
+
+
+@pytest.fixture
+def module():
+    ctx = make_context()
+    with ctx, ir.Location.unknown():
+        m = ir.Module.parse(TWO_FUNCS)
+        yield m
+
+
+def _setup(m):
+    op = m.operation
+    rw = Rewriter(op)
+    am = AnalysisManager(op, rw)
+    census = am.get(Census, op)
+    census.types()
+    return op, rw, am, census
+
+
+def _assert_current(census, op):
+    assert census.differences(Census(op)) == []
+
+
+def _main_ops(op):
+    return block_ops(top_funcs(op)[0].regions[0].blocks[0])
+
+
+def test_create_erase_move_keep_the_census_equal_to_a_fresh_walk(module):
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    ops = _main_ops(op)
+    t = ops[0].results[0].type
+    new = rw.create("stablehlo.add", results=[t], operands=[ops[0].results[0], ops[0].results[0]], after=ops[0])
+    assert census.counts["stablehlo.add"] == 5  # 3 in main (one in the reduce body), 1 in helper, 1 new
+    _assert_current(census, op)
+    assert [op_key(o) for o in census.ops_named(main, "stablehlo.add")] == [op_key(o) for o in Census(op).ops_named(main, "stablehlo.add")]
+    rw.move_before(new, ops[0])
+    _assert_current(census, op)
+    rw.erase_op(new)
+    assert census.counts["stablehlo.add"] == 4
+    _assert_current(census, op)
+    rw.replace_all_uses_with(ops[3].results[0], ops[0].results[0])  # broadcast's users see the add: RAUW then erase
+    changes, tops = rw.take_changes()
+    assert changes == Change.CREATE | Change.MOVE | Change.ERASE | Change.OPERAND
+    assert set(tops) == {op_key(main)}
+
+
+def test_erasing_an_op_with_regions_removes_its_body_from_counts_and_types(module):
+    op, rw, am, census = _setup(module)
+    ops = _main_ops(op)
+    reduce_op = ops[4]
+    bcast = ops[5]
+    rw.replace_all_uses_with(bcast.results[0], ops[2].results[0])
+    rw.erase_op(bcast)
+    rw.erase_op(reduce_op)
+    assert "stablehlo.reduce" not in census.names
+    assert census.counts["stablehlo.return"] if "stablehlo.return" in census.counts else True
+    _assert_current(census, op)
+    # the reduce's block arguments (tensor<f32>) are gone unless another value has that type
+    fresh = Census(op)
+    assert census.types() == fresh.types()
+
+
+def test_a_new_function_and_moves_across_functions(module):
+    op, rw, am, census = _setup(module)
+    body = op.regions[0].blocks[0]
+    helper = top_funcs(op)[1]
+    ft = ir.FunctionType.get([], [])
+    f = rw.create("func.func", attributes={"sym_name": ir.StringAttr.get("extra"),
+                                           "function_type": ir.TypeAttr.get(ft),
+                                           "sym_visibility": ir.StringAttr.get("private")},
+                  regions=1, at_end=body)
+    blk = rw.create_block(f.regions[0], [ir.RankedTensorType.get([4], ir.IntegerType.get_signless(32))])
+    ret = rw.create("func.return", operands=[], at_end=blk)
+    assert census.counts["func.func"] == 3
+    _assert_current(census, op)
+    # move helper's add into the new function (before its return): the lists of both functions change
+    hops = block_ops(helper.regions[0].blocks[0])
+    rw.set_operand(hops[1], 0, helper.regions[0].blocks[0].arguments[0])
+    rw.replace_uses_of_with(hops[0], helper.regions[0].blocks[0].arguments[0], blk.arguments[0])
+    rw.move_before(hops[0], ret)
+    _assert_current(census, op)
+    assert [o.name for o in census.ops_named(f, "stablehlo.add")] == ["stablehlo.add"]
+    assert census.ops_named(helper, "stablehlo.add") == []
+    rw.erase_op(hops[0])
+    rw.erase_op(f)
+    assert census.counts["func.func"] == 2
+    _assert_current(census, op)
+
+
+def test_types_follow_set_type_and_block_arguments(module):
+    op, rw, am, census = _setup(module)
+    helper = top_funcs(op)[1]
+    blk = helper.regions[0].blocks[0]
+    i64 = ir.RankedTensorType.get([4], ir.IntegerType.get_signless(64))
+    rw.set_type(blk.arguments[0], i64)
+    for o in block_ops(blk)[:1]:
+        rw.set_type(o.results[0], i64)
+    _assert_current(census, op)
+    a = rw.add_argument(blk, i64, ir.Location.unknown())
+    _assert_current(census, op)
+    rw.erase_argument(blk, a.arg_number)
+    _assert_current(census, op)
+
+
+def test_address_reuse_after_erase_is_resolved(module):
+    """An erased op's address is often reused at once by the next op created."""
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    ops = _main_ops(op)
+    t = ops[0].results[0].type
+    for _ in range(20):
+        x = rw.create("stablehlo.negate", results=[t], operands=[ops[0].results[0]], before=ops[1])
+        rw.erase_op(x)
+        y = rw.create("stablehlo.abs", results=[t], operands=[ops[0].results[0]], before=ops[1])
+        assert [o.name for o in census.ops_named(main, "stablehlo.abs")] == ["stablehlo.abs"]
+        assert census.ops_named(main, "stablehlo.negate") == []
+        rw.erase_op(y)
+    _assert_current(census, op)
+
+
+def test_analyses_are_dropped_by_kind_and_by_function(module):
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+
+    class OrderOnly:
+        preserved_by = Change.ATTRIBUTE
+
+        def __init__(self, f, am=None):
+            self.n = len(block_ops(f.regions[0].blocks[0]))
+
+    a_main = am.get(OrderOnly, main)
+    a_helper = am.get(OrderOnly, helper)
+    assert am.get(OrderOnly, main) is a_main  # cached
+    rw.set_attr(main, "neuron.mark", ir.UnitAttr.get())
+    assert am.cached(OrderOnly, main) is a_main  # attribute changes keep it
+    ops = _main_ops(op)
+    rw.move_after(ops[0], ops[1])
+    assert am.cached(OrderOnly, main) is None  # a move in main drops main's
+    assert am.cached(OrderOnly, helper) is a_helper  # ... not helper's
+    assert am.cached(Census, op) is census  # the census keeps itself
+    rw.notify_unknown_change()
+    assert am.cached(OrderOnly, helper) is None and am.cached(Census, op) is None
+
+
+def test_nothing_recorded_for_reads_and_unchanged_attributes(module):
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    census.ops_named(main, "stablehlo.add")
+    assert not rw.remove_attr(main, "no.such.attr")
+    rw.set_type(main.regions[0].blocks[0].arguments[0], main.regions[0].blocks[0].arguments[0].type)
+    assert rw.take_changes() == (Change.NONE, {})
+
+
+# --------------------------------------------------------------------------- property: random edit sequences
+
+_EDITS = st.lists(st.tuples(st.sampled_from(["create", "erase", "move", "clone", "retype", "attr"]),
+                            st.integers(0, 10_000), st.integers(0, 10_000)), min_size=1, max_size=25)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_EDITS)
+def test_any_edit_sequence_keeps_the_census_current(edits):
+    ctx = make_context()
+    with ctx, ir.Location.unknown():
+        m = ir.Module.parse(TWO_FUNCS)
+        op, rw, am, census = _setup(m)
+        f32 = ir.RankedTensorType.get([4], ir.F32Type.get())
+        f16 = ir.RankedTensorType.get([4], ir.F16Type.get())
+        for kind, i, j in edits:
+            funcs = top_funcs(op)
+            f = funcs[i % len(funcs)]
+            blk = f.regions[0].blocks[0]
+            ops = block_ops(blk)
+            body = ops[:-1]
+            if kind == "create":
+                anchor = ops[j % len(ops)]
+                rw.create("stablehlo.constant", results=[f32],
+                          attributes={"value": ir.DenseElementsAttr.get_splat(f32, ir.FloatAttr.get(ir.F32Type.get(), 1.0))},
+                          before=anchor)
+            elif kind == "clone" and body:
+                src = body[j % len(body)]
+                if all(not isinstance(v.owner, ir.Block) for v in src.operands) or len(src.operands) == 0:
+                    rw.clone(src, before=ops[-1])
+            elif kind == "erase" and body:
+                victim = body[j % len(body)]
+                if all(len(list(r.uses)) == 0 for r in victim.results):
+                    rw.erase_op(victim)
+            elif kind == "move" and len(body) >= 2:
+                # move an op with no operands from this block (constants) to the block start: always legal
+                movable = [o for o in body if len(o.operands) == 0]
+                if movable:
+                    rw.move_before(movable[j % len(movable)], ops[0])
+            elif kind == "retype" and body:
+                victim = body[j % len(body)]
+                if victim.name == "stablehlo.constant" and all(len(list(r.uses)) == 0 for r in victim.results):
+                    rw.set_type(victim.results[0], f16 if victim.results[0].type == f32 else f32)
+            elif kind == "attr":
+                rw.set_attr(f, "neuron.tag", ir.IntegerAttr.get(ir.IntegerType.get_signless(64), j))
+            assert census.differences(Census(op)) == []
+        for f in top_funcs(op):
+            for name in ("stablehlo.constant", "stablehlo.add", "func.return"):
+                assert [op_key(o) for o in census.ops_named(f, name)] == [op_key(o) for o in Census(op).ops_named(f, name)]
