@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import collections
 import importlib
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -404,3 +406,50 @@ def all_passes() -> list[PassInfo]:
     """Every registered pass, sorted by argument."""
     _load()
     return sorted(_REGISTRY.values(), key=lambda p: p.argument)
+
+
+# --------------------------------------------------------------------------- the pass manifest
+
+#: What ``--help`` lists, written by :func:`write_manifest` so that listing the
+#: passes does not import them (and the MLIR bindings: ~0.5 s).
+MANIFEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "passes", "manifest.json")
+
+
+def describe(info: PassInfo) -> dict:
+    """The ``--help`` facts of one pass as plain data (what the manifest stores)."""
+    return {
+        "argument": info.argument,
+        "summary": info.summary,
+        "dialect": info.dialect,
+        "anchor": info.anchor,
+        "upstream": info.upstream,
+        "options": [{"name": o.name, "type": o.type.__name__, "default": o.default, "help": o.help} for o in info.options],
+    }
+
+
+def descriptions() -> list[dict]:
+    """:func:`describe` of every registered pass, sorted by argument.
+
+    From the manifest while the registry has not been loaded (the built-in
+    passes, without importing them); from the live registry otherwise.
+    """
+    if not _LOADED and os.path.exists(MANIFEST):
+        with open(MANIFEST, encoding="utf-8") as f:
+            return json.load(f)["passes"]
+    return [describe(p) for p in all_passes()]
+
+
+def write_manifest(path: str = MANIFEST) -> None:
+    """Write the manifest of the built-in passes (run after adding or changing a pass:
+    ``python3 -m hilo_mlir.registry``; a test fails while it is stale)."""
+    data = {"passes": [describe(p) for p in all_passes()]}
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    from hilo_mlir import registry as _registry  # the module the passes register into, not __main__
+
+    _registry.write_manifest()
+    print(f"wrote {_registry.MANIFEST}")

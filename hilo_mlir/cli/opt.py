@@ -38,6 +38,10 @@ _FLAGS_HELP = [
 ]
 
 
+def _py_repr(v) -> str:
+    return repr(v)
+
+
 def _help_text() -> str:
     from .. import registry
 
@@ -47,11 +51,11 @@ def _help_text() -> str:
     for flag, text in _FLAGS_HELP:
         buf.write(f"  {flag:<34} {text}\n")
     buf.write("\nPASSES (each also a flag: --<pass>[=<options>]; in a pipeline: <pass>{opt=value ...}):\n")
-    for p in registry.all_passes():
-        tag = "upstream" if p.upstream else (p.dialect or "mhlo+stablehlo")
-        buf.write(f"  --{p.argument:<40} {p.summary} [{tag}; anchor {p.anchor}]\n")
-        for o in p.options:
-            buf.write(f"      {o.name}={o.type.__name__:<6} (default {o.default!r}) {o.help}\n")
+    for p in registry.descriptions():
+        tag = "upstream" if p["upstream"] else (p["dialect"] or "mhlo+stablehlo")
+        buf.write(f"  --{p['argument']:<40} {p['summary']} [{tag}; anchor {p['anchor']}]\n")
+        for o in p["options"]:
+            buf.write(f"      {o['name']}={o['type']:<6} (default {_py_repr(o['default'])}) {o['help']}\n")
     return buf.getvalue()
 
 
