@@ -1,21 +1,16 @@
-"""``CompileConfig``: one boolean per pipeline gate (seed 004, "CompileConfig gate-byte map").
-
-Each field is named by purpose; its docstring line gives the byte offset of
-the binary's ``CompileConfig`` it mirrors. Defaults are the binary's:
-LowerComplex on (static initializer @0x1ed3606), SixtyFourHack on (inserted
-whenever its global ``qword_9C71338`` is zero, the default), every other gated
-pass off. The project's own gates (``fuse_dot_logistic``,
-``general_elementwise_fusion`` -- the two cl::opt bytes of seed 000 --, and
-``raise_logistic``) are also off by default. ``--preset all`` turns every gate on.
+"""``CompileConfig``: one boolean per pipeline gate, defaulting as the real compiler does.
 
 Every gate maps to ``--enable-<gate>`` / ``--disable-<gate>`` on ``hilo2penguin``
-(``<gate>`` is the field name in kebab-case).
+(``<gate>`` is the field name in kebab-case); ``--preset all`` turns every gate
+on. Where the binary keeps each gate: ``CompileConfig.PROVENANCE`` and
+``docs/provenance.md``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 
 #: Fields of CompileConfig that are not gates of a pipeline step.
@@ -24,39 +19,46 @@ _NOT_GATES = frozenset({"stablehlo", "verify_each"})
 
 @dataclass
 class CompileConfig:
-    """Gates of the two pipeline spines.
+    """Gates of the two pipeline spines: one boolean per gated step (``--enable-<gate>``).
+
+    Defaults are the real compiler's: ``lower_complex``, ``sixty_four_hack``
+    and ``call_inliner`` on, every other gate off; :meth:`preset` ``"all"``
+    turns every gate on. The step each gate guards is listed by
+    ``hilo2penguin --list-spine``; where the binary keeps each gate is in
+    ``docs/provenance.md``.
 
     Attributes:
-        canonicalize: step 1, ``cfg[0x119]``.
-        control_dep_tuple_simplifier: step 2, ``cfg[0x200]``.
-        verify_supported_ops: step 4, ``cfg[0x136]``.
-        canonicalize_conv: step 5, ``cfg[0x12F]``.
-        lower_complex: step 6, ``cfg[0x11A]`` (default on).
-        lower_complex_extra: step 7, ``cfg[0x11B]``.
-        remove_optimization_barriers: step 8, ``cfg[0x11C]``.
-        cross_pass_tensors: steps 9 and 10 (one gate), ``cfg[0x116]``.
-        coalesce_collectives: step 11, ``cfg[0x117]``.
-        fs_pattern: step 12, ``cfg[0x11F]``.
-        op_fusion: step 15, ``cfg[0x120]``.
-        fold_iota: step 16, ``cfg[0x118]``.
-        schedule_postorder: step 17, ``cfg[0x130]``.
-        analyze_schedule: step 18, ``cfg[0x134]``.
-        schedule_fusion: step 21, ``cfg[0x135]``.
-        hoist_compute: step 22, ``cfg[0xE9]``.
-        memcast_motion: step 23, ``cfg[0xE5]``.
-        sixty_four_hack: step 25, global ``qword_9C71338 == 0`` (default on).
-        verify_aliasing: step 30, ``cfg[0x13C]``.
-        fuse_dot_logistic: NeuronOpFusion cl::opt byte ``@0x9c717b8`` (seed 000).
-        general_elementwise_fusion: NeuronOpFusion cl::opt byte ``@0x9c716f8`` (seed 000).
-        raise_logistic: ours: run ``raise-logistic`` before the spine (issue 3).
-        call_inliner: ours, default on: run ``call-inliner`` before the spine,
-            standing in for XLA's CallInliner that the B-strand runs before the
-            MLIR pipeline (seed 004 "The B-strand -> C-strand Handoff").
-        stablehlo: the spine selector, ``cfg[0x1CA]`` (``--spine stablehlo``).
+        canonicalize: step 1, the upstream canonicalizer.
+        control_dep_tuple_simplifier: step 2.
+        verify_supported_ops: step 4.
+        canonicalize_conv: step 5.
+        lower_complex: step 6 (default on).
+        lower_complex_extra: step 7.
+        remove_optimization_barriers: step 8.
+        cross_pass_tensors: steps 9 and 10 (one gate).
+        coalesce_collectives: step 11.
+        fs_pattern: step 12.
+        op_fusion: step 15.
+        fold_iota: step 16.
+        schedule_postorder: step 17.
+        analyze_schedule: step 18.
+        schedule_fusion: step 21.
+        hoist_compute: step 22.
+        memcast_motion: step 23.
+        sixty_four_hack: step 25 (default on).
+        verify_aliasing: step 30.
+        fuse_dot_logistic: the ``fuse-dot-logistic`` option of step 15
+            (DotLogistic and MulRedSqrt fusion).
+        general_elementwise_fusion: the ``general-elementwise-fusion`` option
+            of step 15 (Expm1, Log1p and Elementwise fusion).
+        raise_logistic: run ``raise-logistic`` before the spine (ours).
+        call_inliner: run ``call-inliner`` before the spine (ours, default on):
+            the real compiler inlines calls before this pipeline runs.
+        stablehlo: not a gate: the spine selector (``--spine stablehlo``).
         verify_each: not a gate: run the verifier after every pass and name
             the pass that broke the IR (``--verify-each``). Default off, as the
-            binary runs its pass manager: the module is verified once, before
-            the printer.
+            real compiler runs its pass manager: the module is verified once,
+            before the printer.
     """
 
     canonicalize: bool = False
@@ -84,6 +86,33 @@ class CompileConfig:
     call_inliner: bool = True
     stablehlo: bool = False
     verify_each: bool = False
+
+    #: Where the binary keeps each gate (``docs/provenance.md``; never shown to users).
+    PROVENANCE: ClassVar[dict] = {
+        "canonicalize": "seed 004 step 1, cfg[0x119]",
+        "control_dep_tuple_simplifier": "seed 004 step 2, cfg[0x200]",
+        "verify_supported_ops": "seed 004 step 4, cfg[0x136]",
+        "canonicalize_conv": "seed 004 step 5, cfg[0x12F]",
+        "lower_complex": "seed 004 step 6, cfg[0x11A]",
+        "lower_complex_extra": "seed 004 step 7, cfg[0x11B]",
+        "remove_optimization_barriers": "seed 004 step 8, cfg[0x11C]",
+        "cross_pass_tensors": "seed 004 steps 9 and 10, cfg[0x116]",
+        "coalesce_collectives": "seed 004 step 11, cfg[0x117]",
+        "fs_pattern": "seed 004 step 12, cfg[0x11F]",
+        "op_fusion": "seed 004 step 15, cfg[0x120]",
+        "fold_iota": "seed 004 step 16, cfg[0x118]",
+        "schedule_postorder": "seed 004 step 17, cfg[0x130]",
+        "analyze_schedule": "seed 004 step 18, cfg[0x134]",
+        "schedule_fusion": "seed 004 step 21, cfg[0x135]",
+        "hoist_compute": "seed 004 step 22, cfg[0xE9]",
+        "memcast_motion": "seed 004 step 23, cfg[0xE5]",
+        "sixty_four_hack": "seed 004 step 25, global qword_9C71338 == 0 (the default)",
+        "verify_aliasing": "seed 004 step 30, cfg[0x13C]",
+        "fuse_dot_logistic": "seed 000, NeuronOpFusion cl::opt byte @0x9c717b8",
+        "general_elementwise_fusion": "seed 000, NeuronOpFusion cl::opt byte @0x9c716f8",
+        "raise_logistic": "ours (JAX lowers sigmoid to 1/(1+exp(-x)); DotLogistic needs logistic)",
+        "call_inliner": "ours; seed 004 'The B-strand -> C-strand Handoff' (XLA's CallInliner runs before)",
+    }
 
     @classmethod
     def gate_names(cls) -> list[str]:
