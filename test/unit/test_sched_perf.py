@@ -21,7 +21,8 @@ import pytest
 
 from hilo_mlir.effects import EffectOracle
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.passes.scheduling import all_blocks, schedule_block_postorder
+from hilo_mlir.ir_utils import all_blocks
+from hilo_mlir.passes.schedule_postorder import schedule_block_postorder
 from hilo_mlir.pipeline import Pipeline
 from hilo_mlir.testing import run_passes
 
