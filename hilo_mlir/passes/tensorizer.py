@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..diagnostics import HiloError
 from ..ir import ir
+from ..ir_utils import attr_is, defining_op, entry_block, find_main, int_list_of, is_block_arg_of, op_key, terminator
 from ..registry import Option, PassInfo, register, register_twins
-from .penguinize_io import _stamp, entry_block, find_main, int_list, ir_key, is_block_arg_of, terminator
 
 # --------------------------------------------------------------------------- helpers
 
@@ -22,23 +22,27 @@ def _static_shape(t):
     return list(t.shape)
 
 
-def _producer(v):
-    return None if isinstance(v.owner, ir.Block) else v.owner.operation
-
-
 def _replace(op, value, ctx, stat):
-    op.results[0].replace_all_uses_with(value)
-    op.erase()
+    ctx.rewriter.replace_op(op, [value])
     ctx.stats[stat] += 1
 
 
-def _reshape(d, value, t, loc, ip):
-    return ir.Operation.create(d.name("reshape"), results=[t], operands=[value], loc=loc, ip=ip).result
+def _reshape(ctx, value, t, before):
+    """A ``reshape`` of ``value`` to ``t`` inserted before ``before`` (at its location)."""
+    return ctx.rewriter.create(ctx.d.name("reshape"), results=[t], operands=[value], before=before).results[0]
+
+
+def _stamp(ctx, op, key, attr) -> bool:
+    """Set attribute ``key`` of ``op`` to ``attr`` unless it already holds it; True if set."""
+    if attr_is(op, key, attr):
+        return False
+    ctx.rewriter.set_attr(op, key, attr)
+    return True
 
 
 def _splat_bool(d, v):
     """The splat boolean value of a constant predicate, or None."""
-    p = _producer(v)
+    p = defining_op(v)
     if p is None or not d.is_op(p, "constant"):
         return None
     a = ir.DenseElementsAttr(p.attributes["value"])
@@ -64,14 +68,14 @@ def _transpose_to_reshape(op, d, ctx):
     shape = _static_shape(src.type)
     if shape is None:
         return
-    perm = int_list(op.attributes, "permutation")
+    perm = int_list_of(op.attributes, "permutation")
     non_unit = [p for p in perm if shape[p] != 1]
     if non_unit != sorted(non_unit):
         return
     if perm == list(range(len(perm))):
         _replace(op, src, ctx, "transpose-to-reshape")
         return
-    new = _reshape(d, src, op.results[0].type, op.location, ir.InsertionPoint(op))
+    new = _reshape(ctx, src, op.results[0].type, op)
     _replace(op, new, ctx, "transpose-to-reshape")
 
 
@@ -81,17 +85,17 @@ def _reshape_fold(op, d, ctx):
     if src.type == op.results[0].type:
         _replace(op, src, ctx, "reshape-fold")
         return
-    inner = _producer(src)
+    inner = defining_op(src)
     if inner is None or not d.is_op(inner, "reshape"):
         return
     x = inner.operands[0]
     if x.type == op.results[0].type:
         _replace(op, x, ctx, "reshape-fold")
     else:
-        op.operands[0] = x
+        ctx.rewriter.set_operand(op, 0, x)
         ctx.stats["reshape-fold"] += 1
     if not list(inner.results[0].uses):
-        inner.erase()
+        ctx.rewriter.erase_op(inner)
 
 
 def _broadcast_to_reshape(op, d, ctx):
@@ -100,7 +104,7 @@ def _broadcast_to_reshape(op, d, ctx):
     s_in, s_out = _static_shape(src.type), _static_shape(op.results[0].type)
     if s_in is None or s_out is None:
         return
-    dims = int_list(op.attributes, "broadcast_dimensions")
+    dims = int_list_of(op.attributes, "broadcast_dimensions")
     if dims != sorted(dims) or len(set(dims)) != len(dims):
         return
     if any(s_in[i] != s_out[dim] for i, dim in enumerate(dims)):
@@ -110,7 +114,7 @@ def _broadcast_to_reshape(op, d, ctx):
     if src.type == op.results[0].type:
         _replace(op, src, ctx, "broadcast-to-reshape")
         return
-    new = _reshape(d, src, op.results[0].type, op.location, ir.InsertionPoint(op))
+    new = _reshape(ctx, src, op.results[0].type, op)
     _replace(op, new, ctx, "broadcast-to-reshape")
 
 
@@ -130,25 +134,27 @@ def _dot_to_dot_general(op, d, ctx):
     attrs = {"dot_dimension_numbers": dnums}
     if "precision_config" in op.attributes:
         attrs["precision_config"] = op.attributes["precision_config"]
-    new = ir.Operation.create(
-        d.name("dot_general"), results=[op.results[0].type], operands=[lhs, rhs], attributes=attrs, loc=op.location, ip=ir.InsertionPoint(op)
-    )
-    _replace(op, new.result, ctx, "dot-to-dot-general")
+    new = ctx.rewriter.create(d.name("dot_general"), results=[op.results[0].type], operands=[lhs, rhs],
+                              attributes=attrs, before=op)
+    _replace(op, new.results[0], ctx, "dot-to-dot-general")
 
 
 def _compare_constant_rhs(op, d, ctx):
     """compare(constant, x) -> compare(x, constant) with the mirrored direction."""
     lhs, rhs = op.operands[0], op.operands[1]
-    lp, rp = _producer(lhs), _producer(rhs)
+    lp, rp = defining_op(lhs), defining_op(rhs)
     if lp is None or not d.is_op(lp, "constant") or (rp is not None and d.is_op(rp, "constant")):
         return
     text = str(op.attributes["comparison_direction"])
     direction = text.rsplit(" ", 1)[-1].rstrip(">")
     if direction not in _MIRROR:
         return
-    op.attributes["comparison_direction"] = ir.Attribute.parse(f"#{d.prefix}<comparison_direction {_MIRROR[direction]}>")
-    op.operands[0] = rhs
-    op.operands[1] = lhs
+    rw = ctx.rewriter
+    new = ir.Attribute.parse(f"#{d.prefix}<comparison_direction {_MIRROR[direction]}>")
+    if not attr_is(op, "comparison_direction", new):
+        rw.set_attr(op, "comparison_direction", new)
+    rw.set_operand(op, 0, rhs)
+    rw.set_operand(op, 1, lhs)
     ctx.stats["compare-constant-rhs"] += 1
 
 
@@ -168,9 +174,9 @@ def _slice_full(op, d, ctx):
     src = op.operands[0]
     if src.type != op.results[0].type or _static_shape(src.type) is None:
         return
-    starts = int_list(op.attributes, "start_indices")
-    limits = int_list(op.attributes, "limit_indices")
-    strides = int_list(op.attributes, "strides")
+    starts = int_list_of(op.attributes, "start_indices")
+    limits = int_list_of(op.attributes, "limit_indices")
+    strides = int_list_of(op.attributes, "strides")
     if all(s == 0 for s in starts) and limits == _static_shape(src.type) and all(s == 1 for s in strides):
         _replace(op, src, ctx, "slice-full")
 
@@ -205,7 +211,7 @@ def _may_rewrite(short, op, d) -> bool:
         src = op.operands[0]
         if src.type == op.results[0].type:
             return True
-        inner = _producer(src)
+        inner = defining_op(src)
         return inner is not None and d.is_op(inner, "reshape")
     if short == "broadcast_in_dim":
         src = op.operands[0]
@@ -214,7 +220,7 @@ def _may_rewrite(short, op, d) -> bool:
             return False
         if _numel_of(s_in) != _numel_of(s_out):  # necessary for "inserts only size-1 dimensions"
             return False
-        dims = int_list(op.attributes, "broadcast_dimensions")
+        dims = int_list_of(op.attributes, "broadcast_dimensions")
         if dims != sorted(dims) or len(set(dims)) != len(dims):
             return False
         if any(s_in[i] != s_out[dim] for i, dim in enumerate(dims)):
@@ -263,7 +269,6 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     # the census's candidates without a walk of the function.
     if not any(_may_rewrite(d.short(op.name), op, d)
                for op in ctx.ops_named(func_op, *[d.name(k) for k in REWRITES])):
-        ctx.mark_all_preserved()
         return
     ops = []
 
@@ -275,13 +280,9 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
 
     func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
     # Only the visited op, or an inner reshape visited before it, is ever erased.
-    names = [n for n, _ in REWRITES.values()]
-    before = sum(ctx.stats[n] for n in names)  # every rewrite counts itself in its statistic
     with func_op.context, func_op.location:
         for short, op in ops:
             REWRITES[short][1](op, d, ctx)
-    if sum(ctx.stats[n] for n in names) == before:
-        ctx.mark_all_preserved()
 
 
 register_twins(
@@ -290,6 +291,8 @@ register_twins(
     "constant on the compare rhs, select of a splat predicate, full slice)",
     run_canonicalize_for_tensorizer,
     class_name="CanonicalizeForTensorizer",
+    statistics=tuple(n for n, _ in REWRITES.values()),
+    ported=True,
     source="seed 004 step 27; rewrites: our interpretation (DESIGN.md catalogue)",
 )
 
@@ -301,12 +304,13 @@ register_twins(
 COPY_TARGET = "AliasingCopy"
 
 
-def make_copy(d, value, loc, ip):
-    """Insert a copy of ``value`` (see :data:`COPY_TARGET`) at ``ip``; returns the copy's result."""
-    if d.prefix == "mhlo":
-        return ir.Operation.create("mhlo.copy", results=[value.type], operands=[value], loc=loc, ip=ip).result
+def make_copy(d, value, rw, before):
+    """Insert a copy of ``value`` (see :data:`COPY_TARGET`) before ``before``, at its location; returns the copy's result."""
+    if d.has_copy_op:
+        return rw.create(d.name("copy"), results=[value.type], operands=[value], before=before).results[0]
     attrs = {"call_target_name": ir.StringAttr.get(COPY_TARGET)}
-    return ir.Operation.create(d.name("custom_call"), results=[value.type], operands=[value], attributes=attrs, loc=loc, ip=ip).result
+    return rw.create(d.name("custom_call"), results=[value.type], operands=[value], attributes=attrs,
+                     before=before).results[0]
 
 
 def _output_names(module_op, main, n):
@@ -333,42 +337,35 @@ def _numel(t):
 
 
 def _zero_sized_outputs(main, ret, d, ctx):
+    rw = ctx.rewriter
     for j, v in enumerate(list(ret.operands)):
         t = v.type
         if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape or _numel(t) != 0:
             continue
-        p = _producer(v)
+        p = defining_op(v)
         if p is not None and d.is_op(p, "constant"):
             continue
         loc = p.location if p is not None else ret.location
-        ip = ir.InsertionPoint(ret)
         if isinstance(t.element_type, ir.ComplexType):
             # The binding cannot hand a complex dense attribute to Python, so an
             # empty complex constant is built as complex(empty re, empty im).
             part = ir.RankedTensorType.get(t.shape, t.element_type.element_type)
             empty = ir.Attribute.parse(f"dense<> : {part}")
-            re, im = (ir.Operation.create(d.name("constant"), results=[part], attributes={"value": empty}, loc=loc, ip=ip) for _ in range(2))
-            c = ir.Operation.create(d.name("complex"), results=[t], operands=[re.result, im.result], loc=loc, ip=ip)
+            re, im = (rw.create(d.name("constant"), results=[part], attributes={"value": empty}, loc=loc, before=ret)
+                      for _ in range(2))
+            c = rw.create(d.name("complex"), results=[t], operands=[re.results[0], im.results[0]], loc=loc, before=ret)
         else:
             empty = ir.Attribute.parse(f"dense<> : {t}")
-            c = ir.Operation.create(d.name("constant"), results=[t], attributes={"value": empty}, loc=loc, ip=ip)
-        ret.operands[j] = c.result
+            c = rw.create(d.name("constant"), results=[t], attributes={"value": empty}, loc=loc, before=ret)
+        rw.set_operand(ret, j, c.results[0])
         ctx.stats["zero-sized-outputs"] += 1
 
 
-def _broadcast_large_splats(module_op, d, threshold, ctx, census_valid=True):
+def _broadcast_large_splats(module_op, d, threshold, ctx):
     found = []
-
-    def visit(op):
-        if d.is_op(op, "constant"):
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    if census_valid:  # the constants from the census: per top-level op, in walk order
-        for top in module_op.regions[0].blocks[0].operations:
-            found.extend(ctx.ops_named(top.operation, d.name("constant")))
-    else:
-        module_op.walk(visit)
+    for top in module_op.regions[0].blocks[0].operations:  # the constants from the census, in walk order
+        found.extend(ctx.ops_named(top.operation, d.name("constant")))
+    rw = ctx.rewriter
     small: dict = {}  # type -> too small / not a static ranked tensor (types are uniqued)
     for op in found:
         t = op.results[0].type
@@ -385,16 +382,63 @@ def _broadcast_large_splats(module_op, d, threshold, ctx, census_valid=True):
         if not attr.is_splat:
             continue
         scalar_t = ir.RankedTensorType.get([], t.element_type)
-        ip = ir.InsertionPoint(op)
         value = ir.DenseElementsAttr.get_splat(scalar_t, attr.get_splat_value())
-        sc = ir.Operation.create(d.name("constant"), results=[scalar_t], attributes={"value": value}, loc=op.location, ip=ip)
-        b = ir.Operation.create(
-            d.name("broadcast_in_dim"), results=[t], operands=[sc.result],
-            attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=op.location, ip=ip,
-        )
-        op.results[0].replace_all_uses_with(b.result)
-        op.erase()
+        sc = rw.create(d.name("constant"), results=[scalar_t], attributes={"value": value}, before=op)
+        b = rw.create(d.name("broadcast_in_dim"), results=[t], operands=[sc.results[0]],
+                      attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, before=op)
+        rw.replace_op(op, [b.results[0]])
         ctx.stats["large-splats-broadcast"] += 1
+
+
+def _stablehlo_stages(module_op, ctx) -> None:
+    """The StableHLO twin's two extra stages (zero-sized outputs, large splats); see
+    :func:`run_tensorizer_legalization`."""
+    main = find_main(module_op)
+    with module_op.context, module_op.location:
+        _zero_sized_outputs(main, terminator(entry_block(main)), ctx.d, ctx)
+        if ctx.options.splat_threshold > 0:
+            _broadcast_large_splats(module_op, ctx.d, ctx.options.splat_threshold, ctx)
+
+
+def run_stablehlo_tensorizer_legalization(module_op, ctx) -> None:
+    """StableHLOTensorizerLegalization: :func:`run_tensorizer_legalization` after its two extra stages."""
+    _stablehlo_stages(module_op, ctx)
+    run_tensorizer_legalization(module_op, ctx)
+
+
+def _copy_shared_outputs(main, ret, d, ctx) -> list:
+    """Copy every output that is an entry argument or repeats an earlier output; returns the outputs."""
+    vals = list(ret.operands)
+    seen = set()
+    for j, v in enumerate(vals):
+        if is_block_arg_of(v, main) or op_key(v) in seen:
+            why = "an entry argument" if is_block_arg_of(v, main) else "a repeated output"
+            c = make_copy(d, v, ctx.rewriter, ret)
+            ctx.rewriter.set_operand(ret, j, c)
+            vals[j] = c
+            ctx.stats["outputs-copied"] += 1
+            ctx.debug(f"output #{j} is {why}: copied")
+        seen.add(op_key(vals[j]))
+    return vals
+
+
+def _stamp_names(module_op, main, vals, ctx) -> None:
+    """``output_names`` on main, ``neuron.symName`` on the op defining each output."""
+    names = _output_names(module_op, main, len(vals))
+    _stamp(ctx, main, "output_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
+    per_op = {}
+    for j, v in enumerate(vals):
+        p = defining_op(v)
+        if p is None:  # a block argument of a nested region cannot be returned by main
+            continue
+        per_op.setdefault(op_key(p), (p, {}))[1][v.result_number] = names[j]
+    for p, by_result in per_op.values():
+        if len(p.results) == 1:
+            _stamp(ctx, p, "neuron.symName", ir.StringAttr.get(by_result[0]))
+        else:
+            _stamp(ctx, p, "neuron.symName",
+                   ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))]))
+        ctx.stats["ops-named"] += 1
 
 
 def run_tensorizer_legalization(module_op, ctx) -> None:
@@ -402,19 +446,18 @@ def run_tensorizer_legalization(module_op, ctx) -> None:
 
     * An output that is an entry argument of ``main``, or the same value as an
       earlier output, is replaced by a copy inserted just before the return:
-      ``mhlo.copy`` on MHLO, ``stablehlo.custom_call @AliasingCopy`` with one
-      operand on StableHLO (the dialect has no copy op). Statistic
-      ``outputs-copied``.
+      ``copy`` on MHLO, ``custom_call @AliasingCopy`` with one operand on
+      StableHLO (the dialect has no copy op). Statistic ``outputs-copied``.
     * ``output_names`` (strings) is stamped on ``main``: kept if already there,
       else taken from the module's ``neuron.output_names``, else ``output_<j>``.
     * ``neuron.symName`` is stamped on the op that defines each output: a
       string for a single-result op, else an array with one string per result
       (``""`` for results that are not outputs).
 
-    The StableHLO twin is strictly richer (seed 002 section 5: it "adds
-    large-constant-splat + zero-sized-tensor stages"; seed 004: its factory
-    takes an extra ``long``, our ``splat-threshold`` option). Before the
-    stages above it
+    The StableHLO twin (:func:`run_stablehlo_tensorizer_legalization`) is
+    strictly richer: it "adds large-constant-splat + zero-sized-tensor stages"
+    and its factory takes an extra ``long``, our ``splat-threshold`` option.
+    Before the stages above it
 
     * replaces every zero-sized output of ``main`` (a static shape with a 0
       dimension) that is not already a constant by ``constant dense<>`` of its
@@ -429,68 +472,35 @@ def run_tensorizer_legalization(module_op, ctx) -> None:
     no-aliasing"), seed 002 sections 5-6; the copy op and the naming are ours.
     """
     d = ctx.d
-    structural = ("zero-sized-outputs", "large-splats-broadcast", "outputs-copied")
-    before = [ctx.stats[k] for k in structural]  # each op-creating stage counts itself
     with module_op.context, module_op.location:
         main = find_main(module_op)
         ret = terminator(entry_block(main))
-        if d.prefix == "stablehlo":
-            _zero_sized_outputs(main, ret, d, ctx)
-            if ctx.options.splat_threshold > 0:
-                _broadcast_large_splats(module_op, d, ctx.options.splat_threshold, ctx,
-                                        census_valid=ctx.stats["zero-sized-outputs"] == before[0])
-        vals = list(ret.operands)
-        seen = set()
-        for j, v in enumerate(vals):
-            if is_block_arg_of(v, main) or ir_key(v) in seen:
-                why = "an entry argument" if is_block_arg_of(v, main) else "a repeated output"
-                c = make_copy(d, v, ret.location, ir.InsertionPoint(ret))
-                ret.operands[j] = c
-                vals[j] = c
-                ctx.stats["outputs-copied"] += 1
-                ctx.debug(f"output #{j} is {why}: copied")
-            seen.add(ir_key(vals[j]))
-        names = _output_names(module_op, main, len(vals))
-        stamped = _stamp(main, "output_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
-        per_op = {}
-        for j, v in enumerate(vals):
-            p = _producer(v)
-            if p is None:  # a block argument of a nested region cannot be returned by main
-                continue
-            per_op.setdefault(ir_key(p), (p, {}))[1][v.result_number] = names[j]
-        for p, by_result in per_op.values():
-            if len(p.results) == 1:
-                stamped |= _stamp(p, "neuron.symName", ir.StringAttr.get(by_result[0]))
-            else:
-                stamped |= _stamp(p, "neuron.symName",
-                                  ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))]))
-            ctx.stats["ops-named"] += 1
-    if [ctx.stats[k] for k in structural] == before:  # no op created or erased
-        if stamped:
-            ctx.mark_census_preserved()  # attributes only
-        else:
-            ctx.mark_all_preserved()  # a re-run: every name already stamped
+        vals = _copy_shared_outputs(main, ret, d, ctx)
+        _stamp_names(module_op, main, vals, ctx)
 
 
 # One implementation, registered for both dialects by hand: the StableHLO twin
-# has an option (the binary's extra ``long`` constructor argument) the MHLO pass lacks.
+# has two more stages and an option (the binary's extra ``long`` constructor argument) the MHLO pass lacks.
 _TL_SUMMARY = "No output of main is an entry argument or repeats another output (copies inserted); stamp output_names and neuron.symName"
 _TL_SOURCE = "seed 004 step 28; seed 002 sections 5-6; copy op, names and the StableHLO stages: our interpretation"
+_TL_STATS = ("outputs-copied", "ops-named")
 register(
     PassInfo(
         "tensorizer-legalization", _TL_SUMMARY, run_tensorizer_legalization, anchor="builtin.module",
-        dialect="mhlo", class_name="TensorizerLegalization", source=_TL_SOURCE,
+        dialect="mhlo", class_name="TensorizerLegalization", statistics=_TL_STATS, ported=True, source=_TL_SOURCE,
     )
 )
 register(
     PassInfo(
         "stablehlo-tensorizer-legalization",
         _TL_SUMMARY + "; zero-sized outputs become constants, large splat constants become scalar + broadcast_in_dim (StableHLO twin)",
-        run_tensorizer_legalization,
+        run_stablehlo_tensorizer_legalization,
         anchor="builtin.module",
         dialect="stablehlo",
         options=(Option("splat-threshold", int, 4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"),),
         class_name="StableHLOTensorizerLegalization",
+        statistics=_TL_STATS + ("zero-sized-outputs", "large-splats-broadcast"),
+        ported=True,
         source=_TL_SOURCE,
     )
 )
