@@ -69,7 +69,6 @@ def _census_says_supported(module_op, ctx) -> bool:
 def _run(module_op, ctx):
     from ..printers.supported import unsupported_reason
 
-    ctx.mark_all_preserved()
     if _census_says_supported(module_op, ctx):
         ctx.stats["ops-rejected"] += 0
         return
@@ -101,5 +100,7 @@ register_twins(
     _run,
     anchor="builtin.module",
     class_name="VerifySupportedOps",
+    statistics=("ops-rejected",),
+    ported=True,
     source="seed 004 step 4 (gate cfg[0x136]); DESIGN.md catalogue row 4 (our definition)",
 )
