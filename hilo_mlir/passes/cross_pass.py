@@ -30,7 +30,7 @@ the original producer in the function. The original is erased if nothing
 uses it any more. Values are unchanged bit for bit (pure ops, same
 attributes). Linear in the function size: positions are computed once.
 
-**Cost** (issue 7): identify-cross-pass-tensors takes the boundary ops from
+**Cost**: identify-cross-pass-tensors takes the boundary ops from
 the pipeline's op census and walks once, for stale stamps; rematerialize
 returns at once on a module without candidates and indexes only the blocks
 that hold one (from the census: usually the entry block alone).
