@@ -245,3 +245,36 @@ def test_ops_named_on_a_non_top_level_op_walks_it():
         reduce_op = c.ops_named(main, "stablehlo.reduce")[0]
         assert [o.name for o in c.ops_named(reduce_op, "stablehlo.add")] == ["stablehlo.add"]  # the body's add
         assert len(c.ops_named(m.operation, "stablehlo.add")) == 4  # the module: every function
+
+
+def test_census_stays_exact_when_erased_addresses_are_reused():
+    # Erase an op, then create one (the allocator usually hands the freed address to the
+    # new op), in the same list and in another one, and erase some new ops again before
+    # their list is read: the kept census must equal a fresh walk (the checking mode
+    # compares them after the pass, before any read re-walks the function).
+    lines = ["func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {"]
+    lines += [f"  %m{i} = stablehlo.multiply %a, %a : tensor<2xf32>" for i in range(40)]
+    lines += ["  return %a : tensor<2xf32>", "}"]
+    kept = []
+
+    def churn(func_op, ctx):
+        rw = ctx.rewriter
+        muls = ctx.ops_named(func_op, "stablehlo.multiply")
+        for i, o in enumerate(muls):
+            name = "stablehlo.multiply" if i % 2 else "stablehlo.add"
+            t, args = o.results[0].type, list(o.operands)
+            rw.erase_op(o)
+            anchor = func_op.regions[0].blocks[0].operations[0]
+            new = rw.create(name, results=[t], operands=args, before=anchor)
+            if i % 5 == 0:  # a new op erased again before its list is read
+                rw.erase_op(new)
+                rw.create(name, results=[t], operands=args, before=anchor)
+        kept.append(ctx.census)
+
+    info = PassInfo("test-churn", "erases and creates ops", churn, ported=True)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse("\n".join(lines))
+        Pipeline([Step(info, info.argument)], check_analyses=True).run(m)  # raises if the census drifted
+        assert kept[0].differences(Census(m.operation)) == []
+        assert kept[0].counts["stablehlo.multiply"] == 20 and kept[0].counts["stablehlo.add"] == 20
+        assert str(m).count("stablehlo.multiply") == 20 and str(m).count("stablehlo.add") == 20
