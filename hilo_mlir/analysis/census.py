@@ -330,9 +330,10 @@ class Census:
         if top is None:
             return
         if top == identity_key(op):  # a top-level op leaves the module
-            index = self._index.pop(top, None)
-            if index is None:
+            if top not in self._index:
                 return
+            self._clean(top)  # its erased ops were counted out already: drop them first
+            index = self._index.pop(top)
             self._clean_removed_top(top)
             for name, ops in index.items():
                 self._count(name, -len(ops))

@@ -278,3 +278,20 @@ def test_census_stays_exact_when_erased_addresses_are_reused():
         assert kept[0].differences(Census(m.operation)) == []
         assert kept[0].counts["stablehlo.multiply"] == 20 and kept[0].counts["stablehlo.add"] == 20
         assert str(m).count("stablehlo.multiply") == 20 and str(m).count("stablehlo.add") == 20
+
+
+def test_census_counts_right_after_erasing_a_function_that_lost_ops():
+    # An op erased inside @g is counted out at once; erasing @g afterwards must not count it out again.
+    def run(module_op, ctx):
+        g = [f.operation for f in module_op.regions[0].blocks[0].operations][1]
+        add = ctx.ops_named(g, "stablehlo.add")[0]
+        ctx.rewriter.replace_op(add, [add.operands[0]])
+        ctx.rewriter.erase_op(g)
+
+    info = PassInfo("test-erase-func", "erases an op of @g, then @g", run, anchor="builtin.module", ported=True)
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        pipe = Pipeline([Step(info, info.argument)], check_analyses=True)
+        pipe.run(m)  # the checking mode compares the kept census with a fresh one
+        c = Census(m.operation)
+    assert c.counts["stablehlo.add"] == 3 and c.counts["func.func"] == 1
