@@ -98,6 +98,25 @@ class DialectTable:
             return ir.DenseIntElementsAttr.get(np.array(vals, dtype=np.int64))
         return ir.DenseI64ArrayAttr.get(vals)
 
+    @property
+    def has_copy_op(self) -> bool:
+        """True if the dialect has a ``copy`` op (MHLO); StableHLO has none (a copy is spelled
+        ``custom_call @AliasingCopy`` with one operand)."""
+        return self.prefix == "mhlo"
+
+    @property
+    def bindings(self):
+        """The binding's Python module of this dialect (``jaxlib.mlir.dialects.mhlo`` /
+        ``.stablehlo``): its typed attribute classes (``ConvDimensionNumbers``, ...)."""
+        from . import ir as _ir
+
+        return getattr(_ir, self.prefix)
+
+    @property
+    def token_type(self) -> str:
+        """The dialect's token type as printed (``!mhlo.token`` / ``!stablehlo.token``)."""
+        return f"!{self.prefix}.token"
+
 
 #: prefix -> {op name: short name or None}; op names are few, so this stays small.
 _SHORT_CACHE: dict[str, dict[str, str | None]] = {"mhlo": {}, "stablehlo": {}}
@@ -157,3 +176,15 @@ def i64_list(attr) -> list[int]:
     import numpy as np
 
     return [int(v) for v in np.array(ir.DenseIntElementsAttr(attr)).flatten()]
+
+
+#: The ops that hold a fused cluster, MHLO then StableHLO (``DialectTable.fusion`` of each).
+FUSION_OPS = (MHLO.fusion, STABLEHLO.fusion)
+
+#: Module attribute holding XLA's input/output alias config (spelled so in both dialects).
+INPUT_OUTPUT_ALIAS_ATTR = "mhlo.input_output_alias"
+
+#: ``custom_call`` target the MHLO -> StableHLO legalization emits for an ``all_reduce`` it
+#: cannot express, and the attribute dictionary holding that all_reduce's attributes.
+ALL_REDUCE_CALL_TARGET = "mhlo.all_reduce"
+MHLO_ATTRIBUTES_ATTR = "mhlo.attributes"

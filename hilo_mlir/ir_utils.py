@@ -155,3 +155,91 @@ def int_list_of(attrs, key: str, default=()) -> list[int]:
     if key not in attrs:
         return list(default)
     return int_list(attrs[key])
+
+
+def attr_is(op, name: str, attr) -> bool:
+    """True if ``op`` holds attribute ``name`` and it equals ``attr`` (attributes are uniqued).
+
+    Write an attribute only when this is False, so that a pass with nothing to
+    change records no change.
+    """
+    attrs = op.attributes
+    return name in attrs and attrs[name] == attr
+
+
+# --------------------------------------------------------------------------- function argument and result attributes
+
+
+def dict_list(f, key: str, n: int) -> list:
+    """``arg_attrs`` / ``res_attrs`` of the ``func.func`` ``f`` as ``n`` ``DictAttr`` s (empty dicts when absent)."""
+    if key in f.attributes:
+        arr = ir.ArrayAttr(f.attributes[key])
+        return [ir.DictAttr(arr[i]) for i in range(len(arr))]
+    return [ir.DictAttr.get({}) for _ in range(n)]
+
+
+def dict_items(d) -> dict:
+    """``{name: attribute}`` of a ``DictAttr``."""
+    d = ir.DictAttr(d)
+    return {d[i].name: d[i].attr for i in range(len(d))}
+
+
+def is_block_arg_of(value, func_op) -> bool:
+    """True if ``value`` is an argument of the entry block of ``func_op``."""
+    owner = value.owner
+    return isinstance(owner, ir.Block) and owner.owner == func_op and owner == entry_block(func_op)
+
+
+# --------------------------------------------------------------------------- type sizes
+
+
+def element_bits(t) -> int:
+    """Bit width of an element type (complex: both parts; index: 64; anything else: 0)."""
+    if isinstance(t, (ir.IntegerType, ir.FloatType)):
+        return t.width
+    if isinstance(t, ir.ComplexType):
+        return 2 * element_bits(t.element_type)
+    if isinstance(t, ir.IndexType):
+        return 64
+    return 0
+
+
+def type_bytes(t) -> int | None:
+    """Bytes of a value of type ``t``.
+
+    Ranked static tensor: elements x ceil(bits/8) (``i1`` is one byte, as XLA's
+    PRED); tuple: the sum of its elements; token and other non-shaped types:
+    0. None for a dynamic or unranked tensor (size unknown).
+    """
+    if isinstance(t, ir.RankedTensorType):
+        if not t.has_static_shape:
+            return None
+        n = 1
+        for s in t.shape:
+            n *= s
+        return n * ((element_bits(t.element_type) + 7) // 8)
+    if isinstance(t, ir.TupleType):
+        total = 0
+        for i in range(t.num_types):
+            b = type_bytes(t.get_type(i))
+            if b is None:
+                return None
+            total += b
+        return total
+    if isinstance(t, ir.ShapedType):  # unranked
+        return None
+    return 0
+
+
+def all_blocks(op) -> list:
+    """Every block of ``op``'s regions, nested ones included (pre-order walk order)."""
+    blocks = []
+
+    def visit(o):
+        for r in o.regions:
+            for b in r.blocks:
+                blocks.append(b)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return blocks

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .ir import ir
 
 
-def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
+def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter=None) -> bool:
     """Give ``op``'s results, region arguments and (for ``func.func``) signature their converted types.
 
     Args:
@@ -14,15 +14,25 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
         convert: ``type -> new type or None`` (None: keep).
         stats: the pass's statistics counter.
         value_stat / signature_stat: statistic names to count retyped values / signatures.
+        rewriter: the :class:`~hilo_mlir.rewriter.Rewriter` that performs and records the
+            changes (a pass passes ``ctx.rewriter``); None mutates directly (unrecorded).
 
     Returns:
         True if anything changed.
     """
+    if rewriter is not None:
+        set_type, set_attr = rewriter.set_type, rewriter.set_attr
+    else:
+        def set_type(v, t):
+            v.set_type(t)
+
+        def set_attr(o, name, attr):
+            o.attributes[name] = attr
     changed = False
     for r in op.results:
         n = convert(r.type)
         if n is not None:
-            r.set_type(n)
+            set_type(r, n)
             changed = True
             stats[value_stat] += 1
     for reg in op.regions:
@@ -30,7 +40,7 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
             for a in b.arguments:
                 n = convert(a.type)
                 if n is not None:
-                    a.set_type(n)
+                    set_type(a, n)
                     changed = True
                     stats[value_stat] += 1
     if op.name == "func.func":
@@ -38,7 +48,7 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
         ins = [convert(t) or t for t in ft.inputs]
         outs = [convert(t) or t for t in ft.results]
         if ins != list(ft.inputs) or outs != list(ft.results):
-            op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ins, outs))
+            set_attr(op, "function_type", ir.TypeAttr.get(ir.FunctionType.get(ins, outs)))
             changed = True
             stats[signature_stat] += 1
     return changed
@@ -47,7 +57,7 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str) -> bool:
 def may_need_retype(ctx, module_op, convert, element_types, op_names=()) -> bool:
     """False only when a retyping pass surely has nothing to do on ``module_op`` (no walk).
 
-    Answered from the pipeline's census (issue 7): no value of the module has
+    Answered from the pipeline's census: no value of the module has
     an element type in ``element_types`` (strings as in
     :meth:`registry.PassContext.module_element_types`, e.g. ``"i64"``), none
     of ``op_names`` (full op names the pass rewrites or rejects whatever the

@@ -181,6 +181,8 @@ class Rewriter:
         if self._module_key is None:
             return None
         op = _as_op(op)
+        if identity_key(op) == self._module_key:  # the module op itself (its .block is not safe to read)
+            return None
         block = op.block
         if block is None:
             return None

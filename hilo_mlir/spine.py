@@ -124,11 +124,11 @@ def _op_fusion_options(config: CompileConfig) -> dict:
 
 
 def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool) -> list[Step]:
-    registry._load()
+    known = {p.argument for p in registry.all_passes()}
     for s in spine:
         if s.gate is not None and not getattr(config, s.gate):
             continue
-        if s.argument not in registry._REGISTRY:
+        if s.argument not in known:
             if skip_missing:
                 continue
             raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")

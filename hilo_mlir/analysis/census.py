@@ -23,9 +23,12 @@ rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass.
 
-Ops are keyed by :func:`~hilo_mlir.ir.identity_key` (the C++ pointer); an
-address freed by an erase and reused by a new op is resolved when the new op
-is inserted.
+Ops are keyed by :func:`~hilo_mlir.ir.identity_key` (the C++ pointer). A
+tombstone is the *position* of the erased op's entry in its list (found
+through a key -> position map built when the list first loses an op), so an
+address freed by an erase and reused at once by a new op -- the allocator's
+habit -- costs nothing: every insertion and erasure is O(1), and a list is
+compacted once, when next read.
 """
 
 from __future__ import annotations
@@ -128,8 +131,12 @@ class Census:
         self.counts = counts
         self.names = set(counts)
         self._unordered: dict[int, set] = {}  # top -> names whose list is not in walk order
-        self._tombs: dict[int, dict[str, set]] = {}  # top -> name -> keys of erased ops still listed
-        self._tomb_of: dict[int, tuple] = {}  # key of an erased, still-listed op -> (top, name)
+        # top -> name -> positions (in that list) of erased ops still listed; a position, not
+        # an address, because a new op may reuse an erased op's address in any list
+        self._tombs: dict[int, dict[str, set]] = {}
+        # top -> name -> {op key: position of its (live) entry}: built when an op of that list is
+        # first erased, dropped when the list is compacted or taken again
+        self._pos: dict[int, dict[str, dict]] = {}
         if with_types:
             self.types()
         if attr_names:
@@ -171,7 +178,7 @@ class Census:
                         self._compact(key, n)
         if len(names) == 1:
             return list(index.get(names[0], ()))
-        out: list = []
+        out = []
         for n in names:
             out.extend(index.get(n, ()))
         return out
@@ -225,26 +232,36 @@ class Census:
         return index
 
     def _drop_tombs(self, key) -> None:
-        tombs = self._tombs.pop(key, None)
-        if tombs:
-            for keys in tombs.values():
-                for k in keys:
-                    self._tomb_of.pop(k, None)
+        self._tombs.pop(key, None)
+        self._pos.pop(key, None)
 
     def _compact(self, top_key, name) -> None:
         tombs = self._tombs[top_key]
         dead = tombs.pop(name)
         if not tombs:
             del self._tombs[top_key]
-        for k in dead:
-            self._tomb_of.pop(k, None)
+        pos = self._pos.get(top_key)
+        if pos is not None:
+            pos.pop(name, None)
         lst = self._index[top_key].get(name)
         if lst is not None:
-            kept = [o for o in lst if _live_key(o) not in dead]
+            kept = [o for i, o in enumerate(lst) if i not in dead]
             if kept:
                 self._index[top_key][name] = kept
             else:
                 del self._index[top_key][name]
+
+    def _positions(self, top_key, name) -> dict:
+        """``{op key: position}`` of the live entries of one list (built once, then kept current)."""
+        by_name = self._pos.setdefault(top_key, {})
+        pos = by_name.get(name)
+        if pos is None:
+            dead = self._tombs.get(top_key, {}).get(name, ())
+            pos = by_name[name] = {}
+            for i, o in enumerate(self._index[top_key].get(name, ())):
+                if i not in dead:
+                    pos[_live_key(o)] = i  # the last live entry of a key wins (an address reused)
+        return pos
 
     def _clean(self, key) -> None:
         """Compact every tombstoned list of one top-level op (before reading all of them)."""
@@ -268,18 +285,18 @@ class Census:
         if index is None:  # a new top-level op
             self._index[top_key] = index = {}
         unordered = self._unordered.setdefault(top_key, set())
+        by_name = self._pos.get(top_key)
         for name, ops in index_of_op.items():
-            for o in ops:
-                k = identity_key(o)
-                where = self._tomb_of.get(k)
-                if where is not None:  # an erased op's address reused: drop the stale entry first
-                    self._compact(*where)
             lst = index.get(name)
             if lst is None:
-                index[name] = list(ops)
+                lst = index[name] = []
             else:
-                lst.extend(ops)
                 unordered.add(name)
+            pos = by_name.get(name) if by_name is not None else None
+            if pos is not None:
+                for i, o in enumerate(ops, len(lst)):
+                    pos[identity_key(o)] = i
+            lst.extend(ops)
             self._count(name, len(ops))
         if not unordered:
             self._unordered.pop(top_key, None)
@@ -290,11 +307,12 @@ class Census:
             return
         tombs = self._tombs.setdefault(top_key, {})
         for name, ops in index_of_op.items():
-            keys = tombs.setdefault(name, {None})
+            dead = tombs.setdefault(name, set())
+            pos = self._positions(top_key, name)
             for o in ops:
-                k = identity_key(o)
-                keys.add(k)
-                self._tomb_of[k] = (top_key, name)
+                i = pos.pop(identity_key(o), None)
+                if i is not None:
+                    dead.add(i)
             self._count(name, -len(ops))
 
     # ------------------------------------------------------------------ the rewriter's listener
@@ -314,7 +332,7 @@ class Census:
         if top == identity_key(op):  # a top-level op leaves the module
             if top not in self._index:
                 return
-            self._clean(top)
+            self._clean(top)  # its erased ops were counted out already: drop them first
             index = self._index.pop(top)
             self._clean_removed_top(top)
             for name, ops in index.items():
@@ -396,6 +414,6 @@ class Census:
                                f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})")
         if self._types is not None:
             fresh.types()
-            if +self._types != +(fresh._types or collections.Counter()):
+            if +self._types != +fresh._types:
                 out.append("value types differ")
         return out

@@ -24,10 +24,12 @@ is that buffer".
 
 from __future__ import annotations
 
+from ..dialects import INPUT_OUTPUT_ALIAS_ATTR
 from ..diagnostics import HiloError, op_error
 from ..ir import ir
+from ..ir_utils import (defining_op, dict_items, dict_list, entry_block, find_main, func_type, int_list_of, is_block_arg_of,
+                        op_key, terminator)
 from ..registry import register_twins
-from .penguinize_io import dict_items, dict_list, entry_block, find_main, func_type, int_list, ir_key, is_block_arg_of, terminator
 
 ALIASING_COPY = "AliasingCopy"
 
@@ -51,16 +53,16 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
                 if not 0 <= k < n_out:
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} but @main has {n_out} results", loc=main.location)
                 pairs.add((i, k))
-    key = "mhlo.input_output_alias"
+    key = INPUT_OUTPUT_ALIAS_ATTR
     if key in module_op.attributes:
         for e in ir.ArrayAttr(module_op.attributes[key]):
             items = dict_items(e)
-            out = int_list(items, "output_index") if "output_index" in items else []
+            out = int_list_of(items, "output_index")
             alias = dict_items(items["alias"]) if "alias" in items else {}
             if "parameter_number" not in alias:
                 raise HiloError(f"'{key}' entry {e} has no alias.parameter_number", loc=main.location)
             i = ir.IntegerAttr(alias["parameter_number"]).value
-            if int_list(alias, "parameter_index"):
+            if int_list_of(alias, "parameter_index"):
                 raise HiloError(f"'{key}' entry {e}: aliasing into a tuple parameter is not supported", loc=main.location)
             if len(out) > 1 or (not out and n_out != 1):
                 raise HiloError(f"'{key}' entry {e}: output_index must name one flat result of @main", loc=main.location)
@@ -92,10 +94,6 @@ def is_aliasing_copy(op) -> bool:
     )
 
 
-def _producer(v):
-    return None if isinstance(v.owner, ir.Block) else v.owner.operation
-
-
 def run_legalize_alias(module_op, ctx) -> None:
     """LegalizeAlias: materialise each declared input/output alias of ``main`` as an ``AliasingCopy``.
 
@@ -114,20 +112,19 @@ def run_legalize_alias(module_op, ctx) -> None:
     Source: seed 004 step 29 (createLegalizeAliasPass @0x209c380); op form ours.
     """
     d = ctx.d
+    rw = ctx.rewriter
     with module_op.context, module_op.location:
         main = find_main(module_op)
         pairs = declared_aliases(module_op, main)
         if not pairs:
-            ctx.mark_all_preserved()
             return
-        inserted = 0
         args = entry_block(main).arguments
         ret = terminator(entry_block(main))
         for i, k in pairs:
             v, a = ret.operands[k], args[i]
             if v == a:
                 continue
-            p = _producer(v)
+            p = defining_op(v)
             if is_aliasing_copy(p) and p.operands[1] == a:
                 continue
             alias = ir.Attribute.parse(f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>")
@@ -135,15 +132,12 @@ def run_legalize_alias(module_op, ctx) -> None:
                 "call_target_name": ir.StringAttr.get(ALIASING_COPY),
                 "output_operand_aliases": ir.ArrayAttr.get([alias]),
             }
-            c = ir.Operation.create(d.name("custom_call"), results=[v.type], operands=[v, a], attributes=attrs, loc=ret.location, ip=ir.InsertionPoint(ret))
             if p is not None and len(p.results) == 1 and "neuron.symName" in p.attributes and isinstance(p.attributes["neuron.symName"], ir.StringAttr):
-                c.attributes["neuron.symName"] = p.attributes["neuron.symName"]
-                del p.attributes["neuron.symName"]
-            ret.operands[k] = c.result
+                attrs["neuron.symName"] = p.attributes["neuron.symName"]  # the copy is now the output tensor
+                rw.remove_attr(p, "neuron.symName")
+            c = rw.create(d.name("custom_call"), results=[v.type], operands=[v, a], attributes=attrs, loc=ret.location, before=ret)
+            rw.set_operand(ret, k, c.results[0])
             ctx.stats["aliasing-copies"] += 1
-            inserted += 1
-    if not inserted:
-        ctx.mark_all_preserved()
 
 
 register_twins(
@@ -152,12 +146,10 @@ register_twins(
     run_legalize_alias,
     anchor="builtin.module",
     class_name="LegalizeAlias",
+    statistics=("aliasing-copies",),
+    ported=True,
     source="seed 004 step 29 and 'Misc Pass Reference'; op form: our interpretation",
 )
-
-
-def _describe(v) -> str:
-    return f"output value of '{_producer(v).name}'" if _producer(v) is not None else "a block argument"
 
 
 def run_verify_aliasing(module_op, ctx) -> None:
@@ -178,30 +170,29 @@ def run_verify_aliasing(module_op, ctx) -> None:
 
     Source: seed 004 step 30 ("RAW alias check", gate ``cfg[0x13C]``).
     """
-    ctx.mark_all_preserved()  # a check: the IR is never changed
     with module_op.context, module_op.location:
         main = find_main(module_op)
         pairs = declared_aliases(module_op, main)
         if not pairs:
             return
         block = entry_block(main)
-        order = {ir_key(op): n for n, op in enumerate(block.operations)}
+        order = {op_key(op): n for n, op in enumerate(block.operations)}
         ret = terminator(block)
 
         def top(op):
             """(position in the entry block, op) of ``op``'s ancestor in main's entry block."""
             op = op.operation if hasattr(op, "operation") else op
-            while op is not None and ir_key(op) not in order:
+            while op is not None and op_key(op) not in order:
                 parent = op.parent
                 op = parent.operation if parent is not None else None
-            return (order[ir_key(op)], op) if op is not None else None
+            return (order[op_key(op)], op) if op is not None else None
 
         args = block.arguments
         for i, k in pairs:
             v, a = ret.operands[k], args[i]
             if is_block_arg_of(v, main):
                 continue
-            wpos, writer = top(_producer(v))
+            wpos, writer = top(defining_op(v))
             late = []
             for use in list(a.uses):
                 found = top(use.owner)
@@ -225,5 +216,7 @@ register_twins(
     run_verify_aliasing,
     anchor="builtin.module",
     class_name="VerifyAliasing",
+    statistics=("aliases-checked",),
+    ported=True,
     source="seed 004 step 30 (RAW alias check)",
 )

@@ -20,15 +20,12 @@ from __future__ import annotations
 
 from ..diagnostics import op_error
 from ..ir import identity_key, ir
+from ..ir_utils import func_name, top_funcs
 from ..registry import PassInfo, register
 
 
 def _symbol_table(module_op) -> dict:
-    return {
-        op.operation.attributes["sym_name"].value: op.operation
-        for op in module_op.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    }
+    return {func_name(f): f for f in top_funcs(module_op)}
 
 
 def _calls_in(func_op) -> list:
@@ -43,38 +40,37 @@ def _calls_in(func_op) -> list:
     return calls
 
 
-def _remap_operands(op, mapping: dict) -> None:
+def _remap_operands(op, mapping: dict, rw) -> None:
     """Point every operand of ``op`` (and of ops nested in it) that is a key of ``mapping`` at its image."""
+    found = []
 
     def visit(inner):
         for i, v in enumerate(inner.operands):
             new = mapping.get(identity_key(v))
             if new is not None:
-                inner.operands[i] = new
+                found.append((inner, i, new))
         return ir.WalkResult.ADVANCE
 
     op.walk(visit)
+    for inner, i, new in found:  # rewired after the walk (never mutate inside a walk callback)
+        rw.set_operand(inner, i, new)
 
 
-def _inline_call(call, callee) -> None:
+def _inline_call(call, callee, rw) -> None:
     body = callee.regions[0].blocks[0]
     mapping = {identity_key(a): v for a, v in zip(body.arguments, call.operands)}
     ops = [o.operation for o in body.operations]
     term = ops[-1]
-    ip = ir.InsertionPoint(call)
     for o in ops[:-1]:
-        clone = o.clone(ip=ip)
-        _remap_operands(clone, mapping)
+        clone = rw.clone(o, before=call)
+        _remap_operands(clone, mapping, rw)
         for old, new in zip(o.results, clone.results):
             mapping[identity_key(old)] = new
-    for res, ret in zip(call.results, term.operands):
-        res.replace_all_uses_with(mapping.get(identity_key(ret), ret))
-    call.erase()
+    rw.replace_op(call, [mapping.get(identity_key(ret), ret) for ret in term.operands])
 
 
 def _run(module_op, ctx) -> None:
     if not ctx.module_may_contain("func.call"):  # census: no call anywhere, nothing to inline
-        ctx.mark_all_preserved()
         return
     funcs = _symbol_table(module_op)
     inlined = 0
@@ -96,12 +92,11 @@ def _run(module_op, ctx) -> None:
                 ir.FlatSymbolRefAttr(c.attributes["callee"]).value == name for c in _calls_in(callee)
             ):
                 raise op_error(call, f"cannot inline recursive call to '@{name}'")
-            _inline_call(call, callee)
+            _inline_call(call, callee, ctx.rewriter)
             inlined += 1
     else:
         raise op_error(module_op, "call-inliner: call graph is recursive")
     if not inlined:
-        ctx.mark_all_preserved()
         return
     ctx.stats["calls-inlined"] += inlined
     # Erase private callees nothing refers to any more.
@@ -122,17 +117,19 @@ def _run(module_op, ctx) -> None:
     for name, f in funcs.items():
         vis = f.attributes["sym_visibility"].value if "sym_visibility" in f.attributes else "public"
         if vis == "private" and name not in text_refs:
-            f.erase()
+            ctx.rewriter.erase_op(f)
             ctx.stats["functions-erased"] += 1
 
 
 register(
     PassInfo(
         "call-inliner",
-        "Inline every func.call (XLA's CallInliner, which the B-strand runs before this pipeline)",
+        "Inline every func.call into its caller (as XLA's CallInliner); erase private callees left unused",
         _run,
         anchor="builtin.module",
         class_name="CallInliner",
+        statistics=("calls-inlined", "functions-erased"),
+        ported=True,
         source="our interpretation (seed 004 B-strand handoff); CompileConfig.call_inliner",
     )
 )

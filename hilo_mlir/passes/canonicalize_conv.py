@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from ..dialects import i64_list
-from ..ir import ir, mhlo, stablehlo
+from ..ir import ir
+from ..ir_utils import defining_op
 from ..registry import register_twins
 
 
@@ -60,9 +61,7 @@ def _zero_scalar(v) -> bool:
 
 
 def _dims(op, d):
-    attr = op.attributes["dimension_numbers"]
-    mod = mhlo if d.prefix == "mhlo" else stablehlo
-    dn = mod.ConvDimensionNumbers(attr)
+    dn = d.bindings.ConvDimensionNumbers(op.attributes["dimension_numbers"])
     return dn.input_batch_dimension, dn.input_feature_dimension, list(dn.input_spatial_dimensions)
 
 
@@ -80,8 +79,7 @@ def _padding_attr(rows):
 
 def _run(func_op, ctx):
     d = ctx.d
-    if not ctx.module_may_contain(d.name("convolution")):  # no seed op in the module: nothing to do
-        ctx.mark_all_preserved()
+    if not ctx.module_may_contain(d.name("convolution")):  # no convolution in the module: nothing to do
         return
     convs = []
 
@@ -91,7 +89,7 @@ def _run(func_op, ctx):
         return ir.WalkResult.ADVANCE
 
     func_op.walk(visit)
-    changed = False
+    rw = ctx.rewriter
     with func_op.context, func_op.location:
         for conv in convs:
             _, _, spatial = _dims(conv, d)
@@ -99,25 +97,19 @@ def _run(func_op, ctx):
             # 2. explicit defaults
             for name, default in (("window_strides", 1), ("lhs_dilation", 1), ("rhs_dilation", 1)):
                 if name not in conv.attributes:
-                    conv.attributes[name] = d.i64_array([default] * n)
+                    rw.set_attr(conv, name, d.i64_array([default] * n))
                     ctx.stats["attributes-made-explicit"] += 1
-                    changed = True
             if "padding" not in conv.attributes:
-                conv.attributes["padding"] = _padding_attr([[0, 0]] * n)
+                rw.set_attr(conv, "padding", _padding_attr([[0, 0]] * n))
                 ctx.stats["attributes-made-explicit"] += 1
-                changed = True
             # 1. pad folding
-            if _fold_pad(conv, d, spatial, ctx):
-                changed = True
-    if not changed:
-        ctx.mark_all_preserved()
+            _fold_pad(conv, d, spatial, ctx)
 
 
 def _fold_pad(conv, d, spatial, ctx) -> bool:
-    lhs = conv.operands[0]
-    if isinstance(lhs.owner, ir.Block) or not d.is_op(lhs.owner.operation, "pad"):
+    pad = defining_op(conv.operands[0])
+    if pad is None or not d.is_op(pad, "pad"):
         return False
-    pad = lhs.owner.operation
     if not _zero_scalar(pad.operands[1]):
         ctx.debug(f"pad feeding the convolution at {conv.location} does not pad with +0")
         return False
@@ -143,10 +135,11 @@ def _fold_pad(conv, d, spatial, ctx) -> bool:
     for i, sd in enumerate(spatial):
         rows[i][0] += lo[sd] * dil[i]
         rows[i][1] += hi[sd] * dil[i]
-    conv.attributes["padding"] = _padding_attr(rows)
-    conv.operands[0] = pad.operands[0]
+    rw = ctx.rewriter
+    rw.set_attr(conv, "padding", _padding_attr(rows))
+    rw.set_operand(conv, 0, pad.operands[0])
     if not list(pad.results[0].uses):
-        pad.erase()
+        rw.erase_op(pad)
     ctx.stats["pads-folded"] += 1
     return True
 
@@ -156,5 +149,7 @@ register_twins(
     "Fold a zero, interior-free pad into the convolution's padding; make default window attributes explicit",
     _run,
     class_name="CanonicalizeConv",
+    statistics=("attributes-made-explicit", "pads-folded"),
+    ported=True,
     source="seed 004 step 5 (gate cfg[0x12F], 'conv pad/stride normalize'); DESIGN.md row 5 (our definition)",
 )

@@ -26,6 +26,7 @@ produced by a ``tuple`` op (block arguments), are left alone (debug line).
 from __future__ import annotations
 
 from ..ir import ir
+from ..ir_utils import defining_op
 from ..registry import register_twins
 
 TARGET = "AwsNeuronControlDep"
@@ -36,76 +37,78 @@ def _target(op) -> str | None:
     return ir.StringAttr(a).value if a is not None else None
 
 
-def _producer(v):
-    return None if isinstance(v.owner, ir.Block) else v.owner.operation
+def _flat_operands(call, d, ctx) -> tuple[list, list]:
+    """The call's operands with each ``tuple``-produced operand replaced by its elements,
+    and the tuple ops read (empty if there is none)."""
+    new_operands, tuples = [], []
+    for v in call.operands:
+        p = defining_op(v)
+        if p is not None and d.is_op(p, "tuple"):
+            new_operands.extend(p.operands)
+            tuples.append(p)
+        else:
+            if isinstance(v.type, ir.TupleType) or str(v.type).startswith("tuple<"):
+                ctx.debug(f"{TARGET} operand #{len(new_operands)} is a tuple not produced by a tuple op; left alone")
+            new_operands.append(v)
+    return new_operands, tuples
+
+
+def _rewire_tuple_result(call, new, d, rw) -> None:
+    """The old call returned one tuple, ``new`` returns its elements: ``get_tuple_element``
+    users read the element directly; any other user gets a fresh ``tuple`` of them."""
+    old = call.results[0]
+    rest = []
+    for use in list(old.uses):
+        user = use.owner.operation
+        if d.is_op(user, "get_tuple_element"):
+            idx = ir.IntegerAttr(user.attributes["index"]).value
+            rw.replace_op(user, [new.results[idx]])
+        else:
+            rest.append(user)
+    if rest:
+        tup = rw.create(d.name("tuple"), results=[old.type], operands=list(new.results), loc=call.location, after=new)
+        rw.replace_all_uses_with(old, tup.results[0])
+
+
+def _simplify(call, d, ctx) -> bool:
+    """Rewrite one ``custom_call @AwsNeuronControlDep``; False (nothing changed) without a tuple operand."""
+    new_operands, tuples = _flat_operands(call, d, ctx)
+    if not tuples:
+        ctx.debug(f"{TARGET} at {call.location} has no tuple operand")
+        return False
+    rw = ctx.rewriter
+    results = list(call.results)
+    flatten_result = len(results) == 1 and str(results[0].type).startswith("tuple<")
+    if flatten_result:
+        tt = ir.TupleType(results[0].type)
+        res_types = [tt.get_type(i) for i in range(tt.num_types)]
+    else:
+        res_types = [r.type for r in results]
+    attrs = {na.name: na.attr for na in (call.attributes[i] for i in range(len(call.attributes)))}
+    with call.context:
+        new = rw.create(call.name, results=res_types, operands=new_operands, attributes=attrs,
+                        loc=call.location, before=call)
+        if flatten_result:
+            _rewire_tuple_result(call, new, d, rw)
+        else:
+            for r_old, r_new in zip(results, new.results):
+                rw.replace_all_uses_with(r_old, r_new)
+    rw.erase_op(call)
+    for t in tuples:
+        if not any(True for r in t.results for _ in r.uses):
+            rw.erase_op(t)
+    return True
 
 
 def _run(func_op, ctx):
     d = ctx.d
-    if not ctx.module_may_contain(d.name("custom_call")):  # no seed op in the module: nothing to do
-        ctx.mark_all_preserved()
+    if not ctx.module_may_contain(d.name("custom_call")):  # no custom_call in the module: nothing to do
         return
     # The custom calls of this function from the census (walk order, no walk).
     calls = [op for op in ctx.ops_named(func_op, d.name("custom_call")) if _target(op) == TARGET]
-    changed = False
     for call in calls:
-        new_operands, flattened = [], False
-        tuples = []
-        for v in call.operands:
-            p = _producer(v)
-            if p is not None and d.is_op(p, "tuple"):
-                new_operands.extend(p.operands)
-                tuples.append(p)
-                flattened = True
-            else:
-                if isinstance(v.type, ir.TupleType) or str(v.type).startswith("tuple<"):
-                    ctx.debug(f"{TARGET} operand #{len(new_operands)} is a tuple not produced by a tuple op; left alone")
-                new_operands.append(v)
-        if not flattened:
-            ctx.debug(f"{TARGET} at {call.location} has no tuple operand")
-            continue
-        results = list(call.results)
-        flatten_result = len(results) == 1 and str(results[0].type).startswith("tuple<")
-        if flatten_result:
-            tt = ir.TupleType(results[0].type)
-            res_types = [tt.get_type(i) for i in range(tt.num_types)]
-        else:
-            res_types = [r.type for r in results]
-        attrs = {na.name: na.attr for na in (call.attributes[i] for i in range(len(call.attributes)))}
-        with call.context:
-            new = ir.Operation.create(
-                call.name, results=res_types, operands=new_operands, attributes=attrs,
-                loc=call.location, ip=ir.InsertionPoint(call),
-            )
-            if flatten_result:
-                old = results[0]
-                rest = []
-                for use in list(old.uses):
-                    user = use.owner.operation
-                    if d.is_op(user, "get_tuple_element"):
-                        idx = ir.IntegerAttr(user.attributes["index"]).value
-                        user.results[0].replace_all_uses_with(new.results[idx])
-                        user.erase()
-                    else:
-                        rest.append(user)
-                if rest:
-                    tup = ir.Operation.create(
-                        d.name("tuple"), results=[old.type], operands=list(new.results),
-                        loc=call.location, ip=ir.InsertionPoint(call),
-                    )
-                    tup.move_after(new)
-                    old.replace_all_uses_with(tup.results[0])
-            else:
-                for r_old, r_new in zip(results, new.results):
-                    r_old.replace_all_uses_with(r_new)
-        call.erase()
-        for t in tuples:
-            if not any(True for r in t.results for _ in r.uses):
-                t.erase()
-        ctx.stats["control-deps-flattened"] += 1
-        changed = True
-    if not changed:
-        ctx.mark_all_preserved()
+        if _simplify(call, d, ctx):
+            ctx.stats["control-deps-flattened"] += 1
 
 
 register_twins(
@@ -113,5 +116,7 @@ register_twins(
     "Flatten tuple operands/results of custom_call @AwsNeuronControlDep",
     _run,
     class_name="NeuronControlDepTupleSimplifier",
+    statistics=("control-deps-flattened",),
+    ported=True,
     source="seed 004 step 2 (gate cfg[0x200]); DESIGN.md catalogue row 2 (our definition)",
 )

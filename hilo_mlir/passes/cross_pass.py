@@ -30,7 +30,7 @@ the original producer in the function. The original is erased if nothing
 uses it any more. Values are unchanged bit for bit (pure ops, same
 attributes). Linear in the function size: positions are computed once.
 
-**Cost** (issue 7): identify-cross-pass-tensors takes the boundary ops from
+**Cost**: identify-cross-pass-tensors takes the boundary ops from
 the pipeline's op census and walks once, for stale stamps; rematerialize
 returns at once on a module without candidates and indexes only the blocks
 that hold one (from the census: usually the entry block alone).
@@ -38,7 +38,9 @@ that hold one (from the census: usually the entry block alone).
 
 from __future__ import annotations
 
+from ..dialects import FUSION_OPS
 from ..ir import ir
+from ..ir_utils import attr_is, defining_op
 from ..registry import Option, register_twins
 
 ATTR = "neuron.CrossPassTensor"
@@ -50,7 +52,7 @@ REMAT = "neuron.remat.value"
 
 def _boundary_names(d) -> tuple:
     """Names of the ops whose operands and used results cross a pass boundary."""
-    return tuple(dict.fromkeys((d.fusion, "mhlo.fusion", "stablehlo.composite", "func.call")))
+    return tuple(dict.fromkeys((d.fusion, *FUSION_OPS, "func.call")))
 
 
 def _identify(func_op, ctx):
@@ -91,24 +93,18 @@ def _identify(func_op, ctx):
         return advance
 
     func_op.walk(find_stale)
-    changed = False
+    rw = ctx.rewriter
     with func_op.context:
         for op in stale:
-            del op.attributes[ATTR]
-            changed = True
+            rw.remove_attr(op, ATTR)
         for op, idxs in order:
             new = ir.DenseI64ArrayAttr.get(sorted(idxs))
-            if ATTR in op.attributes and str(op.attributes[ATTR]) == str(new):
+            if attr_is(op, ATTR, new):
                 continue
-            op.attributes[ATTR] = new
+            rw.set_attr(op, ATTR, new)
             ctx.stats["values-stamped"] += len(idxs)
-            changed = True
         if args or "arg_attrs" in func_op.attributes:
-            changed |= _stamp_args(func_op, args, ctx)
-    if not changed:
-        ctx.mark_all_preserved()
-    else:
-        ctx.mark_census_preserved()  # attributes only: no op created, erased, moved or retyped
+            _stamp_args(func_op, args, ctx)
 
 
 def _stamp_args(func_op, args: set[int], ctx) -> bool:
@@ -131,7 +127,7 @@ def _stamp_args(func_op, args: set[int], ctx) -> bool:
             changed = True
         dicts.append(ir.DictAttr.get(entries))
     if changed:
-        func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
+        ctx.rewriter.set_attr(func_op, "arg_attrs", ir.ArrayAttr.get(dicts))
     return changed
 
 
@@ -175,28 +171,38 @@ def _blocks_with_ops(func_op):
 
 def _rematerialize(func_op, ctx):
     d = ctx.d
-    dist = ctx.options.distance
     cheap_names = (d.name("constant"), d.name("iota"), d.name("broadcast_in_dim"))
     if not ctx.module_may_contain(*cheap_names):
         ctx.stats["clones"] += 0  # the statistic is reported (as 0) whenever the pass ran
-        ctx.mark_all_preserved()  # nothing to clone anywhere
-        return
+        return  # nothing to clone anywhere
     # Only blocks holding a candidate need an order index. Usually that is the
     # entry block alone (census: no walk); otherwise list every block, in the
     # order that numbers the producers.
     candidates = ctx.ops_named(func_op, *cheap_names)
     if not candidates:
         ctx.stats["clones"] += 0
-        ctx.mark_all_preserved()
         return
     entry = func_op.regions[0].blocks[0]
     if all(c.block == entry for c in candidates):
         blocks = [(entry, [o.operation for o in entry.operations])]
     else:
         blocks = _blocks_with_ops(func_op)
-    cheap_names = frozenset(cheap_names)
-    # Phase 1 (read only): positions and far uses.
-    plans = []  # (producer index, chain, [(pos, ancestor, user, operand number)])
+    plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance)
+    n_clones = 0
+    with func_op.context:
+        for plan in plans:
+            n_clones += _clone_for_far_users(plan, ctx.options.distance, ctx.rewriter)
+    ctx.stats["clones"] += n_clones
+
+
+def _far_uses(blocks, cheap_names: frozenset, d, dist: int) -> list:
+    """Phase 1 (read only): ``[(producer number, producer, with its constant, far uses)]``.
+
+    Producers are numbered from 1 in block order over ``blocks``; a far use is
+    ``(position, ancestor in the block, user, operand number)``, sorted by
+    position, for each user more than ``dist`` ops after the producer.
+    """
+    plans = []
     serial = 0
     for block, ops in blocks:
         pos = None
@@ -225,36 +231,36 @@ def _rematerialize(func_op, ctx):
             if uses:
                 uses.sort(key=lambda t: t[0])
                 plans.append((serial, op, len(chain) == 2, uses))
-    # Phase 2: clone and rewire.
+    return plans
+
+
+def _clone_for_far_users(plan, dist: int, rw) -> int:
+    """Phase 2 for one producer: clone it before its first far user, share the clone with the
+    later users within ``dist`` of it, erase the producer if left unused; returns the clones made."""
+    sid, producer, with_const, uses = plan
+    # Re-derive the constant of a broadcast now: an earlier plan may have
+    # rematerialized (and erased) the one it read in phase 1.
+    chain = [defining_op(producer.operands[0]), producer] if with_const else [producer]
+    stamp = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sid)
+    clone_pos, clone_val = None, None
     n_clones = 0
-    i64 = ir.IntegerType.get_signless(64)
-    with func_op.context:
-        for sid, producer, with_const, uses in plans:
-            # Re-derive the constant of a broadcast now: an earlier plan may have
-            # rematerialized (and erased) the one it read in phase 1.
-            chain = [producer.operands[0].owner.operation, producer] if with_const else [producer]
-            stamp = ir.IntegerAttr.get(i64, sid)
-            clone_pos, clone_val = None, None
-            for p, anc, user, k in uses:
-                if clone_val is None or p - clone_pos > dist:
-                    ip = ir.InsertionPoint(anc)
-                    last = chain[0].clone(ip)
-                    last.attributes[REMAT] = stamp
-                    if with_const:  # the broadcast's one operand is the constant: use its clone
-                        c = chain[1].clone(ip)
-                        c.operands[0] = last.result
-                        c.attributes[REMAT] = stamp
-                        last = c
-                    clone_pos, clone_val = p, last.result  # cheap ops have one result
-                    n_clones += 1
-                user.operands[k] = clone_val
-            if not any(True for _ in producer.results[0].uses):
-                producer.erase()
-                if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
-                    chain[0].erase()
-    ctx.stats["clones"] += n_clones
-    if not n_clones:
-        ctx.mark_all_preserved()
+    for p, anc, user, k in uses:
+        if clone_val is None or p - clone_pos > dist:
+            last = rw.clone(chain[0], before=anc)
+            rw.set_attr(last, REMAT, stamp)
+            if with_const:  # the broadcast's one operand is the constant: use its clone
+                c = rw.clone(chain[1], before=anc)
+                rw.set_operand(c, 0, last.results[0])
+                rw.set_attr(c, REMAT, stamp)
+                last = c
+            clone_pos, clone_val = p, last.results[0]  # cheap ops have one result
+            n_clones += 1
+        rw.set_operand(user, k, clone_val)
+    if not any(True for _ in producer.results[0].uses):
+        rw.erase_op(producer)
+        if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
+            rw.erase_op(chain[0])
+    return n_clones
 
 
 def _ancestor_in(op, block):
@@ -275,6 +281,8 @@ register_twins(
     "Stamp neuron.CrossPassTensor on values crossing a fusion/composite boundary or a call",
     _identify,
     class_name="IdentifyCrossPassTensors",
+    statistics=("values-stamped",),
+    ported=True,
     source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
 )
 register_twins(
@@ -282,6 +290,8 @@ register_twins(
     "Clone cheap producers (constant, iota, broadcast of a constant) next to far users; stamp neuron.remat.value",
     _rematerialize,
     class_name="Rematerialize",
+    statistics=("clones",),
+    ported=True,
     options=(Option("distance", int, 16, "a user more than this many ops after the producer gets a clone"),),
     source="seed 004 step 10 (same gate as step 9) and the neuron.* attribute census; DESIGN.md row 10 (our definition)",
 )

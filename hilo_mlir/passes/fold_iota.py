@@ -33,6 +33,7 @@ import re
 import numpy as np
 
 from ..ir import ir
+from ..ir_utils import defining_op, int_list
 from ..registry import Option, register_twins
 
 _FLOAT_DTYPES = None
@@ -92,19 +93,6 @@ def numpy_to_attr(a: np.ndarray, t):
     return ir.DenseElementsAttr.get(a, type=t)
 
 
-def _int_list(attr) -> list[int]:
-    if isinstance(attr, ir.DenseI64ArrayAttr):
-        return [int(x) for x in attr]
-    if isinstance(attr, ir.IntegerAttr):
-        return [int(attr.value)]
-    return [int(x) for x in np.array(attr).reshape(-1)]
-
-
-def _producer(v):
-    owner = v.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
 def _constant_values(op, d, dtype):
     if d.is_op(op, "constant"):
         return float_attr_to_numpy(op.attributes["value"], dtype)
@@ -120,28 +108,26 @@ def _broadcast(values: np.ndarray, dims: list[int], shape: tuple) -> np.ndarray:
 
 
 def _const_or_broadcast(v, d, dtype, shape):
-    op = _producer(v)
+    op = defining_op(v)
     if op is None:
         return None
     c = _constant_values(op, d, dtype)
     if c is not None:
         return np.broadcast_to(c, shape)
     if d.is_op(op, "broadcast_in_dim"):
-        inner = _producer(op.operands[0])
+        inner = defining_op(op.operands[0])
         c = _constant_values(inner, d, dtype) if inner is not None else None
         if c is not None:
-            return _broadcast(c, _int_list(op.attributes["broadcast_dimensions"]), shape)
+            return _broadcast(c, int_list(op.attributes["broadcast_dimensions"]), shape)
     return None
 
 
 def _iota(op, dtype, shape) -> np.ndarray:
-    dim = _int_list(op.attributes["iota_dimension"])[0]
+    dim = int_list(op.attributes["iota_dimension"])[0]
     ramp = np.arange(shape[dim], dtype=np.float64).astype(dtype)
     view = [1] * len(shape)
     view[dim] = shape[dim]
     return np.broadcast_to(ramp.reshape(view), shape)
-
-
 
 
 def _safe_pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
@@ -160,15 +146,15 @@ def match_fold_iota(pow_op, d, ctx, max_elements: int):
     Every rejection is one ``ctx.debug`` line (the seed's wording for the three
     structural checks).
     """
-    base_op = _producer(pow_op.operands[0])
+    base_op = defining_op(pow_op.operands[0])
     if not d.is_op(base_op, "broadcast_in_dim"):
         ctx.debug("powOp arg0 is not a BroadcastInDimOp")
         return None
-    mul_op = _producer(pow_op.operands[1])
+    mul_op = defining_op(pow_op.operands[1])
     if not d.is_op(mul_op, "multiply"):
         ctx.debug("powOp arg1 is not a MulOp")
         return None
-    iota_op = _producer(mul_op.operands[0])
+    iota_op = defining_op(mul_op.operands[0])
     if not d.is_op(iota_op, "iota"):
         ctx.debug("mulOp arg0 is not a IotaOp")
         return None
@@ -184,12 +170,12 @@ def match_fold_iota(pow_op, d, ctx, max_elements: int):
     if int(np.prod(shape, dtype=np.int64)) > max_elements:
         ctx.debug(f"powOp has more than max-elements={max_elements} elements")
         return None
-    inner = _producer(base_op.operands[0])
+    inner = defining_op(base_op.operands[0])
     c = _constant_values(inner, d, dtype) if inner is not None else None
     if c is None:
         ctx.debug("broadcastOp operand is not a ConstantOp")
         return None
-    base = _broadcast(c, _int_list(base_op.attributes["broadcast_dimensions"]), shape)
+    base = _broadcast(c, int_list(base_op.attributes["broadcast_dimensions"]), shape)
     scale = _const_or_broadcast(mul_op.operands[1], d, dtype, shape)
     if scale is None:
         ctx.debug("mulOp arg1 is not a constant")
@@ -207,7 +193,7 @@ def _erase_if_dead(op, rewriter) -> None:
         o = work.pop()
         if any(True for r in o.results for _ in r.uses):
             continue
-        prods = [_producer(v) for v in o.operands]
+        prods = [defining_op(v) for v in o.operands]
         rewriter.erase_op(o)
         work.extend(p for p in prods if p is not None)
 

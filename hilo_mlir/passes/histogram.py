@@ -47,12 +47,8 @@ def run_histogram(module_op, ctx) -> None:
     the text report goes to stderr when ``output`` is ``-`` and to a file when
     ``output`` is a path (written atomically). The IR is not changed.
     """
-    counts = ctx.op_counts()  # the pipeline's census (no walk while cached); None outside a pipeline
-    if counts is None:
-        rows = instruction_histogram(module_op)
-    else:  # the census counts every op nested in the module, as instruction_histogram does
-        rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    ctx.mark_all_preserved()  # an analysis: the IR is never changed
+    # The census counts every op nested in the module, as instruction_histogram does (no walk while kept).
+    rows = sorted(ctx.op_counts().items(), key=lambda kv: (-kv[1], kv[0]))
     for name, n in rows:
         ctx.stats[name] = n
     ctx.extras["instruction_histogram"] = rows
@@ -78,6 +74,8 @@ register(
         anchor="builtin.module",
         options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only"),),
         class_name="MLIRInstructionHistogram",
+        statistics=("{op-name}",),  # one statistic per op name counted
+        ported=True,
         source="seed 004 step 31 (createMLIRInstructionHistogram, shared by both spines)",
     )
 )

@@ -29,9 +29,13 @@ from __future__ import annotations
 
 import math
 
-from ..dialects import i64_list, table_for
+from ..dialects import TABLES, i64_list, table_for
 from ..ir import ir
 from ..registry import PassInfo, register
+
+#: the reduce and slice ops of every dialect, MHLO first
+_REDUCES = tuple(t.name("reduce") for t in TABLES.values())
+_SLICES = tuple(t.name("slice") for t in TABLES.values())
 
 _REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
 
@@ -152,34 +156,33 @@ def _try(r2, d, ctx) -> bool:
     shape = [-(-(n_limit[i] - n_start[i]) // n_stride[i]) for i in range(n)]
     d2 = [kept[j] for j in i64_list(r2.attributes["dimensions"])]
     dims = sorted(d1 | set(d2))
+    rw = ctx.rewriter
     with r2.context, r2.location:
-        ns = ir.Operation.create(
+        ns = rw.create(
             d.name("slice"), results=[ir.RankedTensorType.get(shape, xt.element_type)], operands=[x],
             attributes={"start_indices": d.i64_array(n_start), "limit_indices": d.i64_array(n_limit),
                         "strides": d.i64_array(n_stride)},
-            loc=s.location, ip=ir.InsertionPoint(r2),
+            loc=s.location, before=r2,
         )
-        r2.operands[0] = ns.results[0]
-        r2.attributes["dimensions"] = d.i64_array(dims)
-    s.erase()
-    r1.erase()
+        rw.set_operand(r2, 0, ns.results[0])
+        rw.set_attr(r2, "dimensions", d.i64_array(dims))
+    rw.erase_op(s)
+    rw.erase_op(r1)
     ctx.stats["reduces-combined"] += 1
     return True
 
 
 def _run(func_op, ctx):
-    if not ctx.module_may_contain("mhlo.reduce", "stablehlo.reduce"):  # no seed op in the module: nothing to do
-        ctx.mark_all_preserved()
+    if not ctx.module_may_contain(*_REDUCES):  # no reduce in the module: nothing to do
         return
     # Every match has a slice between its two reduces (census, no walk).
-    if not ctx.ops_named(func_op, "mhlo.slice", "stablehlo.slice"):
-        ctx.mark_all_preserved()
+    if not ctx.ops_named(func_op, *_SLICES):
         return
     # Post-order: inner (earlier) reduces are visited before the ones using them;
     # a combined reduce can feed another match further down. The census lists
     # one name in walk (post-)order; a function with reduces of both dialects
     # is walked to keep their interleaving.
-    mh, st = ctx.ops_named(func_op, "mhlo.reduce"), ctx.ops_named(func_op, "stablehlo.reduce")
+    mh, st = (ctx.ops_named(func_op, name) for name in _REDUCES)
     if not (mh and st):
         reduces = mh or st
     else:
@@ -204,16 +207,11 @@ def _run(func_op, ctx):
             j = index.get(r1) if r1 is not None else None
         inner_of.append(j)
     erased = set()
-    changed = False
     for i, r2 in enumerate(reduces):
         if i in erased:
             continue
-        if _try(r2, table_for(r2), ctx):
-            changed = True
-            if inner_of[i] is not None:
-                erased.add(inner_of[i])
-    if not changed:
-        ctx.mark_all_preserved()
+        if _try(r2, table_for(r2), ctx) and inner_of[i] is not None:
+            erased.add(inner_of[i])
 
 
 register(
@@ -224,6 +222,8 @@ register(
         anchor="func.func",
         dialect=None,
         class_name="NeuronInstCombine",
+        statistics=("reduces-combined",),
+        ported=True,
         source="seed 004 step 14 (SimplifyReduceSliceReducePattern, one symbol for both spines); DESIGN.md row 14",
     )
 )

@@ -88,17 +88,13 @@ def run_legalize_scatter(func_op, ctx) -> None:
     """
     d = STABLEHLO
     ops = ctx.ops_named(func_op, d.name("scatter")) if ctx.module_may_contain(d.name("scatter")) else []
-    if not ops:  # from the census (walk order, no walk); one walk without a pipeline
-        ctx.mark_all_preserved()
-        return
-    before = ctx.stats["scatters-legalized"]
     with func_op.context, func_op.location:
-        for op in ops:
+        for op in ops:  # from the census (walk order, no walk); one walk without a pipeline
             operands = list(op.operands)
             if len(operands) != 3:
                 ctx.debug(f"{op.name} at {op.location}: variadic scatter ({len(operands)} operands), left alone")
                 continue
-            inp, idx, upd = operands
+            inp, _, upd = operands
             if not (_narrow_float(inp.type) and _narrow_float(upd.type)):
                 ctx.debug(f"{op.name} at {op.location}: element type {inp.type} is not a float narrower than f32, left alone")
                 continue
@@ -106,35 +102,39 @@ def run_legalize_scatter(func_op, ctx) -> None:
             if kind is None:
                 ctx.debug(f"{op.name} at {op.location}: reducer body is not a single recognised op, left alone")
                 continue
-            f32 = ir.F32Type.get()
-            ti = ir.RankedTensorType.get(list(inp.type.shape), f32)
-            tu = ir.RankedTensorType.get(list(upd.type.shape), f32)
-            out_t = op.results[0].type
-            to = ir.RankedTensorType.get(list(out_t.shape), f32)
-            ip, loc = ir.InsertionPoint(op), op.location
-            ci = ir.Operation.create(d.name("convert"), results=[ti], operands=[inp], loc=loc, ip=ip).result
-            cu = ir.Operation.create(d.name("convert"), results=[tu], operands=[upd], loc=loc, ip=ip).result
-            attrs = {a.name: a.attr for a in (op.attributes[i] for i in range(len(op.attributes)))}
-            new = ir.Operation.create(d.name("scatter"), results=[to], operands=[ci, idx, cu], attributes=attrs, regions=1, loc=loc, ip=ip)
-            scalar = ir.RankedTensorType.get([], f32)
-            body_loc = op.regions[0].blocks[0].operations[0].location
-            block = new.regions[0].blocks.append(scalar, scalar, arg_locs=[body_loc, body_loc])
-            cur, new_upd = block.arguments[0], block.arguments[1]
-            with ir.InsertionPoint(block), body_loc:
-                if kind[0] == "replace":
-                    r = new_upd
-                elif kind[0] == "keep":
-                    r = cur
-                else:
-                    a, b = (new_upd, cur) if kind[1] else (cur, new_upd)
-                    r = ir.Operation.create(d.name(kind[0]), results=[scalar], operands=[a, b]).result
-                ir.Operation.create(d.name("return"), operands=[r])
-            back = ir.Operation.create(d.name("convert"), results=[out_t], operands=[new.result], loc=loc, ip=ip).result
-            op.results[0].replace_all_uses_with(back)
-            op.erase()
+            _rebuild_in_f32(op, kind, d, ctx.rewriter)
             ctx.stats["scatters-legalized"] += 1
-    if ctx.stats["scatters-legalized"] == before:
-        ctx.mark_all_preserved()  # every op was left alone
+
+
+def _rebuild_in_f32(op, kind: tuple, d, rw) -> None:
+    """Replace the scatter ``op`` by converts to f32, an f32 scatter with the canonical
+    body of ``kind`` (see :func:`classify_reducer`) and a convert back."""
+    inp, idx, upd = list(op.operands)
+    f32 = ir.F32Type.get()
+    ti = ir.RankedTensorType.get(list(inp.type.shape), f32)
+    tu = ir.RankedTensorType.get(list(upd.type.shape), f32)
+    out_t = op.results[0].type
+    to = ir.RankedTensorType.get(list(out_t.shape), f32)
+    loc = op.location
+    ci = rw.create(d.name("convert"), results=[ti], operands=[inp], loc=loc, before=op).results[0]
+    cu = rw.create(d.name("convert"), results=[tu], operands=[upd], loc=loc, before=op).results[0]
+    attrs = {a.name: a.attr for a in (op.attributes[i] for i in range(len(op.attributes)))}
+    new = rw.create(d.name("scatter"), results=[to], operands=[ci, idx, cu], attributes=attrs, regions=1, loc=loc,
+                    before=op)
+    scalar = ir.RankedTensorType.get([], f32)
+    body_loc = op.regions[0].blocks[0].operations[0].location
+    block = rw.create_block(new.regions[0], [scalar, scalar], [body_loc, body_loc])
+    cur, new_upd = block.arguments[0], block.arguments[1]
+    if kind[0] == "replace":
+        r = new_upd
+    elif kind[0] == "keep":
+        r = cur
+    else:
+        a, b = (new_upd, cur) if kind[1] else (cur, new_upd)
+        r = rw.create(d.name(kind[0]), results=[scalar], operands=[a, b], loc=body_loc, at_end=block).results[0]
+    rw.create(d.name("return"), operands=[r], loc=body_loc, at_end=block)
+    back = rw.create(d.name("convert"), results=[out_t], operands=[new.results[0]], loc=loc, before=op).results[0]
+    rw.replace_op(op, [back])
 
 
 register(
@@ -144,6 +144,8 @@ register(
         run_legalize_scatter,
         dialect="stablehlo",
         class_name="LegalizeScatter",
+        statistics=("scatters-legalized",),
+        ported=True,
         source="seed 004 StableHLO insertion 26b and 'Misc Pass Reference' (createLegalizeScatterPass)",
     )
 )

@@ -46,13 +46,11 @@ def run_legalize_sra(func_op, ctx) -> None:
     ``sra-legalized``.
     """
     d = STABLEHLO
-    ops = ctx.ops_named(func_op, d.name("shift_right_arithmetic")) if ctx.module_may_contain(d.name("shift_right_arithmetic")) else []
-    if not ops:  # from the census (walk order, no walk); one walk without a pipeline
-        ctx.mark_all_preserved()
-        return
-    before = ctx.stats["sra-legalized"]
+    name = d.name("shift_right_arithmetic")
+    ops = ctx.ops_named(func_op, name) if ctx.module_may_contain(name) else []
+    rw = ctx.rewriter
     with func_op.context, func_op.location:
-        for op in ops:
+        for op in ops:  # from the census (walk order, no walk); one walk without a pipeline
             t = op.results[0].type
             e = _unsigned_elem(t)
             if e is None:
@@ -61,22 +59,22 @@ def run_legalize_sra(func_op, ctx) -> None:
                 ctx.debug(f"{op.name} at {op.location}: dynamic shape, left alone")
                 continue
             bits = e.width
-            signed_e = ir.IntegerType.get_signless(bits)
-            ts = ir.RankedTensorType.get(list(t.shape), signed_e)
-            ip, loc = ir.InsertionPoint(op), op.location
+            ts = ir.RankedTensorType.get(list(t.shape), ir.IntegerType.get_signless(bits))
+            loc = op.location
+
+            def make(short, rtype, operands=(), attributes=None):
+                return rw.create(d.name(short), results=[rtype], operands=operands, attributes=attributes,
+                                 loc=loc, before=op).results[0]
+
             lhs, rhs = op.operands[0], op.operands[1]
             limit = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(e, bits - 1))
-            k = ir.Operation.create(d.name("constant"), results=[t], attributes={"value": limit}, loc=loc, ip=ip).result
-            n = ir.Operation.create(d.name("minimum"), results=[t], operands=[rhs, k], loc=loc, ip=ip).result
-            ls = ir.Operation.create(d.name("bitcast_convert"), results=[ts], operands=[lhs], loc=loc, ip=ip).result
-            rs = ir.Operation.create(d.name("bitcast_convert"), results=[ts], operands=[n], loc=loc, ip=ip).result
-            s = ir.Operation.create(d.name("shift_right_arithmetic"), results=[ts], operands=[ls, rs], loc=loc, ip=ip).result
-            r = ir.Operation.create(d.name("bitcast_convert"), results=[t], operands=[s], loc=loc, ip=ip).result
-            op.results[0].replace_all_uses_with(r)
-            op.erase()
+            k = make("constant", t, attributes={"value": limit})
+            n = make("minimum", t, [rhs, k])
+            ls = make("bitcast_convert", ts, [lhs])
+            rs = make("bitcast_convert", ts, [n])
+            s = make("shift_right_arithmetic", ts, [ls, rs])
+            rw.replace_op(op, [make("bitcast_convert", t, [s])])
             ctx.stats["sra-legalized"] += 1
-    if ctx.stats["sra-legalized"] == before:
-        ctx.mark_all_preserved()  # every op was left alone
 
 
 register(
@@ -86,6 +84,8 @@ register(
         run_legalize_sra,
         dialect="stablehlo",
         class_name="LegalizeSRA",
+        statistics=("sra-legalized",),
+        ported=True,
         source="seed 004 StableHLO insertion 26a (createLegalizeSRAPass); the rewrite is our interpretation",
     )
 )

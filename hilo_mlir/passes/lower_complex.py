@@ -65,18 +65,19 @@ def _ranked(t) -> bool:
 
 
 class _Builder:
-    """Creates ops of one dialect before ``anchor`` (an Operation)."""
+    """Creates ops of one dialect before ``anchor`` (an Operation), through the rewriter ``rw``."""
 
-    def __init__(self, d, anchor, parts_cache):
+    def __init__(self, d, anchor, parts_cache, rw):
         self.d = d
-        self.ip = ir.InsertionPoint(anchor)
+        self.anchor = anchor
         self.loc = anchor.location
         self.parts_cache = parts_cache
+        self.rw = rw
 
     def op(self, short, operands, rtype, attrs=None):
-        new = ir.Operation.create(
+        new = self.rw.create(
             self.d.name(short), results=[rtype], operands=list(operands), attributes=attrs or {},
-            loc=self.loc, ip=self.ip,
+            loc=self.loc, before=self.anchor,
         )
         if short in ("real", "imag", "complex"):
             self.parts_cache.created.append(new)
@@ -104,8 +105,8 @@ class _Builder:
     def const(self, t, value: float):
         rt = ir.RankedTensorType(t)
         attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
-        return ir.Operation.create(self.d.name("constant"), results=[t], attributes={"value": attr},
-                                   loc=self.loc, ip=self.ip).results[0]
+        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr},
+                              loc=self.loc, before=self.anchor).results[0]
 
     def compare(self, a, b, direction: str):
         i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
@@ -170,7 +171,7 @@ def _log_abs(b, re, im, real_t):
     return b.select(b.compare(q, q, "NE"), log_m, res)
 
 
-def _lower_one(op, d, cache) -> bool:
+def _lower_one(op, d, cache, rw) -> bool:
     short = d.short(op)
     operand_t = op.operands[0].type
     elem = _complex_elem(operand_t)
@@ -180,7 +181,7 @@ def _lower_one(op, d, cache) -> bool:
     if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
         if short in ("abs", "log", "sqrt"):  # the scaled |z| needs splat constants of the shape
             return False
-    b = _Builder(d, op, cache)
+    b = _Builder(d, op, cache, rw)
     ops = [b.parts(v, real_t) for v in op.operands]
     ar, ai = ops[0]
     if short in ("add", "subtract"):
@@ -194,9 +195,7 @@ def _lower_one(op, d, cache) -> bool:
     elif short == "divide":
         re, im = _smith_divide(b, ar, ai, *ops[1])
     elif short == "abs":
-        mag = _scaled_abs(b, ar, ai, real_t)
-        op.results[0].replace_all_uses_with(mag)
-        op.erase()
+        rw.replace_op(op, [_scaled_abs(b, ar, ai, real_t)])
         return True
     elif short == "exponential":
         e = b.un("exponential", ar)
@@ -222,35 +221,55 @@ def _lower_one(op, d, cache) -> bool:
     cache.pop(op.results[0], None)
     out = b.op("complex", [re, im], res_t)
     cache[out] = (re, im)
-    op.results[0].replace_all_uses_with(out)
-    op.erase()
+    rw.replace_op(op, [out])
     return True
+
+
+def _may_lower(func_op, d, kinds, ctx) -> bool:
+    """False only if no candidate works on complex values (then the pass has nothing to do)."""
+    # _lower_one leaves an op alone at once unless its first operand is complex.
+    elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
+    if elems is not None:
+        return any(e.startswith("complex<") for e in elems)
+    memo = {}  # type -> complex? (types are uniqued: they hash by pointer)
+    for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):  # from the census, no walk
+        t = op.operands[0].type
+        hit = memo.get(t)
+        if hit is None:
+            hit = memo[t] = _complex_elem(t) is not None
+        if hit:
+            return True
+    return False
+
+
+def _clean_up(cache, d, rw) -> None:
+    """Erase the real/imag/complex ops the lowering created or read through that are now
+    unused, latest first (a dead complex frees its parts); ``real``/``imag`` of a complex
+    op it built read that op's operand directly."""
+    order = list(dict.fromkeys(reversed(cache.created)))
+    cache.clear()
+    forwarded = []
+    for o in order:
+        if d.is_op(o, "complex"):
+            for use in list(o.results[0].uses):
+                u = use.owner.operation
+                if d.is_op(u, "real", "imag"):
+                    rw.replace_all_uses_with(u.results[0], o.operands[0 if d.is_op(u, "real") else 1])
+                    forwarded.append(u)
+    for u in forwarded:
+        rw.erase_op(u)
+    for o in order:
+        if all(not list(r.uses) for r in o.results):
+            rw.erase_op(o)
 
 
 def _make_run(kinds):
     def _run(func_op, ctx):
         d = ctx.d
-        if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no seed op in the module: nothing to do
-            ctx.mark_all_preserved()
+        if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no candidate in the module: nothing to do
             return
-        # _lower_one leaves an op alone at once unless its first operand is complex.
-        elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
-        if elems is not None:
-            if not any(e.startswith("complex<") for e in elems):
-                ctx.mark_all_preserved()  # no complex value anywhere: nothing to lower
-                return
-        else:  # check the candidates from the census (no walk; one type read per op)
-            memo = {}  # type -> complex? (types are uniqued: they hash by pointer)
-            for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):
-                t = op.operands[0].type
-                hit = memo.get(t)
-                if hit is None:
-                    hit = memo[t] = _complex_elem(t) is not None
-                if hit:
-                    break
-            else:
-                ctx.mark_all_preserved()  # no candidate on complex values: nothing to lower
-                return
+        if not _may_lower(func_op, d, kinds, ctx):
+            return  # no complex value anywhere, or no candidate on one: nothing to lower
         todo = []
 
         def visit(op):
@@ -263,30 +282,11 @@ def _make_run(kinds):
         n = 0
         with func_op.context, func_op.location:
             for op in todo:
-                if _lower_one(op, d, cache):
+                if _lower_one(op, d, cache, ctx.rewriter):
                     n += 1
                     ctx.stats["ops-lowered"] += 1
-        if not n:
-            ctx.mark_all_preserved()
-            return
-        # Erase the real/imag/complex ops we created or read through that are
-        # now unused, latest first (a dead complex frees its parts).
-        order = list(dict.fromkeys(reversed(cache.created)))
-        cache.clear()
-        # real(complex(a, b)) -> a, imag(complex(a, b)) -> b for the complex ops we built.
-        forwarded = []
-        for o in order:
-            if d.is_op(o, "complex"):
-                for use in list(o.results[0].uses):
-                    u = use.owner.operation
-                    if d.is_op(u, "real", "imag"):
-                        u.results[0].replace_all_uses_with(o.operands[0 if d.is_op(u, "real") else 1])
-                        forwarded.append(u)
-        for u in forwarded:
-            u.erase()
-        for o in order:
-            if all(not list(r.uses) for r in o.results):
-                o.erase()
+        if n:
+            _clean_up(cache, d, ctx.rewriter)
 
     return _run
 
@@ -304,6 +304,8 @@ register_twins(
     "Complex add/subtract/multiply/divide/negate -> arithmetic on real and imaginary parts",
     _make_run(BASIC),
     class_name="LowerComplex",
+    statistics=("ops-lowered",),
+    ported=True,
     source="seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); DESIGN.md row 6",
 )
 register_twins(
@@ -311,5 +313,7 @@ register_twins(
     "Complex abs/exponential/log/sqrt -> arithmetic on real and imaginary parts",
     _make_run(EXTRA),
     class_name="LowerComplexExtra",
+    statistics=("ops-lowered",),
+    ported=True,
     source="seed 004 step 7 (mhlo::createLowerComplexExtraPass, gate cfg[0x11B]); DESIGN.md row 7",
 )

@@ -23,11 +23,13 @@ Rewrite, per function:
 
 from __future__ import annotations
 
-from ..dialects import is_side_effecting, table_for
+from ..dialects import TABLES, is_side_effecting, table_for
 from ..ir import ir
 from ..registry import PassInfo, register
 
-_PURE_DIALECTS = ("mhlo.", "stablehlo.", "chlo.")
+#: op-name prefixes of the dialects whose ops take part in the CSE
+_PURE_DIALECTS = tuple(t.prefix + "." for t in TABLES.values()) + ("chlo.",)
+_BARRIERS = tuple(t.name("optimization_barrier") for t in TABLES.values())
 
 
 def _is_barrier(op) -> bool:
@@ -59,12 +61,12 @@ def _run(func_op, ctx):
     a rewritten operand is *touched*. (Operation handles are not used as
     dict keys: their hash follows operands and attributes.)
     """
-    if not ctx.module_may_contain("mhlo.optimization_barrier", "stablehlo.optimization_barrier"):
-        ctx.mark_all_preserved()  # no barrier in the module: nothing to do
-        return
+    if not ctx.module_may_contain(*_BARRIERS):
+        return  # no barrier in the module: nothing to do
     repl: dict = {}
     dead: list = []
     stats = {"barriers-removed": 0, "ops-cse": 0}
+    rw = ctx.rewriter
 
     def walk_block(block, table: list[dict]):
         scope: dict = {}
@@ -75,7 +77,7 @@ def _run(func_op, ctx):
             for i, v in enumerate(list(op.operands)):
                 nv = repl.get(v)
                 if nv is not None:
-                    op.operands[i] = nv
+                    rw.set_operand(op, i, nv)
                     touched = True
             if _is_barrier(op):
                 for res, val in zip(op.results, op.operands):
@@ -113,7 +115,6 @@ def _run(func_op, ctx):
 
     func_op.walk(find)
     if not has_barrier:
-        ctx.mark_all_preserved()
         return
     for region in func_op.regions:
         for b in region.blocks:
@@ -123,8 +124,8 @@ def _run(func_op, ctx):
     for op in reversed(dead):
         for r in op.results:
             if r in repl and any(True for _ in r.uses):  # a use the walk did not reach (CFG regions)
-                r.replace_all_uses_with(repl[r])
-        op.erase()
+                rw.replace_all_uses_with(r, repl[r])
+        rw.erase_op(op)
     ctx.stats.update({k: v for k, v in stats.items() if v})
 
 
@@ -136,6 +137,8 @@ register(
         anchor="func.func",
         dialect=None,
         class_name="RemoveOptimizationBarriers",
+        statistics=("barriers-removed", "ops-cse"),
+        ported=True,
         source="seed 004 step 8 and its NOTE (one pass for both dialects, inline nested CSE); DESIGN.md row 8",
     )
 )

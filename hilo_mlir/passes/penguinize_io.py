@@ -1,6 +1,6 @@
 """Spine step 26: ``penguinize-io`` / ``stablehlo-penguinize-io`` (class ``PenguinizeFunctions``).
 
-Seed 002 section 4 ("Five sequential actions"), issue 4 item 3. One
+Seed 002 section 4 ("Five sequential actions"). One
 module-anchored implementation serves both dialects through the dialect table
 (the seed: the StableHLO twin "differs ONLY in the mhlo:: <-> stablehlo:: op
 names for CustomCallOp, TupleOp and GetTupleElementOp").
@@ -55,79 +55,17 @@ with several leaves.
 
 from __future__ import annotations
 
+from ..dialects import INPUT_OUTPUT_ALIAS_ATTR
 from ..diagnostics import HiloError, op_error
-from ..ir import identity_key, ir
+from ..ir import ir
+from ..ir_utils import (attr_is, dict_items, dict_list, entry_block, find_main, func_type, int_list_of, is_block_arg_of,
+                        op_key, terminator)
 from ..registry import register_twins
+from ..rewriter import Rewriter
 
 MARKER = "AwsNeuronTransferWithStaticRing"
 
-# --------------------------------------------------------------------------- shared helpers
-# (also used by tensorizer.py and alias.py)
-
-
-def ir_key(obj) -> int:
-    """A stable dict key for an ``Operation``/``OpView``/``Value`` (``hilo_mlir.ir.identity_key``).
-
-    Python ``Operation`` wrappers are not reliable dict keys across IR mutation
-    in this binding (their hash changes when operands change); the C++ address
-    is stable for the object's lifetime.
-    """
-    return identity_key(obj.operation if hasattr(obj, "operation") else obj)
-
-
-def top_funcs(module_op) -> list:
-    """The top-level ``func.func`` operations of a module, in order."""
-    return [o.operation for o in module_op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
-
-
-def find_main(module_op, required: bool = True):
-    """``func.func @main`` of ``module_op`` (seed 002 action 2); HiloError if absent and ``required``."""
-    for f in top_funcs(module_op):
-        if ir.StringAttr(f.attributes["sym_name"]).value == "main":
-            return f
-    if required:
-        funcs = top_funcs(module_op)
-        names = ", ".join("@" + ir.StringAttr(f.attributes["sym_name"]).value for f in funcs) or "none"
-        raise HiloError(
-            f"module has no 'func.func @main' (the entry function the Penguin program is built from; functions: {names})",
-            loc=funcs[0].location if funcs else module_op.location,
-        )
-    return None
-
-
-def func_type(f) -> ir.FunctionType:
-    return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-
-
-def set_func_type(f, inputs, results) -> None:
-    f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(inputs), list(results)))
-
-
-def entry_block(f):
-    return f.regions[0].blocks[0]
-
-
-def terminator(block):
-    ops = block.operations
-    return ops[len(ops) - 1].operation
-
-
-def dict_list(f, key: str, n: int) -> list:
-    """``arg_attrs``/``res_attrs`` of ``f`` as a list of ``n`` ``DictAttr`` (empty dicts when absent)."""
-    if key in f.attributes:
-        arr = ir.ArrayAttr(f.attributes[key])
-        return [ir.DictAttr(arr[i]) for i in range(len(arr))]
-    return [ir.DictAttr.get({}) for _ in range(n)]
-
-
-def dict_items(d) -> dict:
-    d = ir.DictAttr(d)
-    return {d[i].name: d[i].attr for i in range(len(d))}
-
-
-def is_block_arg_of(value, func_op) -> bool:
-    """True if ``value`` is an argument of ``func_op``'s entry block."""
-    return isinstance(value.owner, ir.Block) and value.owner.owner == func_op and value.owner == entry_block(func_op)
+# --------------------------------------------------------------------------- helpers
 
 
 def i32_dense(values) -> ir.DenseElementsAttr:
@@ -137,24 +75,6 @@ def i32_dense(values) -> ir.DenseElementsAttr:
     i32 = ir.IntegerType.get_signless(32)
     t = ir.RankedTensorType.get([len(values)], i32)
     return ir.DenseElementsAttr.get(np.asarray(list(values), dtype=np.int32), type=t)
-
-
-def int_list(attrs, key) -> list[int]:
-    """Integers of a dense or array attribute ``attrs[key]`` ([] when absent)."""
-    if key not in attrs:
-        return []
-    a = attrs[key]
-    try:
-        import numpy as np
-
-        return [int(x) for x in np.array(ir.DenseElementsAttr(a)).reshape(-1)]
-    except (ValueError, TypeError):
-        pass
-    try:
-        return [int(x) for x in ir.DenseI64ArrayAttr(a)]
-    except (ValueError, TypeError):
-        pass
-    return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
 
 
 def callee_uses(module_op, name: str) -> list:
@@ -187,7 +107,7 @@ def _leaf_offsets(types) -> list[int]:
 # --------------------------------------------------------------------------- marker protection
 
 
-def protect_markers(module_op, custom_calls=None) -> int:
+def protect_markers(module_op, custom_calls=None, rewriter: Rewriter | None = None) -> int:
     """Set ``has_side_effect = true`` on every ``custom_call @AwsNeuronTransferWithStaticRing``.
 
     A marker spelled ``has_side_effect = false`` whose result is unused (the
@@ -197,7 +117,8 @@ def protect_markers(module_op, custom_calls=None) -> int:
     the input before the spine runs; markers without the attribute are
     already kept by those passes. ``custom_calls``: every custom_call op of
     the module, if the caller has them (a census); default: one walk.
-    Returns the number of markers changed.
+    ``rewriter``: the one to record the changes with (default: a fresh one;
+    this runs outside a pipeline). Returns the number of markers changed.
     """
     found = []
 
@@ -213,11 +134,12 @@ def protect_markers(module_op, custom_calls=None) -> int:
         for op in custom_calls:
             visit(op)
     n = 0
+    rw = rewriter if rewriter is not None else Rewriter()
     with module_op.context:
         for op in found:
             cur = op.attributes["has_side_effect"] if "has_side_effect" in op.attributes else None
             if cur is None or not ir.BoolAttr(cur).value:
-                op.attributes["has_side_effect"] = ir.BoolAttr.get(True)
+                rw.set_attr(op, "has_side_effect", ir.BoolAttr.get(True))
                 n += 1
     return n
 
@@ -244,12 +166,12 @@ def _input_names(module_op, main, n_args):
 
 
 def _return_positions(d, ret, out_types):
-    """Map (ir_key(operation), operand number) -> flattened output position, for the return tree of main."""
+    """Map (op_key(operation), operand number) -> flattened output position, for the return tree of main."""
     pos = {}
     offs = _leaf_offsets(out_types)
 
     def visit(owner, idx, value, base):
-        pos[(ir_key(owner), idx)] = base
+        pos[(op_key(owner), idx)] = base
         if not isinstance(value.type, ir.TupleType):
             return
         prod = value.owner if not isinstance(value.owner, ir.Block) else None
@@ -274,11 +196,12 @@ def _strip_markers(main, d, ctx):
     out_types = list(func_type(main).results)
     positions = _return_positions(d, ret, out_types)
     slow_ins, slow_outs = set(), set()
+    rw = ctx.rewriter
     for cc in markers:
         operands = list(cc.operands)
         for i, r in enumerate(cc.results):
             if i < len(operands) and operands[i].type == r.type:
-                r.replace_all_uses_with(operands[i])
+                rw.replace_all_uses_with(r, operands[i])
             elif list(r.uses):
                 raise op_error(cc, f"@{MARKER} result #{i} ({r.type}) has no operand of the same type to forward the loaded value")
         if operands:
@@ -287,10 +210,10 @@ def _strip_markers(main, d, ctx):
                 slow_ins.add(v.arg_number)
             else:
                 for use in list(v.uses):
-                    key = (ir_key(use.owner), use.operand_number)
+                    key = (op_key(use.owner), use.operand_number)
                     if key in positions and not isinstance(v.type, ir.TupleType):
                         slow_outs.add(positions[key])
-        cc.erase()
+        rw.erase_op(cc)
         ctx.stats["markers-stripped"] += 1
     return slow_ins, slow_outs
 
@@ -305,7 +228,8 @@ def _flatten_results(main, d, ctx):
         return None
     flat_vals, visited_tuples, seen = [], [], set()
     leaves_of = []
-    with ir.InsertionPoint(ret), ret.location:
+    rw = ctx.rewriter
+    with ret.location:
 
         def flatten(v):
             if not isinstance(v.type, ir.TupleType):
@@ -313,8 +237,8 @@ def _flatten_results(main, d, ctx):
                 return
             prod = v.owner if not isinstance(v.owner, ir.Block) else None
             if prod is not None and d.is_op(prod, "tuple"):
-                if ir_key(prod) not in seen:
-                    seen.add(ir_key(prod))
+                if op_key(prod) not in seen:
+                    seen.add(op_key(prod))
                     visited_tuples.append(prod.operation)
                 for o in prod.operands:
                     flatten(o)
@@ -322,11 +246,12 @@ def _flatten_results(main, d, ctx):
             tt = v.type
             i32 = ir.IntegerType.get_signless(32)
             for j in range(tt.num_types):
-                gte = ir.Operation.create(
+                gte = rw.create(
                     d.name("get_tuple_element"),
                     results=[tt.get_type(j)],
                     operands=[v],
                     attributes={"index": ir.IntegerAttr.get(i32, j)},
+                    before=ret,
                 )
                 ctx.stats["get-tuple-elements-created"] += 1
                 flatten(gte.result)
@@ -335,14 +260,13 @@ def _flatten_results(main, d, ctx):
             start = len(flat_vals)
             flatten(v)
             leaves_of.append(list(range(start, len(flat_vals))))
-        new_ret = ir.Operation.create("func.return", operands=flat_vals)
-    ret.erase()
+        rw.create("func.return", operands=flat_vals, before=ret)
+    rw.erase_op(ret)
     # Tuples the return alone used are now dead; outer tuples were visited first.
     for t in visited_tuples:
         if not list(t.results[0].uses):
-            t.erase()
+            rw.erase_op(t)
             ctx.stats["tuples-erased"] += 1
-    del new_ret  # never keep a handle across later erasures
     old_res_attrs = dict_list(main, "res_attrs", len(old_types))
     new_res_attrs = []
     for i, leaves in enumerate(leaves_of):
@@ -353,14 +277,15 @@ def _flatten_results(main, d, ctx):
                 ctx.stats["dropped-result-attrs"] += 1
                 ctx.debug(f"result #{i} is a tuple of {len(leaves)} leaves: its attributes {old_res_attrs[i]} cannot be split")
             new_res_attrs.extend(ir.DictAttr.get({}) for _ in leaves)
-    set_func_type(main, ft.inputs, [v.type for v in flat_vals])
+    _set_attr(rw, main, "function_type",
+              ir.TypeAttr.get(ir.FunctionType.get(list(ft.inputs), [v.type for v in flat_vals])))
     if "res_attrs" in main.attributes or any(len(a) for a in new_res_attrs):
-        main.attributes["res_attrs"] = ir.ArrayAttr.get(new_res_attrs)
+        _set_attr(rw, main, "res_attrs", ir.ArrayAttr.get(new_res_attrs))
     ctx.stats["results-flattened"] += len(old_types)
     return leaves_of, old_types, len(flat_vals)
 
 
-def _remap_aliases(module_op, main, flat_info):
+def _remap_aliases(module_op, main, flat_info, rw):
     leaves_of, old_types, n_flat = flat_info
 
     def one_leaf(path, where):
@@ -403,18 +328,18 @@ def _remap_aliases(module_op, main, flat_info):
                 changed = True
             new.append(ir.DictAttr.get(items))
         if changed:
-            main.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
-    key = "mhlo.input_output_alias"
+            _set_attr(rw, main, "arg_attrs", ir.ArrayAttr.get(new))
+    key = INPUT_OUTPUT_ALIAS_ATTR
     if key in module_op.attributes:
         entries = ir.ArrayAttr(module_op.attributes[key])
         out = []
         for e in entries:
             items = dict_items(e)
-            path = int_list(items, "output_index") if "output_index" in items else []
+            path = int_list_of(items, "output_index")
             flat = one_leaf(path, f"'{key}' entry {e}")
             items["output_index"] = ir.DenseI64ArrayAttr.get([flat] if n_flat > 1 else [])
             out.append(ir.DictAttr.get(items))
-        module_op.attributes[key] = ir.ArrayAttr.get(out)
+        _set_attr(rw, module_op, key, ir.ArrayAttr.get(out))
 
 
 def run_penguinize_io(module_op, ctx) -> None:
@@ -431,40 +356,32 @@ def run_penguinize_io(module_op, ctx) -> None:
         _run(module_op, ctx.d, ctx)
 
 
-def _stamp(op, key, attr) -> bool:
-    """Set ``op.attributes[key] = attr``; False if it already held that (uniqued) attribute."""
-    if key in op.attributes and op.attributes[key] == attr:
-        return False
-    op.attributes[key] = attr
-    return True
+def _set_attr(rw, op, key, attr) -> None:
+    """Set attribute ``key`` of ``op`` to ``attr`` through ``rw`` unless it already holds it."""
+    if not attr_is(op, key, attr):
+        rw.set_attr(op, key, attr)
 
 
 def _run(module_op, d, ctx) -> None:
+    rw = ctx.rewriter
     main = find_main(module_op)  # action 2 (needed by action 1 to count arguments)
     n_args = len(func_type(main).inputs)
     names = _input_names(module_op, main, n_args)  # action 1
-    stamped = _stamp(main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
+    _set_attr(rw, main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
     if any(isinstance(t, ir.TupleType) for t in func_type(main).results):
         calls = callee_uses(module_op, "main")
         if calls:
             raise op_error(calls[0], "calls @main, whose result tuple penguinize-io flattens")
-    stripped = ctx.stats["markers-stripped"]
     slow_ins, slow_outs = _strip_markers(main, d, ctx)  # action 3
-    stripped = ctx.stats["markers-stripped"] != stripped
     flat_info = _flatten_results(main, d, ctx)  # action 5 (positions were fixed before it)
     if flat_info is not None:
-        _remap_aliases(module_op, main, flat_info)
+        _remap_aliases(module_op, main, flat_info, rw)
     # action 4: the indices were computed in action 3 (before the return was
     # rewritten); writing the two attributes after action 5 changes nothing else.
-    slow_ins |= set(int_list(main.attributes, "slowChangingIns"))
-    slow_outs |= set(int_list(main.attributes, "slowChangingOuts"))
-    stamped |= _stamp(main, "slowChangingIns", i32_dense(sorted(slow_ins)))
-    stamped |= _stamp(main, "slowChangingOuts", i32_dense(sorted(slow_outs)))
-    if not (stripped or flat_info is not None):
-        if stamped:
-            ctx.mark_census_preserved()  # attributes of main only: no op created, erased or retyped
-        else:
-            ctx.mark_all_preserved()  # a re-run: every attribute already as stamped
+    slow_ins |= set(int_list_of(main.attributes, "slowChangingIns"))
+    slow_outs |= set(int_list_of(main.attributes, "slowChangingOuts"))
+    _set_attr(rw, main, "slowChangingIns", i32_dense(sorted(slow_ins)))
+    _set_attr(rw, main, "slowChangingOuts", i32_dense(sorted(slow_outs)))
 
 
 register_twins(
@@ -473,5 +390,8 @@ register_twins(
     run_penguinize_io,
     anchor="builtin.module",
     class_name="PenguinizeFunctions",
+    statistics=("markers-stripped", "get-tuple-elements-created", "tuples-erased", "dropped-result-attrs",
+                "results-flattened"),
+    ported=True,
     source="seed 002 section 4 (PenguinizeFunctions::runOnOperation @0x20881f0); seed 004 step 26",
 )

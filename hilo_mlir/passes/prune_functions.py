@@ -17,17 +17,19 @@ DESIGN.md catalogue step 24.
 
 from __future__ import annotations
 
+from ..dialects import TABLES
 from ..ir import ir
+from ..ir_utils import func_name, top_funcs
 from ..registry import register_twins
 
 
 #: (op name, attribute name) pairs whose value the op's verifier fixes to a kind
 #: that never holds a symbol reference (integer arrays, enums, strings, struct
-#: attributes of integers): not printed to look for ``@`` (issue 7: printing
-#: every attribute dominated the pass on a 30k-op module).
+#: attributes of integers): not printed to look for ``@`` (printing every
+#: attribute dominated the pass on a 30k-op module).
 _NO_SYMBOLS = frozenset(
-    (f"{prefix}.{op}", attr)
-    for prefix in ("mhlo", "stablehlo")
+    (t.name(op), attr)
+    for t in TABLES.values()
     for op, attr in (
         ("dot_general", "dot_dimension_numbers"),
         ("broadcast_in_dim", "broadcast_dimensions"),
@@ -85,11 +87,7 @@ def _symbol_refs(attr, out: list) -> None:
 
 def reachable_functions(module_op, root: str = "main") -> set[str] | None:
     """Names of the functions reachable from ``root`` (None if there is no ``root``)."""
-    funcs = {}
-    for o in module_op.regions[0].blocks[0].operations:
-        o = o.operation
-        if o.name == "func.func":
-            funcs[o.attributes["sym_name"].value] = o
+    funcs = {func_name(f): f for f in top_funcs(module_op)}
     if root not in funcs:
         return None
     seen = {root}
@@ -115,30 +113,21 @@ def reachable_functions(module_op, root: str = "main") -> set[str] | None:
 
 
 def _run(module_op, ctx):
-    names = [o.attributes["sym_name"].value for o in module_op.regions[0].blocks[0].operations
-             if o.operation.name == "func.func"]
-    if names == ["main"]:  # nothing else to prune: skip the reachability scan of every op's attributes
+    funcs = top_funcs(module_op)
+    if [func_name(f) for f in funcs] == ["main"]:  # nothing else to prune: skip the reachability scan
         ctx.stats["functions-erased"] += 0
         ctx.stats["functions-kept"] += 1
-        ctx.mark_all_preserved()
         return
     live = reachable_functions(module_op)
     if live is None:
         ctx.debug("no 'main' function: module left unchanged")
-        ctx.mark_all_preserved()
         return
-    dead = []
-    for o in module_op.regions[0].blocks[0].operations:
-        o = o.operation
-        if o.name == "func.func" and o.attributes["sym_name"].value not in live:
-            dead.append(o)
-    for o in dead:
-        ctx.debug(f"erasing unreachable function @{o.attributes['sym_name'].value}")
-        o.erase()
+    dead = [f for f in funcs if func_name(f) not in live]
+    for f in dead:
+        ctx.debug(f"erasing unreachable function @{func_name(f)}")
+        ctx.rewriter.erase_op(f)
     ctx.stats["functions-erased"] += len(dead)
     ctx.stats["functions-kept"] += len(live)
-    if not dead:
-        ctx.mark_all_preserved()
 
 
 register_twins(
@@ -148,5 +137,6 @@ register_twins(
     anchor="builtin.module",
     class_name="PruneFunctions",
     statistics=("functions-erased", "functions-kept"),
+    ported=True,
     source="seed 004 step 24 (unconditional); DESIGN.md catalogue step 24",
 )

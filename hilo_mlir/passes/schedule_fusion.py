@@ -35,7 +35,7 @@ from ..cluster import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block,
 from ..dialects import is_fusion_like
 from ..ir import ir
 from ..registry import register_twins
-from .scheduling import EffectOracle
+from ..effects import EffectOracle
 
 KIND = "ScheduleFusion"
 _DECOMPOSITION = re.compile(r"^neuron\..+\.impl(\.\d+)?$")

@@ -25,12 +25,12 @@ interpretation.
 from __future__ import annotations
 
 from ..diagnostics import op_error
-from ..dialects import TABLES, hlo_short_name
+from ..dialects import TABLES, hlo_short_name, table_for
 from ..ir import ir
 from ..registry import register_twins
 from ..retype import may_need_retype, retype_op
 
-TOKEN_TYPES = frozenset({"!mhlo.token", "!stablehlo.token"})
+TOKEN_TYPES = frozenset(t.token_type for t in TABLES.values())
 
 #: Ops whose verifier demands a token operand or result.
 TOKEN_REQUIRED = frozenset({"infeed", "outfeed", "send", "recv", "add_dependency"})
@@ -55,7 +55,7 @@ def convert_type(t, u8):
 
 
 #: Full names of the ops the pass rejects or replaces whatever the types say.
-_ACTING_OPS = tuple(f"{p}.{s}" for p in ("mhlo", "stablehlo") for s in sorted(TOKEN_REQUIRED | TOKEN_PRODUCERS))
+_ACTING_OPS = tuple(t.name(s) for t in TABLES.values() for s in sorted(TOKEN_REQUIRED | TOKEN_PRODUCERS))
 
 
 def _run(module_op, ctx):
@@ -63,7 +63,6 @@ def _run(module_op, ctx):
         u8 = ir.RankedTensorType.get([], ir.IntegerType.get_unsigned(8), loc=module_op.location)
         # No token type and no token op anywhere (census, no walk): nothing to do.
         if not may_need_retype(ctx, module_op, lambda t: convert_type(t, u8), TOKEN_TYPES, _ACTING_OPS):
-            ctx.mark_all_preserved()
             return
     ops = []
 
@@ -80,7 +79,7 @@ def _run(module_op, ctx):
                 "requires a token operand or result and cannot be retyped to tensor<ui8> "
                 "(replace-token-type-with-u8: lower or remove it before this pass)",
             )
-    changed = False
+    rw = ctx.rewriter
     memo: dict = {}  # type -> converted type or None (types hash by their uniqued pointer)
 
     def convert(t):
@@ -98,22 +97,16 @@ def _run(module_op, ctx):
         for op in ops:
             short = hlo_short_name(op.name)
             if short in TOKEN_PRODUCERS:
-                prefix = op.name.split(".", 1)[0]
-                cst = ir.Operation.create(TABLES[prefix].name("constant"), results=[u8], attributes={"value": zero},
-                                          loc=op.location, ip=ir.InsertionPoint(op))
-                op.results[0].replace_all_uses_with(cst.results[0])
-                op.erase()
-                changed = True
+                cst = rw.create(table_for(op).name("constant"), results=[u8], attributes={"value": zero},
+                                loc=op.location, before=op)
+                rw.replace_op(op, [cst.results[0]])
                 ctx.stats["token-producers-replaced"] += 1
             else:
                 live.append(op)
         # 3. Retype results, block arguments and function signatures.
         for op in live:
-            if retype_op(op, convert, ctx.stats, "values-retyped", "signatures-rewritten"):
-                changed = True
+            retype_op(op, convert, ctx.stats, "values-retyped", "signatures-rewritten", rw)
 
-    if not changed:
-        ctx.mark_all_preserved()
 
 register_twins(
     "replace-token-type-with-u8",
@@ -122,5 +115,6 @@ register_twins(
     anchor="builtin.module",
     class_name="ReplaceTokenTypeWithU8",
     statistics=("token-producers-replaced", "values-retyped", "signatures-rewritten"),
+    ported=True,
     source="seed 004 step 19 (unconditional); DESIGN.md catalogue step 19",
 )

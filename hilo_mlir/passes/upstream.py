@@ -16,7 +16,7 @@ _UPSTREAM = [
     ("remove-dead-values", "Remove dead values (upstream; spine step 13)", "builtin.module", "RemoveDeadValues"),
     ("hlo-legalize-to-stablehlo", "mhlo -> stablehlo (upstream; StableHLO spine step 1a)", "builtin.module", "HloLegalizeToStablehloPass"),
     ("stablehlo-legalize-to-hlo", "stablehlo -> mhlo (upstream)", "builtin.module", "StablehloLegalizeToHloPass"),
-    ("stablehlo-legalize-composite-to-call", "stablehlo.composite -> func.call of its decomposition (upstream)", "func.func", "StablehloLegalizeCompositeToCallPass"),
+    ("stablehlo-legalize-composite-to-call", "composite -> func.call of its decomposition (upstream)", "func.func", "StablehloLegalizeCompositeToCallPass"),
 ]
 
 for _arg, _summary, _anchor, _cls in _UPSTREAM:

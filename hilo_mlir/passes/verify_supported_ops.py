@@ -16,10 +16,10 @@ with the reason (``'<op>' op cannot be emitted by the Penguin printer: ...``);
 then the pass fails with a :class:`~hilo_mlir.diagnostics.HiloError` naming
 the first one and counting the rest. The IR is never changed.
 
-Cost: inside the pipeline the op census usually answers without a walk
+Cost: the op census usually answers without a walk
 (:func:`_census_says_supported`: names, the few attribute-dependent ops,
 and the set of value types); the walk runs only when that check finds
-something to report or there is no census.
+something to report.
 """
 
 from __future__ import annotations
@@ -42,13 +42,11 @@ def _census_says_supported(module_op, ctx) -> bool:
     every result and block-argument type, which include every operand type.
     So: every name accepted, every attribute-dependent op accepted and every
     type accepted means no op is rejected. False (walk and report) when any
-    of them fails or there is no census (a binding PassManager).
+    of them fails.
     """
     from ..printers.supported import attribute_dependent, name_reason, op_reason, type_reason
 
-    counts = ctx.op_counts() if hasattr(ctx, "op_counts") else None
-    if counts is None or not hasattr(ctx, "value_types"):
-        return False
+    counts = ctx.op_counts()
     dependent = []
     for name in counts:
         if name in _SKIPPED:
@@ -69,7 +67,6 @@ def _census_says_supported(module_op, ctx) -> bool:
 def _run(module_op, ctx):
     from ..printers.supported import unsupported_reason
 
-    ctx.mark_all_preserved()
     if _census_says_supported(module_op, ctx):
         ctx.stats["ops-rejected"] += 0
         return
@@ -101,5 +98,7 @@ register_twins(
     _run,
     anchor="builtin.module",
     class_name="VerifySupportedOps",
+    statistics=("ops-rejected",),
+    ported=True,
     source="seed 004 step 4 (gate cfg[0x136]); DESIGN.md catalogue row 4 (our definition)",
 )

@@ -16,7 +16,8 @@ from conftest import corpus_path
 
 from hilo_mlir.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.passes.scheduling import peak_live_bytes, type_bytes
+from hilo_mlir.ir_utils import type_bytes
+from hilo_mlir.passes.analyze_schedule import peak_live_bytes
 from hilo_mlir.pipeline import Pipeline, module_to_text
 from hilo_mlir.testing import evaluate, find_main, random_inputs
 

@@ -1,16 +1,15 @@
-"""The fast scheduling passes (issue 7) against their reference definitions.
+"""The fast scheduling passes against their reference definitions.
 
 * ``schedule-postorder`` reads each op once for the whole function and moves
   only the ops off a longest increasing subsequence; the order it leaves must
-  be, block by block, :func:`scheduling.schedule_block_postorder` (the
+  be, block by block, :func:`schedule_postorder.schedule_block_postorder` (the
   one-block reference definition), and its statistics must count the same.
-* ``analyze-schedule`` and ``hoist-compute`` reuse the entry-block analysis
-  schedule-postorder leaves in ``ctx.analyses``; one pipeline (sharing) and
-  separate runs (no sharing) must give the same IR and statistics, also when
-  a step in between changes the IR (the pipeline must drop the analysis).
-
-Source: issue 7 (performance without a change of behaviour); DESIGN.md
-catalogue steps 17, 18, 22.
+* ``analyze-schedule`` and ``hoist-compute`` reuse the
+  :class:`~hilo_mlir.analysis.entry_block.EntryBlock` schedule-postorder
+  hands to the analysis manager; one pipeline (sharing) and separate runs (no
+  sharing) must give the same IR and statistics, also when a step in between
+  changes the IR (the manager must drop the analysis), and the checking mode
+  compares the kept analysis with a fresh one after every step.
 """
 
 from __future__ import annotations
@@ -19,10 +18,15 @@ import random
 
 import pytest
 
+from hilo_mlir.analysis.check import AnalysisCheckError
+from hilo_mlir.analysis.entry_block import EntryBlock
 from hilo_mlir.effects import EffectOracle
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.passes.scheduling import all_blocks, schedule_block_postorder
-from hilo_mlir.pipeline import Pipeline
+from hilo_mlir.ir_utils import all_blocks
+from hilo_mlir.passes.schedule_postorder import schedule_block_postorder
+from hilo_mlir.pipeline import Pipeline, Step, step_for
+from hilo_mlir.registry import PassInfo
+from hilo_mlir.rewriter import Change
 from hilo_mlir.testing import run_passes
 
 from conftest import corpus_path
@@ -113,9 +117,10 @@ def test_postorder_already_in_order_preserves_everything():
     once, _ = run_passes(text, "stablehlo-schedule-postorder")
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(once)
-        p = Pipeline.from_text("builtin.module(stablehlo-schedule-postorder)")
+        p = Pipeline.from_text("builtin.module(stablehlo-schedule-postorder)", check_analyses=True)
         p.run(m)
-        assert p.verify_timings == []  # nothing moved: all preserved, no verifier
+        assert p.changes == [("StableHLOSchedulePostorder (stablehlo-schedule-postorder)", Change.NONE)]
+        assert p.verify_timings == []  # nothing moved: nothing recorded, no verifier
         assert "ops-moved" not in p.stats["StableHLOSchedulePostorder"]
         assert str(m) == once
 
@@ -169,7 +174,83 @@ def test_analyze_schedule_unchanged_stamp_is_not_a_change():
         p1 = Pipeline.from_text("builtin.module(stablehlo-analyze-schedule)")
         p1.run(m)
         assert [n for n, _ in p1.verify_timings] == ["StableHLOAnalyzeSchedule (stablehlo-analyze-schedule)"]
-        p2 = Pipeline.from_text("builtin.module(stablehlo-analyze-schedule)")
+        p2 = Pipeline.from_text("builtin.module(stablehlo-analyze-schedule)", check_analyses=True)
         p2.run(m)
-        assert p2.verify_timings == []  # same stamp: all preserved, the verifier is skipped
+        assert [c for _, c in p2.changes] == [Change.NONE]
+        assert p2.verify_timings == []  # same stamp: nothing recorded, the verifier is skipped
         assert "neuron.peak_live_bytes = 48 : i64" in str(m)
+
+
+def _probe(seen: list):
+    """A pass that records the EntryBlock of each function the manager holds (None if none)."""
+    info = PassInfo("test-probe-entry", "t", lambda f, ctx: seen.append(ctx.analyses.cached(EntryBlock, f)),
+                    ported=True)
+    return Step(info, info.argument, anchor="func.func")
+
+
+def test_entry_block_handed_over_reaches_hoist_compute():
+    seen: list = []
+    steps = [step_for("stablehlo-schedule-postorder"), _probe(seen), step_for("stablehlo-analyze-schedule"),
+             _probe(seen), step_for("stablehlo-hoist-compute"), _probe(seen)]
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SINK)
+        Pipeline(steps, check_analyses=True).run(m)
+    # the one schedule-postorder put is still there after the attribute stamp ...
+    assert seen[0] is not None and seen[1] is seen[0]
+    # ... and dropped once hoist-compute moved ops (a move invalidates it)
+    assert seen[2] is None
+
+
+class _Stale:
+    """A pass that moves the first op of main's body to the end of it and hands over the
+    EntryBlock read before the move (a wrong hand-over the checking mode must catch)."""
+
+    def __call__(self, f, ctx):
+        stale = EntryBlock(f)
+        ops = stale.ops
+        ctx.rewriter.move_before(ops[0], ops[-1])
+        ctx.analyses.put(EntryBlock, f, stale)
+
+
+def test_checking_mode_catches_a_stale_entry_block():
+    info = PassInfo("test-stale-entry", "t", _Stale(), ported=True)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SINK)
+        with pytest.raises(AnalysisCheckError, match="EntryBlock: entry block ops differ"):
+            Pipeline([Step(info, info.argument, anchor="func.func")], check_analyses=True).run(m)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SINK)
+        Pipeline([Step(info, info.argument, anchor="func.func")], check_analyses=False).run(m)  # unchecked: silent
+
+
+COMPOSITE_WITH_TOKEN = """
+func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> attributes {slowChangingIns = array<i64: 0>} {
+  %x = stablehlo.add %b, %b : tensor<4xf32>
+  %c = stablehlo.composite "test.op" %a {decomposition = @dec} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = stablehlo.add %x, %c : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func private @dec(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  return %a : tensor<4xf32>
+}
+"""
+
+
+def test_composite_effect_is_asked_when_used_not_kept():
+    # Between schedule-postorder and hoist-compute, replace-token-type-with-u8 rewrites
+    # the decomposition (another function): the composite in main loses its side effect.
+    # The kept EntryBlock of main must not answer with the stale effect.
+    passes = ["stablehlo-schedule-postorder", "stablehlo-replace-token-type-with-u8", "stablehlo-hoist-compute"]
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(COMPOSITE_WITH_TOKEN)
+        pipe = Pipeline([step_for(p) for p in passes], check_analyses=True)
+        pipe.run(m)
+        shared = str(m)
+        stats = dict(pipe.stats["StableHLOHoistCompute"])
+    separate, sep_stats = _separately(COMPOSITE_WITH_TOKEN, passes)
+    assert shared == separate
+    assert stats == {k: sep_stats[k] for k in stats}
+    assert stats["ops-hoisted"] == 1  # the composite (pure now) in main
+    body = shared.split("@main", 1)[1]
+    assert body.index("stablehlo.composite") < body.index("stablehlo.add %arg1")  # hoisted above the add

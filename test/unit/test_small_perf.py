@@ -1,10 +1,11 @@
-"""Fast paths of the small spine passes (issue 7): census answers instead of walks.
+"""Fast paths of the small spine passes: census answers instead of walks.
 
-Each pass must (1) mark everything preserved -- no verifier run -- when its
-census check says there is nothing to do, (2) still act when there is
-something to do (the checks must not be too eager: e.g. a 64-bit type only in
-a declaration's signature), and (3) give exactly the IR and statistics it
-gives without a pipeline (binding PassManager, no census: the walking path).
+Each pass must (1) record no change -- no verifier run, the text unchanged
+(checking mode) -- when its census check says there is nothing to do, (2)
+still act when there is something to do (the checks must not be too eager:
+e.g. a 64-bit type only in a declaration's signature), and (3) give exactly
+the IR and statistics it gives inside a binding PassManager (a fresh rewriter,
+analysis manager and census per run).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pytest
 
 from hilo_mlir import registry
 from hilo_mlir.ir import ir, make_context, passmanager
-from hilo_mlir.pipeline import Pipeline, step_for
+from hilo_mlir.pipeline import Pipeline, Step, step_for
+from hilo_mlir.rewriter import Change
 
 F32_ONLY = """
 func.func @main(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x4xf32> {
@@ -129,17 +131,19 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
 """
 
 
-def _pipeline(text: str, *args: str):
-    """Run ``args`` in one Pipeline; returns (IR text, {pass: stats}, verified display names)."""
+def _pipeline(text: str, *args: str, changes: list | None = None):
+    """Run ``args`` in one Pipeline (checking mode); returns (IR text, {pass: stats}, verified display names)."""
     with make_context():
         m = ir.Module.parse(text)
-        pipe = Pipeline([step_for(a) for a in args])
+        pipe = Pipeline([step_for(a) for a in args], check_analyses=True)
         pipe.run(m)
+        if changes is not None:
+            changes.extend(c for _, c in pipe.changes)
         return str(m), {k: dict(v) for k, v in pipe.stats.items()}, [n for n, _ in pipe.verify_timings]
 
 
 def _pass_manager(text: str, arg: str):
-    """The same pass through a binding PassManager (no census: the walking paths)."""
+    """The same pass through a binding PassManager (its own rewriter and census)."""
     with make_context():
         m = ir.Module.parse(text)
         pm = passmanager.PassManager("builtin.module")
@@ -147,6 +151,17 @@ def _pass_manager(text: str, arg: str):
         registry.get(arg).add_to_pass_manager(pm, stats=stats)
         pm.run(m.operation)
         return str(m), dict(stats)
+
+
+def _unported(arg: str) -> bool:
+    return not getattr(registry.get(arg), "ported", True)
+
+
+def _params(cases, ids):
+    """``cases`` as pytest params; those of a pass not yet ported to ctx.rewriter (counted as
+    'everything changed') expected to fail until it is."""
+    return [pytest.param(*c, id=i, marks=[pytest.mark.xfail(strict=True, reason="pass not yet ported")]
+                         if _unported(c[0]) else []) for c, i in zip(cases, ids)]
 
 
 NOTHING_TO_DO = [
@@ -168,10 +183,12 @@ NOTHING_TO_DO = [
 ]
 
 
-@pytest.mark.parametrize("arg,text", NOTHING_TO_DO, ids=[f"{a}-{i}" for i, (a, _) in enumerate(NOTHING_TO_DO)])
-def test_nothing_to_do_is_preserved_and_unchanged(arg, text):
-    out, _, verified = _pipeline(text, arg)
-    assert verified == []  # marked all preserved: the verifier was skipped
+@pytest.mark.parametrize("arg,text", _params(NOTHING_TO_DO, [f"{a}-{i}" for i, (a, _) in enumerate(NOTHING_TO_DO)]))
+def test_nothing_to_do_records_no_change_and_leaves_the_ir(arg, text):
+    changes: list = []
+    out, _, verified = _pipeline(text, arg, changes=changes)
+    assert changes == [Change.NONE]
+    assert verified == []  # nothing recorded: the verifier was skipped
     with make_context():
         assert out == str(ir.Module.parse(text))
 
@@ -189,9 +206,11 @@ ACTS = [
 
 
 @pytest.mark.parametrize("arg,text,expect", ACTS, ids=[f"{a}-{i}" for i, (a, _, _) in enumerate(ACTS)])
-def test_pass_still_acts_and_matches_the_walking_path(arg, text, expect):
-    out, stats, verified = _pipeline(text, arg)
+def test_pass_still_acts_and_matches_the_pass_manager(arg, text, expect):
+    changes: list = []
+    out, stats, verified = _pipeline(text, arg, changes=changes)
     assert expect in out
+    assert changes[0] != Change.NONE
     assert len(verified) == 1  # it changed the IR: verified
     ref_out, ref_stats = _pass_manager(text, arg)
     assert out == ref_out
@@ -199,7 +218,7 @@ def test_pass_still_acts_and_matches_the_walking_path(arg, text, expect):
 
 
 @pytest.mark.parametrize("arg,text", NOTHING_TO_DO, ids=[f"{a}-{i}" for i, (a, _) in enumerate(NOTHING_TO_DO)])
-def test_fast_path_matches_the_walking_path(arg, text):
+def test_fast_path_matches_the_pass_manager(arg, text):
     out, stats, _ = _pipeline(text, arg)
     ref_out, ref_stats = _pass_manager(text, arg)
     assert out == ref_out
@@ -217,28 +236,30 @@ def test_histogram_from_census_equals_the_walk():
     assert stats["MLIRInstructionHistogram"]["func.func"] == 1
 
 
-def test_attribute_stamping_passes_keep_the_census_and_reruns_are_preserved():
+def test_attribute_stamping_passes_keep_the_census_and_reruns_record_nothing():
     seen = []
 
     def look(module_op, ctx):
-        seen.append(id(ctx._census()))
-        ctx.mark_all_preserved()
+        seen.append(ctx.census)
 
-    info = registry.PassInfo("test-look-census", "records the census", look, anchor="builtin.module")
-    from hilo_mlir.pipeline import Step
-
+    info = registry.PassInfo("test-look-census", "records the census", look, anchor="builtin.module", ported=True)
     steps = [Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization"),
              Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization")]
     with make_context():
         m = ir.Module.parse(MAIN_STAMPED)
-        pipe = Pipeline(steps)
+        pipe = Pipeline(steps, check_analyses=True)
         pipe.run(m)
         main = m.body.operations[0]
         assert str(main.attributes["input_names"]) == '["input_0"]'
         assert str(main.attributes["output_names"]) == '["output_0"]'
+        from hilo_mlir.analysis.census import Census
+
+        assert seen[1].differences(Census(m.operation)) == []
     # attributes only: the census survived both passes; the verifier ran after the first
-    # (stamping) runs only; the re-runs found everything already stamped.
-    assert len(seen) == 2 and seen[0] == seen[1]
+    # (stamping) runs only; the re-runs found everything already stamped and recorded nothing.
+    assert len(seen) == 2 and seen[0] is seen[1]
+    assert [c for _, c in pipe.changes] == [Change.NONE, Change.ATTRIBUTE, Change.ATTRIBUTE,
+                                           Change.NONE, Change.NONE, Change.NONE]
     assert [n for n, _ in pipe.verify_timings] == [
         "StableHLOPenguinizeFunctions (stablehlo-penguinize-io)",
         "StableHLOTensorizerLegalization (stablehlo-tensorizer-legalization)",
@@ -247,21 +268,20 @@ def test_attribute_stamping_passes_keep_the_census_and_reruns_are_preserved():
 
 @pytest.mark.parametrize("text,lowered", [(COMPLEX_ADD, True), (COMPLEX_UNTOUCHED, False), (F32_ONLY, False)])
 def test_lower_complex_uses_a_type_census_an_earlier_step_took(text, lowered):
-    from hilo_mlir.pipeline import Step
-
     def take_types(module_op, ctx):
         assert ctx.module_element_types(if_cached=True) is None  # not taken yet
         ctx.module_element_types()
         assert ctx.module_element_types(if_cached=True) is not None
-        ctx.mark_all_preserved()
 
-    info = registry.PassInfo("test-take-types", "takes the type census", take_types, anchor="builtin.module")
+    info = registry.PassInfo("test-take-types", "takes the type census", take_types, anchor="builtin.module",
+                             ported=True)
     with make_context():
         m = ir.Module.parse(text)
-        pipe = Pipeline([Step(info, info.argument), step_for("stablehlo-lower-complex")])
+        pipe = Pipeline([Step(info, info.argument), step_for("stablehlo-lower-complex")], check_analyses=True)
         pipe.run(m)
         out = str(m)
     assert ("stablehlo.real" in out) == lowered
     assert len(pipe.verify_timings) == (1 if lowered else 0)
+    assert (pipe.changes[1][1] == Change.NONE) is not lowered
     ref_out, _ = _pass_manager(text, "stablehlo-lower-complex")
     assert out == ref_out

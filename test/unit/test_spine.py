@@ -217,7 +217,7 @@ def _compile_all_ways(path):
             tree = ast.parse(src)
             assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "markInput" for n in ast.walk(tree))
             with loaded.context:
-                from hilo_mlir.passes.penguinize_io import find_main
+                from hilo_mlir.ir_utils import find_main
 
                 main = find_main(loaded.module.operation)
                 # Step 26 ran: the I/O contract the printer reads is on main.

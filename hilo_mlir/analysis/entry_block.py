@@ -1,0 +1,168 @@
+"""The entry block of a function as the scheduling passes read it: an analysis of the manager.
+
+``schedule-postorder`` (which reorders the block and reads it anyway),
+``analyze-schedule`` (live ranges) and ``hoist-compute`` (what depends only on
+parameters) need the same facts of a function's entry block: its ops in order,
+the values each op reads (its operands and those of the ops nested in it), its
+results, and whether it may have side effects. :class:`EntryBlock` holds them;
+``ctx.get_analysis(EntryBlock, func_op)`` builds it once and the analysis
+manager keeps it while the IR changes in ways that leave it valid
+(:attr:`EntryBlock.preserved_by`). schedule-postorder hands over the one it
+computed while reordering (``ctx.analyses.put``), so the steps after it do
+not read the block again.
+
+What keeps it valid: attribute changes and type changes. Neither alters the
+ops, their order, their operands or their results (value handles; a type is
+read from the value when needed), and no stored effect answer depends on an
+attribute: the only effect that does -- a ``composite``'s, decided by its
+``decomposition`` function, i.e. by an attribute *and* by another function
+of the module -- is not stored but left for :meth:`EntryBlock.effect` to ask
+at use time. Any other change (an op created, erased or moved, an operand or
+a block argument changed) invalidates it.
+"""
+
+from __future__ import annotations
+
+from ..dialects import hlo_short_name
+from ..effects import EffectOracle
+from ..ir import identity_key, ir
+from ..ir_utils import block_ops
+from ..rewriter import Change
+
+
+class LeafEffects:
+    """:class:`~hilo_mlir.effects.EffectOracle`'s own-effect answer per op, memoized per op name.
+
+    An op's own effect (its regions not counted) depends only on its name,
+    except for a ``composite`` (its decomposition decides): those are asked
+    per op, through the oracle's per-callee memo, and never enter
+    :attr:`by_name`. Same model as :mod:`hilo_mlir.effects`.
+
+    Attributes:
+        oracle: the :class:`~hilo_mlir.effects.EffectOracle` asked.
+        by_name: ``{op name: own effect}`` of the non-composite names seen.
+    """
+
+    def __init__(self, oracle: EffectOracle):
+        self.oracle = oracle
+        self.by_name: dict = {}
+
+    def __call__(self, op, name: str) -> bool:
+        """The own effect of ``op`` (whose name is ``name``)."""
+        r = self.by_name.get(name)
+        if r is None:
+            r = self.oracle._leaf_effect(op)
+            if not is_composite(name):
+                self.by_name[name] = r
+        return r
+
+
+def is_composite(name: str) -> bool:
+    """True for ``stablehlo.composite`` / ``mhlo.composite`` (an effect decided by another function)."""
+    return hlo_short_name(name) == "composite"
+
+
+def _nested_summary(op, leaf: LeafEffects) -> tuple[list, bool, bool]:
+    """One walk of ``op`` (``op`` included): the ``hash`` of the operands of every op,
+    whether one of them has an effect of its own, and whether one is a composite."""
+    out: list = []
+    extend = out.extend
+    found = composite = False
+    by_name = leaf.by_name
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(inner):
+        nonlocal found, composite
+        extend(map(hash, inner.operands))
+        name = inner.name
+        e = by_name.get(name)
+        if e is None:
+            e = leaf(inner, name)
+            if is_composite(name):
+                composite = True
+        found = found or e
+        return advance
+
+    op.walk(visit)
+    return out, found, composite
+
+
+class EntryBlock:
+    """The entry block of a ``func.func`` (see the module doc); ``EntryBlock(func_op, am)``.
+
+    Args:
+        func_op: a ``func.func`` with a body.
+        am: the analysis manager (unused: this analysis builds on no other); None
+            when built by the checking mode or directly.
+
+    Attributes (one entry per op, in block order, terminator last):
+        ops: the ``ir.Operation`` s.
+        inputs: ``hash(value)`` (a value hashes to its C++ pointer) of the op's
+            operands and of the operands of every op nested in its regions (its
+            captures among them); unordered, may repeat.
+        results: the op's result values.
+        effects: may the op (or an op nested in it) have side effects: True or
+            False, decided by op names; None when a ``composite`` takes part
+            (ask :meth:`effect`).
+    """
+
+    __slots__ = ("ops", "inputs", "results", "effects")
+
+    #: the change kinds that leave it valid (module doc)
+    preserved_by = Change.ATTRIBUTE | Change.TYPE
+
+    def __init__(self, func_op, am=None):
+        leaf = LeafEffects(EffectOracle(func_op))
+        by_name = leaf.by_name
+        self.ops = block_ops(func_op.regions[0].blocks[0])
+        self.inputs, self.results, self.effects = [], [], []
+        for o in self.ops:
+            if len(o.regions):
+                values, e, composite = _nested_summary(o, leaf)
+            else:
+                values = list(map(hash, o.operands))
+                name = o.name
+                e = by_name.get(name)
+                if e is None:
+                    e = leaf(o, name)
+                composite = is_composite(name)
+            self.inputs.append(values)
+            self.results.append(list(o.results))
+            self.effects.append(None if composite else bool(e))
+
+    @classmethod
+    def from_parts(cls, ops: list, inputs: list, results: list, effects: list) -> "EntryBlock":
+        """An entry block read by a pass while it rewrote it (fields as in the class doc)."""
+        self = cls.__new__(cls)
+        self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
+        return self
+
+    def permuted(self, order: list) -> "EntryBlock":
+        """The same block after reordering its body into ``order`` (positions; the terminator stays last)."""
+        order = order + [len(self.ops) - 1]
+        return EntryBlock.from_parts([self.ops[i] for i in order], [self.inputs[i] for i in order],
+                                     [self.results[i] for i in order], [self.effects[i] for i in order])
+
+    def effect(self, k: int, oracle: EffectOracle) -> bool:
+        """May op ``k`` have side effects: the stored answer, or ``oracle``'s for a composite."""
+        e = self.effects[k]
+        return oracle(self.ops[k]) if e is None else e
+
+    def differences(self, fresh: "EntryBlock") -> list[str]:
+        """How this analysis differs from ``fresh`` (one read of the IR as it is now); [] if equal."""
+        mine = [identity_key(o) for o in self.ops]
+        theirs = [identity_key(o) for o in fresh.ops]
+        if mine != theirs:
+            return [f"entry block ops differ ({len(mine)} kept, {len(theirs)} now, or a different order)"]
+        out = []
+        for k, o in enumerate(self.ops):
+            what = []
+            if set(self.inputs[k]) != set(fresh.inputs[k]):
+                what.append("inputs")
+            if [hash(r) for r in self.results[k]] != [hash(r) for r in fresh.results[k]]:
+                what.append("results")
+            if self.effects[k] != fresh.effects[k]:
+                what.append("effects")
+            if what:
+                out.append(f"op #{k} ('{o.name}'): {', '.join(what)} differ")
+        return out
