@@ -129,7 +129,7 @@ class Census:
         self.names = set(counts)
         self._unordered: dict[int, set] = {}  # top -> names whose list is not in walk order
         self._tombs: dict[int, dict[str, set]] = {}  # top -> name -> keys of erased ops still listed
-        self._tomb_of: dict[int, tuple] = {}  # key of an erased, still-listed op -> (top, name)
+        self._tomb_of: dict[int, set] = {}  # key of an erased (or moved-out), still-listed op -> {(top, name)}
         if with_types:
             self.types()
         if attr_names:
@@ -224,12 +224,19 @@ class Census:
         self._drop_tombs(key)
         return index
 
+    def _untomb(self, k, where) -> None:
+        lists = self._tomb_of.get(k)
+        if lists is not None:
+            lists.discard(where)
+            if not lists:
+                del self._tomb_of[k]
+
     def _drop_tombs(self, key) -> None:
         tombs = self._tombs.pop(key, None)
         if tombs:
-            for keys in tombs.values():
+            for name, keys in tombs.items():
                 for k in keys:
-                    self._tomb_of.pop(k, None)
+                    self._untomb(k, (key, name))
 
     def _compact(self, top_key, name) -> None:
         tombs = self._tombs[top_key]
@@ -237,7 +244,7 @@ class Census:
         if not tombs:
             del self._tombs[top_key]
         for k in dead:
-            self._tomb_of.pop(k, None)
+            self._untomb(k, (top_key, name))
         lst = self._index[top_key].get(name)
         if lst is not None:
             kept = [o for o in lst if _live_key(o) not in dead]
@@ -269,11 +276,13 @@ class Census:
             self._index[top_key] = index = {}
         unordered = self._unordered.setdefault(top_key, set())
         for name, ops in index_of_op.items():
+            here = (top_key, name)
             for o in ops:
-                k = identity_key(o)
-                where = self._tomb_of.get(k)
-                if where is not None:  # an erased op's address reused: drop the stale entry first
-                    self._compact(*where)
+                where = self._tomb_of.get(identity_key(o))
+                # the address of an op this very list still holds as a tombstone (an erased op's
+                # address reused, or the op moved out and back): drop the stale entry first
+                if where is not None and here in where:
+                    self._compact(top_key, name)
             lst = index.get(name)
             if lst is None:
                 index[name] = list(ops)
@@ -291,10 +300,11 @@ class Census:
         tombs = self._tombs.setdefault(top_key, {})
         for name, ops in index_of_op.items():
             keys = tombs.setdefault(name, {None})
+            where = (top_key, name)
             for o in ops:
                 k = identity_key(o)
                 keys.add(k)
-                self._tomb_of[k] = (top_key, name)
+                self._tomb_of.setdefault(k, set()).add(where)
             self._count(name, -len(ops))
 
     # ------------------------------------------------------------------ the rewriter's listener
