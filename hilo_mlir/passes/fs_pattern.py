@@ -1,9 +1,8 @@
 """Spine step 12: ``convert-fs-pattern-to-custom-calls`` (twin ``stablehlo-convert-fs-pattern-to-custom-calls``).
 
-Source: seed 004 step 12 (``createConvertFSPatternToCustomCallsPass``, gate
-cfg[0x11F], "FS subgraph -> AwsFSPattern5 custom-call") and its GOTCHA ("FS"
-is an unresolved label; only ``AwsFSPattern5`` exists). Behaviour: DESIGN.md
-decision 7 (our interpretation): the softmax subgraph over one dimension.
+"FS" names a subgraph the backend runs as one custom call; the only one is
+``AwsFSPattern5``: the softmax subgraph over one dimension (provenance:
+``PassInfo.source``).
 
 Matched (the form ``jax.nn.softmax`` lowers to, see
 ``corpus/jax/attention.stablehlo.mlir``), ``x : tensor<S x fT>``, ``D`` one
@@ -27,10 +26,9 @@ from __future__ import annotations
 
 import math
 
-from ..dialects import i64_list
 from ..ir import identity_key, ir
-from ..registry import register_twins
-from .inst_combine import _is_identity, _reducer_kind
+from ..ir_utils import int_list, is_reduction_identity, reducer_kind
+from ..registry import Statistic, register_twins
 
 TARGET = "AwsFSPattern5"
 
@@ -43,7 +41,7 @@ def _ints(attr) -> list[int]:
     key = identity_key(attr)
     hit = _INTS.get(key)
     if hit is None:
-        hit = _INTS[key] = i64_list(attr)
+        hit = _INTS[key] = int_list(attr)
     return hit
 
 
@@ -127,7 +125,7 @@ def _reduce_over(v, d, kind, dim_x, x=None):
         return None
     if _ints(r.attributes["dimensions"]) != [dim_x]:
         return None
-    if _reducer_kind(r, d) != kind or not _is_identity(r.operands[1], kind):
+    if reducer_kind(r, d) != kind or not is_reduction_identity(r.operands[1], kind):
         return None
     if x is not None and r.operands[0] != x:
         return None
@@ -207,15 +205,29 @@ def _run(func_op, ctx):
     divs = ctx.ops_named(func_op, d.name("divide"))
     _INTS.clear()
     try:
-        n = _rewrite(divs, d, ctx)
+        _rewrite(divs, d, ctx)
     finally:
         _INTS.clear()  # attribute pointers are only stable while their context lives
-    if not n:
-        ctx.mark_all_preserved()
+
+
+def _erase_subgraph(ops, rw) -> None:
+    """Erase ``ops`` (a matched subgraph whose root's uses are gone), users before producers."""
+    pending = list(ops)
+    while pending:
+        rest = []
+        for op in pending:
+            if any(True for r in op.results for _ in r.uses):
+                rest.append(op)
+            else:
+                rw.erase_op(op)
+        if len(rest) == len(pending):
+            break  # cannot happen after _uses_inside; never loop forever
+        pending = rest
 
 
 def _rewrite(divs, d, ctx) -> int:
     n = 0
+    rw = ctx.rewriter
     # A divide can only be erased as the root of its own match, so handles stay valid.
     for div in divs:
         m = _match(div, d, ctx)
@@ -226,28 +238,16 @@ def _rewrite(divs, d, ctx) -> int:
             ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
             continue
         with div.context, div.location:
-            call = ir.Operation.create(
+            call = rw.create(
                 d.name("custom_call"), results=[div.results[0].type], operands=[x],
                 attributes={
                     "call_target_name": ir.StringAttr.get(TARGET),
                     "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),
                 },
-                loc=div.location, ip=ir.InsertionPoint(div),
+                loc=div.location, before=div,
             )
-        div.results[0].replace_all_uses_with(call.results[0])
-        # Erase users before producers: ops were collected root-first along each chain;
-        # erase in an order where nothing erased still has a use.
-        pending = list(ops)
-        while pending:
-            rest = []
-            for op in pending:
-                if any(True for r in op.results for _ in r.uses):
-                    rest.append(op)
-                else:
-                    op.erase()
-            if len(rest) == len(pending):
-                break  # cannot happen after _uses_inside; never loop forever
-            pending = rest
+        rw.replace_all_uses_with(div.results[0], call.results[0])
+        _erase_subgraph(ops, rw)
         n += 1
         ctx.stats["softmax-patterns"] += 1
     return n
@@ -258,5 +258,7 @@ register_twins(
     "Softmax subgraph exp(x - max(x)) / sum(exp(x - max(x))) -> custom_call @AwsFSPattern5",
     _run,
     class_name="ConvertFSPatternToCustomCalls",
+    statistics=(Statistic("softmax-patterns", "softmax subgraphs replaced by one custom_call"),),
+    ported=True,
     source="seed 004 step 12 and 'FS is an unresolved opaque label'; DESIGN.md decision 7 (our interpretation)",
 )

@@ -1,4 +1,4 @@
-"""``raise-logistic`` (ours; issue 3): ``1 / (1 + exp(-x))`` -> ``logistic(x)``.
+"""``raise-logistic``: ``1 / (1 + exp(-x))`` -> ``logistic(x)``.
 
 Modern JAX lowers ``jax.nn.sigmoid`` / ``jax.nn.silu`` to
 ``divide(1, add(1, exponential(negate(x))))`` (see
@@ -22,29 +22,12 @@ is the same function; the reference interpreter evaluates it as
 
 from __future__ import annotations
 
-from ..cluster import op_key
 from ..dialects import TABLES, hlo_short_name
 from ..ir import ir
-from ..registry import PassInfo, register
+from ..ir_utils import defining_op, has_one_use, op_key
+from ..registry import PassInfo, Statistic, register
 
 _CONST_CHAIN = ("constant", "broadcast_in_dim", "reshape", "broadcast", "convert")
-
-
-def _def(v):
-    o = v.owner
-    return None if isinstance(o, ir.Block) else o.operation
-
-
-def _one_use(op) -> bool:
-    """``op`` has one result with exactly one use (reads at most two use-list entries)."""
-    if op is None:
-        return False
-    try:
-        r = op.result  # raises unless the op has exactly one result
-    except ValueError:
-        return False
-    it = iter(r.uses)
-    return next(it, None) is not None and next(it, None) is None
 
 
 def _unused(v) -> bool:
@@ -65,7 +48,7 @@ def _splat_one(v, memo: dict | None = None) -> bool:
             hit = memo.get(k)
             if hit is not None:
                 return hit
-        op = _def(v)
+        op = defining_op(v)
         if op is None:
             return False
         s = hlo_short_name(op)
@@ -104,44 +87,44 @@ def match_logistic(div, memo: dict | None = None):
     # the checks are pure: the cheapest and most selective (is the denominator a one-use add?) first
     ops = div.operands
     num, den = ops[0], ops[1]
-    add = _def(den)
-    if not d.is_op(add, "add") or not _one_use(add):
+    add = defining_op(den)
+    if not d.is_op(add, "add") or not has_one_use(add):
         return None
     if not _is_float(div.result) or not _splat_one(num, memo):
         return None
     aops = add.operands
     a0, a1 = aops[0], aops[1]
     for ev, cv in ((a0, a1), (a1, a0)):
-        e = _def(ev)
-        if not d.is_op(e, "exponential") or not _one_use(e) or not _splat_one(cv, memo):
+        e = defining_op(ev)
+        if not d.is_op(e, "exponential") or not has_one_use(e) or not _splat_one(cv, memo):
             continue
-        n = _def(e.operands[0])
-        if not d.is_op(n, "negate") or not _one_use(n):
+        n = defining_op(e.operands[0])
+        if not d.is_op(n, "negate") or not has_one_use(n):
             continue
         x = n.operands[0]
         if x.type != div.result.type:
             continue
-        return x, [n, e, add], [_def(num), _def(cv)]
+        return x, [n, e, add], [defining_op(num), defining_op(cv)]
     return None
 
 
-def _erase_dead_consts(op, memo: dict, erased: set) -> None:
+def _erase_dead_consts(op, memo: dict, erased: set, rw) -> None:
     """Erase ``op`` and its constant-chain producers while each is unused; add their keys to ``erased``."""
     while op is not None:
         short = hlo_short_name(op)
         if short not in _CONST_CHAIN or not _unused(op.results[0]):
             return
-        nxt = _def(op.operands[0]) if len(op.operands) else None
+        nxt = defining_op(op.operands[0]) if len(op.operands) else None
         if short == "constant":
             memo.clear()  # its address may be reused by an op created later
         erased.add(op_key(op))
-        op.erase()
+        rw.erase_op(op)
         op = nxt
 
 
 def _divides(anchor, ctx) -> list:
     """The divides of ``anchor`` in walk (post-)order: from the census, or one walk."""
-    names = [f"{d.prefix}.divide" for d in TABLES.values()]
+    names = [d.name("divide") for d in TABLES.values()]
     found = [n for n in names if ctx.module_may_contain(n)]
     if not found:
         return []
@@ -160,34 +143,30 @@ def _divides(anchor, ctx) -> list:
 
 def _run(anchor, ctx) -> None:
     divs = _divides(anchor, ctx)
-    raised = 0
     memo: dict = {}
+    rw = ctx.rewriter
     for div in divs:
         m = match_logistic(div, memo)
         if m is None:
             continue
         x, chain, ones = m
-        pfx = div.name.split(".", 1)[0]
+        d = TABLES[div.name.split(".", 1)[0]]
         res = div.result
         loc = div.location
         with div.context, loc:
-            lg = ir.Operation.create(f"{pfx}.logistic", results=[res.type], operands=[x],
-                                     loc=loc, ip=ir.InsertionPoint(div))
-        res.replace_all_uses_with(lg.result)
-        div.erase()
+            lg = rw.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
+        rw.replace_all_uses_with(res, lg.result)
+        rw.erase_op(div)
         for o in reversed(chain):  # add, exponential, negate: each now unused
-            o.erase()
+            rw.erase_op(o)
         # Keys first: erasing one producer chain may erase the other producer
         # (numerator broadcast(c) and the add's own c), which must then not be touched.
         keyed = [(op_key(o), o) for o in ones if o is not None]
         erased: set = set()
         for k, o in keyed:
             if k not in erased:
-                _erase_dead_consts(o, memo, erased)
+                _erase_dead_consts(o, memo, erased, rw)
         ctx.stats["raised-logistic"] += 1
-        raised += 1
-    if not raised:
-        ctx.mark_all_preserved()
 
 
 register(
@@ -198,6 +177,8 @@ register(
         anchor="func.func",
         dialect=None,
         class_name="RaiseLogistic",
+        statistics=(Statistic("raised-logistic", "1/(1+exp(-x)) chains raised to logistic(x)"),),
+        ported=True,
         source="ours (issue 3); runs before the spine when CompileConfig.raise_logistic is set",
     )
 )

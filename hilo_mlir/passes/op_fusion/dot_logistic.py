@@ -1,11 +1,11 @@
-"""fuseDotLogisticOp (seed 000 "fuseDotLogisticOp -- Dot + Logistic").
+"""fuseDotLogisticOp: a dot feeding a logistic (and the SiLU multiply) becomes one ``DotLogistic`` fusion.
 
 Two machineries over one collected list of ``logistic`` ops:
 
 * Pass A (cluster collector): ``logistic`` whose operand is produced by a
   ``dot_general`` (preferred) or ``dot`` (fallback) and whose result has exactly
   one use. If that user is a ``multiply`` whose two operands are both the dot's
-  or the logistic's result (DESIGN.md decision 2: ``n_dot`` counts both, so the
+  or the logistic's result (``n_dot`` counts both, so the
   SiLU form ``multiply(dot, logistic(dot))`` gives 2), the cluster is
   ``{dot, logistic, multiply}``; otherwise ``{dot, logistic}`` and the multiply
   stays outside. Kind ``DotLogistic``.
@@ -19,8 +19,13 @@ Two machineries over one collected list of ``logistic`` ops:
 
 from __future__ import annotations
 
-from ...ir import ir
-from .common import FusionRun, as_op, defining_op, has_one_use, inside_fusion, num_uses, same_block
+from ...dialects import FusionKind
+from ...ir_utils import as_op, defining_op, has_one_use, num_uses
+from .common import inside_fusion, same_block
+from .run import FusionRun
+
+#: the op kinds this sub-pass seeds from
+ANCHORS = ("logistic",)
 
 
 def _dot_producer(run: FusionRun, v):
@@ -62,7 +67,7 @@ def _pass_a(run: FusionRun, logistics) -> None:
                 n_dot = sum(1 for v in user.operands if v == dres or v == lres)
                 if n_dot == 2:
                     ops.append(user)
-        run.emit(ops, "DotLogistic")
+        run.emit(ops, FusionKind.DOT_LOGISTIC)
 
 
 def _pass_b(run: FusionRun, logistics) -> None:
@@ -97,14 +102,12 @@ def _pass_b(run: FusionRun, logistics) -> None:
         loc = mul.location
         dres = dot.results[0]
         with mul.context, loc:
-            ip = ir.InsertionPoint(mul)
-            new_lg = ir.Operation.create(d.name("logistic"), results=[dres.type], operands=[dres], loc=loc, ip=ip)
+            new_lg = run.create(d.name("logistic"), results=[dres.type], operands=[dres], loc=loc, before=mul)
             pair = [new_lg.result if v == lres else dres for v in ops_]
-            new_mul = ir.Operation.create(d.name("multiply"), results=[dres.type], operands=pair, loc=loc, ip=ip)
-            new_r = ir.Operation.create(d.name("reshape"), results=[mul.results[0].type], operands=[new_mul.result],
-                                        loc=loc, ip=ip)
-        run.note_created_before([as_op(new_lg), as_op(new_mul), as_op(new_r)], mul)
-        mul.results[0].replace_all_uses_with(new_r.result)
+            new_mul = run.create(d.name("multiply"), results=[dres.type], operands=pair, loc=loc, before=mul)
+            new_r = run.create(d.name("reshape"), results=[mul.results[0].type], operands=[new_mul.result],
+                               loc=loc, before=mul)
+        run.replace_all_uses_with(mul.results[0], new_r.result)
         run.erase(mul)
         run.erase(lg)
         run.erase(r)
@@ -112,7 +115,7 @@ def _pass_b(run: FusionRun, logistics) -> None:
 
 
 def fuse_dot_logistic(run: FusionRun) -> None:
-    """Seed 000 ``fuseDotLogisticOp``: Pass A (clusters) then Pass B (reshape sinking)."""
-    logistics = run.anchors("logistic")
+    """``fuseDotLogisticOp``: Pass A (clusters) then Pass B (reshape sinking)."""
+    logistics = run.anchors(*ANCHORS)
     _pass_a(run, logistics)
     _pass_b(run, logistics)

@@ -1,4 +1,4 @@
-"""fuseMulRedSqrt: the RMSNorm core (seed 000 driver order; DESIGN.md decision 5).
+"""fuseMulRedSqrt: the RMSNorm core, ``(r)sqrt(mean(x * x) + eps)``, becomes one ``MulRedSqrt`` fusion.
 
 Root: ``sqrt`` or ``rsqrt`` (not inside a fusion). Walking up its operand
 through single-use links -- ``add`` of a constant (epsilon),
@@ -13,17 +13,21 @@ constants, their broadcasts and ``x`` stay live-ins. This is what
 
 from __future__ import annotations
 
+from ...dialects import FusionKind
 from ...ir import ir
-from .common import FusionRun, defining_op, has_one_use, inside_fusion, is_constant_like
+from ...ir_utils import defining_op, has_one_use, int_list
+from .common import inside_fusion, is_constant_like
+from .run import FusionRun
+
+#: the op kinds this sub-pass seeds from
+ANCHORS = ("sqrt", "rsqrt")
 
 
 def _int_list(attr) -> list[int] | None:
-    for conv in (lambda a: list(ir.DenseI64ArrayAttr(a)), lambda a: [int(x) for x in ir.DenseIntElementsAttr(a)]):
-        try:
-            return conv(attr)
-        except (ValueError, TypeError):
-            continue
-    return None
+    try:
+        return int_list(attr)
+    except ValueError:
+        return None
 
 
 def _shape(v):
@@ -133,14 +137,14 @@ def _match(run: FusionRun, root):
 
 
 def fuse_mul_red_sqrt(run: FusionRun) -> None:
-    """Decision 5: ``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
+    """``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
     # The memo lives for this sub-pass only: its clusters rewire no constant chain (only the
     # root, a sqrt/rsqrt, has users outside), so an answer cannot go stale while it runs.
     run.const_memo.clear()
-    for root in run.anchors("sqrt", "rsqrt"):
+    for root in run.anchors(*ANCHORS):
         if root.block is None or inside_fusion(root):
             continue
         ops = _match(run, root)
         if ops is None:
             continue
-        run.emit(ops, "MulRedSqrt")
+        run.emit(ops, FusionKind.MUL_RED_SQRT)

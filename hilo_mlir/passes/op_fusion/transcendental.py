@@ -1,10 +1,9 @@
-"""fuseSubExp, fuseExpm1Op, fuseLog1pOp (seed 000 "Transcendental-Idiom Sub-Passes").
+"""fuseSubExp, fuseExpm1Op, fuseLog1pOp: the transcendental-idiom sub-passes.
 
 * ``fuse_sub_exp`` encapsulates the stable log-add-exp tree
   ``add(max(a,b), log(add(exp(a-max), exp(b-max))))`` -- eight ops, no math
-  change -- into one ``Elementwise`` fusion (DESIGN.md decision 1: the ``log``
-  is the root's other operand; either operand order of the root add and of the
-  inner add).
+  change -- into one ``Elementwise`` fusion (the ``log`` is the root's other
+  operand; either operand order of the root add and of the inner add).
 * ``fuse_expm1`` / ``fuse_log1p`` expand a single-use float
   ``exponential_minus_one`` / ``log_plus_one`` into ``exp(x) - 1`` /
   ``log(x + 1)`` with the constant 1.0 built in the op's exact element type
@@ -14,8 +13,16 @@
 
 from __future__ import annotations
 
+from ...dialects import FusionKind
 from ...ir import ir
-from .common import FusionRun, as_op, defining_op, has_one_use, inside_fusion, same_block
+from ...ir_utils import as_op, defining_op, has_one_use
+from .common import inside_fusion, same_block
+from .run import FusionRun
+
+#: the op kinds each sub-pass seeds from (fuseSubExp needs all five to match anything)
+SUB_EXP_ANCHORS = ("add", "log", "maximum", "exponential", "subtract")
+EXPM1_ANCHORS = ("exponential_minus_one",)
+LOG1P_ANCHORS = ("log_plus_one",)
 
 
 def _match_sub_exp(run: FusionRun, root):
@@ -51,7 +58,7 @@ def _match_sub_exp(run: FusionRun, root):
 
 
 def fuse_sub_exp(run: FusionRun) -> None:
-    """Seed 000 ``fuseSubExp`` (always on): 8-op log-add-exp tree -> one ``Elementwise`` fusion."""
+    """``fuseSubExp`` (always on): 8-op log-add-exp tree -> one ``Elementwise`` fusion."""
     if not run.has_all("log", "maximum", "exponential", "subtract"):
         return  # the tree needs all four kinds: nothing can match
     for root in run.anchors("add"):
@@ -60,7 +67,7 @@ def fuse_sub_exp(run: FusionRun) -> None:
         ops = _match_sub_exp(run, root)
         if ops is None:
             continue
-        run.emit(ops, "Elementwise")
+        run.emit(ops, FusionKind.ELEMENTWISE)
 
 
 def _static_float_tensor(t):
@@ -90,34 +97,31 @@ def _expand(run: FusionRun, op, kind: str) -> None:
         acc["result_accuracy"] = op.attributes["result_accuracy"]
     with op.context, loc:
         one = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, 1.0))
-        ip = ir.InsertionPoint(op)
-        c = ir.Operation.create(d.name("constant"), results=[rt], attributes={"value": one}, loc=loc, ip=ip)
-        if kind == "Expm1":
-            e = ir.Operation.create(d.name("exponential"), results=[rt], operands=[x], attributes=acc, loc=loc, ip=ip)
-            out = ir.Operation.create(d.name("subtract"), results=[rt], operands=[e.result, c.result], loc=loc, ip=ip)
+        c = run.create(d.name("constant"), results=[rt], attributes={"value": one}, loc=loc, before=op)
+        if kind == FusionKind.EXPM1:
+            e = run.create(d.name("exponential"), results=[rt], operands=[x], attributes=acc, loc=loc, before=op)
+            out = run.create(d.name("subtract"), results=[rt], operands=[e.result, c.result], loc=loc, before=op)
             new = [c, e, out]
         else:
-            a = ir.Operation.create(d.name("add"), results=[rt], operands=[x, c.result], loc=loc, ip=ip)
-            out = ir.Operation.create(d.name("log"), results=[rt], operands=[a.result], attributes=acc, loc=loc, ip=ip)
+            a = run.create(d.name("add"), results=[rt], operands=[x, c.result], loc=loc, before=op)
+            out = run.create(d.name("log"), results=[rt], operands=[a.result], attributes=acc, loc=loc, before=op)
             new = [c, a, out]
-    new = [as_op(o) for o in new]
-    run.note_created_before(new, op)
     for use in list(res.uses):
-        as_op(use.owner).operands[use.operand_number] = out.result
+        run.set_operand(as_op(use.owner), use.operand_number, out.result)
     run.erase(op)
     run.ctx.stats[f"expanded-{kind}"] += 1
     run.emit(new, kind)
 
 
 def fuse_expm1(run: FusionRun) -> None:
-    """Seed 000 ``fuseExpm1Op``: ``expm1(x)`` -> ``Expm1`` fusion of ``{1.0, exp(x), exp(x) - 1.0}``."""
-    for op in run.anchors("exponential_minus_one"):
+    """``fuseExpm1Op``: ``expm1(x)`` -> ``Expm1`` fusion of ``{1.0, exp(x), exp(x) - 1.0}``."""
+    for op in run.anchors(*EXPM1_ANCHORS):
         if not inside_fusion(op):
-            _expand(run, op, "Expm1")
+            _expand(run, op, FusionKind.EXPM1)
 
 
 def fuse_log1p(run: FusionRun) -> None:
-    """Seed 000 ``fuseLog1pOp``: ``log1p(x)`` -> ``Log1p`` fusion of ``{1.0, x + 1.0, log(x + 1.0)}``."""
-    for op in run.anchors("log_plus_one"):
+    """``fuseLog1pOp``: ``log1p(x)`` -> ``Log1p`` fusion of ``{1.0, x + 1.0, log(x + 1.0)}``."""
+    for op in run.anchors(*LOG1P_ANCHORS):
         if not inside_fusion(op):
-            _expand(run, op, "Log1p")
+            _expand(run, op, FusionKind.LOG1P)
