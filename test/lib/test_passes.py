@@ -24,7 +24,7 @@ substitution) and by pytest (``test/unit/conftest.py``).
 
 from __future__ import annotations
 
-from hilo_mlir import registry
+from hilo_mlir import fusion_report, registry
 from hilo_mlir.dialects import FusionKind
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, check_legal, codegen
 from hilo_mlir.ir import ir
@@ -50,6 +50,7 @@ def _groups(func_op) -> list:
 
 def _run_test_fusion_cluster(func_op, ctx) -> None:
     rw = ctx.rewriter
+    rec = fusion_report.recorder(ctx, func_op)  # the decisions go to a fusion report when one is asked for
     namer = None
     with OrderIndex(rw) as order:
         for name, ops in _groups(func_op):
@@ -61,6 +62,9 @@ def _run_test_fusion_cluster(func_op, ctx) -> None:
             if ctx.d.fusion_is_composite and namer is None:
                 namer = SymbolNamer(enclosing_module(func_op))
             _, refusal = check_legal(cluster)
+            captured = rec.capture_cluster("TestFusionCluster", cluster) if rec is not None else None
+            if rec is not None:
+                rec.file_cluster(captured, refusal)
             if refusal is not None:  # left untouched, attributes and all
                 ctx.stats["refused"] += 1
                 ctx.debug(f"group '{name}' refused ({refusal.reason})")

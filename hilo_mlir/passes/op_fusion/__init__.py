@@ -21,6 +21,7 @@ refused).
 
 from __future__ import annotations
 
+from ... import fusion_report
 from ...dialects import DECOMPOSITION_ATTR, STABLEHLO
 from ...ir import ir
 from ...ir_utils import as_op, func_name
@@ -65,6 +66,14 @@ def _decomposition_names(module_op, ctx) -> set:
 
 def run_op_fusion(func_op, ctx) -> None:
     """Run the enabled sub-passes on one ``func.func`` in the driver's order (see module docstring)."""
+    rec = fusion_report.recorder(ctx, func_op)
+    try:
+        _run_op_fusion(func_op, ctx, rec)
+    finally:
+        fusion_report.function_done(ctx, func_op)
+
+
+def _run_op_fusion(func_op, ctx, rec) -> None:
     parent = func_op.parent
     module_op = as_op(parent) if parent is not None else None
     if module_op is not None and func_name(func_op) in _decomposition_names(module_op, ctx):
@@ -81,7 +90,7 @@ def run_op_fusion(func_op, ctx) -> None:
         namer = state.namer
     options = ctx.options
     enabled = [(fn, names) for gate, fn, names in SUB_PASSES if gate is None or getattr(options, gate)]
-    run = FusionRun(func_op, ctx, namer, anchors=[n for _, names in enabled for n in names])
+    run = FusionRun(func_op, ctx, namer, anchors=[n for _, names in enabled for n in names], rec=rec)
     try:
         for fn, _ in enabled:
             fn(run)
@@ -100,6 +109,7 @@ register_twins(
         Option("fuse-dot-logistic", bool, False, "Also fuse dot+logistic (DotLogistic) and the RMSNorm core (MulRedSqrt)"),
         Option("general-elementwise-fusion", bool, False,
                "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate"),
+        fusion_report.REPORT_OPTION,
     ),
     statistics=(
         Statistic("clusters-{kind}", f"fused ops made {_KINDS_HELP}"),

@@ -13,11 +13,12 @@ over a module share (``ctx.state``).
 from __future__ import annotations
 
 from ...fusion import FusionCluster, OrderIndex, SymbolNamer, codegen
+from ...fusion_report import ReportRun
 from ...ir_utils import as_op, op_key
 from .common import REGION_FREE, collect, in_function_body, preorder_sorted
 
 
-class OpFusionState:
+class OpFusionState(ReportRun):
     """Shared by the functions of one ``neuron-op-fusion`` run over a module (``ctx.state``).
 
     Attributes:
@@ -29,6 +30,7 @@ class OpFusionState:
     """
 
     def __init__(self):
+        super().__init__()
         self.decompositions: set | None = None
         self.namer: SymbolNamer | None = None
 
@@ -42,6 +44,7 @@ class FusionRun:
         namer: the module's :class:`SymbolNamer` (StableHLO; made on first need if None).
         anchors: short names of the ops the enabled sub-passes seed from: their
             lists are taken now, before any sub-pass rewrites (see :meth:`anchors`).
+        rec: the fusion report's recorder for this function, or None.
 
     Attributes:
         func, ctx, d: as given (``d``: the dialect table).
@@ -52,8 +55,10 @@ class FusionRun:
         reordered: some codegen moved dependent ops after its fused op.
     """
 
-    def __init__(self, func_op, ctx, namer: SymbolNamer | None = None, anchors=()):
+    def __init__(self, func_op, ctx, namer: SymbolNamer | None = None, anchors=(), rec=None):
         self.func = func_op
+        #: the fusion report's :class:`~hilo_mlir.fusion_report.Recorder`, or None (no report asked for)
+        self.rec = rec
         self.ctx = ctx
         self.d = ctx.d
         self.rw = ctx.rewriter
@@ -130,17 +135,22 @@ class FusionRun:
             self._namer = SymbolNamer(as_op(self.func.parent))
         return self._namer
 
-    def emit(self, ops, kind: str):
-        """Build ``FusionCluster(ops, kind)`` and run the shared codegen; count it.
+    def emit(self, ops, kind: str, rule: str, anchor=None):
+        """Build ``FusionCluster(ops, kind)`` and run the shared codegen; count and record it.
 
         ``ops`` must all sit directly in one block (every sub-pass checks it
-        while matching, so the cluster does not check again).
+        while matching, so the cluster does not check again). ``rule``: the
+        sub-pass; ``anchor``: the op it started from (for the report).
 
         Returns the fused op or None (cluster refused: ``cluster.refusal`` says why).
         """
         cluster = FusionCluster(ops, kind, self.order, one_block=True)
         namer = self.namer() if self.d.fusion_is_composite else None
+        rec = self.rec
+        captured = rec.capture_cluster(rule, cluster, anchor) if rec is not None else None
         fused = codegen(cluster, self.d, self.rw, self.order, namer)
+        if rec is not None:
+            rec.file_cluster(captured, cluster.refusal)
         st = self.ctx.stats
         if fused is None:
             st[f"refused-{kind}"] += 1
@@ -152,6 +162,16 @@ class FusionRun:
         if cluster.moved:
             self.reordered = True
         return fused
+
+    def refuse(self, rule: str, kind: str, anchor, code: str, culprit=None, detail: str | None = None) -> None:
+        """Record that ``rule`` refused ``anchor`` for ``code`` (a fusion report reason); nothing without a report.
+
+        ``detail`` defaults to the culprit's op name.
+        """
+        if self.rec is not None:
+            if detail is None and culprit is not None:
+                detail = culprit.name
+            self.rec.refused(rule, kind, anchor, code, detail, culprit)
 
     def create(self, name: str, *, results, operands=(), attributes=None, loc, before):
         """Create op ``name`` right before ``before`` (rewriter) and place it in the order index."""

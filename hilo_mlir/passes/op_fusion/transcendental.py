@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...dialects import FusionKind
 from ...ir import ir
-from ...ir_utils import as_op, defining_op, has_one_use
+from ...ir_utils import as_op, defining_op, has_one_use, num_uses
 from .common import inside_fusion, same_block
 from .run import FusionRun
 
@@ -23,72 +23,111 @@ from .run import FusionRun
 SUB_EXP_ANCHORS = ("add", "log", "maximum", "exponential", "subtract")
 EXPM1_ANCHORS = ("exponential_minus_one",)
 LOG1P_ANCHORS = ("log_plus_one",)
+SUB_EXP_RULE = "fuseSubExp"
+
+
+def _sub_exp_candidate(d, root):
+    """``(max, log)`` operand pairs of ``root`` (either order) that could head a log-sum-exp tree."""
+    a0, a1 = root.operands[0], root.operands[1]
+    out = []
+    for mv, lv in ((a0, a1), (a1, a0)):
+        m, lg = defining_op(mv), defining_op(lv)
+        if d.is_op(m, "maximum") and d.is_op(lg, "log"):
+            out.append((m, lg))
+    return out
+
+
+def _match_tree(d, root, m, lg):
+    """The 8 ops of ``max + log(exp(a - max) + exp(b - max))`` at ``root``, or ``(None, refusal)``."""
+    inn = defining_op(lg.operands[0])
+    if not d.is_op(inn, "add"):
+        return None, ("log-operand-not-add", inn)
+    e1, e2 = defining_op(inn.operands[0]), defining_op(inn.operands[1])
+    if not (d.is_op(e1, "exponential") and d.is_op(e2, "exponential")):
+        return None, ("add-operands-not-exp", inn)
+    for e in ((e1,) if e1 == e2 else (e1, e2)):
+        if e1 == e2 or not has_one_use(e):
+            return None, ("exp-multi-use", e)
+    s1, s2 = defining_op(e1.operands[0]), defining_op(e2.operands[0])
+    for e, s in ((e1, s1), (e2, s2)):
+        if not d.is_op(s, "subtract"):
+            return None, ("exp-operand-not-subtract", e)
+    if s1 == s2:
+        return None, ("minuends-not-max-operands", s1)
+    mres = m.results[0]
+    if not (s1.operands[1] == mres and s2.operands[1] == mres):
+        return None, ("subtrahend-not-max", s1 if s1.operands[1] != mres else s2)
+    a, b = m.operands[0], m.operands[1]
+    # the two subtracts take a and b (in either order of the inner add)
+    if not ((s1.operands[0] == a and s2.operands[0] == b) or (s1.operands[0] == b and s2.operands[0] == a)):
+        return None, ("minuends-not-max-operands", s1)
+    ops = [root, lg, inn, m, s2, e2, s1, e1]
+    for o in ops:
+        if not same_block(o, root):
+            return None, ("not-one-block", o)
+    return ops, None
 
 
 def _match_sub_exp(run: FusionRun, root):
-    d = run.d
-    a0, a1 = root.operands[0], root.operands[1]
-    for mv, lv in ((a0, a1), (a1, a0)):
-        m, lg = defining_op(mv), defining_op(lv)
-        if not (d.is_op(m, "maximum") and d.is_op(lg, "log")):
-            continue
-        inn = defining_op(lg.operands[0])
-        if not d.is_op(inn, "add"):
-            continue
-        e1, e2 = defining_op(inn.operands[0]), defining_op(inn.operands[1])
-        if not (d.is_op(e1, "exponential") and d.is_op(e2, "exponential")):
-            continue
-        if e1 == e2 or not has_one_use(e1) or not has_one_use(e2):
-            continue
-        s1, s2 = defining_op(e1.operands[0]), defining_op(e2.operands[0])
-        if not (d.is_op(s1, "subtract") and d.is_op(s2, "subtract")) or s1 == s2:
-            continue
-        mres = m.results[0]
-        if not (s1.operands[1] == mres and s2.operands[1] == mres):
-            continue
-        a, b = m.operands[0], m.operands[1]
-        # the two subtracts take a and b (in either order of the inner add)
-        if not ((s1.operands[0] == a and s2.operands[0] == b) or (s1.operands[0] == b and s2.operands[0] == a)):
-            continue
-        ops = [root, lg, inn, m, s2, e2, s1, e1]
-        if not all(same_block(o, root) for o in ops):
-            continue
-        return ops
-    return None
+    """``(ops, None)``; ``(None, refusal)`` for a candidate (the first order that had a max and a log);
+    ``(None, None)`` for an add that is no candidate."""
+    first = None
+    for m, lg in _sub_exp_candidate(run.d, root):
+        ops, refusal = _match_tree(run.d, root, m, lg)
+        if ops is not None:
+            return ops, None
+        first = first or refusal
+    return None, first
 
 
 def fuse_sub_exp(run: FusionRun) -> None:
     """``fuseSubExp`` (always on): 8-op log-add-exp tree -> one ``Elementwise`` fusion."""
-    if not run.has_all("log", "maximum", "exponential", "subtract"):
-        return  # the tree needs all four kinds: nothing can match
+    if run.rec is None and not run.has_all("log", "maximum", "exponential", "subtract"):
+        return  # the tree needs all four kinds: nothing can match (a report lists the candidates anyway)
+    kind = FusionKind.ELEMENTWISE
     for root in run.anchors("add"):
-        if root.block is None or inside_fusion(root):
+        if root.block is None:
             continue
-        ops = _match_sub_exp(run, root)
+        if inside_fusion(root):
+            if run.rec is not None and _sub_exp_candidate(run.d, root):
+                run.refuse(SUB_EXP_RULE, kind, root, "inside-fusion")
+            continue
+        ops, refusal = _match_sub_exp(run, root)
         if ops is None:
+            if refusal is not None:
+                run.refuse(SUB_EXP_RULE, kind, root, refusal[0], refusal[1])
             continue
-        run.emit(ops, FusionKind.ELEMENTWISE)
+        run.emit(ops, kind, SUB_EXP_RULE, anchor=root)
 
 
 def _static_float_tensor(t):
+    """``(ranked tensor type, None)``, or ``(None, reason)``: ``dtype-not-float`` / ``dynamic-shape``."""
     try:
         rt = ir.RankedTensorType(t)
     except (ValueError, TypeError):
-        return None
-    if not rt.has_static_shape or not isinstance(rt.element_type, ir.FloatType):
-        return None
-    return rt
+        return None, "dynamic-shape"
+    if not isinstance(rt.element_type, ir.FloatType):
+        return None, "dtype-not-float"
+    if not rt.has_static_shape:
+        return None, "dynamic-shape"
+    return rt, None
+
+
+_EXPAND_RULE = {FusionKind.EXPM1: "fuseExpm1Op", FusionKind.LOG1P: "fuseLog1pOp"}
 
 
 def _expand(run: FusionRun, op, kind: str) -> None:
     d = run.d
+    rule = _EXPAND_RULE[kind]
     if not has_one_use(op):
         run.ctx.debug(f"{kind}: {op.name} at {op.location} has more than one use")
+        run.refuse(rule, kind, op, "op-multi-use", detail=f"{num_uses(op.results[0])} uses")
         return
     res = op.results[0]
-    rt = _static_float_tensor(res.type)
+    rt, why = _static_float_tensor(res.type)
     if rt is None:
         run.ctx.debug(f"{kind}: {op.name} at {op.location} is not a static float tensor")
+        run.refuse(rule, kind, op, why, detail=str(res.type) if why == "dtype-not-float" else None)
         return
     x = op.operands[0]
     loc = op.location
@@ -110,18 +149,22 @@ def _expand(run: FusionRun, op, kind: str) -> None:
         run.set_operand(as_op(use.owner), use.operand_number, out.result)
     run.erase(op)
     run.ctx.stats[f"expanded-{kind}"] += 1
-    run.emit(new, kind)
+    run.emit(new, kind, rule, anchor=out)
 
 
 def fuse_expm1(run: FusionRun) -> None:
     """``fuseExpm1Op``: ``expm1(x)`` -> ``Expm1`` fusion of ``{1.0, exp(x), exp(x) - 1.0}``."""
     for op in run.anchors(*EXPM1_ANCHORS):
-        if not inside_fusion(op):
+        if inside_fusion(op):
+            run.refuse("fuseExpm1Op", FusionKind.EXPM1, op, "inside-fusion")
+        else:
             _expand(run, op, FusionKind.EXPM1)
 
 
 def fuse_log1p(run: FusionRun) -> None:
     """``fuseLog1pOp``: ``log1p(x)`` -> ``Log1p`` fusion of ``{1.0, x + 1.0, log(x + 1.0)}``."""
     for op in run.anchors(*LOG1P_ANCHORS):
-        if not inside_fusion(op):
+        if inside_fusion(op):
+            run.refuse("fuseLog1pOp", FusionKind.LOG1P, op, "inside-fusion")
+        else:
             _expand(run, op, FusionKind.LOG1P)
