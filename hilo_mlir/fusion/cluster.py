@@ -67,6 +67,21 @@ def _nested_post_order(op, out: list, defined: set) -> None:
                     defined.add(hash(r))
 
 
+def _scan_operands(o, defined, member_vals, internal: dict, live_ins: dict, inside_uses: list) -> None:
+    """Sort the operands of ``o`` (a member, or an op nested in one whose values are ``defined``)
+    into internal uses (counted in ``internal``) and live-in uses."""
+    i = 0
+    for v in o.operands:
+        vk = hash(v)  # == value_key(v)
+        if vk in member_vals:
+            internal[vk] = internal.get(vk, 0) + 1
+        elif defined is None or vk not in defined:
+            if vk not in live_ins:
+                live_ins[vk] = v
+            inside_uses.append((o, i, vk))
+        i += 1
+
+
 class FusionCluster:
     """A set of ops of one block that becomes one fused op.
 
@@ -142,8 +157,7 @@ class FusionCluster:
         member result is a live-out if it has more uses than internal ones;
         only results with both kinds of use look at each use's owner.
         """
-        block, members = self.block, self.members
-        mlist = list(members)
+        mlist = list(self.members)
         if results is None:
             results = [_results(m) for m in mlist]
         result_keys = [[hash(r) for r in rs] for rs in results]  # value_key of each member result
@@ -151,33 +165,27 @@ class FusionCluster:
         internal: dict = {}  # value_key of a member result -> its uses by members / ops nested in them
         live_ins: dict = {}  # value_key -> value
         inside_uses: list = []  # (owner op, operand number, live-in value key)
-        live_outs: list = []
-        outside_uses: list = []  # (owner op, operand number, live-out index)
-
-        def scan_operands(o, defined):
-            i = 0
-            for v in o.operands:
-                vk = hash(v)  # == value_key(v)
-                if vk in member_vals:
-                    internal[vk] = internal.get(vk, 0) + 1
-                elif defined is None or vk not in defined:
-                    if vk not in live_ins:
-                        live_ins[vk] = v
-                    inside_uses.append((o, i, vk))
-                i += 1
-
         for m in mlist:
-            scan_operands(m, None)
+            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses)
             if len(m.regions):
                 nested: list = []
                 defined: set = set()  # value_key of values defined inside m's regions
                 _nested_post_order(m, nested, defined)
                 for o in nested:
-                    scan_operands(o, defined)
+                    _scan_operands(o, defined, member_vals, internal, live_ins, inside_uses)
+        self.live_ins = list(live_ins.values())
+        self._live_in_keys = list(live_ins)
+        self._inside_uses = inside_uses
+        self.live_outs, self._outside_uses = self._scan_results(results, result_keys, internal)
+
+    def _scan_results(self, results, result_keys, internal: dict):
+        """``(live-outs, [(owner op, operand number, live-out index)])`` from the member results."""
+        block, members = self.block, self.members
+        live_outs: list = []
+        outside_uses: list = []
         for rs, ks in zip(results, result_keys):
             for r, rk in zip(rs, ks):
                 n_in = internal.get(rk, 0)
-                outside = None
                 if n_in == 0:
                     outside = [(as_op(use.owner), use.operand_number) for use in r.uses]
                 elif _has_more_uses(r, n_in):
@@ -187,16 +195,14 @@ class FusionCluster:
                         anc = ancestor_in_block(owner, block)
                         if anc is None or anc not in members:
                             outside.append((owner, use.operand_number))
+                else:
+                    continue
                 if outside:
                     k = len(live_outs)
                     live_outs.append(r)
                     for o, n in outside:
                         outside_uses.append((o, n, k))
-        self.live_ins = list(live_ins.values())
-        self._live_in_keys = list(live_ins)
-        self.live_outs = live_outs
-        self._inside_uses = inside_uses
-        self._outside_uses = outside_uses
+        return live_outs, outside_uses
 
     # -- legality ------------------------------------------------------------------
 
@@ -216,20 +222,11 @@ class FusionCluster:
         Returns:
             ``(ops, convex)``: the ops in block order (what
             ``recursivelyMoveDependentOps`` moves after the fused op) and False if
-            one of them feeds a member (a path leaves the cluster and comes back).
-            Cost: the ops visited, each once.
+            one of them feeds a member (a path leaves the cluster and comes back;
+            :attr:`reentry` then names the two ops). Cost: the ops visited, each once.
         """
         block, members, last = self.block, self.members, self.last
-        seen = None  # OpSet, made for the first op found before the last member
-        stack = []
-        for owner, _n, _k in self._outside_uses:
-            anc = ancestor_in_block(owner, block)
-            if anc is not None and anc.is_before_in_block(last):
-                if seen is None:
-                    seen = OpSet()
-                if anc not in seen:
-                    seen.add(anc)
-                    stack.append(anc)
+        seen, stack = self._first_dependents()
         if seen is None:
             return [], True
         while stack:
@@ -246,6 +243,22 @@ class FusionCluster:
                         seen.add(w)
                         stack.append(w)
         return sorted_in_block(list(seen)), True
+
+    def _first_dependents(self):
+        """``(OpSet, worklist)`` of the outside users of live-outs that sit before the last member
+        (``(None, [])`` when there is none: the usual case, no set is made)."""
+        block, last = self.block, self.last
+        seen = None
+        stack = []
+        for owner, _n, _k in self._outside_uses:
+            anc = ancestor_in_block(owner, block)
+            if anc is not None and anc.is_before_in_block(last):
+                if seen is None:
+                    seen = OpSet()
+                if anc not in seen:
+                    seen.add(anc)
+                    stack.append(anc)
+        return seen, stack
 
     def is_convex(self) -> bool:
         """True if no path goes from a member through a non-member back into a member."""

@@ -101,7 +101,8 @@ def _entry_html(eid: str, entry, is_cluster: bool, svg: str | None) -> str:
     else:
         culprit = ""
         if entry.culprit is not None:
-            culprit = f"; decided by <code>{_e(entry.culprit['name'])}</code> at <span class=\"loc\">{_e(entry.culprit['loc'])}</span>"
+            culprit = (f"; decided by <code>{_e(entry.culprit['name'])}</code> at "
+                       f"<span class=\"loc\">{_e(entry.culprit['loc'])}</span>")
         head = (f"<h4>{_e(entry.kind)} refused by <code>{_e(entry.pass_)}</code> ({_e(entry.rule)}): "
                 f"<code>{_e(entry.reason)}</code></h4>"
                 f"<p>{_e(REASONS[entry.code])}. Anchor <code>{_e(entry.anchor['name'])}</code> at "

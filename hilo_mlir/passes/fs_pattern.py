@@ -77,29 +77,42 @@ def _unbroadcast(v, d, chain):
             return v, mapping
         sshape = st.shape  # one binding call (each .shape builds a new list)
         if d.is_op(op, "broadcast_in_dim"):
-            bd = _ints(op.attributes["broadcast_dimensions"])
-            rshape = None
-            new = []
-            for i in range(len(sshape)):
-                if sshape[i] != 1:
-                    new.append(mapping[bd[i]])
-                    continue
-                if rshape is None:
-                    rshape = ir.RankedTensorType(op.results[0].type).shape
-                new.append(mapping[bd[i]] if rshape[bd[i]] == 1 else None)
-            mapping = new
+            new = _through_broadcast(op, sshape, mapping)
         else:
-            rshape = ir.RankedTensorType(op.results[0].type).shape
-            src_big = [i for i in range(len(sshape)) if sshape[i] != 1]
-            res_big = [i for i in range(len(rshape)) if rshape[i] != 1]
-            if [sshape[i] for i in src_big] != [rshape[i] for i in res_big]:
+            new = _through_reshape(op, sshape, mapping)
+            if new is None:
                 return v, mapping  # a real reshape: stop here
-            new = [None] * len(sshape)
-            for si, ri in zip(src_big, res_big):
-                new[si] = mapping[ri]
-            mapping = new
+        mapping = new
         chain.append(op)
         v = src
+
+
+def _through_broadcast(op, sshape, mapping: list) -> list:
+    """The mapping of ``op``'s operand (shape ``sshape``) from the mapping of its result."""
+    bd = _ints(op.attributes["broadcast_dimensions"])
+    rshape = None
+    new = []
+    for i in range(len(sshape)):
+        if sshape[i] != 1:
+            new.append(mapping[bd[i]])
+            continue
+        if rshape is None:
+            rshape = ir.RankedTensorType(op.results[0].type).shape
+        new.append(mapping[bd[i]] if rshape[bd[i]] == 1 else None)
+    return new
+
+
+def _through_reshape(op, sshape, mapping: list):
+    """As :func:`_through_broadcast` for a reshape that only adds or drops size-1 dimensions; None otherwise."""
+    rshape = ir.RankedTensorType(op.results[0].type).shape
+    src_big = [i for i in range(len(sshape)) if sshape[i] != 1]
+    res_big = [i for i in range(len(rshape)) if rshape[i] != 1]
+    if [sshape[i] for i in src_big] != [rshape[i] for i in res_big]:
+        return None
+    new = [None] * len(sshape)
+    for si, ri in zip(src_big, res_big):
+        new[si] = mapping[ri]
+    return new
 
 
 def _is_neg_inf_splat(v, d) -> bool:

@@ -90,6 +90,19 @@ def _pass_a(run: FusionRun, logistics) -> None:
         run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg)
 
 
+def _the_multiply(d, r, lg):
+    """The multiply among the reshape ``r``'s two users when the other is ``lg`` (the exact-count gate), else None."""
+    mul, remaining = None, 2
+    for use in r.results[0].uses:
+        owner = as_op(use.owner)
+        if owner == lg:
+            remaining -= 1
+        elif d.is_op(owner, "multiply"):
+            mul = owner
+            remaining -= 1
+    return mul if remaining == 0 else None
+
+
 def _match_b(run: FusionRun, lg, r):
     """Pass B at a logistic fed by reshape ``r``: ``((dot, multiply), None)`` or ``(None, refusal)``."""
     d = run.d
@@ -100,15 +113,8 @@ def _match_b(run: FusionRun, lg, r):
     if dot is None:
         p = defining_op(r.operands[0])
         return None, ("reshape-producer-not-dot", p, p.name if p is not None else "block argument")
-    mul, remaining = None, 2
-    for use in r.results[0].uses:
-        owner = as_op(use.owner)
-        if owner == lg:
-            remaining -= 1
-        elif d.is_op(owner, "multiply"):
-            mul = owner
-            remaining -= 1
-    if remaining != 0 or mul is None:
+    mul = _the_multiply(d, r, lg)
+    if mul is None:
         return None, ("reshape-users-not-logistic-and-multiply", None, None)
     # legality beyond the seed's counts: the multiply is exactly mul(reshape, logistic)
     # and the logistic feeds nothing else, else erasing them would drop a value.

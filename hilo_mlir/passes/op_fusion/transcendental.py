@@ -37,6 +37,24 @@ def _sub_exp_candidate(d, root):
     return out
 
 
+def _check_subtracts(d, m, e1, e2, s1, s2):
+    """None if ``s1``, ``s2`` (the exponentials' operands) are ``a - max`` and ``b - max`` (either
+    order) for ``max = m = maximum(a, b)``; else the refusal."""
+    for e, s in ((e1, s1), (e2, s2)):
+        if not d.is_op(s, "subtract"):
+            return "exp-operand-not-subtract", e
+    if s1 == s2:
+        return "minuends-not-max-operands", s1
+    mres = m.results[0]
+    if not (s1.operands[1] == mres and s2.operands[1] == mres):
+        return "subtrahend-not-max", s1 if s1.operands[1] != mres else s2
+    a, b = m.operands[0], m.operands[1]
+    # the two subtracts take a and b (in either order of the inner add)
+    if not ((s1.operands[0] == a and s2.operands[0] == b) or (s1.operands[0] == b and s2.operands[0] == a)):
+        return "minuends-not-max-operands", s1
+    return None
+
+
 def _match_tree(d, root, m, lg):
     """The 8 ops of ``max + log(exp(a - max) + exp(b - max))`` at ``root``, or ``(None, refusal)``."""
     inn = defining_op(lg.operands[0])
@@ -49,18 +67,9 @@ def _match_tree(d, root, m, lg):
         if e1 == e2 or not has_one_use(e):
             return None, ("exp-multi-use", e)
     s1, s2 = defining_op(e1.operands[0]), defining_op(e2.operands[0])
-    for e, s in ((e1, s1), (e2, s2)):
-        if not d.is_op(s, "subtract"):
-            return None, ("exp-operand-not-subtract", e)
-    if s1 == s2:
-        return None, ("minuends-not-max-operands", s1)
-    mres = m.results[0]
-    if not (s1.operands[1] == mres and s2.operands[1] == mres):
-        return None, ("subtrahend-not-max", s1 if s1.operands[1] != mres else s2)
-    a, b = m.operands[0], m.operands[1]
-    # the two subtracts take a and b (in either order of the inner add)
-    if not ((s1.operands[0] == a and s2.operands[0] == b) or (s1.operands[0] == b and s2.operands[0] == a)):
-        return None, ("minuends-not-max-operands", s1)
+    refusal = _check_subtracts(d, m, e1, e2, s1, s2)
+    if refusal is not None:
+        return None, refusal
     ops = [root, lg, inn, m, s2, e2, s1, e1]
     for o in ops:
         if not same_block(o, root):
