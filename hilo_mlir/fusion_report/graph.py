@@ -20,13 +20,12 @@ import shutil
 import subprocess
 
 from .record import Graph
+from .vocabulary import KINDS
 
+_PALETTE = ("#9ecae1", "#a1d99b", "#fdd0a2", "#dadaeb", "#bcbddc", "#fcbba1", "#c7e9c0", "#c6dbef", "#fdae6b",
+            "#d9d9d9")
 #: fill colour per kind (members of a cluster of that kind); other kinds get :data:`DEFAULT_FILL`
-KIND_FILL = {
-    "DotLogistic": "#9ecae1", "MulRedSqrt": "#a1d99b", "Elementwise": "#fdd0a2", "Expm1": "#dadaeb",
-    "Log1p": "#bcbddc", "ScheduleFusion": "#c7e9c0", "DotSoftmax": "#fcbba1", "Logistic": "#c6dbef",
-    "Softmax": "#fdae6b", "ReassociatedReshape": "#d9d9d9",
-}
+KIND_FILL = dict(zip(KINDS, _PALETTE))
 DEFAULT_FILL = "#eeeeee"
 ANCHOR_FILL = "#ffffb2"
 CULPRIT_COLOR = "#cb181d"

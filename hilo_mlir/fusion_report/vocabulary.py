@@ -13,7 +13,7 @@ against ``--mlir-pass-statistics``.
 
 from __future__ import annotations
 
-from ..dialects import FusionKind
+from ..dialects import FUSION_KINDS
 
 #: kind of the subgraphs the non-fusing recording passes replace
 LOGISTIC = "Logistic"  # raise-logistic: 1/(1+exp(-x)) -> logistic(x)
@@ -90,9 +90,8 @@ STATISTIC_OF = {
     ("test-fusion-cluster", None): "clusters",
 }
 
-#: every kind a report may hold
-KINDS = (FusionKind.DOT_LOGISTIC, FusionKind.MUL_RED_SQRT, FusionKind.ELEMENTWISE, FusionKind.EXPM1,
-         FusionKind.LOG1P, FusionKind.SCHEDULE_FUSION, REASSOCIATED_RESHAPE, LOGISTIC, SOFTMAX)
+#: every kind a report may hold: the FusionKinds and the three replacement kinds above
+KINDS = FUSION_KINDS + (REASSOCIATED_RESHAPE, LOGISTIC, SOFTMAX)
 
 
 def code_of(reason: str) -> str:
