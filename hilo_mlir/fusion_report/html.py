@@ -34,6 +34,10 @@ figure { margin: 0.5em 0; overflow-x: auto; }
 """
 
 
+def _n(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _e(x) -> str:
     return escape(str(x), quote=True)
 
@@ -121,8 +125,8 @@ def render_html(report: FusionReport) -> str:
     parts = [
         "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/>",
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(title)}</h1><p>{n_c} clusters formed, {n_r} candidates refused, in "
-        f"{len(report.functions)} functions. Hover a node of a drawing for its location and source line.</p>",
+        f"<h1>{_e(title)}</h1><p>{_n(n_c, 'cluster')} formed, {_n(n_r, 'candidate')} refused, in "
+        f"{_n(len(report.functions), 'function')}. Hover a node of a drawing for its location and source line.</p>",
     ]
     if note:
         parts.append(f"<p class=\"note\">{_e(note)}</p>")
