@@ -560,3 +560,26 @@ def test_every_lit_case_of_the_fusion_passes_records_consistently(text, pre, pip
     for r in rep.refusals():
         assert code_of(r.reason) in REASONS and r.anchor["loc"] != "unknown"
     json.dumps(rep.to_json())
+
+
+def test_fusion_report_with_batch_is_one_clear_error(tmp_path, capsys):
+    from hilo_mlir.cli import hilo2penguin
+
+    rc = hilo2penguin.run([str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(tmp_path), "--batch",
+                           "--fusion-report", str(tmp_path / "r")])
+    assert rc == 1
+    assert capsys.readouterr().err == "hilo2penguin: error: --fusion-report needs a single input, not --batch\n"
+    assert not (tmp_path / "r").exists()
+
+
+def test_unwritable_report_folder_is_one_error_and_no_program(tmp_path, capsys):
+    from hilo_mlir.cli import hilo2penguin
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    rc = hilo2penguin.run([str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(tmp_path / "out"),
+                           "--fusion-report", str(blocker / "sub")])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hilo2penguin: error: cannot write the fusion report to") or "cannot write" in err
+    assert not (tmp_path / "out" / "penguin.py").exists()
