@@ -260,6 +260,13 @@ class FusionCluster:
                     stack.append(anc)
         return seen, stack
 
+    def live_out_users(self) -> list[list]:
+        """For each live-out (same order), the ops outside the cluster using it (one entry per use)."""
+        users: list = [[] for _ in self.live_outs]
+        for owner, _n, k in self._outside_uses:
+            users[k].append(owner)
+        return users
+
     def is_convex(self) -> bool:
         """True if no path goes from a member through a non-member back into a member."""
         return self.dependent_ops()[1]

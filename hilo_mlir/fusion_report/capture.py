@@ -91,13 +91,8 @@ class Recorder:
         rule started from (named by a refusal; default: the last member)."""
         members = list(cluster.members)
         anchor_ref = self.ref(anchor if anchor is not None else cluster.last)
-        live_outs = []
-        users: dict = {}
-        for owner, _n, k in cluster._outside_uses:
-            users.setdefault(k, []).append(owner)
-        for k, v in enumerate(cluster.live_outs):
-            live_outs.append({"type": str(v.type), "from": self.ref(defining_op(v)),
-                              "users": [self.ref(u) for u in users.get(k, ())]})
+        live_outs = [{"type": str(v.type), "from": self.ref(defining_op(v)), "users": [self.ref(u) for u in users]}
+                     for v, users in zip(cluster.live_outs, cluster.live_out_users())]
         live_ins = [self._value_from(v) for v in cluster.live_ins]
         return (rule, cluster.kind, anchor_ref, [self.ref(m) for m in members], live_ins, live_outs,
                 self._graph(members, "member"))

@@ -49,7 +49,7 @@ def _match_a(run: FusionRun, lg):
     dot = _dot_producer(run, v)
     if dot is None:
         p = defining_op(v)
-        return None, ("producer-not-dot", p, p.name if p is not None else "block argument")
+        return None, ("producer-not-dot", p, None if p is not None else "block argument")
     lgb = lg.block
     db = dot.block
     if db is None or db != lgb:
@@ -112,7 +112,7 @@ def _match_b(run: FusionRun, lg, r):
     dot = _dot_producer(run, r.operands[0])
     if dot is None:
         p = defining_op(r.operands[0])
-        return None, ("reshape-producer-not-dot", p, p.name if p is not None else "block argument")
+        return None, ("reshape-producer-not-dot", p, None if p is not None else "block argument")
     mul = _the_multiply(d, r, lg)
     if mul is None:
         return None, ("reshape-users-not-logistic-and-multiply", None, None)
@@ -123,7 +123,7 @@ def _match_b(run: FusionRun, lg, r):
     if not (len(ops_) == 2 and ((ops_[0] == rres and ops_[1] == lres) or (ops_[0] == lres and ops_[1] == rres))):
         return None, ("multiply-not-reshape-times-logistic", mul, None)
     if not has_one_use(lg):
-        return None, ("logistic-multi-use", None, f"{num_uses(lres)} uses")
+        return None, ("logistic-multi-use", None, None)
     for o in (r, lg, dot):
         if not same_block(o, mul):
             return None, ("not-one-block", o, None)
@@ -140,8 +140,11 @@ def _pass_b(run: FusionRun, logistics) -> None:
             continue
         found, refusal = _match_b(run, lg, r)
         if found is None:
-            code, culprit, detail = refusal
-            run.refuse(RULE_B, REASSOCIATED_RESHAPE, lg, code, culprit, detail)
+            if run.rec is not None:
+                code, culprit, detail = refusal
+                if code == "logistic-multi-use":
+                    detail = f"{num_uses(lg.result)} uses"
+                run.refuse(RULE_B, REASSOCIATED_RESHAPE, lg, code, culprit, detail)
             continue
         dot, mul = found
         if run.rec is not None:

@@ -130,13 +130,15 @@ def _expand(run: FusionRun, op, kind: str) -> None:
     rule = _EXPAND_RULE[kind]
     if not has_one_use(op):
         run.ctx.debug(f"{kind}: {op.name} at {op.location} has more than one use")
-        run.refuse(rule, kind, op, "op-multi-use", detail=f"{num_uses(op.results[0])} uses")
+        if run.rec is not None:
+            run.refuse(rule, kind, op, "op-multi-use", detail=f"{num_uses(op.results[0])} uses")
         return
     res = op.results[0]
     rt, why = _static_float_tensor(res.type)
     if rt is None:
         run.ctx.debug(f"{kind}: {op.name} at {op.location} is not a static float tensor")
-        run.refuse(rule, kind, op, why, detail=str(res.type) if why == "dtype-not-float" else None)
+        if run.rec is not None:
+            run.refuse(rule, kind, op, why, detail=str(res.type) if why == "dtype-not-float" else None)
         return
     x = op.operands[0]
     loc = op.location
