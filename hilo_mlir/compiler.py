@@ -30,11 +30,13 @@ class PenguinSource(str):
         files: extra files that belong beside ``penguin.py`` (``{name: bytes}``,
             e.g. large constants as ``.npy``).
         timings: ``[(pass, seconds)]``.
+        fusion_report: the :class:`~hilo_mlir.fusion_report.FusionReport` when one was asked for, else None.
     """
 
     statistics: dict
     files: dict
     timings: list
+    fusion_report = None
 
 
 @dataclass
@@ -522,8 +524,14 @@ def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
     return config.replace(stablehlo=(spine == "stablehlo") or config.stablehlo)
 
 
-def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None) -> PenguinSource:
+def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None,
+                   fusion_report: str | None = None) -> PenguinSource:
     """Run the spine on an already-loaded module; returns the Penguin source.
+
+    ``fusion_report``: a folder to write ``fusion_report.json`` and
+    ``fusion_report.html`` to (every cluster the fusion passes formed and every
+    candidate they refused; ``docs/fusion_report.md``), after a successful
+    compile; the report is also ``PenguinSource.fusion_report``.
 
     Order: :func:`validate_input` (no rewrite before it), :func:`strip_sharding`,
     the stablehlo -> mhlo bridge, then the spine. ``instrumentation.on_pass_start`` (if set) hears
@@ -534,12 +542,13 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     loaded.extras.pop("census", None)  # never trust a census taken before this call
     try:
         with gc_paused():
-            return _compile_loaded(loaded, config, instrumentation)
+            return _compile_loaded(loaded, config, instrumentation, fusion_report)
     finally:
         loaded.extras.pop("census", None)  # it holds op handles of the module as compiled
 
 
-def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None) -> PenguinSource:
+def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None,
+                    fusion_report: str | None = None) -> PenguinSource:
     steps = build_spine(config)
     notify = getattr(instrumentation, "on_pass_start", None)
     if notify:
@@ -558,6 +567,11 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
     extras = {"filename": loaded.filename}
+    report = None
+    if fusion_report is not None:
+        from . import fusion_report as _fr
+
+        report = extras[_fr.REPORT_KEY] = _fr.FusionReport(loaded.filename)
     pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras, verify_each=config.verify_each)
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
@@ -574,10 +588,14 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     out.statistics = {k: dict(v) for k, v in pipe.stats.items()}
     out.files = dict(extras.get("penguin_files", {}))
     out.timings = list(pipe.timings)
+    out.fusion_report = report
+    if report is not None:
+        _fr.write_report(report, fusion_report)
     return out
 
 
-def compile_module(text: str | bytes, config: CompileConfig | None = None, spine: str = "mhlo", filename: str = "<string>") -> PenguinSource:
+def compile_module(text: str | bytes, config: CompileConfig | None = None, spine: str = "mhlo", filename: str = "<string>",
+                   fusion_report: str | None = None) -> PenguinSource:
     """Compile MLIR text (mhlo or stablehlo) to Penguin Python.
 
     Args:
@@ -585,6 +603,7 @@ def compile_module(text: str | bytes, config: CompileConfig | None = None, spine
         config: the gates; default :class:`CompileConfig` (the binary's defaults).
         spine: ``"mhlo"`` or ``"stablehlo"``.
         filename: used in diagnostics and ``DebugLocation``.
+        fusion_report: a folder for the fusion report (see :func:`compile_loaded`).
 
     Returns:
         :class:`PenguinSource` (a ``str``), with ``.statistics`` and ``.files``.
@@ -593,11 +612,14 @@ def compile_module(text: str | bytes, config: CompileConfig | None = None, spine
         HiloError: parse errors, pass failures, verifier failures.
     """
     cfg = _resolve_config(config, spine)
-    return compile_loaded(load_module(text, filename), cfg)
+    return compile_loaded(load_module(text, filename), cfg, fusion_report=fusion_report)
 
 
-def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo") -> PenguinSource:
+def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo",
+                 fusion_report: str | None = None) -> PenguinSource:
     """Compile a ``.mlir`` file or a serialized ``HloModuleProto`` (``.pb``) to Penguin Python.
+
+    ``fusion_report``: a folder for the fusion report (see :func:`compile_loaded`).
 
     Raises:
         HiloError: missing/empty/unreadable file, ``NCC_DRV001`` for a bad proto,
@@ -608,4 +630,4 @@ def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, s
     path = os.fspath(path)
     cfg = _resolve_config(config, spine)
     data = read_input(path)
-    return compile_loaded(load_module(data, path), cfg)
+    return compile_loaded(load_module(data, path), cfg, fusion_report=fusion_report)

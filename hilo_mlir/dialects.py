@@ -85,6 +85,19 @@ class DialectTable:
     def fusion(self) -> str:
         return "mhlo.fusion" if self.prefix == "mhlo" else "stablehlo.composite"
 
+    @property
+    def fusion_is_composite(self) -> bool:
+        """True when this dialect's fused op is a ``composite`` whose cluster lives in
+        an out-of-line decomposition function (StableHLO); False when the fused op
+        holds its cluster in its own region (``mhlo.fusion``)."""
+        return self.prefix == "stablehlo"
+
+    @property
+    def fusion_body_terminator(self) -> str:
+        """The terminator of a fused cluster's body: ``mhlo.return`` inside an
+        ``mhlo.fusion``, ``func.return`` in a composite's decomposition."""
+        return "func.return" if self.fusion_is_composite else self.ret
+
     def i64_array(self, values):
         """An i64 list attribute as this dialect spells it (pad edges, reduce/slice dims,
         conv strides/dilations): ``dense<[..]> : tensor<Nxi64>`` on MHLO,
@@ -188,3 +201,44 @@ INPUT_OUTPUT_ALIAS_ATTR = "mhlo.input_output_alias"
 #: cannot express, and the attribute dictionary holding that all_reduce's attributes.
 ALL_REDUCE_CALL_TARGET = "mhlo.all_reduce"
 MHLO_ATTRIBUTES_ATTR = "mhlo.attributes"
+# --------------------------------------------------------------------------- fusion vocabulary
+# (appended for the fusion core: hilo_mlir/fusion, the op-fusion passes and the printers)
+
+
+class FusionKind:
+    """The FusionKind / CompositeKind vocabulary: the kind a fused op carries (one list).
+
+    ``mhlo.fusion`` carries it as ``FusionKind = "<kind>"``, our
+    ``stablehlo.composite`` ops as ``CompositeKind = "<kind>"`` and in their
+    name ``neuron.<kind>``. :data:`FUSION_KINDS` lists every value.
+    """
+
+    DOT_LOGISTIC = "DotLogistic"
+    MUL_RED_SQRT = "MulRedSqrt"
+    ELEMENTWISE = "Elementwise"
+    EXPM1 = "Expm1"
+    LOG1P = "Log1p"
+    DOT_SOFTMAX = "DotSoftmax"
+    SCHEDULE_FUSION = "ScheduleFusion"
+
+
+#: Every FusionKind / CompositeKind, in the order the printers' tables list them.
+FUSION_KINDS = (FusionKind.DOT_LOGISTIC, FusionKind.MUL_RED_SQRT, FusionKind.ELEMENTWISE, FusionKind.EXPM1,
+                FusionKind.LOG1P, FusionKind.DOT_SOFTMAX, FusionKind.SCHEDULE_FUSION)
+
+#: The discardable string attribute naming the kind of an ``mhlo.fusion``.
+FUSION_KIND_ATTR = "FusionKind"
+#: The discardable string attribute naming the kind of one of our ``stablehlo.composite`` ops.
+COMPOSITE_KIND_ATTR = "CompositeKind"
+#: mhlo.fusion's own (inherent, enum) kind attribute (``#mhlo<fusion_kind kLoop>``).
+MHLO_FUSION_KIND_ENUM_ATTR = "fusion_kind"
+#: ``stablehlo.composite``'s symbol reference to its decomposition function.
+DECOMPOSITION_ATTR = "decomposition"
+#: ``version`` of the ``neuron.<Kind>`` composites we emit (schema 1).
+COMPOSITE_VERSION = 1
+#: Prefix of our composites' names (``neuron.<Kind>``) and decompositions (``@neuron.<Kind>.impl[.N]``).
+COMPOSITE_NAMESPACE = "neuron"
+
+#: The ops that hold a fused cluster, both dialects.
+FUSION_OP_NAMES = frozenset({"mhlo.fusion", "stablehlo.composite"})
+

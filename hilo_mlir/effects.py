@@ -1,11 +1,11 @@
 """The one side-effect model of hilo_mlir: "may this op have side effects?".
 
-Used by the fusion core (:func:`hilo_mlir.cluster.has_side_effects`: a cluster
+Used by the fusion core (:func:`hilo_mlir.fusion.check_legal`: a cluster
 whose dependent ops have effects is refused) and by the scheduling passes
 (:class:`EffectOracle`: side-effecting ops keep their relative order). Both ask
 this module, so a composite that prints, or a stateful RNG op, is handled the
-same way everywhere (DESIGN.md "Rules of the IR": ops with side effects are
-never fused, reordered across each other, or deleted).
+same way everywhere (ops with side effects are never fused, reordered across
+each other, or deleted).
 
 An op is side-effecting when
 

@@ -243,3 +243,113 @@ def all_blocks(op) -> list:
 
     op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return blocks
+# --------------------------------------------------------------------------- appended: uses, ancestry, reductions
+
+
+def has_one_use(op) -> bool:
+    """``op`` has exactly one result and that result exactly one use (``hasOneUse``).
+
+    Reads at most two use-list entries (a shared constant may have thousands);
+    False for None.
+    """
+    if op is None:
+        return False
+    try:
+        r = op.result  # one binding call; raises unless the op has exactly one result
+    except ValueError:
+        return False
+    it = iter(r.uses)
+    return next(it, None) is not None and next(it, None) is None
+
+
+def num_uses(v) -> int:
+    """Number of use-list entries of value ``v`` (an op using it twice counts twice)."""
+    n = 0
+    for _ in v.uses:
+        n += 1
+    return n
+
+
+def enclosing_module(op):
+    """The ``builtin.module`` ``ir.Operation`` holding ``op`` (``op`` itself if it is one); None if detached."""
+    op = as_op(op)
+    while op is not None and op.name != "builtin.module":
+        p = op.parent
+        op = as_op(p) if p is not None else None
+    return op
+
+
+#: The reducers :func:`reducer_kind` recognises (short op names).
+REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
+
+
+def reducer_kind(reduce_op, d) -> str | None:
+    """Short name of a ``reduce``'s body op when the body is ``return(op(arg0, arg1))`` (either
+    operand order) and ``op`` is one of :data:`REDUCERS`; else None.
+
+    Args:
+        reduce_op: a ``reduce`` op (one region with one two-argument block).
+        d: the :class:`~hilo_mlir.dialects.DialectTable` of its dialect.
+    """
+    if len(reduce_op.regions) != 1 or len(reduce_op.regions[0].blocks) != 1:
+        return None
+    block = reduce_op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    if len(ops) != 2 or len(block.arguments) != 2:
+        return None
+    bin_op, ret = ops
+    kind = d.short(bin_op)
+    if kind not in REDUCERS or len(bin_op.operands) != 2 or len(ret.operands) != 1:
+        return None
+    a0, a1 = block.arguments[0], block.arguments[1]
+    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1)
+            or (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
+        return None
+    if ret.operands[0] != bin_op.results[0]:
+        return None
+    return kind
+
+
+def is_reduction_identity(v, kind: str) -> bool:
+    """``v`` is a splat ``constant`` holding the identity of reducer ``kind`` (:data:`REDUCERS`).
+
+    Floats: 0 (add), 1 (multiply), -inf (maximum), +inf (minimum). Integers of
+    width w: 0 (add, or), 1 (multiply), all ones (and), the type's minimum
+    (maximum) and maximum (minimum); ``i1`` as booleans. Anything else: False.
+    """
+    import math
+
+    c = defining_op(v)
+    if c is None or c.name.split(".", 1)[-1] != "constant":
+        return False
+    try:
+        dense = ir.DenseElementsAttr(c.attributes["value"])
+    except (ValueError, TypeError, KeyError):
+        return False
+    if not dense.is_splat:
+        return False
+    sv = dense.get_splat_value()
+    et = ir.ShapedType(c.results[0].type).element_type
+    if isinstance(sv, ir.FloatAttr) or sv.type.typeid in (ir.F32Type.static_typeid, ir.F64Type.static_typeid,
+                                                        ir.F16Type.static_typeid, ir.BF16Type.static_typeid):
+        f = ir.FloatAttr(sv).value
+        return {"add": f == 0.0, "multiply": f == 1.0,
+                "maximum": math.isinf(f) and f < 0, "minimum": math.isinf(f) and f > 0}.get(kind, False)
+    try:
+        it = ir.IntegerType(et)
+        val = ir.IntegerAttr(sv).value
+    except (ValueError, TypeError):
+        return False
+    w = it.width
+    if w == 1:
+        val &= 1
+        return {"and": val == 1, "or": val == 0, "add": val == 0, "maximum": val == 0, "minimum": val == 1,
+                "multiply": val == 1}.get(kind, False)
+    if it.is_unsigned:
+        val %= 1 << w
+        lo, hi = 0, (1 << w) - 1
+    else:
+        lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+    ones = -1 if not it.is_unsigned else hi
+    return {"add": val == 0, "or": val == 0, "multiply": val == 1, "and": val == ones,
+            "maximum": val == lo, "minimum": val == hi}.get(kind, False)

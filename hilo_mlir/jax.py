@@ -132,7 +132,8 @@ def export(fn, *example_args):
         raise HiloError(f"jax.export failed: {e}") from None
 
 
-def compile(fn, *example_args, config: CompileConfig | None = None, spine: str = "mhlo") -> PenguinProgram:  # noqa: A001 - the API name
+def compile(fn, *example_args, config: CompileConfig | None = None, spine: str = "mhlo",  # noqa: A001 - the API name
+            fusion_report: str | None = None) -> PenguinProgram:
     """Compile a JAX function (or a ``jax.export.Exported``) to a Penguin program.
 
     Args:
@@ -143,6 +144,8 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
         config: :class:`hilo_mlir.CompileConfig` (default: the binary's
             defaults; ``CompileConfig.preset("all")`` turns every gate on).
         spine: ``"mhlo"`` or ``"stablehlo"``.
+        fusion_report: a folder to write the fusion report to (``fusion_report.json``,
+            ``fusion_report.html``); the report is also ``program.source.fusion_report``.
 
     Returns:
         :class:`PenguinProgram` with ``.source``, ``.write(dir)``, ``.run(*arrays)``.
@@ -157,5 +160,5 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
             raise HiloError(f"shape-polymorphic exports are not supported (shape {av.shape})")
     text = exp.mlir_module()
     name = getattr(exp, "fun_name", None) or "jax_export"
-    src = compile_module(text, config=config, spine=spine, filename=f"{name}.stablehlo.mlir")
+    src = compile_module(text, config=config, spine=spine, filename=f"{name}.stablehlo.mlir", fusion_report=fusion_report)
     return PenguinProgram(src, exp, text, spine)

@@ -121,17 +121,29 @@ class Rewriter:
         self._module_key = identity_key(module_op) if module_op is not None else None
         self.listeners: list = []
         self._block_top: dict = {}  # hash(block) -> identity_key of its top-level op
-        self.changes = Change.NONE
-        self.changed_tops: dict[int, Change] = {}
+        # The kinds as plain ints while recording (IntFlag arithmetic costs ~10 us an operation,
+        # several times the mutation it records); Change objects only when asked for.
+        self._bits = 0
+        self._top_bits: dict[int, int] = {}
         self.actions = 0
 
     # ------------------------------------------------------------------ bookkeeping
 
+    @property
+    def changes(self) -> Change:
+        """The :class:`Change` kinds recorded since the last :meth:`take_changes`."""
+        return Change(self._bits)
+
+    @property
+    def changed_tops(self) -> dict[int, Change]:
+        """``{identity_key(top-level op): Change}`` recorded since the last :meth:`take_changes`."""
+        return {k: Change(v) for k, v in self._top_bits.items()}
+
     def take_changes(self) -> tuple[Change, dict]:
         """Return ``(changes, changed_tops)`` recorded so far and reset both."""
         out = (self.changes, self.changed_tops)
-        self.changes = Change.NONE
-        self.changed_tops = {}
+        self._bits = 0
+        self._top_bits = {}
         self.actions = 0
         return out
 
@@ -144,10 +156,12 @@ class Rewriter:
             self.listeners.remove(listener)
 
     def _record(self, kind: Change, top: int | None) -> None:
-        self.changes |= kind
+        bit = kind._value_
+        self._bits |= bit
         self.actions += 1
         if top is not None:
-            self.changed_tops[top] = self.changed_tops.get(top, Change.NONE) | kind
+            tops = self._top_bits
+            tops[top] = tops.get(top, 0) | bit
         for lst in tuple(self.listeners):
             f = getattr(lst, "notify_change", None)
             if f is not None:

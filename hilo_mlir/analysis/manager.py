@@ -36,6 +36,9 @@ from ..rewriter import Change, Rewriter
 
 T = TypeVar("T")
 
+#: analysis class -> ``int(cls.preserved_by)`` (read once per class)
+_KEPT: dict = {}
+
 
 class AnalysisManager:
     """Cache of analyses for one module, invalidated by a :class:`Rewriter`'s records.
@@ -93,9 +96,13 @@ class AnalysisManager:
         """The rewriter's listener: drop what a change of ``kind`` in ``top`` invalidates."""
         if not self._cache:
             return
+        bit = kind._value_  # plain ints: IntFlag arithmetic is slow
         for key in list(self._cache):
-            inst = self._cache[key]
-            if not (kind & ~type(inst).preserved_by):
+            cls = type(self._cache[key])
+            kept = _KEPT.get(cls)
+            if kept is None:
+                kept = _KEPT[cls] = int(cls.preserved_by)
+            if not (bit & ~kept):
                 continue
             scope = self._scope[key]
             if scope is None or top is None or scope == top:

@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--verify-each", nargs="?", const=True, default=False, type=bool_flag, metavar="BOOL",
                     help="run the verifier after every pass and name the pass that broke the IR "
                          "(default false: the module is verified once, before printing)")
+    ap.add_argument("--fusion-report", metavar="DIR", default=None,
+                    help="write DIR/fusion_report.json and DIR/fusion_report.html: every cluster the fusion passes "
+                         "formed and every candidate they refused, with the rule that refused it")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -110,6 +113,9 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
     if args.batch:
+        if args.fusion_report is not None:
+            sys.stderr.write("hilo2penguin: error: --fusion-report needs a single input, not --batch\n")
+            return 1
         return _run_batch(args, cfg)
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
         if given:
@@ -131,7 +137,7 @@ def run(argv: list[str]) -> int:
     try:
         data = read_input(args.input)
         loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
-        src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
+        src = compiler.compile_loaded(loaded, cfg, instrumentation=instr, fusion_report=args.fusion_report)
     except HiloError as e:
         sys.stderr.write(_one_line(e.format(args.input)) + "\n")
         return 1
@@ -152,7 +158,18 @@ def run(argv: list[str]) -> int:
         sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
         return 1
     sys.stdout.write(f"wrote {path}\n")
+    if src.fusion_report is not None:
+        _print_fusion_report(src.fusion_report, args.fusion_report)
     return 0
+
+
+def _print_fusion_report(report, folder: str) -> None:
+    """The fusion report's files and one line per kind (``DotLogistic: 3 formed, 12 refused (...)``)."""
+    from ..fusion_report import HTML_NAME, JSON_NAME
+
+    sys.stdout.write(f"wrote {os.path.join(folder, JSON_NAME)}\nwrote {os.path.join(folder, HTML_NAME)}\n")
+    for line in report.summary_lines() or ["fusion report: no fusion candidates"]:
+        sys.stdout.write(line + "\n")
 
 
 def _one_line(text: str) -> str:

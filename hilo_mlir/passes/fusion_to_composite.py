@@ -1,4 +1,4 @@
-"""``fusion-to-composite`` (StableHLO spine step 14a; DESIGN.md decision 6).
+"""``fusion-to-composite`` (StableHLO spine step 14a): every ``mhlo.fusion`` becomes a ``neuron.<Kind>`` composite.
 
 Every ``mhlo.fusion`` in the module becomes
 
@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import re
 
-from ..cluster import (COMPOSITE_KIND_ATTR, COMPOSITE_VERSION, FUSION_KIND_ATTR, SymbolNamer, ancestor_in_block,
-                       new_decomposition, op_key, value_def_ancestor, value_key)
 from ..diagnostics import op_error
+from ..dialects import FUSION_KIND_ATTR, MHLO, MHLO_FUSION_KIND_ENUM_ATTR
+from ..fusion import SymbolNamer, ancestor_in_block, composite_attributes, decomposition_base, new_decomposition
+from ..fusion import value_def_ancestor
 from ..ir import ir
-from ..registry import PassInfo, register
+from ..ir_utils import as_op, op_key, value_key
+from ..registry import PassInfo, Statistic, register
 
 
 def _kind(fusion) -> str:
@@ -39,8 +41,8 @@ def _kind(fusion) -> str:
             return ir.StringAttr(attrs[FUSION_KIND_ATTR]).value
         except (ValueError, TypeError):
             pass
-    if "fusion_kind" in attrs:
-        m = re.search(r"\bk[A-Z][A-Za-z]*", str(attrs["fusion_kind"]))
+    if MHLO_FUSION_KIND_ENUM_ATTR in attrs:
+        m = re.search(r"\bk[A-Z][A-Za-z]*", str(attrs[MHLO_FUSION_KIND_ENUM_ATTR]))
         if m:
             return m.group(0)
     return "Fusion"
@@ -64,8 +66,28 @@ def _captured(fusion, body) -> list:
     return list(seen.values())
 
 
-def convert_fusion(fusion, namer: SymbolNamer, module_body) -> ir.Operation:
-    """Replace one ``mhlo.fusion`` by a ``neuron.<Kind>`` composite + decomposition; returns the composite."""
+def _move_body(rw, body, term, fblock, extra) -> None:
+    """Move ``body``'s ops (all but its terminator ``term``) before ``fblock``'s terminator; the body's
+    arguments become ``fblock``'s first arguments, the captured values ``extra`` its remaining ones."""
+    ret = fblock.operations[len(fblock.operations) - 1]
+    for o in [o.operation for o in body.operations][:-1]:
+        rw.move_before(o, ret)
+    for arg, new in zip(body.arguments, list(fblock.arguments)[: len(body.arguments)]):
+        rw.replace_all_uses_with(arg, new)
+    fargs = list(fblock.arguments)[len(body.arguments):]
+    for v, new in zip(extra, fargs):
+        for use in list(v.uses):
+            owner = as_op(use.owner)
+            if ancestor_in_block(owner, fblock) is not None:
+                rw.set_operand(owner, use.operand_number, new)
+
+
+def convert_fusion(fusion, namer: SymbolNamer, module_body, rw, d) -> ir.Operation:
+    """Replace one ``mhlo.fusion`` by a ``neuron.<Kind>`` composite + decomposition; returns the composite.
+
+    Raises:
+        HiloError: the fusion's region is not one block ending in a return.
+    """
     if len(fusion.regions) != 1 or len(list(fusion.regions[0].blocks)) != 1:
         raise op_error(fusion, "fusion-to-composite: expected one region with one block")
     body = fusion.regions[0].blocks[0]
@@ -75,58 +97,33 @@ def convert_fusion(fusion, namer: SymbolNamer, module_body) -> ir.Operation:
     in_types = [v.type for v in operands]
     out_types = [r.type for r in fusion.results]
     loc = fusion.location
-    sym = namer.fresh(f"neuron.{kind}.impl")
+    term = body.operations[len(body.operations) - 1].operation
+    if not term.name.endswith(".return"):
+        raise op_error(fusion, f"fusion-to-composite: body ends in '{term.name}', not a return")
+    sym = namer.fresh(decomposition_base(kind))
     with fusion.context, loc:
-        fblock = new_decomposition(module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
-        ops = [o.operation for o in body.operations]
-        term = ops[-1]
-        if not term.name.endswith(".return"):
-            raise op_error(fusion, f"fusion-to-composite: body ends in '{term.name}', not a return")
-        ret = ir.Operation.create("func.return", operands=list(term.operands), loc=term.location,
-                                  ip=ir.InsertionPoint(fblock))
-        for o in ops[:-1]:
-            o.move_before(ret)
-        for arg, new in zip(body.arguments, list(fblock.arguments)[: len(body.arguments)]):
-            arg.replace_all_uses_with(new)
-        fargs = list(fblock.arguments)[len(body.arguments):]
-        for v, new in zip(extra, fargs):
-            for use in list(v.uses):
-                owner = use.owner.operation if not isinstance(use.owner, ir.Operation) else use.owner
-                if ancestor_in_block(owner, fblock) is not None:
-                    owner.operands[use.operand_number] = new
-        comp = ir.Operation.create(
-            "stablehlo.composite", results=out_types, operands=operands,
-            attributes={
-                "name": ir.StringAttr.get(f"neuron.{kind}"),
-                "composite_attributes": ir.DictAttr.get({}),
-                "decomposition": ir.FlatSymbolRefAttr.get(sym),
-                "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), COMPOSITE_VERSION),
-                COMPOSITE_KIND_ATTR: ir.StringAttr.get(kind),
-            },
-            loc=loc, ip=ir.InsertionPoint(fusion))
+        fblock = new_decomposition(rw, module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
+        rw.create(d.fusion_body_terminator, operands=list(term.operands), loc=term.location, at_end=fblock)
+        _move_body(rw, body, term, fblock, extra)
+        comp = rw.create(d.fusion, results=out_types, operands=operands, attributes=composite_attributes(kind, sym),
+                         loc=loc, before=fusion)
     for old, new in zip(fusion.results, comp.results):
-        old.replace_all_uses_with(new)
-    term.erase()
-    fusion.erase()
+        rw.replace_all_uses_with(old, new)
+    rw.erase_op(term)
+    rw.erase_op(fusion)
     return comp
 
 
 def _run(module_op, ctx) -> None:
-    fusions = []
-
-    def visit(op):
-        if op.name == "mhlo.fusion":
-            fusions.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(visit, ir.WalkOrder.POST_ORDER)  # innermost first
-    if not fusions:
+    if not ctx.module_may_contain(MHLO.fusion):
         return
+    # the census lists, top-level op after top-level op: the module's walk (post-)order, innermost first
+    fusions = [f for top in module_op.regions[0].blocks[0].operations for f in ctx.ops_named(top.operation, MHLO.fusion)]
     namer = SymbolNamer(module_op)
     body = module_op.regions[0].blocks[0]
     for f in fusions:
         kind = _kind(f)
-        convert_fusion(f, namer, body)
+        convert_fusion(f, namer, body, ctx.rewriter, ctx.d)
         ctx.stats[f"converted-{kind}"] += 1
 
 
@@ -138,6 +135,8 @@ register(
         anchor="builtin.module",
         dialect="stablehlo",
         class_name="FusionToComposite",
+        statistics=(Statistic("converted-{kind}", "fusions converted to composites (per FusionKind)"),),
+        ported=True,
         source="DESIGN.md 'StableHLO fusions are composites', decision 6; StableHLO spine step 14a",
     )
 )

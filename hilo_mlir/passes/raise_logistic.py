@@ -1,4 +1,4 @@
-"""``raise-logistic`` (ours; issue 3): ``1 / (1 + exp(-x))`` -> ``logistic(x)``.
+"""``raise-logistic``: ``1 / (1 + exp(-x))`` -> ``logistic(x)``.
 
 Modern JAX lowers ``jax.nn.sigmoid`` / ``jax.nn.silu`` to
 ``divide(1, add(1, exponential(negate(x))))`` (see
@@ -22,29 +22,15 @@ is the same function; the reference interpreter evaluates it as
 
 from __future__ import annotations
 
-from ..cluster import op_key
+from .. import fusion_report
 from ..dialects import TABLES, hlo_short_name
+from ..fusion_report.vocabulary import LOGISTIC
 from ..ir import ir
-from ..registry import PassInfo, register
+from ..ir_utils import defining_op, has_one_use, op_key
+from ..registry import PassInfo, Statistic, register
 
 _CONST_CHAIN = ("constant", "broadcast_in_dim", "reshape", "broadcast", "convert")
-
-
-def _def(v):
-    o = v.owner
-    return None if isinstance(o, ir.Block) else o.operation
-
-
-def _one_use(op) -> bool:
-    """``op`` has one result with exactly one use (reads at most two use-list entries)."""
-    if op is None:
-        return False
-    try:
-        r = op.result  # raises unless the op has exactly one result
-    except ValueError:
-        return False
-    it = iter(r.uses)
-    return next(it, None) is not None and next(it, None) is None
+RULE = "RaiseLogistic"
 
 
 def _unused(v) -> bool:
@@ -65,7 +51,7 @@ def _splat_one(v, memo: dict | None = None) -> bool:
             hit = memo.get(k)
             if hit is not None:
                 return hit
-        op = _def(v)
+        op = defining_op(v)
         if op is None:
             return False
         s = hlo_short_name(op)
@@ -93,55 +79,78 @@ def _is_float(v) -> bool:
 
 
 def match_logistic(div, memo: dict | None = None):
-    """If ``div`` is ``1 / (1 + exp(-x))``: ``(x, [negate, exponential, add], [one producers])``; else None.
+    """Match ``1 / (1 + exp(-x))`` at ``div``.
 
-    ``memo``: see :func:`_splat_one`.
+    Returns:
+        ``((x, [negate, exponential, add], [one producers]), None)`` on a match;
+        ``(None, (reason code, culprit op))`` for a candidate (a divide whose
+        denominator is an add of an exponential) that fails a check;
+        ``(None, None)`` for any other op. ``memo``: see :func:`_splat_one`.
     """
     pfx = div.name.split(".", 1)[0]
     d = TABLES.get(pfx)
     if d is None or not d.is_op(div, "divide"):
-        return None
-    # the checks are pure: the cheapest and most selective (is the denominator a one-use add?) first
+        return None, None
     ops = div.operands
     num, den = ops[0], ops[1]
-    add = _def(den)
-    if not d.is_op(add, "add") or not _one_use(add):
-        return None
-    if not _is_float(div.result) or not _splat_one(num, memo):
-        return None
+    add = defining_op(den)
+    if not d.is_op(add, "add"):
+        return None, None
     aops = add.operands
     a0, a1 = aops[0], aops[1]
-    for ev, cv in ((a0, a1), (a1, a0)):
-        e = _def(ev)
-        if not d.is_op(e, "exponential") or not _one_use(e) or not _splat_one(cv, memo):
-            continue
-        n = _def(e.operands[0])
-        if not d.is_op(n, "negate") or not _one_use(n):
-            continue
-        x = n.operands[0]
-        if x.type != div.result.type:
-            continue
-        return x, [n, e, add], [_def(num), _def(cv)]
-    return None
+    orders = [(e, cv) for ev, cv in ((a0, a1), (a1, a0)) for e in (defining_op(ev),) if d.is_op(e, "exponential")]
+    if not orders:
+        return None, None
+    if not has_one_use(add):
+        return None, ("add-multi-use", add)
+    if not _is_float(div.result):
+        return None, ("dtype-not-float", None)
+    if not _splat_one(num, memo):
+        return None, ("numerator-not-one", defining_op(num))
+    first = None
+    for e, cv in orders:
+        found, refusal = _match_exp(d, div, e, cv, memo)
+        if found is not None:
+            x, n = found
+            return (x, [n, e, add], [defining_op(num), defining_op(cv)]), None
+        first = first or refusal
+    return None, first
 
 
-def _erase_dead_consts(op, memo: dict, erased: set) -> None:
+def _match_exp(d, div, e, cv, memo):
+    """``exp(-x) + cv`` with ``cv`` a splat 1.0: ``((x, negate), None)`` or ``(None, refusal)``."""
+    if not has_one_use(e):
+        return None, ("exp-multi-use", e)
+    if not _splat_one(cv, memo):
+        return None, ("addend-not-one", defining_op(cv))
+    n = defining_op(e.operands[0])
+    if not d.is_op(n, "negate"):
+        return None, ("exp-operand-not-negate", n)
+    if not has_one_use(n):
+        return None, ("negate-multi-use", n)
+    x = n.operands[0]
+    if x.type != div.result.type:
+        return None, ("type-mismatch", None)
+    return (x, n), None
+
+
+def _erase_dead_consts(op, memo: dict, erased: set, rw) -> None:
     """Erase ``op`` and its constant-chain producers while each is unused; add their keys to ``erased``."""
     while op is not None:
         short = hlo_short_name(op)
         if short not in _CONST_CHAIN or not _unused(op.results[0]):
             return
-        nxt = _def(op.operands[0]) if len(op.operands) else None
+        nxt = defining_op(op.operands[0]) if len(op.operands) else None
         if short == "constant":
             memo.clear()  # its address may be reused by an op created later
         erased.add(op_key(op))
-        op.erase()
+        rw.erase_op(op)
         op = nxt
 
 
 def _divides(anchor, ctx) -> list:
     """The divides of ``anchor`` in walk (post-)order: from the census, or one walk."""
-    names = [f"{d.prefix}.divide" for d in TABLES.values()]
+    names = [d.name("divide") for d in TABLES.values()]
     found = [n for n in names if ctx.module_may_contain(n)]
     if not found:
         return []
@@ -159,35 +168,50 @@ def _divides(anchor, ctx) -> list:
 
 
 def _run(anchor, ctx) -> None:
+    rec = fusion_report.recorder(ctx, anchor)
+    try:
+        _raise(anchor, ctx, rec)
+    finally:
+        fusion_report.function_done(ctx, anchor)
+
+
+def _raise(anchor, ctx, rec) -> None:
     divs = _divides(anchor, ctx)
-    raised = 0
     memo: dict = {}
+    rw = ctx.rewriter
     for div in divs:
-        m = match_logistic(div, memo)
+        m, refusal = match_logistic(div, memo)
         if m is None:
+            if refusal is not None and rec is not None:
+                code, culprit = refusal
+                detail = culprit.name if culprit is not None else (
+                    str(div.result.type) if code == "dtype-not-float" else None)
+                rec.refused(RULE, LOGISTIC, div, code, detail, culprit)
             continue
         x, chain, ones = m
-        pfx = div.name.split(".", 1)[0]
+        if rec is not None:
+            rec.formed(RULE, LOGISTIC, chain + [div])
+        d = TABLES[div.name.split(".", 1)[0]]
         res = div.result
         loc = div.location
         with div.context, loc:
-            lg = ir.Operation.create(f"{pfx}.logistic", results=[res.type], operands=[x],
-                                     loc=loc, ip=ir.InsertionPoint(div))
-        res.replace_all_uses_with(lg.result)
-        div.erase()
+            lg = rw.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
+        rw.replace_all_uses_with(res, lg.result)
+        rw.erase_op(div)
         for o in reversed(chain):  # add, exponential, negate: each now unused
-            o.erase()
+            rw.erase_op(o)
         # Keys first: erasing one producer chain may erase the other producer
         # (numerator broadcast(c) and the add's own c), which must then not be touched.
         keyed = [(op_key(o), o) for o in ones if o is not None]
         erased: set = set()
         for k, o in keyed:
             if k not in erased:
-                _erase_dead_consts(o, memo, erased)
+                _erase_dead_consts(o, memo, erased, rw)
         ctx.stats["raised-logistic"] += 1
-        raised += 1
-    if not raised:
-        ctx.mark_all_preserved()
+
+
+class _RaiseLogisticState(fusion_report.ReportRun):
+    """Per-run state of raise-logistic (only the report's)."""
 
 
 register(
@@ -198,6 +222,10 @@ register(
         anchor="func.func",
         dialect=None,
         class_name="RaiseLogistic",
+        options=(fusion_report.REPORT_OPTION,),
+        state=_RaiseLogisticState,
+        statistics=(Statistic("raised-logistic", "1/(1+exp(-x)) chains raised to logistic(x)"),),
+        ported=True,
         source="ours (issue 3); runs before the spine when CompileConfig.raise_logistic is set",
     )
 )

@@ -3,7 +3,7 @@
 Communication/compute overlap: an independent ``reduce_scatter`` and
 ``all_gather`` are paired into one ``ScheduleFusion`` cluster, so the backend
 issues them together. The fused op comes from the shared codegen
-(:func:`hilo_mlir.cluster.codegen`): ``mhlo.fusion {FusionKind =
+(:func:`hilo_mlir.fusion.codegen`): ``mhlo.fusion {FusionKind =
 "ScheduleFusion"}`` on MHLO, ``stablehlo.composite "neuron.ScheduleFusion"``
 with a private decomposition on StableHLO.
 
@@ -13,7 +13,7 @@ listed in order; two *consecutive* ones form a pair when one is a
 already paired, and the later one does not depend, directly or through other
 ops, on the earlier one. Because the two are consecutive side-effecting ops,
 fusing them at the later one's position moves no side-effecting op across
-another (DESIGN.md "Rules of the IR"). The independence check walks the users
+another. The independence check walks the users
 of the earlier op that sit before the later one, so every op is visited at
 most once per block: linear time. A pair the codegen refuses (e.g. a
 side-effecting op between them uses the earlier one's result) stays as it is
@@ -21,29 +21,27 @@ side-effecting op between them uses the earlier one's result) stays as it is
 
 Blocks inside ``mhlo.fusion`` bodies and the decompositions of our own
 composites (``neuron.<Kind>.impl[.N]``) are never seeded.
-
-Source: seed 004 step 21 (gate cfg[0x135], "comm/compute overlap"); seed
-000 (the shared codegen, ScheduleFusion as a FusionKind); DESIGN.md catalogue
-step 21.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..cluster import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block, codegen
-from ..dialects import is_fusion_like
-from ..ir import ir
-from ..registry import register_twins
+from .. import fusion_report
+from ..dialects import COMPOSITE_NAMESPACE, FusionKind, is_fusion_like
 from ..effects import EffectOracle
+from ..fusion import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block, codegen
+from ..ir import ir
+from ..ir_utils import enclosing_module, func_name, op_key
+from ..registry import register_twins
 
-KIND = "ScheduleFusion"
-_DECOMPOSITION = re.compile(r"^neuron\..+\.impl(\.\d+)?$")
+KIND = FusionKind.SCHEDULE_FUSION
+RULE = "ScheduleFusion"
+_DECOMPOSITION = re.compile(r"^" + re.escape(COMPOSITE_NAMESPACE) + r"\..+\.impl(\.\d+)?$")
 
 
 def _depends_on(later, earlier, block, order: OrderIndex) -> bool:
     """True if ``later`` uses ``earlier``'s results directly or through ops between them."""
-    limit = order.pos(later)
     seen = set()
     stack = [earlier]
     while stack:
@@ -55,28 +53,14 @@ def _depends_on(later, earlier, block, order: OrderIndex) -> bool:
                     continue
                 if a == later:
                     return True
-                if a not in seen and order.pos(a) < limit:
+                if a not in seen and order.is_before(a, later):
                     seen.add(a)
                     stack.append(a)
     return False
 
 
-def _module_of(op):
-    while op is not None and op.name != "builtin.module":
-        p = op.parent
-        op = p.operation if p is not None else None
-    return op
-
-
-def _run(func_op, ctx):
-    d = ctx.d
-    name = func_op.attributes["sym_name"].value
-    if _DECOMPOSITION.match(name):
-        ctx.mark_all_preserved()
-        return
-    if not (ctx.module_may_contain(d.name("reduce_scatter")) and ctx.module_may_contain(d.name("all_gather"))):
-        ctx.mark_all_preserved()  # no reduce_scatter/all_gather pair can exist
-        return
+def _blocks_to_seed(func_op) -> list:
+    """Every block of ``func_op`` (nested ones included) outside fused ops, in pre-order."""
     blocks = []
 
     def visit(op):
@@ -88,37 +72,89 @@ def _run(func_op, ctx):
         return ir.WalkResult.ADVANCE
 
     func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return blocks
+
+
+_COLLECTIVES = frozenset({"reduce_scatter", "all_gather"})
+
+
+def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
+    """Pair consecutive independent reduce_scatter / all_gather ops of ``block`` (one sweep)."""
+    seq = [o.operation for o in block.operations if effects(o)]
+    failed: dict = {}  # op_key of a collective -> (reason code, the other op) of its last failed pairing
+    paired: set = set()
+    i = 0
+    while i + 1 < len(seq):
+        a, b = seq[i], seq[i + 1]
+        kinds = {d.short(a.name), d.short(b.name)}
+        if kinds != {"reduce_scatter", "all_gather"}:
+            i += 1
+            continue
+        if _depends_on(b, a, block, order):
+            ctx.debug(f"'{b.name}' depends on '{a.name}': not paired")
+            ctx.stats["dependent-pairs"] += 1
+            failed[op_key(a)], failed[op_key(b)] = ("dependent-pair", b), ("dependent-pair", a)
+            i += 1
+            continue
+        if not namers and d.fusion_is_composite:
+            namers.append(SymbolNamer(enclosing_module(block.owner)))
+        cluster = FusionCluster([a, b], KIND, order=order)
+        captured = rec.capture_cluster(RULE, cluster, anchor=b) if rec is not None else None
+        fused = codegen(cluster, d, ctx.rewriter, order=order, namer=namers[0] if namers else None)
+        if rec is not None:
+            rec.file_cluster(captured, cluster.refusal)
+        if fused is None:
+            ctx.debug(f"codegen refused the pair '{a.name}' + '{b.name}' ({cluster.refusal.reason})")
+            ctx.stats["refused-pairs"] += 1
+            failed[op_key(a)] = failed[op_key(b)] = (None, None)  # recorded as the cluster's refusal
+            i += 1
+            continue
+        ctx.stats["fused-pairs"] += 1
+        paired.update((op_key(a), op_key(b)))
+        i += 2
+    if rec is not None:
+        _record_unpaired(rec, d, seq, failed, paired)
+
+
+def _record_unpaired(rec, d, seq, failed: dict, paired: set) -> None:
+    """Every reduce_scatter / all_gather of ``seq`` left unpaired, with the reason of its last attempt."""
+    for op in seq:
+        k = op_key(op)
+        if k in paired or d.short(op.name) not in _COLLECTIVES:
+            continue
+        code, other = failed.get(k, ("no-adjacent-partner", None))
+        if code is None:
+            continue  # the codegen refused its pair: recorded as that cluster's refusal
+        rec.refused(RULE, KIND, op, code, other.name if other is not None else None, other)
+
+
+def _run(func_op, ctx):
+    rec = fusion_report.recorder(ctx, func_op)
+    try:
+        _run_schedule_fusion(func_op, ctx, rec)
+    finally:
+        fusion_report.function_done(ctx, func_op)
+
+
+def _run_schedule_fusion(func_op, ctx, rec):
+    d = ctx.d
+    if _DECOMPOSITION.match(func_name(func_op)):
+        return
+    if not (ctx.module_may_contain(d.name("reduce_scatter")) and ctx.module_may_contain(d.name("all_gather"))):
+        if rec is not None:  # a lone collective of either kind has no partner anywhere
+            for short in sorted(_COLLECTIVES):
+                for op in ctx.ops_named(func_op, d.name(short)):
+                    rec.refused(RULE, KIND, op, "no-adjacent-partner")
+        return  # no reduce_scatter/all_gather pair can exist
     effects = EffectOracle(func_op)
-    order = OrderIndex()
-    namer = None
-    fused_any = False
-    for block in blocks:
-        seq = [o.operation for o in block.operations if effects(o)]
-        i = 0
-        while i + 1 < len(seq):
-            a, b = seq[i], seq[i + 1]
-            kinds = {d.short(a.name), d.short(b.name)}
-            if kinds != {"reduce_scatter", "all_gather"}:
-                i += 1
-                continue
-            if _depends_on(b, a, block, order):
-                ctx.debug(f"'{b.name}' depends on '{a.name}': not paired")
-                ctx.stats["dependent-pairs"] += 1
-                i += 1
-                continue
-            if namer is None and d.prefix == "stablehlo":
-                namer = SymbolNamer(_module_of(func_op))
-            fused = codegen(FusionCluster([a, b], KIND, order=order), d, order=order, namer=namer)
-            if fused is None:
-                ctx.debug(f"codegen refused the pair '{a.name}' + '{b.name}'")
-                ctx.stats["refused-pairs"] += 1
-                i += 1
-                continue
-            ctx.stats["fused-pairs"] += 1
-            fused_any = True
-            i += 2
-    if not fused_any:
-        ctx.mark_all_preserved()
+    namers: list = []  # the module's SymbolNamer, made on the first composite
+    with OrderIndex(ctx.rewriter) as order:
+        for block in _blocks_to_seed(func_op):
+            _pair_block(block, d, ctx, effects, order, namers, rec)
+
+
+class _ScheduleFusionState(fusion_report.ReportRun):
+    """Per-run state of schedule-fusion (only the report's)."""
 
 
 register_twins(
@@ -126,6 +162,9 @@ register_twins(
     "Pair an independent reduce_scatter and all_gather into one ScheduleFusion cluster (shared codegen)",
     _run,
     class_name="ScheduleFusion",
+    options=(fusion_report.REPORT_OPTION,),
     statistics=("fused-pairs", "dependent-pairs", "refused-pairs"),
+    state=_ScheduleFusionState,
+    ported=True,
     source="seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21",
 )

@@ -21,6 +21,8 @@ for var in ("HOME", "PATH", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "
 
 # Tools run with the configured Python (no reliance on console scripts on PATH).
 config.substitutions.append(("%python", python))
+# hilo-opt plus the test-only passes of test/lib (as mlir-opt links mlir/test/lib)
+config.substitutions.append(("hilo-test-opt", f"{python} {os.path.join(root, 'test', 'lib', 'hilo_test_opt.py')}"))
 config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.cli.opt"))
 config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.cli.hilo2penguin"))
 config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.cli.penguin_run"))

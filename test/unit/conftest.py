@@ -1,8 +1,13 @@
 import pathlib
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The test-only passes (test-fusion-cluster, ...) live in test/lib, not in the package.
+sys.path.insert(0, str(ROOT / "test" / "lib"))
+import test_passes  # noqa: E402,F401
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"

@@ -1,4 +1,4 @@
-"""FusionCluster, OrderIndex and the shared codegen (hilo_mlir/cluster.py).
+"""FusionCluster, OrderIndex and the shared codegen (hilo_mlir/fusion).
 
 Source: seed 000 "The FusionCluster Data Structure and Shared codeGen";
 DESIGN.md "The op-fusion core", "StableHLO fusions are composites".
@@ -7,9 +7,11 @@ DESIGN.md "The op-fusion core", "StableHLO fusions are composites".
 import pytest
 
 from hilo_mlir import testing
-from hilo_mlir.cluster import (FusionCluster, OpSet, OrderIndex, SymbolNamer, codegen, op_key)
 from hilo_mlir.dialects import MHLO, STABLEHLO
+from hilo_mlir.fusion import FusionCluster, OpSet, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir_utils import op_key
+from hilo_mlir.rewriter import Change, Rewriter
 
 from test_op_fusion_helpers import bits
 
@@ -65,8 +67,10 @@ def test_codegen_moves_dependents_and_keeps_numbers(d):
         block = ops[0].block
         order = OrderIndex()
         c = FusionCluster([ops[0], ops[3], ops[4]], "DotLogistic", order)
-        fused = codegen(c, d, order)
+        rw = Rewriter(m.operation)
+        fused = codegen(c, d, rw, order)
         assert fused is not None
+        assert rw.changes & (Change.CREATE | Change.MOVE | Change.OPERAND) == Change.CREATE | Change.MOVE | Change.OPERAND
         m.operation.verify()
         names = [o.operation.name for o in block.operations]
         assert names == [d.fusion, d.name("add"), d.name("multiply"), "func.return"]
@@ -99,8 +103,11 @@ def test_non_convex_is_refused_and_ir_untouched():
         ops = _ops(m)
         c = FusionCluster([ops[0], ops[2]], "Elementwise")
         assert not c.is_convex()
-        assert codegen(c, MHLO) is None
-        assert str(m) == before
+        rw = Rewriter(m.operation)
+        assert codegen(c, MHLO, rw) is None
+        assert str(m) == before and rw.changes == Change.NONE
+        assert c.refusal.reason == "not-convex"
+        assert c.refusal.op.name == "stablehlo.negate" and c.refusal.member.name == "stablehlo.add"
 
 
 def test_cluster_needs_one_block():
@@ -158,7 +165,8 @@ def test_order_index_stays_exact_over_many_codegens():
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(src)
         block = _ops(m)[0].block
-        order = OrderIndex()
+        rw = Rewriter(m.operation)
+        order = OrderIndex(rw)
         namer = SymbolNamer(m.operation)
         made = 0
         for i in range(1, n):
@@ -166,7 +174,7 @@ def test_order_index_stays_exact_over_many_codegens():
             ops = [o.operation for o in block.operations]
             exp = [o for o in ops if o.name == "stablehlo.exponential"][0]
             neg = [o for o in ops if o.name == "stablehlo.negate"][0]
-            if codegen(FusionCluster([exp, neg], "Elementwise", order), STABLEHLO, order, namer) is not None:
+            if codegen(FusionCluster([exp, neg], "Elementwise", order), STABLEHLO, rw, order, namer) is not None:
                 made += 1
             _check_order(order, block)
         m.operation.verify()

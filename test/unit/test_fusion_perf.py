@@ -23,14 +23,18 @@ import collections
 
 import pytest
 
-from hilo_mlir import cluster, effects
-from hilo_mlir.census import Census
-from hilo_mlir.cluster import FusionCluster, OrderIndex, block_key, codegen, op_key, value_key
+from hilo_mlir import effects
+from hilo_mlir.analysis.census import Census
+from hilo_mlir.analysis.manager import AnalysisManager
 from hilo_mlir.dialects import MHLO
+from hilo_mlir.fusion import FusionCluster, OrderIndex, codegen
 from hilo_mlir.ir import identity_key, ir, make_context
+from hilo_mlir.ir_utils import block_key, op_key, value_key
 from hilo_mlir.passes.op_fusion import common
+from hilo_mlir.passes.op_fusion import run as run_mod
 from hilo_mlir.pipeline import Pipeline
 from hilo_mlir.registry import PassContext, get
+from hilo_mlir.rewriter import Change, Rewriter
 
 from test_op_fusion_helpers import fuse
 
@@ -60,12 +64,16 @@ NESTED = """func.func @main(%x: tensor<4x8xf32>, %p: tensor<i1>) -> (tensor<4xf3
 
 
 def _run_for(m, census=True):
+    """A FusionRun on @main; ``census``: hand the manager a census first (else it takes one when asked)."""
     info = get("neuron-op-fusion")
-    c = Census(m.operation) if census else None
+    rw = Rewriter(m.operation)
+    am = AnalysisManager(m.operation, rw)
+    if census:
+        am.put(Census, m.operation, Census(m.operation))
     ctx = PassContext(info, {"fuse_dot_logistic": True, "general_elementwise_fusion": True},
-                      census=(lambda: c) if census else None)
+                      rewriter=rw, analyses=am, module_op=m.operation)
     f = m.body.operations[0].operation
-    return common.FusionRun(f, ctx), f
+    return run_mod.FusionRun(f, ctx), f
 
 
 def test_value_and_block_keys_are_the_c_addresses():
@@ -88,16 +96,18 @@ def test_value_and_block_keys_are_the_c_addresses():
         assert len({value_key(v) for v in vals}) == len(vals)
 
 
-@pytest.mark.parametrize("census", [True, False], ids=["census", "walk"])
+@pytest.mark.parametrize("census", [True, False], ids=["given-census", "census-on-demand"])
 @pytest.mark.parametrize("shorts", [("sqrt", "rsqrt"), ("reduce", "concatenate"), ("rsqrt",), ("add",), ("logistic",)])
 def test_anchors_are_what_collect_finds(census, shorts):
     with make_context():
         m = ir.Module.parse(NESTED)
         run, f = _run_for(m, census)
         expect = [op_key(o) for o in common.collect(f, names=[MHLO.name(s) for s in shorts])]
-        exact = len(shorts) > 1 or shorts[0] not in common._REGION_FREE
+        exact = len(shorts) > 1 or shorts[0] not in common.REGION_FREE
         for changed in (False, True):
-            run.changed = changed
+            if changed:  # a recorded mutation that moves nothing: the run counts as changed
+                run.rw.set_attr(f, "test.touched", ir.UnitAttr.get())
+            assert run.changed == changed
             got = run.anchors(*shorts)
             if not exact:  # one region-free kind: ops inside fusions may come along (every sub-pass skips them)
                 got = [o for o in got if common.in_function_body(o, f)]
@@ -141,7 +151,7 @@ def test_codegen_uses_mlir_order_and_keeps_an_indexed_block_exact():
         c = FusionCluster([ops[3], ops[0], ops[2]], "DotLogistic", order)  # any order in
         assert [o.name for o in c.members] == ["mhlo.dot", "mhlo.logistic", "mhlo.multiply"]
         assert order._blocks == {}  # nobody asked for a position: no Python mirror of the block
-        fused = codegen(c, MHLO, order)
+        fused = codegen(c, MHLO, Rewriter(m.operation), order)
         assert fused is not None and order._blocks == {}
         assert [o.name for o in c.moved] == ["mhlo.add"]  # the dependent op moved after the fusion
         block = ops[1].block
@@ -158,7 +168,7 @@ def test_codegen_uses_mlir_order_and_keeps_an_indexed_block_exact():
         order = OrderIndex()
         order.pos(ops[0])
         c = FusionCluster([ops[3], ops[0], ops[2]], "DotLogistic", order)
-        codegen(c, MHLO, order)
+        codegen(c, MHLO, Rewriter(m.operation), order)
         real = [o.operation for o in block.operations]
         pos = [order.pos(o) for o in real]
         assert pos == sorted(pos) and len(set(pos)) == len(pos)
@@ -192,8 +202,10 @@ SILU = """func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x
 
 def test_op_fusion_with_a_census_walks_nothing(monkeypatch):
     calls = []
-    real = common.collect
-    monkeypatch.setattr(common, "collect", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = run_mod.collect
+    monkeypatch.setattr(run_mod, "collect", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real_reindex = Census._reindex
+    monkeypatch.setattr(Census, "_reindex", lambda *a: calls.append(2) or real_reindex(*a))
     with make_context():
         m = ir.Module.parse(SILU)
         pipe = Pipeline.from_text("builtin.module(neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true})")
@@ -203,18 +215,24 @@ def test_op_fusion_with_a_census_walks_nothing(monkeypatch):
             st.update(c)
         assert st == {"clusters-DotLogistic": 1, "ops-absorbed-DotLogistic": 3,
                       "clusters-MulRedSqrt": 1, "ops-absorbed-MulRedSqrt": 3}
-    assert calls == []  # every sub-pass read the census lists
+    assert calls == []  # every sub-pass read the census lists (taken before any rewrite: no re-walk)
 
 
-def test_nothing_to_fuse_is_preserved_and_not_verified():
+def test_nothing_to_fuse_records_no_change_and_is_not_verified():
     text = SILU.replace("mhlo.logistic", "mhlo.tanh").replace("mhlo.rsqrt", "mhlo.negate")
     text = text.replace("mhlo.reduce(%q init: %z) applies mhlo.add", "mhlo.reduce(%q init: %z) applies mhlo.maximum")
     with make_context():
         m = ir.Module.parse(text)
         before = str(m)
-        pipe = Pipeline.from_text("builtin.module(neuron-op-fusion{fuse-dot-logistic=true})")
+        pipe = Pipeline.from_text("builtin.module(neuron-op-fusion{fuse-dot-logistic=true})", check_analyses=True)
         pipe.run(m)
-        assert str(m) == before and pipe.verify_timings == []
+        assert str(m) == before
+        assert [c for _, c in pipe.changes] == [Change.NONE]
+    with make_context():  # outside the checking mode: nothing recorded -> no verifier run
+        m = ir.Module.parse(text)
+        pipe = Pipeline.from_text("builtin.module(neuron-op-fusion{fuse-dot-logistic=true})", check_analyses=False)
+        pipe.run(m)
+        assert pipe.verify_timings == []
     out, st = fuse(SILU.replace("mhlo.logistic", "mhlo.tanh"), "mhlo", gates="{fuse-dot-logistic=true}")
     assert st == {"clusters-MulRedSqrt": 1, "ops-absorbed-MulRedSqrt": 3}
 
@@ -274,4 +292,4 @@ def test_effect_oracle_per_name_cache_matches_per_op_answers():
         got = [oracle(o) for o in ops] + [oracle(o) for o in ops]  # second round from the caches
         fresh = [effects.has_side_effects(o) for o in ops]
         assert got[:6] == got[6:] == fresh == [False, True, False, True, False, False]
-        assert cluster.has_side_effects(ops[1]) is True
+        assert effects.has_side_effects(ops[1]) is True

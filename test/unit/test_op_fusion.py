@@ -16,7 +16,7 @@ def test_registration_and_options():
         info = registry.get(arg)
         assert info.dialect == dialect and info.display_name == cls and info.anchor == "func.func"
         assert {o.name: (o.type, o.default) for o in info.options} == {
-            "fuse-dot-logistic": (bool, False), "general-elementwise-fusion": (bool, False)}
+            "fuse-dot-logistic": (bool, False), "general-elementwise-fusion": (bool, False), "report": (str, "")}
     assert registry.get("neuron-op-fusion").run is registry.get("stablehlo-neuron-op-fusion").run  # one implementation
     assert registry.get("fusion-to-composite").anchor == "builtin.module"
     assert registry.get("raise-logistic").dialect is None

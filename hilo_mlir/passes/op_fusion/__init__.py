@@ -1,91 +1,104 @@
-"""NeuronOpFusion: ``neuron-op-fusion`` / ``stablehlo-neuron-op-fusion`` (seed 000).
+"""NeuronOpFusion: ``neuron-op-fusion`` / ``stablehlo-neuron-op-fusion``.
 
-The driver (``runOnOperation`` @0x2101680) runs six sub-passes per function,
-in this order:
+The driver runs six sub-passes per function, in this order:
 
 1. ``fuseSubExp`` -- always;
 2. if ``fuse-dot-logistic``: ``fuseDotLogisticOp`` then ``fuseMulRedSqrt``;
 3. if ``general-elementwise-fusion``: ``fuseExpm1Op``, ``fuseLog1pOp``,
    ``fuseElementwiseOps``.
 
-Every cluster goes through the shared :func:`hilo_mlir.cluster.codegen`: on
+Every cluster goes through the shared :func:`hilo_mlir.fusion.codegen`: on
 MHLO an ``mhlo.fusion {FusionKind = "<kind>"}``, on StableHLO a
-``stablehlo.composite "neuron.<kind>"`` with a private decomposition
-(DESIGN.md decision 6). No sub-pass seeds inside an existing fusion, and the
-decomposition functions of composites are not visited.
+``stablehlo.composite "neuron.<kind>"`` with a private decomposition. No
+sub-pass seeds inside an existing fusion, and the decomposition functions of
+composites are not visited.
 
 Statistics (``--mlir-pass-statistics``, ``PenguinSource.statistics``):
 ``clusters-<kind>``, ``ops-absorbed-<kind>``, ``expanded-Expm1``/``-Log1p``,
-``reassociated-reshape`` (Pass B), ``refused-<kind>`` (non-convex candidates).
+``reassociated-reshape`` (Pass B), ``refused-<kind>`` (candidates the codegen
+refused).
 """
 
 from __future__ import annotations
 
-from ...cluster import SymbolNamer, op_key
+from ... import fusion_report
+from ...dialects import DECOMPOSITION_ATTR, STABLEHLO
 from ...ir import ir
-from ...registry import Option, register_twins
-from .common import FusionRun, as_op
+from ...ir_utils import as_op, func_name
+from ...registry import Option, Statistic, register_twins
+from . import dot_logistic, elementwise, mul_red_sqrt, transcendental
 from .dot_logistic import fuse_dot_logistic
 from .elementwise import fuse_elementwise, grow_upwards
 from .mul_red_sqrt import fuse_mul_red_sqrt
+from .run import FusionRun, OpFusionState
 from .transcendental import fuse_expm1, fuse_log1p, fuse_sub_exp
-from . import test_cluster  # noqa: F401  (registers test-fusion-cluster)
 
 __all__ = [
     "run_op_fusion", "fuse_sub_exp", "fuse_dot_logistic", "fuse_mul_red_sqrt", "fuse_expm1", "fuse_log1p",
-    "fuse_elementwise", "grow_upwards",
+    "fuse_elementwise", "grow_upwards", "SUB_PASSES",
 ]
+
+#: ``(gate option or None, sub-pass, the op kinds it seeds from)``, in the driver's order.
+SUB_PASSES = (
+    (None, fuse_sub_exp, transcendental.SUB_EXP_ANCHORS),
+    ("fuse_dot_logistic", fuse_dot_logistic, dot_logistic.ANCHORS),
+    ("fuse_dot_logistic", fuse_mul_red_sqrt, mul_red_sqrt.ANCHORS),
+    ("general_elementwise_fusion", fuse_expm1, transcendental.EXPM1_ANCHORS),
+    ("general_elementwise_fusion", fuse_log1p, transcendental.LOG1P_ANCHORS),
+    ("general_elementwise_fusion", fuse_elementwise, elementwise.ANCHORS),
+)
 
 
 def _decomposition_names(module_op, ctx) -> set:
-    """Names of functions that are composite decompositions (cached for this pass run)."""
-    cache = ctx.__dict__.setdefault("_op_fusion_decomp", {})
-    key = op_key(module_op)
-    names = cache.get(key)
-    if names is None:
+    """Names of the functions that are composite decompositions (taken once per pass run)."""
+    state: OpFusionState = ctx.state
+    if state.decompositions is None:
         names = set()
-        if ctx.module_may_contain("stablehlo.composite"):
+        composite = STABLEHLO.fusion  # composites exist only in StableHLO (also in a module the MHLO twin runs on)
+        if ctx.module_may_contain(composite):
             for top in module_op.regions[0].blocks[0].operations:
-                for op in ctx.ops_named(top.operation, "stablehlo.composite"):
-                    if "decomposition" in op.attributes:
-                        names.add(ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value)
-        cache[key] = names
-    return names
-
-
-def _sym_name(func_op) -> str:
-    return ir.StringAttr(func_op.attributes["sym_name"]).value
+                for op in ctx.ops_named(top.operation, composite):
+                    if DECOMPOSITION_ATTR in op.attributes:
+                        names.add(ir.FlatSymbolRefAttr(op.attributes[DECOMPOSITION_ATTR]).value)
+        state.decompositions = names
+    return state.decompositions
 
 
 def run_op_fusion(func_op, ctx) -> None:
-    """Run the six sub-passes on one ``func.func`` in the seed's order (see module docstring)."""
-    parent = func_op.parent
-    if parent is not None:
-        module_op = as_op(parent)
-        if _sym_name(func_op) in _decomposition_names(module_op, ctx):
-            ctx.debug(f"skipping @{_sym_name(func_op)}: it is a composite decomposition")
-            ctx.mark_all_preserved()
-            return
-    namer = None
-    if ctx.d.prefix != "mhlo" and parent is not None:
-        # one namer per module for the whole pass run: names stay unique across functions
-        namers = ctx.__dict__.setdefault("_op_fusion_namers", {})
-        key = op_key(module_op)
-        namer = namers.get(key)
-        if namer is None:
-            namer = namers[key] = SymbolNamer(module_op)
-    run = FusionRun(func_op, ctx, namer)  # sub-passes seed from the census lists (issue 7: no walk)
-    fuse_sub_exp(run)
-    if ctx.options.fuse_dot_logistic:
-        fuse_dot_logistic(run)
-        fuse_mul_red_sqrt(run)
-    if ctx.options.general_elementwise_fusion:
-        fuse_expm1(run)
-        fuse_log1p(run)
-        fuse_elementwise(run)
-    if not run.changed:
-        ctx.mark_all_preserved()
+    """Run the enabled sub-passes on one ``func.func`` in the driver's order (see module docstring)."""
+    rec = fusion_report.recorder(ctx, func_op)
+    try:
+        _run_op_fusion(func_op, ctx, rec)
+    finally:
+        fusion_report.function_done(ctx, func_op)
 
+
+def _run_op_fusion(func_op, ctx, rec) -> None:
+    parent = func_op.parent
+    module_op = as_op(parent) if parent is not None else None
+    if module_op is not None and func_name(func_op) in _decomposition_names(module_op, ctx):
+        ctx.debug(f"skipping @{func_name(func_op)}: it is a composite decomposition")
+        return
+    namer = None
+    if ctx.d.fusion_is_composite and module_op is not None:
+        # one namer per module for the whole pass run: names stay unique across functions
+        state: OpFusionState = ctx.state
+        if state.namer is None:
+            from ...fusion import SymbolNamer
+
+            state.namer = SymbolNamer(module_op)
+        namer = state.namer
+    options = ctx.options
+    enabled = [(fn, names) for gate, fn, names in SUB_PASSES if gate is None or getattr(options, gate)]
+    run = FusionRun(func_op, ctx, namer, anchors=[n for _, names in enabled for n in names], rec=rec)
+    try:
+        for fn, _ in enabled:
+            fn(run)
+    finally:
+        run.close()
+
+
+_KINDS_HELP = "(per FusionKind)"
 
 register_twins(
     "neuron-op-fusion",
@@ -93,9 +106,20 @@ register_twins(
     run_op_fusion,
     class_name="NeuronOpFusion",
     options=(
-        Option("fuse-dot-logistic", bool, False, "Run fuseDotLogisticOp and fuseMulRedSqrt (cl::opt byte @0x9c717b8)"),
+        Option("fuse-dot-logistic", bool, False, "Also fuse dot+logistic (DotLogistic) and the RMSNorm core (MulRedSqrt)"),
         Option("general-elementwise-fusion", bool, False,
-               "General elementwise-op fusion: fuseExpm1Op, fuseLog1pOp, fuseElementwiseOps (cl::opt byte @0x9c716f8)"),
+               "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate"),
+        fusion_report.REPORT_OPTION,
     ),
-    source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680); DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
+    statistics=(
+        Statistic("clusters-{kind}", f"fused ops made {_KINDS_HELP}"),
+        Statistic("ops-absorbed-{kind}", f"ops moved into fused ops {_KINDS_HELP}"),
+        Statistic("refused-{kind}", f"candidate clusters the codegen refused {_KINDS_HELP}"),
+        Statistic("expanded-{kind}", "expm1/log1p ops expanded (Expm1, Log1p)"),
+        Statistic("reassociated-reshape", "dot->reshape->logistic->multiply chains with the reshape sunk"),
+    ),
+    state=OpFusionState,
+    ported=True,
+    source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680; gates cl::opt @0x9c717b8, @0x9c716f8); "
+           "DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
 )

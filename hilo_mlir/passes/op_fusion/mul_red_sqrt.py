@@ -1,4 +1,4 @@
-"""fuseMulRedSqrt: the RMSNorm core (seed 000 driver order; DESIGN.md decision 5).
+"""fuseMulRedSqrt: the RMSNorm core, ``(r)sqrt(mean(x * x) + eps)``, becomes one ``MulRedSqrt`` fusion.
 
 Root: ``sqrt`` or ``rsqrt`` (not inside a fusion). Walking up its operand
 through single-use links -- ``add`` of a constant (epsilon),
@@ -13,17 +13,22 @@ constants, their broadcasts and ``x`` stay live-ins. This is what
 
 from __future__ import annotations
 
+from ...dialects import FusionKind
 from ...ir import ir
-from .common import FusionRun, defining_op, has_one_use, inside_fusion, is_constant_like
+from ...ir_utils import defining_op, has_one_use, int_list
+from .common import inside_fusion, is_constant_like
+from .run import FusionRun
+
+#: the op kinds this sub-pass seeds from
+ANCHORS = ("sqrt", "rsqrt")
+RULE = "fuseMulRedSqrt"
 
 
 def _int_list(attr) -> list[int] | None:
-    for conv in (lambda a: list(ir.DenseI64ArrayAttr(a)), lambda a: [int(x) for x in ir.DenseIntElementsAttr(a)]):
-        try:
-            return conv(attr)
-        except (ValueError, TypeError):
-            continue
-    return None
+    try:
+        return int_list(attr)
+    except ValueError:
+        return None
 
 
 def _shape(v):
@@ -84,63 +89,82 @@ def is_add_reduce(run: FusionRun, op) -> bool:
     return len(rops) == 1 and rops[0] == add.results[0]
 
 
-def _match(run: FusionRun, root):
+def _reduce_end(run: FusionRun, p, rblock):
+    """The chain ends at reduce ``p``: ``([multiply, p], None)`` or ``(None, refusal)``."""
     d = run.d
+    if not is_add_reduce(run, p):
+        return None, ("reduce-not-add", p)
+    mul = defining_op(p.operands[0])
+    if not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
+        return None, ("reduce-input-not-square", mul if mul is not None else p)
+    mops = mul.operands
+    if mops[0] != mops[1]:
+        return None, ("reduce-input-not-square", mul)
+    return [mul, p], None
+
+
+def _link(run: FusionRun, p, short: str):
+    """The value link ``p`` continues the chain with, or ``(None, refusal)`` (``p`` is not a reduce)."""
     memo = run.const_memo
+    if short == "add" or short == "multiply":
+        pops = p.operands
+        a, b = pops[0], pops[1]
+        if is_constant_like(b, memo):
+            return a, None
+        if is_constant_like(a, memo):
+            return b, None
+        return None, ("link-operand-not-constant", p)
+    if short == "divide":
+        pops = p.operands
+        if not is_constant_like(pops[1], memo):
+            return None, ("link-operand-not-constant", p)
+        return pops[0], None
+    if short == "reshape" or short == "broadcast_in_dim":
+        if not only_inserts_unit_dims(run, p):
+            return None, ("not-unit-dim-insertion", p)
+        return p.operands[0], None
+    return None, ("chain-op-not-allowed", p)
+
+
+def _match(run: FusionRun, root):
+    """The cluster ops (multiply, reduce, links, root) or ``(None, refusal)``: ``(ops, None)`` on a match."""
     rblock = root.block
     chain = [root]
     v = root.operands[0]
     for _ in range(64):  # links are few; bound the walk
         p = defining_op(v)
         if p is None:
-            return None
+            return None, ("chain-reaches-argument", None)
         pb = p.block
-        if pb is None or pb != rblock or not has_one_use(p):
-            return None
-        short = d.short(p)
+        if pb is None or pb != rblock:
+            return None, ("not-one-block", p)
+        if not has_one_use(p):
+            return None, ("chain-multi-use", p)
+        short = run.d.short(p)
         if short == "reduce":
-            if not is_add_reduce(run, p):
-                return None
-            mul = defining_op(p.operands[0])
-            if not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
-                return None
-            mops = mul.operands
-            if mops[0] != mops[1]:
-                return None
-            return [mul, p] + chain[::-1]
-        if short == "add" or short == "multiply":
-            pops = p.operands
-            a, b = pops[0], pops[1]
-            if is_constant_like(b, memo):
-                v = a
-            elif is_constant_like(a, memo):
-                v = b
-            else:
-                return None
-        elif short == "divide":
-            pops = p.operands
-            if not is_constant_like(pops[1], memo):
-                return None
-            v = pops[0]
-        elif short == "reshape" or short == "broadcast_in_dim":
-            if not only_inserts_unit_dims(run, p):
-                return None
-            v = p.operands[0]
-        else:
-            return None
+            end, refusal = _reduce_end(run, p, rblock)
+            return (end + chain[::-1], None) if end is not None else (None, refusal)
+        v, refusal = _link(run, p, short)
+        if v is None:
+            return None, refusal
         chain.append(p)
-    return None
+    return None, ("chain-too-long", None)
 
 
 def fuse_mul_red_sqrt(run: FusionRun) -> None:
-    """Decision 5: ``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
+    """``(r)sqrt(links(reduce_add(x*x)))`` -> one ``MulRedSqrt`` fusion."""
     # The memo lives for this sub-pass only: its clusters rewire no constant chain (only the
     # root, a sqrt/rsqrt, has users outside), so an answer cannot go stale while it runs.
     run.const_memo.clear()
-    for root in run.anchors("sqrt", "rsqrt"):
-        if root.block is None or inside_fusion(root):
+    kind = FusionKind.MUL_RED_SQRT
+    for root in run.anchors(*ANCHORS):
+        if root.block is None:
             continue
-        ops = _match(run, root)
+        if inside_fusion(root):
+            run.refuse(RULE, kind, root, "inside-fusion")
+            continue
+        ops, refusal = _match(run, root)
         if ops is None:
+            run.refuse(RULE, kind, root, refusal[0], refusal[1])
             continue
-        run.emit(ops, "MulRedSqrt")
+        run.emit(ops, kind, RULE, anchor=root)

@@ -1,5 +1,5 @@
-// RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(test-fusion-cluster)' | FileCheck %s
-// RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-test-fusion-cluster)' | FileCheck %s --check-prefix=SHLO
+// RUN: hilo-test-opt %s --split-input-file --pass-pipeline='builtin.module(test-fusion-cluster)' | FileCheck %s
+// RUN: hilo-test-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-test-fusion-cluster)' | FileCheck %s --check-prefix=SHLO
 
 // The shared codegen (seed 000 FusionCluster::codeGen; DESIGN.md "The op-fusion
 // core"), driven by test.fuse attributes through test-fusion-cluster.

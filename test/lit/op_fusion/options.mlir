@@ -14,7 +14,7 @@
 // STATS-DAG: (clusters-Elementwise) 1
 // STATS-DAG: (ops-absorbed-Elementwise) 2
 // BADVAL: error: invalid value 'maybe' for option 'fuse-dot-logistic' of pass 'neuron-op-fusion' (expected bool)
-// BADOPT: error: pass 'neuron-op-fusion' has no option 'fuse-everything' (options: fuse-dot-logistic, general-elementwise-fusion)
+// BADOPT: error: pass 'neuron-op-fusion' has no option 'fuse-everything' (options: fuse-dot-logistic, general-elementwise-fusion, report)
 // GATE-LABEL: func.func @main
 // GATE-NOT: FusionKind = "DotLogistic"
 // GATE: FusionKind = "Expm1"

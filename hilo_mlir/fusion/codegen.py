@@ -1,0 +1,183 @@
+"""The shared codegen: one :class:`~hilo_mlir.fusion.cluster.FusionCluster` becomes one fused op.
+
+Nothing else in the project creates ``mhlo.fusion`` or ``neuron.*``
+composites. The dialect table decides the form:
+
+* MHLO (``d.fusion_is_composite`` False): ``mhlo.fusion {FusionKind =
+  "<kind>"}`` with operands = live-ins, one block argument per live-in, the
+  members moved into its region in block order and ``mhlo.return`` of the
+  live-outs (mhlo's own ``fusion_kind`` enum is left unset);
+* StableHLO: ``stablehlo.composite "neuron.<kind>"`` (attributes from
+  :func:`~hilo_mlir.fusion.composite.composite_attributes`) calling a private
+  ``func.func @neuron.<kind>.impl[.N]`` appended to the module, whose body is
+  the members and whose ``func.return`` returns the live-outs; its signature
+  is (live-in types) -> (live-out types), as the composite verifier demands.
+
+Either way the fused op takes a ``FusedLoc`` of the member locations and sits
+at the position of the last member (every live-in is defined before some
+member, hence before it); outside users of live-outs read its results.
+Dominance is then restored: the non-members between the first and the last
+member that (transitively) use a live-out move, in their order, right after
+the fused op (:func:`recursively_move_dependent_ops`).
+
+Every mutation goes through the :class:`~hilo_mlir.rewriter.Rewriter`; the
+:class:`~hilo_mlir.fusion.order.OrderIndex` of the pass is told where each
+op went.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import effects
+from ..dialects import FUSION_KIND_ATTR, DialectTable
+from ..ir import ir
+from ..ir_utils import as_op, enclosing_module
+from .cluster import FusionCluster
+from .composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
+from .order import OrderIndex
+
+__all__ = ["Refusal", "codegen", "check_legal", "recursively_move_dependent_ops",
+           "NO_LIVE_OUT", "NOT_CONVEX", "SIDE_EFFECTING_DEPENDENT"]
+
+#: refusal reasons of the codegen (the fusion report's vocabulary, ``docs/fusion_report.md``)
+NO_LIVE_OUT = "no-live-out"
+NOT_CONVEX = "not-convex"
+SIDE_EFFECTING_DEPENDENT = "side-effecting-dependent"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the codegen refused a cluster.
+
+    Attributes:
+        reason: :data:`NO_LIVE_OUT` (nothing outside uses the cluster: it
+            would be dead), :data:`NOT_CONVEX` (a path leaves the cluster and
+            comes back in) or :data:`SIDE_EFFECTING_DEPENDENT` (an op that
+            would have to move after the fused op has side effects).
+        op: the op that decided it: the non-member on the path back into the
+            cluster, or the side-effecting dependent op; None for ``no-live-out``.
+        member: for ``not-convex``, the member that path re-enters.
+    """
+
+    reason: str
+    op: object = None
+    member: object = None
+
+
+def check_legal(cluster: FusionCluster) -> tuple[list, Refusal | None]:
+    """``(dependent ops, None)`` if ``cluster`` may be fused, else ``([], Refusal)``.
+
+    Refused: no live-out, not convex, or a dependent op (one that must move
+    after the fused op) has side effects -- ops with side effects are never
+    moved across the fused ops.
+    """
+    if not cluster.live_outs:
+        return [], Refusal(NO_LIVE_OUT)
+    dependent, convex = cluster.dependent_ops()
+    if not convex:
+        u, w = cluster.reentry if cluster.reentry is not None else (None, None)
+        return [], Refusal(NOT_CONVEX, u, w)
+    for o in dependent:
+        if effects.has_side_effects(o):
+            return [], Refusal(SIDE_EFFECTING_DEPENDENT, o)
+    return dependent, None
+
+
+def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex | None = None) -> None:
+    """Move ``dependent`` (block order) right after ``fused`` (``recursivelyMoveDependentOps``).
+
+    ``dependent`` must be every op between the cluster's first member and
+    ``fused`` that transitively uses a result of ``fused``
+    (:meth:`FusionCluster.dependent_ops`); keeping their order keeps their own
+    def-use edges legal.
+    """
+    anchor = as_op(fused)
+    for o in dependent:
+        rewriter.move_after(o, anchor)
+        if order is not None:
+            order.note_moved_after(o, anchor)
+        anchor = o
+
+
+def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, order, loc) -> None:
+    """Move the members into ``body`` before a new ``term_name`` of the live-outs; rewire
+    live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results."""
+    term = rewriter.create(term_name, operands=list(cluster.live_outs), loc=loc, at_end=body)
+    arg_of = dict(zip(cluster._live_in_keys, body.arguments))
+    track = order is not None and order.tracking  # a block nobody asked about is not mirrored
+    if track:
+        order.note_inserted_before(fused, cluster.last)
+    for m in cluster.members:
+        if track:
+            order.note_erased(m)
+        rewriter.move_before(m, term)
+    for owner, n, vk in cluster._inside_uses:
+        rewriter.set_operand(owner, n, arg_of[vk])
+    results = list(fused.results)
+    for owner, n, k in cluster._outside_uses:
+        rewriter.set_operand(owner, n, results[k])
+
+
+def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types):
+    """An ``mhlo.fusion`` before the last member; returns ``(op, its body block)``."""
+    fused = rewriter.create(d.fusion, results=out_types, operands=list(cluster.live_ins),
+                            attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
+                            regions=1, loc=loc, before=cluster.last)
+    body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types))
+    return fused, body
+
+
+def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types):
+    """A ``neuron.<kind>`` composite before the last member and its new decomposition;
+    returns ``(op, the decomposition's entry block)``."""
+    module_op = enclosing_module(cluster.last)
+    if module_op is None:
+        raise ValueError("cluster is not inside a builtin.module")
+    namer = namer if namer is not None else SymbolNamer(module_op)
+    sym = namer.fresh(decomposition_base(cluster.kind))
+    body = new_decomposition(rewriter, module_op.regions[0].blocks[0], sym, in_types, out_types, loc,
+                             [loc] * len(in_types))
+    fused = rewriter.create(d.fusion, results=out_types, operands=list(cluster.live_ins),
+                            attributes=composite_attributes(cluster.kind, sym), loc=loc, before=cluster.last)
+    return fused, body
+
+
+def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None,
+            namer: SymbolNamer | None = None):
+    """Turn ``cluster`` into one fused op (see the module doc for the form).
+
+    Args:
+        cluster: the cluster (not yet generated).
+        d: the dialect table (``MHLO`` / ``STABLEHLO``).
+        rewriter: the :class:`~hilo_mlir.rewriter.Rewriter` every mutation goes through.
+        order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
+        namer: a :class:`SymbolNamer` for the module (composites; one is made if None).
+
+    Returns:
+        The fused ``ir.Operation``, or None when :func:`check_legal` refuses the
+        cluster (then ``cluster.refusal`` says why and the IR is untouched).
+
+    Raises:
+        ValueError: ``codegen`` called twice on one cluster.
+    """
+    order = order if order is not None else cluster.order
+    if cluster.fused is not None:
+        raise ValueError("codegen called twice on one FusionCluster")
+    dependent, refusal = check_legal(cluster)
+    if refusal is not None:
+        cluster.refusal = refusal
+        return None
+    with cluster.last.context:
+        loc = ir.Location.fused([m.location for m in cluster.members])
+        out_types = [v.type for v in cluster.live_outs]
+        in_types = [v.type for v in cluster.live_ins]
+        if d.fusion_is_composite:
+            fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types)
+        else:
+            fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types)
+        _fill_body(cluster, body, fused, d.fusion_body_terminator, rewriter, order, loc)
+    recursively_move_dependent_ops(fused, dependent, rewriter, order)
+    cluster.fused = fused
+    cluster.moved = dependent
+    return fused

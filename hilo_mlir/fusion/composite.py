@@ -1,0 +1,88 @@
+"""Our ``stablehlo.composite "neuron.<Kind>"`` ops and their private decompositions.
+
+A StableHLO fusion is a composite whose cluster lives in a private
+``func.func @neuron.<Kind>.impl[.N]`` (its *decomposition*) appended to the
+module; the composite carries ``CompositeKind = "<Kind>"``. Both makers of
+composites -- the codegen (:mod:`hilo_mlir.fusion.codegen`) and
+``fusion-to-composite`` -- build them with these helpers, so the attribute
+set and the naming are written once:
+
+* :class:`SymbolNamer` -- unique, deterministic decomposition names per module;
+* :func:`new_decomposition` -- the private function, through the rewriter;
+* :func:`composite_attributes` -- the composite's attribute dictionary.
+"""
+
+from __future__ import annotations
+
+from ..dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
+from ..ir import ir
+from ..ir_utils import as_op
+
+__all__ = ["SymbolNamer", "new_decomposition", "composite_attributes", "decomposition_base"]
+
+
+class SymbolNamer:
+    """Unique, deterministic symbol names in one module (``neuron.<Kind>.impl``, ``.impl.1``, ...).
+
+    Args:
+        module_op: the ``builtin.module``; the ``sym_name`` of its top-level
+            ops are taken at construction (names handed out later are
+            remembered).
+    """
+
+    def __init__(self, module_op):
+        self.module_op = as_op(module_op)
+        self.taken = set()
+        for o in self.module_op.regions[0].blocks[0].operations:
+            if "sym_name" in o.operation.attributes:
+                self.taken.add(ir.StringAttr(o.operation.attributes["sym_name"]).value)
+        self._next: dict[str, int] = {}
+
+    def fresh(self, base: str) -> str:
+        """``base`` if free, else ``base.N`` with the smallest free N >= 1."""
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        n = self._next.get(base, 1)
+        while f"{base}.{n}" in self.taken:
+            n += 1
+        self._next[base] = n + 1
+        name = f"{base}.{n}"
+        self.taken.add(name)
+        return name
+
+
+def decomposition_base(kind: str) -> str:
+    """``neuron.<kind>.impl``: the name a decomposition of ``kind`` gets (plus ``.N`` when taken)."""
+    return f"{COMPOSITE_NAMESPACE}.{kind}.impl"
+
+
+def composite_attributes(kind: str, sym: str) -> dict:
+    """The attributes of ``stablehlo.composite "neuron.<kind>"`` calling decomposition ``@sym``.
+
+    ``{name = "neuron.<kind>", composite_attributes = {}, decomposition = @sym,
+    version = 1 : i32, CompositeKind = "<kind>"}``. Needs an active context.
+    """
+    return {
+        "name": ir.StringAttr.get(f"{COMPOSITE_NAMESPACE}.{kind}"),
+        "composite_attributes": ir.DictAttr.get({}),
+        DECOMPOSITION_ATTR: ir.FlatSymbolRefAttr.get(sym),
+        "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), COMPOSITE_VERSION),
+        COMPOSITE_KIND_ATTR: ir.StringAttr.get(kind),
+    }
+
+
+def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs):
+    """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
+
+    Returns its entry block (empty, one argument per input type, at ``arg_locs``).
+    """
+    fn = rewriter.create(
+        "func.func",
+        attributes={
+            "sym_name": ir.StringAttr.get(sym),
+            "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
+            "sym_visibility": ir.StringAttr.get("private"),
+        },
+        regions=1, loc=loc, at_end=module_body)
+    return rewriter.create_block(fn.regions[0], in_types, arg_locs)
