@@ -12,9 +12,37 @@ Attributes that are index lists, not tensors, stay 64-bit: dimension
 numbers, ``DenseI64ArrayAttr``, MHLO's ``dense<...> : tensor<Nxi64>`` dims /
 permutations / padding / slice bounds, ``iota_dimension``.
 
+What is proven. The integer range analysis
+(:class:`~hilo_mlir.analysis.int_ranges.IntRanges`) bounds every integer
+value of the 64-bit program. An op is narrowed *with a proof* when its 64-bit
+integer operands and results are proven to lie in the 32-bit type's range
+(``i32``: ``[-2^31, 2^31-1]``; ``ui32``: ``[0, 2^32-1]``) and, for the
+width-dependent ops below, the op's own condition holds: then the 32-bit op
+computes the same numbers as the 64-bit one. Values the analysis cannot bound
+— 64-bit entry arguments and what is computed from them, products that may
+overflow, loop counters widened by the fixed point — are narrowed anyway and
+wrap at run time if they exceed 32 bits; ``--debug`` lists where they arise.
+
 Errors (one, at the op, before anything is changed):
-* a constant whose value does not fit the 32-bit type: "i64 constant value V
-  does not fit in i32" (``ui64``: 0..2^32-1);
+
+* a *width-dependent* op — one whose definition involves the bit width:
+  ``shift_left``, ``shift_right_logical``, ``shift_right_arithmetic``,
+  ``popcnt``, ``count_leading_zeros``, ``not`` — on 64-bit integers that the
+  ranges do not prove equal once narrowed (the message gives the ranges
+  proven). Their conditions beyond fitting in 32 bits:
+  ``shift_right_logical`` of a possibly negative ``i64``: only shift amounts
+  of 0 or at least 64; ``shift_right_arithmetic`` of ``ui64``: values below
+  2^31 (or amount 0); ``popcnt`` of ``i64``: no negative value;
+  ``count_leading_zeros``: only negative ``i64`` values (otherwise it counts
+  32 more zeros at 64 bits); ``not`` of ``ui64`` never fits ``ui32``.
+* a constant whose value does not fit the 32-bit type ("i64 constant value V
+  does not fit in i32"; ``ui64``: 0..2^32-1), unless every use provably gets
+  the same result from the narrowed value: modular uses (``add``,
+  ``subtract``, ``multiply``, ``and``, ``or``, ``xor``) with the value modulo
+  2^32 when their result fits, ``minimum``/``maximum``/``clamp``/``compare``
+  with the value saturated to the 32-bit range when the other operand is
+  bounded (``x & 0xFFFFFFFFFFFF``, ``min(x, INT64_MAX)``); the constant may
+  reach those uses through data movement (broadcast, reshape, select, ...).
 * an op whose verifier demands 64-bit integers (``xla.rng_get_and_update_state``);
 * a ``bitcast_convert`` between a 64-bit integer and another 64-bit type,
   which narrowing would make ill-formed.
@@ -27,7 +55,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import op_error
+from ..analysis.int_lattice import IntRange, shift_amounts, type_max, type_min
+from ..analysis.int_ranges import IntRanges
+from ..diagnostics import location_to_str, op_error
 from ..dialects import hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
@@ -43,11 +73,22 @@ _LIMITS = {
 #: Ops whose verifier demands 64-bit integers (checked before anything changes).
 _REQUIRES_64 = frozenset({"xla.rng_get_and_update_state"})
 
-#: Bit-level ops whose result on a 64-bit integer differs from the result on
-#: its 32-bit narrowing even when every value fits in 32 bits
-#: (clz(1) is 63 vs 31; popcnt(-1) is 64 vs 32; srl(-1, 1) differs): narrowing
-#: them would silently change numbers, so they are an error.
-_BIT_LEVEL = frozenset({"popcnt", "count_leading_zeros", "shift_right_logical"})
+#: Width-dependent ops: the bit width appears in their definition (shift amounts
+#: saturate at it, bits are counted or complemented up to it), so on 64-bit
+#: integers they are narrowed only with a proof (clz(1) is 63 vs 31;
+#: popcnt(-1) is 64 vs 32; srl(-1, 40) and 1 << 40 differ).
+_WIDTH_DEPENDENT = frozenset({
+    "shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt", "count_leading_zeros", "not",
+})
+
+#: Uses through which a constant's elements flow unchanged (operand positions; None: all).
+_CARRY = {"broadcast_in_dim": (0,), "broadcast": (0,), "reshape": (0,), "transpose": (0,), "slice": (0,),
+          "reverse": (0,), "copy": (0,), "concatenate": None, "pad": (0, 1), "select": (1, 2),
+          "dynamic_update_slice": (0, 1), "dynamic_slice": (0,), "gather": (0,)}
+#: Uses that commute with reduction modulo 2^32: the constant's value modulo 2^32 serves.
+_MODULAR_USE = frozenset({"add", "subtract", "multiply", "and", "or", "xor"})
+#: Uses that only order values: the constant saturated to the 32-bit range serves.
+_ORDER_USE = frozenset({"minimum", "maximum", "clamp", "compare"})
 
 
 class _Narrower:
@@ -92,8 +133,111 @@ class _Narrower:
         return res
 
 
-def _constant_values(op):
-    """Narrowed values (array, or ("splat", v)) of a 64-bit integer constant, raising on an out-of-range value; None otherwise."""
+# ------------------------------------------------------------------------------- proofs
+
+
+def _is64(r) -> bool:
+    return isinstance(r, IntRange) and r.width == 64
+
+
+def _holds(r: IntRange) -> str:
+    return f"{'i' if r.signed else 'ui'}32 holds [{type_min(32, r.signed)}, {type_max(32, r.signed)}]"
+
+
+def _unbounded(rngs, what: str):
+    """A reason if a 64-bit range of ``rngs`` does not fit in 32 bits, else None."""
+    for i, r in enumerate(rngs):
+        if _is64(r) and not r.fits(32, r.signed):
+            return f"{what} #{i} is only known to lie in {r}; {_holds(r)}"
+    return None
+
+
+def _width_condition(short: str, x: IntRange, s: IntRange | None):
+    """Why ``short`` on a 64-bit ``x`` (shift amount ``s``) that fits in 32 bits still differs at 32 bits, or None."""
+    if x.is_empty:
+        return None
+    if short == "shift_right_logical" and x.signed and x.lo < 0:
+        kmin, kmax, _ = shift_amounts(s, 64)
+        if kmin is not None and kmax > 0:
+            return f"operand #0 may be negative (it lies in {x}) and the shift amount in {s} may be 1..63"
+    if short == "shift_right_arithmetic" and not x.signed and x.hi >= 1 << 31 and s.hi != 0:
+        return f"operand #0 may reach 2^31 (it lies in {x}): its top bit would become the sign bit"
+    if short == "popcnt" and x.signed and x.lo < 0:
+        return f"operand #0 may be negative (it lies in {x}): 32 more one bits at 64 bits"
+    if short == "count_leading_zeros" and not (x.signed and x.hi < 0):
+        return f"operand #0 lies in {x}: a non-negative value has 32 more leading zeros at 64 bits"
+    return None
+
+
+def _width_dependent_reason(short: str, op, ranges: IntRanges):
+    """None if the 32-bit ``short`` op provably computes the 64-bit numbers, else why not."""
+    opnds = [ranges.range_of(v) for v in op.operands]
+    res = [ranges.range_of(v) for v in op.results]
+    why = _unbounded(opnds, "operand") or _unbounded(res, "result")
+    if why is None and _is64(opnds[0]):
+        why = _width_condition(short, opnds[0], opnds[1] if len(opnds) > 1 else None)
+    return why
+
+
+def _constant_use_mode(op, ranges: IntRanges):
+    """How the narrowed value of the out-of-range constant ``op`` must be chosen: ``"wrap"`` (modulo 2^32) or ``"saturate"``.
+
+    Raises the reason (a str) as :class:`ValueError` when some use may need the 64-bit value.
+    """
+    modes, work, seen = set(), [op.results[0]], set()
+    while work:
+        v = work.pop()
+        for use in list(v.uses):
+            user, pos = use.owner, use.operand_number
+            short = hlo_short_name(user.name)
+            if short in _CARRY and (_CARRY[short] is None or pos in _CARRY[short]):
+                out = user.results[0]
+                if hash(out) not in seen:
+                    seen.add(hash(out))
+                    work.append(out)
+                continue
+            where = f"its use by '{user.name}'"
+            others = [ranges.range_of(x) for i, x in enumerate(user.operands) if i != pos]
+            why = _unbounded(others, "other operand")
+            r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
+            if short in _MODULAR_USE:
+                if why is None and _is64(r) and not r.fits(32, r.signed):
+                    why = f"the result lies in {r}"
+                modes.add("wrap")
+            elif short in _ORDER_USE:
+                if why is None and short == "compare":
+                    why = _compare_reason(user, pos, ranges)
+                elif why is None and _is64(r) and not r.fits(32, r.signed):
+                    why = f"the result lies in {r}"
+                modes.add("saturate")
+            else:
+                why = "it takes the 64-bit value"
+            if why is not None:
+                raise ValueError(f"{where} needs the 64-bit value: {why}")
+    if len(modes) > 1:
+        raise ValueError("its uses need both its value modulo 2^32 and its value saturated to 32 bits")
+    return modes.pop() if modes else "wrap"
+
+
+def _compare_reason(user, pos: int, ranges: IntRanges):
+    """None if comparing with the saturated constant gives the same outcome (the other side never reaches the 32-bit bounds)."""
+    other = ranges.range_of(user.operands[1 - pos])
+    if not _is64(other) or other.is_empty:
+        return None
+    if "compare_type" in user.attributes and ("UNSIGNED" in str(user.attributes["compare_type"])) == other.signed:
+        return "the comparison's signedness differs from the type's"
+    lo, hi = type_min(32, other.signed), type_max(32, other.signed)
+    if other.lo <= lo or other.hi >= hi:
+        return f"the other operand lies in {other}, up to the 32-bit bounds"
+    return None
+
+
+def _constant_values(op, ranges_fn):
+    """Narrowed values (array, or ("splat", v)) of a 64-bit integer constant; None for other constants.
+
+    ``ranges_fn()`` gives the module's :class:`IntRanges` (built on first need).
+    Raises the out-of-range error unless every use of the constant accepts a narrowed value.
+    """
     rt = op.results[0].type
     if not isinstance(rt, ir.ShapedType) or str(rt.element_type) not in _LIMITS:
         return None  # only then read the value (complex values do not downcast)
@@ -115,11 +259,59 @@ def _constant_values(op):
         mn, mx = int(a.min()), int(a.max())
         bad = mn if mn < lo else (mx if mx > hi else None)
         if bad is not None:
-            width = "ui32" if key == "ui64" else "i32"
-            raise op_error(op, f"{key} constant value {bad} does not fit in {width} (sixty-four-hack narrows 64-bit integers to 32 bits)")
+            try:
+                mode = _constant_use_mode(op, ranges_fn())
+            except ValueError as e:
+                width = "ui32" if key == "ui64" else "i32"
+                raise op_error(op, f"{key} constant value {bad} does not fit in {width} "
+                                   f"(sixty-four-hack narrows 64-bit integers to 32 bits; {e})") from None
+            a = np.clip(a, lo, hi) if mode == "saturate" else a  # "wrap": astype below keeps the low 32 bits
+    a = a.astype(dst)
     if attr.is_splat:
         return ("splat", int(a[0]))
-    return a.astype(dst).reshape(shape)
+    return a.reshape(shape)
+
+
+# ------------------------------------------------------------------------------- debug report
+
+
+def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
+    """``ctx.debug`` lines: where values the analysis cannot bound to 32 bits arise, and how many ops use them."""
+    fname = ctx.extras.get("filename")
+    later = 0
+    for op in ops:
+        if op.name == "func.func" and op.regions[0].blocks:
+            sym = op.attributes["sym_name"].value
+            if sym in ranges.entry_functions:
+                for i, a in enumerate(op.regions[0].blocks[0].arguments):
+                    r = ranges.range_of(a)
+                    if narrow(a.type) is not None and _is64(r) and not r.fits(32, r.signed):
+                        ctx.debug(f"narrowed without a proof: argument #{i} of @{sym} ({a.type}) may hold {r}; {_holds(r)}")
+            continue
+        opnds = [ranges.range_of(v) for v in op.operands]
+        if _unbounded(opnds, "operand"):
+            later += 1
+            continue
+        for i, v in enumerate(op.results):
+            r = ranges.range_of(v)
+            if _is64(r) and not r.fits(32, r.signed):
+                where = location_to_str(op.location, fname) or "unknown location"
+                ctx.debug(f"narrowed without a proof: '{op.name}' at {where}: result #{i} ({v.type}) may lie in {r}; {_holds(r)}")
+                break
+    if later:
+        ctx.debug(f"narrowed without a proof: {later} more op(s) take the unbounded 64-bit values above as operands")
+
+
+# ------------------------------------------------------------------------------- mutation helpers
+
+
+def _set_constant_value(op, narrowed_type, vals) -> None:
+    """Give the constant ``op`` its narrowed ``value`` (array, or ("splat", v))."""
+    if isinstance(vals, tuple):
+        elem = ir.RankedTensorType(narrowed_type).element_type
+        op.attributes["value"] = ir.DenseElementsAttr.get_splat(narrowed_type, ir.IntegerAttr.get(elem, vals[1]))
+    else:
+        op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=narrowed_type)
 
 
 def _run(module_op, ctx):
@@ -137,6 +329,13 @@ def _run(module_op, ctx):
         return ir.WalkResult.ADVANCE
 
     module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    cache: list = []
+
+    def ranges() -> IntRanges:  # the analysis of the 64-bit module, built once, before any change
+        if not cache:
+            cache.append(IntRanges(module_op, ctx.d))
+        return cache[0]
+
     with module_op.context, module_op.location:
         # 1. Checks and new constant values first: an error leaves the module untouched.
         new_values = {}  # index in `ops` -> values (ops are not dict keys: their hash follows their types)
@@ -144,31 +343,32 @@ def _run(module_op, ctx):
             short = hlo_short_name(op.name)
             if short in _REQUIRES_64:
                 raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
-            if short in _BIT_LEVEL and op.operands and narrow(op.operands[0].type) is not None:
-                raise op_error(
-                    op,
-                    f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits; "
-                    "sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
-                )
+            if short in _WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
+                why = _width_dependent_reason(short, op, ranges())
+                if why is not None:
+                    raise op_error(
+                        op,
+                        f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits "
+                        f"({why}); sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
+                    )
+                ctx.stats["width-dependent-ops-proven"] += 1
             if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
-                vals = _constant_values(op)
+                vals = _constant_values(op, ranges)
                 if vals is not None:
                     new_values[i] = vals
             elif short == "bitcast_convert":
                 src, dst = op.operands[0].type, op.results[0].type
                 if (narrow(src) is None) != (narrow(dst) is None):
-                    raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack")
+                    r = ranges().range_of(op.operands[0])
+                    known = f" (operand values in {r})" if isinstance(r, IntRange) else ""
+                    raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
+        if ctx.log is not None:
+            _report(ctx, ops, ranges(), narrow)
         # 2. Retype.
         changed = False
         for i, op in enumerate(ops):
             if i in new_values:
-                t = narrow(op.results[0].type)
-                vals = new_values[i]
-                if isinstance(vals, tuple):
-                    elem = ir.RankedTensorType(t).element_type
-                    op.attributes["value"] = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(elem, vals[1]))
-                else:
-                    op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=t)
+                _set_constant_value(op, narrow(op.results[0].type), new_values[i])
                 ctx.stats["constants-narrowed"] += 1
                 changed = True
             if retype_op(op, narrow, ctx.stats, "values-narrowed", "signatures-narrowed"):
@@ -179,10 +379,10 @@ def _run(module_op, ctx):
 
 register_twins(
     "sixty-four-hack",
-    "Narrow i64/ui64 tensors to i32/ui32 everywhere; out-of-range constants are an error",
+    "Narrow i64/ui64 tensors to i32/ui32 everywhere; width-dependent ops and out-of-range constants need a range proof",
     _run,
     anchor="builtin.module",
     class_name="SixtyFourHack",
-    statistics=("constants-narrowed", "values-narrowed", "signatures-narrowed"),
-    source="seed 004 step 25 (prepended before PenguinizeIO); DESIGN.md catalogue step 25",
+    statistics=("constants-narrowed", "values-narrowed", "signatures-narrowed", "width-dependent-ops-proven"),
+    source="seed 004 step 25 (prepended before PenguinizeIO); DESIGN.md catalogue step 25; issue 14 (range proofs)",
 )
