@@ -30,11 +30,13 @@ class PenguinSource(str):
         files: extra files that belong beside ``penguin.py`` (``{name: bytes}``,
             e.g. large constants as ``.npy``).
         timings: ``[(pass, seconds)]``.
+        log: the passes' debug lines (``hilo2penguin --debug``).
     """
 
     statistics: dict
     files: dict
     timings: list
+    log: list
 
 
 @dataclass
@@ -557,7 +559,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     protect_markers(module_op, calls)  # attributes only: the census stays valid
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
-    extras = {"filename": loaded.filename}
+    extras = {"filename": loaded.filename, "debug": bool(instrumentation and instrumentation.debug)}
     pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras)
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
@@ -566,6 +568,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
             pipe.run(loaded.module, census=loaded.extras.get("census"))
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
+            e.log = list(pipe.log)  # the passes' debug lines up to the failure
             raise
     src = extras.get("penguin_source")
     if src is None:
@@ -574,6 +577,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     out.statistics = {k: dict(v) for k, v in pipe.stats.items()}
     out.files = dict(extras.get("penguin_files", {}))
     out.timings = list(pipe.timings)
+    out.log = list(pipe.log)
     return out
 
 

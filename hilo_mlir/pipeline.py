@@ -314,6 +314,7 @@ class Instrumentation:
     print_debuginfo: bool = False
     out: object = None  # stream for dumps and reports; default stderr
     on_pass_start: object = None  # callable(argument) for crash attribution
+    debug: bool = False  # --debug: the driver sets extras["debug"]; passes may then do debug-only work
 
 
 @contextlib.contextmanager

@@ -21,8 +21,6 @@ functions return empty for an empty operand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 
 def type_min(width: int, signed: bool) -> int:
     return -(1 << (width - 1)) if signed and width > 1 else 0
@@ -37,9 +35,10 @@ def _val(p: int, width: int, signed: bool) -> int:
     return p - (1 << width) if signed and width > 1 and p >> (width - 1) else p
 
 
-@dataclass(frozen=True)
 class IntRange:
     """Every element of an integer tensor lies in ``[lo, hi]`` with bits ``zeros`` clear and ``ones`` set.
+
+    Immutable, hashable, compared by value.
 
     Attributes:
         width: element bit width (1 for ``i1``).
@@ -50,12 +49,22 @@ class IntRange:
             to be 0 / 1 in every element.
     """
 
-    width: int
-    signed: bool
-    lo: int
-    hi: int
-    zeros: int = 0
-    ones: int = 0
+    __slots__ = ("width", "signed", "lo", "hi", "zeros", "ones")
+
+    def __init__(self, width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int = 0):
+        self.width, self.signed, self.lo, self.hi, self.zeros, self.ones = width, signed, lo, hi, zeros, ones
+
+    def _key(self):
+        return (self.width, self.signed, self.lo, self.hi, self.zeros, self.ones)
+
+    def __eq__(self, other):
+        return isinstance(other, IntRange) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"IntRange(width={self.width}, signed={self.signed}, lo={self.lo}, hi={self.hi}, zeros={self.zeros:#x}, ones={self.ones:#x})"
 
     # -- constructors ---------------------------------------------------------------
     @staticmethod

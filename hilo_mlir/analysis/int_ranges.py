@@ -70,6 +70,18 @@ _JOIN = {"concatenate": None, "pad": (0, 1), "dynamic_update_slice": (0, 1), "dy
 _ACCUMULATE = frozenset("reduce reduce_window scatter select_and_scatter all_reduce reduce_scatter".split())
 
 
+def _same(rngs) -> bool:
+    a = rngs[0]
+    return all(r.width == a.width and r.signed == a.signed for r in rngs)
+
+
+#: Element-wise ops: short name -> ``f(operand ranges) -> IntRange | None`` (None: unknown).
+_SIMPLE = {k: (lambda f: lambda r: f(r[0], r[1]) if _same(r) else None)(f) for k, f in _ELEMENTWISE2.items()}
+_SIMPLE.update({k: (lambda f: lambda r: f(r[0]))(f) for k, f in _ELEMENTWISE1.items()})
+_SIMPLE["select"] = lambda r: L.select(r[0], r[1], r[2]) if _same(r[1:]) else None
+_SIMPLE["clamp"] = lambda r: L.clamp(r[0], r[1], r[2]) if _same(r) else None
+
+
 class IntRanges:
     """Integer ranges of every integer tensor value of a function (with its callees) or of a module.
 
@@ -158,6 +170,13 @@ def _join(a, b):
     return a.join(b)
 
 
+def _merge(store: dict, scope: dict) -> None:
+    """Join the ranges of ``scope`` into ``store``."""
+    for k, rng in scope.items():
+        old = store.get(k)
+        store[k] = rng if old is None else _join(old, rng)
+
+
 def _widen(a):
     if a is None:
         return None
@@ -186,7 +205,7 @@ class _Walk:
 
     def __init__(self, out: IntRanges, d: DialectTable | None):
         self.out = out
-        self.r = out._ranges
+        self.scopes: list[dict] = [out._ranges]  # innermost last; writes go to the innermost
         self.short = d.short if d is not None else hlo_short_name
         self.funcs: dict[str, object] = {}
         self.memo: dict = {}  # (callee, argument ranges) -> result ranges
@@ -198,15 +217,20 @@ class _Walk:
 
     # -- values --------------------------------------------------------------------
     def get(self, v):
-        r = self.r.get(hash(v))
-        return r if r is not None else _full(self.info(v.type))
+        k = hash(v)
+        for scope in reversed(self.scopes):
+            r = scope.get(k)
+            if r is not None:
+                return r
+        return _full(self.info(v.type))
 
     def put(self, v, rng) -> None:
         if rng is None:
             return
         k = hash(v)
-        old = self.r.get(k)
-        self.r[k] = rng if old is None else _join(old, rng)
+        top = self.scopes[-1]
+        old = top.get(k)
+        top[k] = rng if old is None else _join(old, rng)
 
     def put_results(self, op, rngs) -> None:
         for v, rng in zip(op.results, rngs):
@@ -287,14 +311,15 @@ class _Walk:
             if name == "func.call":
                 return self.call(op, self.callee(op))
             return self.unknown(op)
-        if short in _ELEMENTWISE2:
-            a, b = (self.get(v) for v in op.operands)
-            if isinstance(a, IntRange) and isinstance(b, IntRange) and (a.width, a.signed) == (b.width, b.signed):
-                return self.put_results(op, [_ELEMENTWISE2[short](a, b)])
-            return self.unknown(op)
-        if short in _ELEMENTWISE1:
-            a = self.get(op.operands[0])
-            return self.put_results(op, [_ELEMENTWISE1[short](a)] if isinstance(a, IntRange) else [None])
+        fn = _SIMPLE.get(short)
+        if fn is not None:  # one result, computed from the operand ranges
+            res = op.results[0]
+            info = self.info(res.type)
+            if info is None:
+                return  # not an integer: nothing to know
+            rngs = [self.get(v) for v in op.operands]
+            rng = fn(rngs) if all(isinstance(r, IntRange) for r in rngs) else None
+            return self.put(res, _fit(rng, info) if rng is not None else _full(info))
         if short in _MOVE:
             return self.put_results(op, [self.get(op.operands[0])])
         if short in _JOIN:
@@ -368,18 +393,6 @@ class _Walk:
             return self.put_results(op, [L.bitcast(a, info[1])])
         self.full_results(op)
 
-    def op_select(self, op) -> None:
-        p, a, b = (self.get(v) for v in op.operands)
-        if isinstance(a, IntRange) and isinstance(b, IntRange) and isinstance(p, IntRange):
-            return self.put_results(op, [L.select(p, a, b)])
-        self.put_results(op, [_join(a, b)])
-
-    def op_clamp(self, op) -> None:
-        lo, x, hi = (self.get(v) for v in op.operands)
-        if all(isinstance(r, IntRange) for r in (lo, x, hi)):
-            return self.put_results(op, [L.clamp(lo, x, hi)])
-        self.full_results(op)
-
     # -- structure -------------------------------------------------------------------
     def op_tuple(self, op) -> None:
         self.put(op.results[0], tuple(self.get(v) for v in op.operands))
@@ -429,32 +442,50 @@ class _Walk:
         if rets is None:
             # The callee's values are walked in a store of their own (precise for these
             # arguments), then joined into the result: a callee's range covers all its calls.
-            saved, self.r = self.r, {}
+            saved, self.scopes = self.scopes, [{}]  # a function sees nothing from above
             self.stack.append(name)
             rets = self.memo[key] = self.region(f.regions[0], args)
             self.stack.pop()
-            local, self.r = self.r, saved
-            store = self.out._ranges
-            for k, rng in local.items():
-                old = store.get(k)
-                store[k] = rng if old is None else _join(old, rng)
+            local, self.scopes = self.scopes[0], saved
+            _merge(self.out._ranges, local)
         self.put_results(op, rets)
 
     # -- fixed points ----------------------------------------------------------------
     def fixpoint(self, region, init: list, body_args) -> list:
-        """Least ``A`` with ``A ⊇ init`` and ``A ⊇ body(body_args(A))`` (widened after ``max_rounds``)."""
-        cur = list(init)
-        rounds = 0
-        while True:
-            rets = self.region(region, body_args(cur))
+        """Least ``A`` with ``A ⊇ init`` and ``A ⊇ body(body_args(A))``, as far as ``max_rounds`` allow.
+
+        Each round walks the region in a scratch scope. A value still growing
+        after ``max_rounds`` rounds is widened to the full range of its type;
+        then one narrowing step (``init ∪ body(A)``, kept only if it is again a
+        post-fixpoint) recovers bounds the body re-establishes (``x = (x + 7) & 255``).
+        The region's values are those of the final walk, joined into the enclosing scope.
+        """
+
+        def walk(args):
+            self.scopes.append({})
+            rets = self.region(region, body_args(args))
             self.out.rounds += 1
+            return rets, self.scopes.pop()
+
+        cur, rounds, widened = list(init), 0, False
+        while True:
+            rets, scratch = walk(cur)
             new = [_join(c, r) for c, r in zip(cur, rets)]
             if new == cur:
-                return cur
+                break
             rounds += 1
             if rounds >= self.out.max_rounds:
+                widened = True
                 new = [n if n == c else _widen(n) for n, c in zip(new, cur)]
             cur = new
+        if widened:
+            down = [_join(i, r) for i, r in zip(init, rets)]
+            if down != cur:
+                rets2, scratch2 = walk(down)
+                if all(_join(d, _join(i, r)) == d for d, i, r in zip(down, init, rets2)):
+                    cur, scratch = down, scratch2
+        _merge(self.scopes[-1], scratch)
+        return cur
 
     def op_while(self, op) -> None:
         init = [self.get(v) for v in op.operands]

@@ -5,7 +5,7 @@ Usage::
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
-                 [--allow-unregistered-dialect]
+                 [--allow-unregistered-dialect] [--debug]
     hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
 
 Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
     ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
     ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    ap.add_argument("--debug", action="store_true",
+                    help="print the passes' debug lines to stderr (e.g. the 64-bit values sixty-four-hack narrowed without a proof)")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -105,6 +107,9 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
     if args.batch:
+        if args.debug:
+            sys.stderr.write("hilo2penguin: error: --debug takes one input, not --batch\n")
+            return 1
         return _run_batch(args, cfg)
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
         if given:
@@ -122,14 +127,19 @@ def run(argv: list[str]) -> int:
         print_after_all=args.mlir_print_ir_after_all,
         print_before_all=args.mlir_print_ir_before_all,
         out=sys.stderr,
+        debug=args.debug,
     )
     try:
         data = read_input(args.input)
         loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
         src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
     except HiloError as e:
+        if args.debug:
+            sys.stderr.writelines(line + "\n" for line in getattr(e, "log", ()))
         sys.stderr.write(_one_line(e.format(args.input)) + "\n")
         return 1
+    if args.debug:
+        sys.stderr.writelines(line + "\n" for line in src.log)
     if args.mlir_timing:
         from ..pipeline import Pipeline
 

@@ -152,6 +152,30 @@ def _unbounded(rngs, what: str):
     return None
 
 
+def _bounded_or_constant(v, ranges: IntRanges, depth: int = 0) -> bool:
+    """True if each element of ``v`` is narrowed exactly or comes (by data movement) from a constant.
+
+    Such an operand is what :func:`_constant_use_mode` may combine with a
+    narrowed out-of-range constant: its 32-bit value is its 64-bit value, or a
+    constant's value modulo 2^32 / saturated, as that constant's own check demands.
+    """
+    r = ranges.range_of(v)
+    if not _is64(r) or r.fits(32, r.signed):
+        return True
+    owner = v.owner
+    if depth > 16 or isinstance(owner, ir.Block):
+        return False
+    op = owner.operation
+    short = hlo_short_name(op.name)
+    if short == "constant" or op.name == "arith.constant":
+        return True
+    if short not in _CARRY:
+        return False
+    opnds = op.operands
+    pos = range(len(opnds)) if _CARRY[short] is None else [i for i in _CARRY[short] if i < len(opnds)]
+    return all(_bounded_or_constant(opnds[i], ranges, depth + 1) for i in pos)
+
+
 def _width_condition(short: str, x: IntRange, s: IntRange | None):
     """Why ``short`` on a 64-bit ``x`` (shift amount ``s``) that fits in 32 bits still differs at 32 bits, or None."""
     if x.is_empty:
@@ -197,8 +221,8 @@ def _constant_use_mode(op, ranges: IntRanges):
                     work.append(out)
                 continue
             where = f"its use by '{user.name}'"
-            others = [ranges.range_of(x) for i, x in enumerate(user.operands) if i != pos]
-            why = _unbounded(others, "other operand")
+            why = next((f"operand #{i} is only known to lie in {ranges.range_of(x)}"
+                        for i, x in enumerate(user.operands) if i != pos and not _bounded_or_constant(x, ranges)), None)
             r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
             if short in _MODULAR_USE:
                 if why is None and _is64(r) and not r.fits(32, r.signed):
@@ -288,13 +312,12 @@ def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
                     if narrow(a.type) is not None and _is64(r) and not r.fits(32, r.signed):
                         ctx.debug(f"narrowed without a proof: argument #{i} of @{sym} ({a.type}) may hold {r}; {_holds(r)}")
             continue
-        opnds = [ranges.range_of(v) for v in op.operands]
-        if _unbounded(opnds, "operand"):
+        if not all(_bounded_or_constant(v, ranges) for v in op.operands):
             later += 1
             continue
         for i, v in enumerate(op.results):
             r = ranges.range_of(v)
-            if _is64(r) and not r.fits(32, r.signed):
+            if _is64(r) and not _bounded_or_constant(v, ranges):
                 where = location_to_str(op.location, fname) or "unknown location"
                 ctx.debug(f"narrowed without a proof: '{op.name}' at {where}: result #{i} ({v.type}) may lie in {r}; {_holds(r)}")
                 break
@@ -362,7 +385,7 @@ def _run(module_op, ctx):
                     r = ranges().range_of(op.operands[0])
                     known = f" (operand values in {r})" if isinstance(r, IntRange) else ""
                     raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
-        if ctx.log is not None:
+        if ctx.extras.get("debug"):  # --debug: the analysis runs even when no check needed it
             _report(ctx, ops, ranges(), narrow)
         # 2. Retype.
         changed = False
