@@ -30,9 +30,14 @@ def bounds(t: str) -> tuple[int, int]:
     return (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
 
 
-def values(t: str):
-    """A strategy for one element value of type ``t``, biased to interesting spots."""
+def values(t: str, fit32: bool = False):
+    """A strategy for one element value of type ``t``, biased to interesting spots.
+
+    ``fit32``: only values of the type's 32-bit narrowing (``i64``: i32's range, ``ui64``: ui32's).
+    """
     lo, hi = bounds(t)
+    if fit32:
+        lo, hi = max(lo, -(1 << 31)), min(hi, (1 << 31) - 1 if TYPES[t][1] else (1 << 32) - 1)
     spots = [v for v in (0, 1, 2, 3, 7, 31, 32, 33, 63, 64, -1, -2, 255, (1 << 31) - 1, 1 << 31, (1 << 32) - 1,
                          1 << 32, -(1 << 31), -(1 << 31) - 1, lo, hi, lo + 1, hi - 1) if lo <= v <= hi]
     return st.one_of(st.sampled_from(spots), st.integers(-8, 8).filter(lambda v: lo <= v <= hi),
@@ -52,7 +57,7 @@ KINDS = ["const", "iota", "bcast", "binary", "binary", "binary", "unary", "divid
 
 
 @st.composite
-def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds=KINDS):
+def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds=KINDS, fit32_constants=False):
     """Draw ``(text, inputs)``: a module and a list of numpy inputs for ``@main``.
 
     Args:
@@ -60,6 +65,7 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
         arg_types: element types of the arguments (default: ``main_types``); an
             argument of another type is converted first.
         n_ops: (min, max) number of constructs.
+        fit32_constants: constants only take values of the 32-bit narrowing of their type.
     """
     t0 = draw(st.sampled_from(list(main_types)))
     lines: list[str] = []
@@ -81,7 +87,7 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
         return draw(st.sampled_from(vals[t][-6:] if draw(st.booleans()) else vals[t]))
 
     def const(t, elems=None):
-        elems = elems if elems is not None else [draw(values(t)) for _ in range(N)]
+        elems = elems if elems is not None else [draw(values(t, fit32_constants)) for _ in range(N)]
         v = new(t)
         lines.append(f"  {v} = stablehlo.constant {_dense(elems)} : {ty(t)}")
         return v
@@ -107,7 +113,7 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
             lines.append(f"  {new(t)} = stablehlo.iota dim = 0 : {ty(t)}")
         elif kind == "bcast":
             c = f"%s{k[0]}"
-            lines.append(f"  {c} = stablehlo.constant dense<{draw(values(t))}> : tensor<{t}>")
+            lines.append(f"  {c} = stablehlo.constant dense<{draw(values(t, fit32_constants))}> : tensor<{t}>")
             lines.append(f"  {new(t)} = stablehlo.broadcast_in_dim {c}, dims = [] : (tensor<{t}>) -> {ty(t)}")
         elif kind == "binary":
             op = draw(st.sampled_from(BINARY))
@@ -146,7 +152,7 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
         elif kind == "reduce":
             a = pick(t)
             op = draw(st.sampled_from(["add", "maximum", "minimum", "and", "or"]))
-            init = draw(values(t))
+            init = draw(values(t, fit32_constants))
             z, r = f"%z{k[0]}", f"%q{k[0]}"
             lines.append(f"  {z} = stablehlo.constant dense<{init}> : tensor<{t}>")
             lines.append(f"  {r} = stablehlo.reduce({a} init: {z}) applies stablehlo.{op} across dimensions = [0] : ({ty(t)}, tensor<{t}>) -> tensor<{t}>")
