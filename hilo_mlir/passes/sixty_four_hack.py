@@ -38,7 +38,8 @@ Errors (one, at the op, before anything is changed):
 * a constant whose value does not fit the 32-bit type ("i64 constant value V
   does not fit in i32"; ``ui64``: 0..2^32-1), unless every use provably gets
   the same result from the narrowed value: modular uses (``add``,
-  ``subtract``, ``multiply``, ``and``, ``or``, ``xor``) with the value modulo
+  ``subtract``, ``multiply``, ``negate``, ``and``, ``or``, ``xor``, ``not``,
+  ``convert``/``bitcast_convert`` to an integer type) with the value modulo
   2^32 when their result fits, ``minimum``/``maximum``/``clamp``/``compare``
   with the value saturated to the 32-bit range when the other operand is
   bounded (``x & 0xFFFFFFFFFFFF``, ``min(x, INT64_MAX)``); the constant may
@@ -85,8 +86,9 @@ _WIDTH_DEPENDENT = frozenset({
 _CARRY = {"broadcast_in_dim": (0,), "broadcast": (0,), "reshape": (0,), "transpose": (0,), "slice": (0,),
           "reverse": (0,), "copy": (0,), "concatenate": None, "pad": (0, 1), "select": (1, 2),
           "dynamic_update_slice": (0, 1), "dynamic_slice": (0,), "gather": (0,)}
-#: Uses that commute with reduction modulo 2^32: the constant's value modulo 2^32 serves.
-_MODULAR_USE = frozenset({"add", "subtract", "multiply", "and", "or", "xor"})
+#: Uses that commute with reduction modulo 2^32: the constant's value modulo 2^32 serves
+#: (``convert``/``bitcast_convert`` only to an integer type wider than i1).
+_MODULAR_USE = frozenset({"add", "subtract", "multiply", "and", "or", "xor", "negate", "not", "convert", "bitcast_convert"})
 #: Uses that only order values: the constant saturated to the 32-bit range serves.
 _ORDER_USE = frozenset({"minimum", "maximum", "clamp", "compare"})
 
@@ -224,7 +226,9 @@ def _constant_use_mode(op, ranges: IntRanges):
             why = next((f"operand #{i} is only known to lie in {ranges.range_of(x)}"
                         for i, x in enumerate(user.operands) if i != pos and not _bounded_or_constant(x, ranges)), None)
             r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
-            if short in _MODULAR_USE:
+            if short in ("convert", "bitcast_convert") and not _integer_result(user):
+                why = "it takes the 64-bit value"
+            elif short in _MODULAR_USE:
                 if why is None and _is64(r) and not r.fits(32, r.signed):
                     why = f"the result lies in {r}"
                 modes.add("wrap")
@@ -241,6 +245,13 @@ def _constant_use_mode(op, ranges: IntRanges):
     if len(modes) > 1:
         raise ValueError("its uses need both its value modulo 2^32 and its value saturated to 32 bits")
     return modes.pop() if modes else "wrap"
+
+
+def _integer_result(op) -> bool:
+    """True if ``op``'s one result is an integer tensor wider than ``i1`` (a conversion to it is modular)."""
+    t = op.results[0].type if len(op.results) == 1 else None
+    e = t.element_type if isinstance(t, ir.RankedTensorType) else None
+    return isinstance(e, ir.IntegerType) and e.width > 1
 
 
 def _compare_reason(user, pos: int, ranges: IntRanges):

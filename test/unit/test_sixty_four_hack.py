@@ -65,7 +65,7 @@ def _inputs(text):
     return ins
 
 
-@pytest.mark.parametrize("name", ["threefry_counter", "proven", "loop_bounded", "constants_proven"])
+@pytest.mark.parametrize("name", ["threefry_counter", "proven", "loop_bounded", "constants_proven", "constants_modular"])
 @pytest.mark.parametrize("dialect", ["stablehlo", "mhlo"])
 def test_narrowed_cases_compute_the_64_bit_numbers(name, dialect):
     text = chunk(name)
@@ -146,3 +146,23 @@ def test_debug_lines_only_when_asked():
     out, log, _ = narrow(chunk("threefry_counter").replace("() ->", "(%q: tensor<2xi64>) ->"))
     assert log == ["[stablehlo-sixty-four-hack] narrowed without a proof: argument #0 of @threefry_counter "
                    "(tensor<2xi64>) may hold [-9223372036854775808, 9223372036854775807]; i32 holds [-2147483648, 2147483647]"]
+
+
+#: stablehlo_testdata modules sixty-four-hack refused before the range proofs (a 64-bit shift, popcnt).
+NOW_NARROWED = ["iota_2x32_shape_", "population_count_uint64_3", "random_categorical_bfloat16_5_4",
+                "random_categorical_float16_5_4", "random_categorical_float16_8", "random_categorical_float32_5_4",
+                "random_randint_", "random_split_", "shift_right_logical_uint64_20_20_uint64_20_20"]
+
+
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+@pytest.mark.parametrize("name", NOW_NARROWED)
+def test_newly_narrowed_testdata_passes_its_own_checks(name, spine):
+    """Each module checks its result against JAX's expected values (``check.expect_eq`` -> CheckOp): running is the test."""
+    from conftest import corpus_path
+
+    from hilo_mlir import CompileConfig, compile_file, penguin_ref
+
+    path = corpus_path("third_party", "stablehlo_testdata", f"{name}.mlir")
+    src = compile_file(path, CompileConfig(), spine=spine)
+    assert "Check" in src and sum(s.get("width-dependent-ops-proven", 0) for s in src.statistics.values()) >= 1
+    penguin_ref.run(src, [], files=src.files)  # raises if a check fails

@@ -188,3 +188,27 @@ func.func @constants_proven(%x: tensor<4xi32>) -> (tensor<4xi64>, tensor<4xi64>,
   %3 = stablehlo.compare LT, %small, %p40 : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
   return %0, %1, %2, %3 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi1>
 }
+
+// -----
+
+// Modular uses take the value modulo 2^32: a convert to a narrower integer
+// (the low bits are the same), negate (-2^31 fits although 2^31 does not), and
+// two out-of-range constants whose difference fits.
+// CHECK-LABEL: func.func @constants_modular
+// CHECK-DAG: %[[M:.*]] = stablehlo.constant dense<1> : tensor<4xui32>
+// CHECK-DAG: stablehlo.convert %[[M]] : (tensor<4xui32>) -> tensor<4xui8>
+// CHECK-DAG: %[[P:.*]] = stablehlo.constant dense<-2147483648> : tensor<4xi32>
+// CHECK-DAG: stablehlo.negate %[[P]] : tensor<4xi32>
+// CHECK-DAG: %[[A:.*]] = stablehlo.constant dense<-1> : tensor<4xi32>
+// CHECK-DAG: %[[B:.*]] = stablehlo.constant dense<0> : tensor<4xi32>
+// CHECK-DAG: stablehlo.subtract %[[A]], %[[B]] : tensor<4xi32>
+func.func @constants_modular() -> (tensor<4xui8>, tensor<4xi64>, tensor<4xi64>) {
+  %m = stablehlo.constant dense<4294967297> : tensor<4xui64>
+  %0 = stablehlo.convert %m : (tensor<4xui64>) -> tensor<4xui8>
+  %p = stablehlo.constant dense<2147483648> : tensor<4xi64>
+  %1 = stablehlo.negate %p : tensor<4xi64>
+  %n = stablehlo.constant dense<4294967295> : tensor<4xi64>
+  %one = stablehlo.constant dense<4294967296> : tensor<4xi64>
+  %2 = stablehlo.subtract %n, %one : tensor<4xi64>
+  return %0, %1, %2 : tensor<4xui8>, tensor<4xi64>, tensor<4xi64>
+}
