@@ -7,13 +7,12 @@ the element type's interpretation: signless (``i64``) and signed (``si64``)
 types are two's complement, ``ui*`` types unsigned; ``i1`` is a boolean
 (``0``/``1``, as ``convert`` reads it). Patterns are the ``width`` low bits.
 
-The transfer functions below follow the StableHLO semantics of each op on
+The transfer functions here (arithmetic, ordering, conversions; the bit-level
+ones are in :mod:`.int_bitwise`) follow the StableHLO semantics of each op on
 ``width``-bit integers: ``add``/``subtract``/``multiply``/``negate`` wrap
-modulo ``2**width``; a shift amount is read as unsigned and an amount of at
-least ``width`` gives 0 (``shift_left``, ``shift_right_logical``) or the sign
-fill (``shift_right_arithmetic``). Every function is sound: if its operands'
-elements lie in the given ranges, its result's elements lie in the returned
-range. A function that cannot say more returns :meth:`IntRange.full`.
+modulo ``2**width``. Every function is sound: if its operands' elements lie
+in the given ranges, its result's elements lie in the returned range. A
+function that cannot say more returns :meth:`IntRange.full`.
 
 An empty range (``lo > hi``) describes a tensor without elements; element-wise
 functions return empty for an empty operand.
@@ -30,7 +29,7 @@ def type_max(width: int, signed: bool) -> int:
     return (1 << (width - 1)) - 1 if signed and width > 1 else (1 << width) - 1
 
 
-def _val(p: int, width: int, signed: bool) -> int:
+def value_of(p: int, width: int, signed: bool) -> int:
     """Value of bit pattern ``p`` (``0 <= p < 2**width``)."""
     return p - (1 << width) if signed and width > 1 and p >> (width - 1) else p
 
@@ -91,11 +90,11 @@ class IntRange:
         if signed and width > 1:
             sign = 1 << (width - 1)
             if ones & sign:
-                blo, bhi = _val(ones, width, True), _val(top, width, True)
+                blo, bhi = value_of(ones, width, True), value_of(top, width, True)
             elif zeros & sign:
                 blo, bhi = ones, top
             else:
-                blo, bhi = _val(ones | sign, width, True), top & ~sign
+                blo, bhi = value_of(ones | sign, width, True), top & ~sign
         else:
             blo, bhi = ones, top
         lo, hi = max(lo, blo), min(hi, bhi)
@@ -184,7 +183,7 @@ def wrap(width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int =
     if hi - lo + 1 >= (1 << width):
         return IntRange.of(width, signed, type_min(width, signed), type_max(width, signed), zeros, ones)
     m = (1 << width) - 1
-    a, b = _val(lo & m, width, signed), _val(hi & m, width, signed)
+    a, b = value_of(lo & m, width, signed), value_of(hi & m, width, signed)
     if a <= b:
         return IntRange.of(width, signed, a, b, zeros, ones)
     return IntRange.of(width, signed, type_min(width, signed), type_max(width, signed), zeros, ones)
@@ -197,18 +196,19 @@ def from_patterns(width: int, signed: bool, pieces, zeros: int = 0, ones: int = 
         if signed and width > 1 and pl < (1 << (width - 1)) <= ph:
             r = IntRange.full(width, signed)
         else:
-            r = IntRange.of(width, signed, _val(pl, width, signed), _val(ph, width, signed))
+            r = IntRange.of(width, signed, value_of(pl, width, signed), value_of(ph, width, signed))
         out = out.join(r)
     if out.is_empty:
         return out
     return IntRange.of(width, signed, out.lo, out.hi, out.zeros | zeros, out.ones | ones)
 
 
-def _low_mask(n: int) -> int:
+def low_mask(n: int) -> int:
+    """The ``n`` low bits set."""
     return (1 << n) - 1
 
 
-def _any_empty(*rs) -> bool:
+def any_empty(*rs) -> bool:
     return any(r.is_empty for r in rs)
 
 
@@ -216,31 +216,31 @@ def _any_empty(*rs) -> bool:
 
 
 def add(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     tz = min(a.trailing_zeros(), b.trailing_zeros())
-    return wrap(a.width, a.signed, a.lo + b.lo, a.hi + b.hi, _low_mask(tz))
+    return wrap(a.width, a.signed, a.lo + b.lo, a.hi + b.hi, low_mask(tz))
 
 
 def subtract(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     tz = min(a.trailing_zeros(), b.trailing_zeros())
-    return wrap(a.width, a.signed, a.lo - b.hi, a.hi - b.lo, _low_mask(tz))
+    return wrap(a.width, a.signed, a.lo - b.hi, a.hi - b.lo, low_mask(tz))
 
 
 def multiply(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     c = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
     tz = min(a.width, a.trailing_zeros() + b.trailing_zeros())
-    return wrap(a.width, a.signed, min(c), max(c), _low_mask(tz))
+    return wrap(a.width, a.signed, min(c), max(c), low_mask(tz))
 
 
 def negate(a: IntRange) -> IntRange:
     if a.is_empty:
         return a
-    return wrap(a.width, a.signed, -a.hi, -a.lo, _low_mask(a.trailing_zeros()))
+    return wrap(a.width, a.signed, -a.hi, -a.lo, low_mask(a.trailing_zeros()))
 
 
 def abs_(a: IntRange) -> IntRange:
@@ -261,7 +261,7 @@ def sign(a: IntRange) -> IntRange:
 
 def divide(a: IntRange, b: IntRange) -> IntRange:
     """Truncating division; unknown when the divisor may be 0 or the quotient may overflow."""
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     if b.lo <= 0 <= b.hi:
         return IntRange.full(a.width, a.signed)
@@ -276,7 +276,7 @@ def divide(a: IntRange, b: IntRange) -> IntRange:
 
 def remainder(a: IntRange, b: IntRange) -> IntRange:
     """Remainder with the dividend's sign (``x % 0 == x``)."""
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     m = max(abs(b.lo), abs(b.hi)) - 1
     lo = 0 if a.lo >= 0 else -min(-a.lo, m)
@@ -286,13 +286,13 @@ def remainder(a: IntRange, b: IntRange) -> IntRange:
 
 
 def maximum(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     return IntRange.of(a.width, a.signed, max(a.lo, b.lo), max(a.hi, b.hi), a.zeros & b.zeros, a.ones & b.ones)
 
 
 def minimum(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
+    if any_empty(a, b):
         return IntRange.empty(a.width, a.signed)
     return IntRange.of(a.width, a.signed, min(a.lo, b.lo), min(a.hi, b.hi), a.zeros & b.zeros, a.ones & b.ones)
 
@@ -310,149 +310,6 @@ def select(pred: IntRange, a: IntRange, b: IntRange) -> IntRange:
     return a.join(b)
 
 
-# ---------------------------------------------------------------------------------- bitwise
-
-
-def and_(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
-        return IntRange.empty(a.width, a.signed)
-    lo, hi = type_min(a.width, a.signed), type_max(a.width, a.signed)
-    if a.lo >= 0 and b.lo >= 0:
-        lo, hi = 0, min(a.hi, b.hi)
-    elif a.lo >= 0 or b.lo >= 0:
-        lo, hi = 0, a.hi if a.lo >= 0 else b.hi
-    return IntRange.of(a.width, a.signed, lo, hi, a.zeros | b.zeros, a.ones & b.ones)
-
-
-def or_(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
-        return IntRange.empty(a.width, a.signed)
-    lo = type_min(a.width, a.signed)
-    if (a.lo >= 0 and b.lo >= 0) or (a.hi < 0 and b.hi < 0):
-        lo = max(a.lo, b.lo)  # x | y >= max(x, y) when both patterns are in one sign half
-    return IntRange.of(a.width, a.signed, lo, type_max(a.width, a.signed), a.zeros & b.zeros, a.ones | b.ones)
-
-
-def xor(a: IntRange, b: IntRange) -> IntRange:
-    if _any_empty(a, b):
-        return IntRange.empty(a.width, a.signed)
-    ones = (a.ones & b.zeros) | (a.zeros & b.ones)
-    zeros = (a.zeros & b.zeros) | (a.ones & b.ones)
-    return IntRange.of(a.width, a.signed, type_min(a.width, a.signed), type_max(a.width, a.signed), zeros, ones)
-
-
-def not_(a: IntRange) -> IntRange:
-    if a.is_empty:
-        return a
-    if a.signed:
-        lo, hi = -a.hi - 1, -a.lo - 1
-    else:
-        lo, hi = a.mask - a.hi, a.mask - a.lo
-    return IntRange.of(a.width, a.signed, lo, hi, a.ones, a.zeros)
-
-
-def popcnt(a: IntRange) -> IntRange:
-    if a.is_empty:
-        return a
-    return wrap(a.width, a.signed, bin(a.ones).count("1"), a.width - bin(a.zeros).count("1"))
-
-
-def count_leading_zeros(a: IntRange) -> IntRange:
-    if a.is_empty:
-        return a
-    w = a.width
-    lo, hi = w, 0
-    for pl, ph in a.pattern_pieces():
-        lo, hi = min(lo, w - ph.bit_length()), max(hi, w - pl.bit_length())
-    return wrap(w, a.signed, lo, hi)
-
-
-def shift_amounts(s: IntRange, width: int):
-    """Shift amounts read as unsigned: ``(kmin, kmax)`` of those below ``width`` (None if none), and whether one is ``>= width``."""
-    kmin, kmax, big = None, None, False
-    for pl, ph in s.pattern_pieces():
-        if ph >= width:
-            big = True
-        if pl < width:
-            kmin = pl if kmin is None else min(kmin, pl)
-            kmax = min(ph, width - 1) if kmax is None else max(kmax, min(ph, width - 1))
-    return kmin, kmax, big
-
-
-def shift_left(x: IntRange, s: IntRange) -> IntRange:
-    w, sg = x.width, x.signed
-    if _any_empty(x, s):
-        return IntRange.empty(w, sg)
-    kmin, kmax, big = shift_amounts(s, w)
-    out = IntRange.empty(w, sg)
-    if kmin is not None:
-        if x.lo >= 0:
-            lo, hi = x.lo << kmin, x.hi << kmax
-        elif x.hi < 0:
-            lo, hi = x.lo << kmax, x.hi << kmin
-        else:
-            lo, hi = x.lo << kmax, x.hi << kmax
-        if kmin == kmax:
-            zeros, ones = (x.zeros << kmin) | _low_mask(kmin), x.ones << kmin
-        else:
-            zeros, ones = _low_mask(min(w, x.trailing_zeros() + kmin)), 0
-        out = wrap(w, sg, lo, hi, zeros, ones)
-    if big:
-        out = out.join(IntRange.of(w, sg, 0, 0))
-    return out
-
-
-def shift_right_logical(x: IntRange, s: IntRange) -> IntRange:
-    w, sg = x.width, x.signed
-    if _any_empty(x, s):
-        return IntRange.empty(w, sg)
-    kmin, kmax, big = shift_amounts(s, w)
-    out = IntRange.empty(w, sg)
-    if kmin is not None:
-        pieces = [(pl >> kmax, ph >> kmin) for pl, ph in x.pattern_pieces()]
-        top = x.mask & ~(x.mask >> kmin)  # the top kmin bits are 0
-        if kmin == kmax:
-            zeros, ones = (x.zeros >> kmin) | top, x.ones >> kmin
-        else:
-            zeros, ones = top, 0
-        out = from_patterns(w, sg, pieces, zeros, ones)
-    if big:
-        out = out.join(IntRange.of(w, sg, 0, 0))
-    return out
-
-
-def shift_right_arithmetic(x: IntRange, s: IntRange) -> IntRange:
-    w, sg = x.width, x.signed
-    if _any_empty(x, s):
-        return IntRange.empty(w, sg)
-    kmin, kmax, big = shift_amounts(s, w)
-    # Work on the signed view of the patterns: one piece per sign, each maps back contiguously.
-    pieces = []
-    for pl, ph in x.pattern_pieces():
-        a, b = _val(pl, w, True), _val(ph, w, True)
-        if a <= b:
-            pieces.append((a, b))
-        else:  # an unsigned piece crossing 2**(w-1): split
-            pieces += [(a, (1 << (w - 1)) - 1), (-(1 << (w - 1)), b)]
-    out = IntRange.empty(w, sg)
-    m = x.mask
-    for a, b in pieces:
-        vals = []
-        if kmin is not None:
-            vals += [a >> kmin, a >> kmax, b >> kmin, b >> kmax]
-        if big:
-            vals += [a >> (w - 1), b >> (w - 1)]
-        lo, hi = min(vals), max(vals)
-        out = out.join(from_patterns(w, sg, [(lo & m, hi & m)]))
-    if kmin is not None and kmin == kmax and not big:
-        sign = 1 << (w - 1)
-        top = m & ~(m >> kmin)
-        zeros = ((x.zeros >> kmin) | (top if x.zeros & sign else 0)) & m
-        ones = ((x.ones >> kmin) | (top if x.ones & sign else 0)) & m
-        out = IntRange.of(w, sg, out.lo, out.hi, out.zeros | zeros, out.ones | ones)
-    return out
-
-
 # ---------------------------------------------------------------------------------- conversions
 
 
@@ -460,7 +317,7 @@ def convert(x: IntRange, width: int, signed: bool) -> IntRange:
     """Integer-to-integer ``convert``: the value modulo ``2**width``, read in the result type."""
     if x.is_empty:
         return IntRange.empty(width, signed)
-    keep = _low_mask(min(x.width, width))
+    keep = low_mask(min(x.width, width))
     if x.fits(width, signed):
         return IntRange.of(width, signed, x.lo, x.hi, x.zeros & keep, x.ones & keep)
     return wrap(width, signed, x.lo, x.hi, x.zeros & keep, x.ones & keep)
@@ -471,3 +328,33 @@ def bitcast(x: IntRange, signed: bool) -> IntRange:
     if x.is_empty:
         return IntRange.empty(x.width, signed)
     return from_patterns(x.width, signed, x.pattern_pieces(), x.zeros, x.ones)
+
+
+# ---------------------------------------------------------------------------------- tuples
+
+
+def join(a, b):
+    """Join of two analysis values: :class:`IntRange`, tuples of them (tuple types), or None (not an integer)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, tuple):
+        return tuple(join(x, y) for x, y in zip(a, b))
+    return a.join(b)
+
+
+def widen(a):
+    """``a`` widened to the full range of its type (tuples element-wise; empty stays empty)."""
+    if a is None:
+        return None
+    if isinstance(a, tuple):
+        return tuple(widen(x) for x in a)
+    return a if a.is_empty else IntRange.full(a.width, a.signed)
+
+
+def merge_into(store: dict, scope: dict) -> None:
+    """Join every value of ``scope`` into ``store`` (same keys: joined)."""
+    for k, rng in scope.items():
+        old = store.get(k)
+        store[k] = rng if old is None else join(old, rng)

@@ -48,26 +48,26 @@ import numpy as np
 
 from ..dialects import DialectTable, hlo_short_name
 from ..ir import ir
+from . import int_bitwise as B
 from . import int_lattice as L
-from .int_lattice import IntRange
+from .int_lattice import IntRange, join as _join
+from .int_regions import ACCUMULATE, RegionRules
 
 _ELEMENTWISE2 = {
     "add": L.add, "subtract": L.subtract, "multiply": L.multiply, "divide": L.divide,
-    "remainder": L.remainder, "maximum": L.maximum, "minimum": L.minimum, "and": L.and_,
-    "or": L.or_, "xor": L.xor, "shift_left": L.shift_left,
-    "shift_right_logical": L.shift_right_logical, "shift_right_arithmetic": L.shift_right_arithmetic,
+    "remainder": L.remainder, "maximum": L.maximum, "minimum": L.minimum, "and": B.and_,
+    "or": B.or_, "xor": B.xor, "shift_left": B.shift_left,
+    "shift_right_logical": B.shift_right_logical, "shift_right_arithmetic": B.shift_right_arithmetic,
 }
 _ELEMENTWISE1 = {
-    "negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": L.not_, "popcnt": L.popcnt,
-    "count_leading_zeros": L.count_leading_zeros,
+    "negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": B.not_, "popcnt": B.popcnt,
+    "count_leading_zeros": B.count_leading_zeros,
 }
 #: Result i has the range of operand 0 (the data is moved, not changed).
 _MOVE = frozenset("""broadcast_in_dim broadcast reshape transpose slice reverse copy dynamic_slice
     gather dynamic_reshape dynamic_broadcast_in_dim""".split())
 #: Result 0 is the join of these operands.
 _JOIN = {"concatenate": None, "pad": (0, 1), "dynamic_update_slice": (0, 1), "dynamic_pad": (0, 1)}
-#: Ops whose one region combines accumulators with elements: result i is the fixed point.
-_ACCUMULATE = frozenset("reduce reduce_window scatter select_and_scatter all_reduce reduce_scatter".split())
 
 
 def _same(rngs) -> bool:
@@ -160,31 +160,6 @@ def _full(info):
     return IntRange.empty(w, s) if none else IntRange.full(w, s)
 
 
-def _join(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if isinstance(a, tuple):
-        return tuple(_join(x, y) for x, y in zip(a, b))
-    return a.join(b)
-
-
-def _merge(store: dict, scope: dict) -> None:
-    """Join the ranges of ``scope`` into ``store``."""
-    for k, rng in scope.items():
-        old = store.get(k)
-        store[k] = rng if old is None else _join(old, rng)
-
-
-def _widen(a):
-    if a is None:
-        return None
-    if isinstance(a, tuple):
-        return tuple(_widen(x) for x in a)
-    return a if a.is_empty else IntRange.full(a.width, a.signed)
-
-
 def _fit(r, info):
     """``r`` reinterpreted for a value of type ``info`` (same width: identity; else full)."""
     if info is None or r is None:
@@ -200,8 +175,12 @@ def _fit(r, info):
 # ------------------------------------------------------------------------------- the walk
 
 
-class _Walk:
-    """One run of the analysis; holds the binding handles and is dropped afterwards."""
+class _Walk(RegionRules):
+    """One run of the analysis; holds the binding handles and is dropped afterwards.
+
+    Values, dispatch, leaves and element-wise ops here; ops with regions and
+    calls in :class:`~.int_regions.RegionRules`.
+    """
 
     def __init__(self, out: IntRanges, d: DialectTable | None):
         self.out = out
@@ -331,7 +310,7 @@ class _Walk:
         handler = getattr(self, "op_" + short, None)
         if handler is not None:
             return handler(op)
-        if short in _ACCUMULATE:
+        if short in ACCUMULATE:
             return self.accumulate(op, short)
         return self.unknown(op)
 
@@ -404,113 +383,3 @@ class _Walk:
 
     def op_optimization_barrier(self, op) -> None:
         self.put_results(op, [self.get(v) for v in op.operands])
-
-    def op_sort(self, op) -> None:
-        rngs = [self.get(v) for v in op.operands]
-        self.region(op.regions[0], [r for r in rngs for _ in (0, 1)])
-        self.put_results(op, rngs)
-
-    def op_map(self, op) -> None:
-        self.put_results(op, self.region(op.regions[0], [self.get(v) for v in op.operands]))
-
-    def op_fusion(self, op) -> None:
-        self.put_results(op, self.region(op.regions[0], [self.get(v) for v in op.operands]))
-
-    def op_if(self, op) -> None:
-        self.branches(op)
-
-    def op_case(self, op) -> None:
-        self.branches(op)
-
-    def branches(self, op) -> None:
-        acc = None
-        for reg in op.regions:
-            rets = self.region(reg, [])
-            acc = rets if acc is None else [_join(a, b) for a, b in zip(acc, rets)]
-        self.put_results(op, acc or [])
-
-    def op_composite(self, op) -> None:
-        self.call(op, self.callee(op))
-
-    def call(self, op, name) -> None:
-        f = self.funcs.get(name) if name else None
-        if f is None or not f.regions[0].blocks or name in self.stack:
-            return self.unknown(op)
-        args = [self.get(v) for v in op.operands]
-        key = (name, tuple(args))
-        rets = self.memo.get(key)
-        if rets is None:
-            # The callee's values are walked in a store of their own (precise for these
-            # arguments), then joined into the result: a callee's range covers all its calls.
-            saved, self.scopes = self.scopes, [{}]  # a function sees nothing from above
-            self.stack.append(name)
-            rets = self.memo[key] = self.region(f.regions[0], args)
-            self.stack.pop()
-            local, self.scopes = self.scopes[0], saved
-            _merge(self.out._ranges, local)
-        self.put_results(op, rets)
-
-    # -- fixed points ----------------------------------------------------------------
-    def fixpoint(self, region, init: list, body_args) -> list:
-        """Least ``A`` with ``A ⊇ init`` and ``A ⊇ body(body_args(A))``, as far as ``max_rounds`` allow.
-
-        Each round walks the region in a scratch scope. A value still growing
-        after ``max_rounds`` rounds is widened to the full range of its type;
-        then one narrowing step (``init ∪ body(A)``, kept only if it is again a
-        post-fixpoint) recovers bounds the body re-establishes (``x = (x + 7) & 255``).
-        The region's values are those of the final walk, joined into the enclosing scope.
-        """
-
-        def walk(args):
-            self.scopes.append({})
-            rets = self.region(region, body_args(args))
-            self.out.rounds += 1
-            return rets, self.scopes.pop()
-
-        cur, rounds, widened = list(init), 0, False
-        while True:
-            rets, scratch = walk(cur)
-            new = [_join(c, r) for c, r in zip(cur, rets)]
-            if new == cur:
-                break
-            rounds += 1
-            if rounds >= self.out.max_rounds:
-                widened = True
-                new = [n if n == c else _widen(n) for n, c in zip(new, cur)]
-            cur = new
-        if widened:
-            down = [_join(i, r) for i, r in zip(init, rets)]
-            if down != cur:
-                rets2, scratch2 = walk(down)
-                if all(_join(d, _join(i, r)) == d for d, i, r in zip(down, init, rets2)):
-                    cur, scratch = down, scratch2
-        _merge(self.scopes[-1], scratch)
-        return cur
-
-    def op_while(self, op) -> None:
-        init = [self.get(v) for v in op.operands]
-        cond, body = op.regions[0], op.regions[1]
-
-        def args(cur):
-            self.region(cond, cur)
-            return cur
-
-        self.put_results(op, self.fixpoint(body, init, args))
-
-    def accumulate(self, op, short) -> None:
-        ops = [self.get(v) for v in op.operands]
-        n = len(op.results)
-        if short in ("reduce", "reduce_window"):
-            init = [_join(ops[i], ops[n + i]) for i in range(n)]
-        elif short == "scatter":
-            k = (len(ops) - 1) // 2
-            init = [_join(ops[i], ops[k + 1 + i]) for i in range(n)]
-        elif short == "select_and_scatter":
-            self.region(op.regions[0], [ops[0], ops[0]])
-            init = [_join(ops[1], ops[2])]
-        elif n == 1:  # all_reduce, reduce_scatter of one operand
-            init = ops[:1]
-        else:  # several operands share one two-argument computation
-            return self.unknown(op)
-        region = op.regions[-1]
-        self.put_results(op, self.fixpoint(region, init, lambda cur: cur + cur))

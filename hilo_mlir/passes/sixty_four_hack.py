@@ -56,8 +56,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.int_lattice import IntRange, shift_amounts, type_max, type_min
+from ..analysis.int_lattice import IntRange
 from ..analysis.int_ranges import IntRanges
+from ..analysis.narrowing import (WIDTH_DEPENDENT, NotNarrowable, bounded_or_constant, constant_use_mode, holds32, is64,
+                                  width_dependent_reason)
 from ..diagnostics import location_to_str, op_error
 from ..dialects import hlo_short_name
 from ..ir import ir
@@ -73,24 +75,6 @@ _LIMITS = {
 
 #: Ops whose verifier demands 64-bit integers (checked before anything changes).
 _REQUIRES_64 = frozenset({"xla.rng_get_and_update_state"})
-
-#: Width-dependent ops: the bit width appears in their definition (shift amounts
-#: saturate at it, bits are counted or complemented up to it), so on 64-bit
-#: integers they are narrowed only with a proof (clz(1) is 63 vs 31;
-#: popcnt(-1) is 64 vs 32; srl(-1, 40) and 1 << 40 differ).
-_WIDTH_DEPENDENT = frozenset({
-    "shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt", "count_leading_zeros", "not",
-})
-
-#: Uses through which a constant's elements flow unchanged (operand positions; None: all).
-_CARRY = {"broadcast_in_dim": (0,), "broadcast": (0,), "reshape": (0,), "transpose": (0,), "slice": (0,),
-          "reverse": (0,), "copy": (0,), "concatenate": None, "pad": (0, 1), "select": (1, 2),
-          "dynamic_update_slice": (0, 1), "dynamic_slice": (0,), "gather": (0,)}
-#: Uses that commute with reduction modulo 2^32: the constant's value modulo 2^32 serves
-#: (``convert``/``bitcast_convert`` only to an integer type wider than i1).
-_MODULAR_USE = frozenset({"add", "subtract", "multiply", "and", "or", "xor", "negate", "not", "convert", "bitcast_convert"})
-#: Uses that only order values: the constant saturated to the 32-bit range serves.
-_ORDER_USE = frozenset({"minimum", "maximum", "clamp", "compare"})
 
 
 class _Narrower:
@@ -135,142 +119,13 @@ class _Narrower:
         return res
 
 
-# ------------------------------------------------------------------------------- proofs
+# ------------------------------------------------------------------------------- constants
 
 
-def _is64(r) -> bool:
-    return isinstance(r, IntRange) and r.width == 64
-
-
-def _holds(r: IntRange) -> str:
-    return f"{'i' if r.signed else 'ui'}32 holds [{type_min(32, r.signed)}, {type_max(32, r.signed)}]"
-
-
-def _unbounded(rngs, what: str):
-    """A reason if a 64-bit range of ``rngs`` does not fit in 32 bits, else None."""
-    for i, r in enumerate(rngs):
-        if _is64(r) and not r.fits(32, r.signed):
-            return f"{what} #{i} is only known to lie in {r}; {_holds(r)}"
-    return None
-
-
-def _bounded_or_constant(v, ranges: IntRanges, depth: int = 0) -> bool:
-    """True if each element of ``v`` is narrowed exactly or comes (by data movement) from a constant.
-
-    Such an operand is what :func:`_constant_use_mode` may combine with a
-    narrowed out-of-range constant: its 32-bit value is its 64-bit value, or a
-    constant's value modulo 2^32 / saturated, as that constant's own check demands.
-    """
-    r = ranges.range_of(v)
-    if not _is64(r) or r.fits(32, r.signed):
-        return True
-    owner = v.owner
-    if depth > 16 or isinstance(owner, ir.Block):
-        return False
-    op = owner.operation
-    short = hlo_short_name(op.name)
-    if short == "constant" or op.name == "arith.constant":
-        return True
-    if short not in _CARRY:
-        return False
-    opnds = op.operands
-    pos = range(len(opnds)) if _CARRY[short] is None else [i for i in _CARRY[short] if i < len(opnds)]
-    return all(_bounded_or_constant(opnds[i], ranges, depth + 1) for i in pos)
-
-
-def _width_condition(short: str, x: IntRange, s: IntRange | None):
-    """Why ``short`` on a 64-bit ``x`` (shift amount ``s``) that fits in 32 bits still differs at 32 bits, or None."""
-    if x.is_empty:
-        return None
-    if short == "shift_right_logical" and x.signed and x.lo < 0:
-        kmin, kmax, _ = shift_amounts(s, 64)
-        if kmin is not None and kmax > 0:
-            return f"operand #0 may be negative (it lies in {x}) and the shift amount in {s} may be 1..63"
-    if short == "shift_right_arithmetic" and not x.signed and x.hi >= 1 << 31 and s.hi != 0:
-        return f"operand #0 may reach 2^31 (it lies in {x}): its top bit would become the sign bit"
-    if short == "popcnt" and x.signed and x.lo < 0:
-        return f"operand #0 may be negative (it lies in {x}): 32 more one bits at 64 bits"
-    if short == "count_leading_zeros" and not (x.signed and x.hi < 0):
-        return f"operand #0 lies in {x}: a non-negative value has 32 more leading zeros at 64 bits"
-    return None
-
-
-def _width_dependent_reason(short: str, op, ranges: IntRanges):
-    """None if the 32-bit ``short`` op provably computes the 64-bit numbers, else why not."""
-    opnds = [ranges.range_of(v) for v in op.operands]
-    res = [ranges.range_of(v) for v in op.results]
-    why = _unbounded(opnds, "operand") or _unbounded(res, "result")
-    if why is None and _is64(opnds[0]):
-        why = _width_condition(short, opnds[0], opnds[1] if len(opnds) > 1 else None)
-    return why
-
-
-def _constant_use_mode(op, ranges: IntRanges):
-    """How the narrowed value of the out-of-range constant ``op`` must be chosen: ``"wrap"`` (modulo 2^32) or ``"saturate"``.
-
-    Raises the reason (a str) as :class:`ValueError` when some use may need the 64-bit value.
-    """
-    modes, work, seen = set(), [op.results[0]], set()
-    while work:
-        v = work.pop()
-        for use in list(v.uses):
-            user, pos = use.owner, use.operand_number
-            short = hlo_short_name(user.name)
-            if short in _CARRY and (_CARRY[short] is None or pos in _CARRY[short]):
-                out = user.results[0]
-                if hash(out) not in seen:
-                    seen.add(hash(out))
-                    work.append(out)
-                continue
-            where = f"its use by '{user.name}'"
-            why = next((f"operand #{i} is only known to lie in {ranges.range_of(x)}"
-                        for i, x in enumerate(user.operands) if i != pos and not _bounded_or_constant(x, ranges)), None)
-            r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
-            if short in ("convert", "bitcast_convert") and not _integer_result(user):
-                why = "it takes the 64-bit value"
-            elif short in _MODULAR_USE:
-                if why is None and _is64(r) and not r.fits(32, r.signed):
-                    why = f"the result lies in {r}"
-                modes.add("wrap")
-            elif short in _ORDER_USE:
-                if why is None and short == "compare":
-                    why = _compare_reason(user, pos, ranges)
-                elif why is None and _is64(r) and not r.fits(32, r.signed):
-                    why = f"the result lies in {r}"
-                modes.add("saturate")
-            else:
-                why = "it takes the 64-bit value"
-            if why is not None:
-                raise ValueError(f"{where} needs the 64-bit value: {why}")
-    if len(modes) > 1:
-        raise ValueError("its uses need both its value modulo 2^32 and its value saturated to 32 bits")
-    return modes.pop() if modes else "wrap"
-
-
-def _integer_result(op) -> bool:
-    """True if ``op``'s one result is an integer tensor wider than ``i1`` (a conversion to it is modular)."""
-    t = op.results[0].type if len(op.results) == 1 else None
-    e = t.element_type if isinstance(t, ir.RankedTensorType) else None
-    return isinstance(e, ir.IntegerType) and e.width > 1
-
-
-def _compare_reason(user, pos: int, ranges: IntRanges):
-    """None if comparing with the saturated constant gives the same outcome (the other side never reaches the 32-bit bounds)."""
-    other = ranges.range_of(user.operands[1 - pos])
-    if not _is64(other) or other.is_empty:
-        return None
-    if "compare_type" in user.attributes and ("UNSIGNED" in str(user.attributes["compare_type"])) == other.signed:
-        return "the comparison's signedness differs from the type's"
-    lo, hi = type_min(32, other.signed), type_max(32, other.signed)
-    if other.lo <= lo or other.hi >= hi:
-        return f"the other operand lies in {other}, up to the 32-bit bounds"
-    return None
-
-
-def _constant_values(op, ranges_fn):
+def _constant_values(op, ranges_fn, d):
     """Narrowed values (array, or ("splat", v)) of a 64-bit integer constant; None for other constants.
 
-    ``ranges_fn()`` gives the module's :class:`IntRanges` (built on first need).
+    ``ranges_fn()`` gives the module's :class:`IntRanges` (built on first need); ``d`` the dialect table.
     Raises the out-of-range error unless every use of the constant accepts a narrowed value.
     """
     rt = op.results[0].type
@@ -295,8 +150,8 @@ def _constant_values(op, ranges_fn):
         bad = mn if mn < lo else (mx if mx > hi else None)
         if bad is not None:
             try:
-                mode = _constant_use_mode(op, ranges_fn())
-            except ValueError as e:
+                mode = constant_use_mode(op, ranges_fn(), d)
+            except NotNarrowable as e:
                 width = "ui32" if key == "ui64" else "i32"
                 raise op_error(op, f"{key} constant value {bad} does not fit in {width} "
                                    f"(sixty-four-hack narrows 64-bit integers to 32 bits; {e})") from None
@@ -320,17 +175,17 @@ def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
             if sym in ranges.entry_functions:
                 for i, a in enumerate(op.regions[0].blocks[0].arguments):
                     r = ranges.range_of(a)
-                    if narrow(a.type) is not None and _is64(r) and not r.fits(32, r.signed):
-                        ctx.debug(f"narrowed without a proof: argument #{i} of @{sym} ({a.type}) may hold {r}; {_holds(r)}")
+                    if narrow(a.type) is not None and is64(r) and not r.fits(32, r.signed):
+                        ctx.debug(f"narrowed without a proof: argument #{i} of @{sym} ({a.type}) may hold {r}; {holds32(r)}")
             continue
-        if not all(_bounded_or_constant(v, ranges) for v in op.operands):
+        if not all(bounded_or_constant(v, ranges, ctx.d) for v in op.operands):
             later += 1
             continue
         for i, v in enumerate(op.results):
             r = ranges.range_of(v)
-            if _is64(r) and not _bounded_or_constant(v, ranges):
+            if is64(r) and not bounded_or_constant(v, ranges, ctx.d):
                 where = location_to_str(op.location, fname) or "unknown location"
-                ctx.debug(f"narrowed without a proof: '{op.name}' at {where}: result #{i} ({v.type}) may lie in {r}; {_holds(r)}")
+                ctx.debug(f"narrowed without a proof: '{op.name}' at {where}: result #{i} ({v.type}) may lie in {r}; {holds32(r)}")
                 break
     if later:
         ctx.debug(f"narrowed without a proof: {later} more op(s) take the unbounded 64-bit values above as operands")
@@ -377,8 +232,8 @@ def _run(module_op, ctx):
             short = hlo_short_name(op.name)
             if short in _REQUIRES_64:
                 raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
-            if short in _WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
-                why = _width_dependent_reason(short, op, ranges())
+            if short in WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
+                why = width_dependent_reason(short, op, ranges())
                 if why is not None:
                     raise op_error(
                         op,
@@ -387,7 +242,7 @@ def _run(module_op, ctx):
                     )
                 ctx.stats["width-dependent-ops-proven"] += 1
             if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
-                vals = _constant_values(op, ranges)
+                vals = _constant_values(op, ranges, ctx.d)
                 if vals is not None:
                     new_values[i] = vals
             elif short == "bitcast_convert":

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hilo_mlir import testing
+from hilo_mlir.analysis import int_bitwise as B
 from hilo_mlir.analysis import int_lattice as L
 from hilo_mlir.analysis.int_lattice import IntRange
 from hilo_mlir.analysis.int_ranges import IntRanges
@@ -87,11 +88,11 @@ def model(op, w, s, *xs):
     raise KeyError(op)
 
 
-UNARY = {"negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": L.not_, "popcnt": L.popcnt,
-         "count_leading_zeros": L.count_leading_zeros}
-BINARY = {"add": L.add, "subtract": L.subtract, "multiply": L.multiply, "and": L.and_, "or": L.or_,
-          "xor": L.xor, "shift_left": L.shift_left, "shift_right_logical": L.shift_right_logical,
-          "shift_right_arithmetic": L.shift_right_arithmetic, "maximum": L.maximum, "minimum": L.minimum,
+UNARY = {"negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": B.not_, "popcnt": B.popcnt,
+         "count_leading_zeros": B.count_leading_zeros}
+BINARY = {"add": L.add, "subtract": L.subtract, "multiply": L.multiply, "and": B.and_, "or": B.or_,
+          "xor": B.xor, "shift_left": B.shift_left, "shift_right_logical": B.shift_right_logical,
+          "shift_right_arithmetic": B.shift_right_arithmetic, "maximum": L.maximum, "minimum": L.minimum,
           "divide": L.divide, "remainder": L.remainder}
 
 

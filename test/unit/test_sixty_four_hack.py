@@ -72,7 +72,7 @@ def test_narrowed_cases_compute_the_64_bit_numbers(name, dialect):
     pipeline = "stablehlo-sixty-four-hack" if dialect == "stablehlo" else "stablehlo-legalize-to-hlo,sixty-four-hack"
     out, log, _ = narrow(text, pipeline)
     assert "i64>" not in out.replace("tensor<0xi64>", "").replace(": i64", "") or dialect == "mhlo"
-    assert "xui64" not in out and not [l for l in log if "without a proof" in l]
+    assert "xui64" not in out and not [line for line in log if "without a proof" in line]
     for shift in range(3):
         ins = [np.roll(a, shift) if a.ndim else a for a in _inputs(text)]
         before, after = testing.evaluate(text, ins), testing.evaluate(out, ins)
