@@ -559,7 +559,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     protect_markers(module_op, calls)  # attributes only: the census stays valid
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
-    extras = {"filename": loaded.filename, "debug": bool(instrumentation and instrumentation.debug)}
+    extras = {"filename": loaded.filename, "debug": bool(getattr(instrumentation, "debug", False))}
     pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras)
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.

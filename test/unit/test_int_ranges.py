@@ -123,7 +123,7 @@ def small_cases(draw):
     return w, s, op, draw(value_sets(w, s)), draw(value_sets(w, s))
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(small_cases())
 def test_transfer_functions_contain_every_result(case):
     w, s, op, xs, ys = case
@@ -202,7 +202,7 @@ def _returned_ranges(text, d=STABLEHLO, to_mhlo=False):
         return [r.range_of(v) for v in ret.operands]
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_every_computed_value_lies_in_its_range(prog):
     text, inputs = prog

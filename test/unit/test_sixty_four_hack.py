@@ -109,7 +109,7 @@ def test_refusal_is_one_error_and_the_module_is_untouched():
     assert testing.evaluate(REFUSED, [x])[0].tolist() == [16777215, 0, 16777215, 0]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(main_types=("i64", "ui64", "i64", "ui64", "i32"), arg_types=("i32", "ui32", "i16", "ui8"),
                 fit32_constants=True))
 def test_accepted_and_proven_programs_compute_the_64_bit_numbers(prog):
@@ -166,3 +166,10 @@ def test_newly_narrowed_testdata_passes_its_own_checks(name, spine):
     src = compile_file(path, CompileConfig(), spine=spine)
     assert "Check" in src and sum(s.get("width-dependent-ops-proven", 0) for s in src.statistics.values()) >= 1
     penguin_ref.run(src, [], files=src.files)  # raises if a check fails
+
+
+def test_hilo2penguin_debug_takes_one_input(tmp_path, capsys):
+    from hilo_mlir.cli.hilo2penguin import run
+
+    assert run(["--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--debug"]) == 1
+    assert "--debug takes one input, not --batch" in capsys.readouterr().err

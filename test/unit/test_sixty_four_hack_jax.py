@@ -87,7 +87,7 @@ def test_training_step_with_dropout_equals_jax(spine):
     assert not np.allclose(prog.run(params, x, y, _key(0))[0], prog.run(params, x, y, _key(3))[0])
 
 
-@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+@pytest.mark.parametrize("spine", [pytest.param("mhlo", marks=pytest.mark.slow), "stablehlo"])
 def test_hilo2penguin_cli_compiles_the_exported_step(spine, tmp_path):
     """The user's path: ``hilo2penguin step.mlir -o out [--spine stablehlo]`` with the default gates, then penguin.py."""
     import subprocess
