@@ -190,6 +190,7 @@ class _Walk(RegionRules):
         self.memo: dict = {}  # (callee, argument ranges) -> result ranges
         self.stack: list[str] = []
         self.types: dict[int, object] = {}  # hash(type) -> _info, this run only
+        self.fix_depth = 0  # nesting of fixed points (int_regions)
 
     def info(self, t):
         return _info(t, self.types)

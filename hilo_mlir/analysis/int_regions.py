@@ -16,13 +16,16 @@
   value ranges cover all its calls.
 
 The walker provides ``get``, ``put_results``, ``region``, ``unknown``,
-``callee``, ``scopes``, ``funcs``, ``memo``, ``stack`` and ``out`` (the
-:class:`~.int_ranges.IntRanges` being filled).
+``callee``, ``scopes``, ``funcs``, ``memo``, ``stack``, ``fix_depth`` and
+``out`` (the :class:`~.int_ranges.IntRanges` being filled).
 """
 
 from __future__ import annotations
 
 from .int_lattice import join as _join, merge_into, widen as _widen
+
+#: Nesting depth of fixed points beyond which loop-carried values are unknown (one walk).
+DEEP = 3
 
 #: Ops whose one region combines accumulators with elements: result i is the fixed point.
 ACCUMULATE = frozenset("reduce reduce_window scatter select_and_scatter all_reduce reduce_scatter".split())
@@ -85,14 +88,26 @@ class RegionRules:
         then one narrowing step (``init ∪ body(A)``, kept only if it is again a
         post-fixpoint) recovers bounds the body re-establishes (``x = (x + 7) & 255``).
         The region's values are those of the final walk, joined into the enclosing scope.
+        Below :data:`DEEP` nested fixed points (the walks of nested loops
+        multiply) the values are taken as unknown at once: one walk.
         """
+        self.fix_depth += 1
+        try:
+            return self._fixpoint(region, init, body_args)
+        finally:
+            self.fix_depth -= 1
 
+    def _fixpoint(self, region, init: list, body_args) -> list:
         def walk(args):
             self.scopes.append({})
             rets = self.region(region, body_args(args))
             self.out.rounds += 1
             return rets, self.scopes.pop()
 
+        if self.fix_depth > DEEP:
+            cur = [_widen(i) for i in init]
+            merge_into(self.scopes[-1], walk(cur)[1])
+            return cur
         cur, rounds, widened = list(init), 0, False
         while True:
             rets, scratch = walk(cur)

@@ -490,3 +490,32 @@ def test_arguments_are_unknown_and_no_handles_are_kept():
     for v in vars(r).values():  # plain data only: usable after the IR is gone
         assert isinstance(v, (int, dict, frozenset)), type(v)
     assert all(isinstance(k, int) for k in r._ranges)
+
+
+def _nested_loops(depth: int) -> str:
+    def loop(k, x):
+        if k == 0:
+            return [f"%y0 = stablehlo.add {x}, %k : tensor<4xui64>"], "%y0"
+        inner, res = loop(k - 1, f"%x{k}")
+        return ([f"%w{k}:2 = stablehlo.while(%i{k} = %i0, %x{k} = {x}) : tensor<i32>, tensor<4xui64>",
+                 " cond {", f"  %c{k} = stablehlo.compare LT, %i{k}, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                 f"  stablehlo.return %c{k} : tensor<i1>", "} do {", f"  %j{k} = stablehlo.add %i{k}, %one : tensor<i32>"]
+                + ["  " + line for line in inner]
+                + [f"  stablehlo.return %j{k}, {res} : tensor<i32>, tensor<4xui64>", "}"], f"%w{k}#1")
+
+    body, res = loop(depth, "%z")
+    return ("func.func @main(%n: tensor<i32>) -> tensor<4xui64> {\n %z = stablehlo.iota dim = 0 : tensor<4xui64>\n"
+            " %i0 = stablehlo.constant dense<0> : tensor<i32>\n %one = stablehlo.constant dense<1> : tensor<i32>\n"
+            " %k = stablehlo.constant dense<1> : tensor<4xui64>\n" + "\n".join(body) + f"\n return {res} : tensor<4xui64>\n}}")
+
+
+def test_nested_loops_cost_grows_linearly_past_the_depth_limit():
+    rounds = []
+    for depth in (4, 5, 6):
+        with make_context():
+            m = ir.Module.parse(_nested_loops(depth))
+            r = IntRanges(m.operation, STABLEHLO)
+            rounds.append(r.rounds)
+            ret = list(m.body.operations[0].regions[0].blocks[0].operations)[-1]
+            assert r.range_of(ret.operands[0]).is_full  # the counter grows: unknown
+    assert rounds[2] - rounds[1] == rounds[1] - rounds[0] <= 200, rounds
