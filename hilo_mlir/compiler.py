@@ -31,12 +31,14 @@ class PenguinSource(str):
             e.g. large constants as ``.npy``).
         timings: ``[(pass, seconds)]``.
         fusion_report: the :class:`~hilo_mlir.fusion_report.FusionReport` when one was asked for, else None.
+        log: the passes' debug lines (``hilo2penguin --debug``).
     """
 
     statistics: dict
     files: dict
     timings: list
     fusion_report = None
+    log: list
 
 
 @dataclass
@@ -566,7 +568,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     protect_markers(module_op, calls)  # attributes only: the census stays valid
     strip_sharding(loaded)
     to_mhlo(loaded, instrumentation)
-    extras = {"filename": loaded.filename}
+    extras = {"filename": loaded.filename, "debug": bool(getattr(instrumentation, "debug", False))}
     report = None
     if fusion_report is not None:
         from . import fusion_report as _fr
@@ -580,6 +582,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
             pipe.run(loaded.module, census=loaded.extras.get("census"))
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
+            e.log = list(pipe.log)  # the passes' debug lines up to the failure
             raise
     src = extras.get("penguin_source")
     if src is None:
@@ -591,6 +594,7 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
     out.fusion_report = report
     if report is not None:
         _fr.write_report(report, fusion_report)
+    out.log = list(pipe.log)
     return out
 
 

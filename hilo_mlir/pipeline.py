@@ -314,6 +314,7 @@ class Instrumentation:
     print_debuginfo: bool = False
     out: Any = None  # stream for dumps and reports; default stderr
     on_pass_start: Callable[[str], None] | None = None  # hears each pass argument before it runs (crash attribution)
+    debug: bool = False  # --debug: the driver sets extras["debug"]; passes may then do debug-only work
 
 
 @contextlib.contextmanager

@@ -5,7 +5,7 @@ Usage::
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
-                 [--allow-unregistered-dialect]
+                 [--allow-unregistered-dialect] [--debug]
     hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
 
 Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--fusion-report", metavar="DIR", default=None,
                     help="write DIR/fusion_report.json and DIR/fusion_report.html: every cluster the fusion passes "
                          "formed and every candidate they refused, with the rule that refused it")
+    ap.add_argument("--debug", action="store_true",
+                    help="print the passes' debug lines to stderr (e.g. the 64-bit values sixty-four-hack narrowed without a proof)")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -115,6 +117,8 @@ def run(argv: list[str]) -> int:
     if args.batch:
         if args.fusion_report is not None:
             sys.stderr.write("hilo2penguin: error: --fusion-report needs a single input, not --batch\n")
+        if args.debug:
+            sys.stderr.write("hilo2penguin: error: --debug takes one input, not --batch\n")
             return 1
         return _run_batch(args, cfg)
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
@@ -133,14 +137,19 @@ def run(argv: list[str]) -> int:
         print_after_all=args.mlir_print_ir_after_all,
         print_before_all=args.mlir_print_ir_before_all,
         out=sys.stderr,
+        debug=args.debug,
     )
     try:
         data = read_input(args.input)
         loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
         src = compiler.compile_loaded(loaded, cfg, instrumentation=instr, fusion_report=args.fusion_report)
     except HiloError as e:
+        if args.debug:
+            sys.stderr.writelines(line + "\n" for line in getattr(e, "log", ()))
         sys.stderr.write(_one_line(e.format(args.input)) + "\n")
         return 1
+    if args.debug:
+        sys.stderr.writelines(line + "\n" for line in src.log)
     if args.mlir_timing:
         from ..pipeline import Pipeline
 

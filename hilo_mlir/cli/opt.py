@@ -172,7 +172,7 @@ def _process_chunk(text: str, args, steps_text: str | None, pass_flags, filename
                 print_debuginfo=args.mlir_print_debuginfo,
                 out=sys.stderr,
             )
-            extras = {"filename": filename}
+            extras = {"filename": filename, "debug": args.debug}
             pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
             ok = True
             try:

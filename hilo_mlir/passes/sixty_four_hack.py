@@ -12,9 +12,38 @@ Attributes that are index lists, not tensors, stay 64-bit: dimension
 numbers, ``DenseI64ArrayAttr``, MHLO's ``dense<...> : tensor<Nxi64>`` dims /
 permutations / padding / slice bounds, ``iota_dimension``.
 
+What is proven. The integer range analysis
+(:class:`~hilo_mlir.analysis.int_ranges.IntRanges`) bounds every integer
+value of the 64-bit program. An op is narrowed *with a proof* when its 64-bit
+integer operands and results are proven to lie in the 32-bit type's range
+(``i32``: ``[-2^31, 2^31-1]``; ``ui32``: ``[0, 2^32-1]``) and, for the
+width-dependent ops below, the op's own condition holds: then the 32-bit op
+computes the same numbers as the 64-bit one. Values the analysis cannot bound
+— 64-bit entry arguments and what is computed from them, products that may
+overflow, loop counters widened by the fixed point — are narrowed anyway and
+wrap at run time if they exceed 32 bits; ``--debug`` lists where they arise.
+
 Errors (one, at the op, before anything is changed):
-* a constant whose value does not fit the 32-bit type: "i64 constant value V
-  does not fit in i32" (``ui64``: 0..2^32-1);
+
+* a *width-dependent* op — one whose definition involves the bit width:
+  ``shift_left``, ``shift_right_logical``, ``shift_right_arithmetic``,
+  ``popcnt``, ``count_leading_zeros``, ``not`` — on 64-bit integers that the
+  ranges do not prove equal once narrowed (the message gives the ranges
+  proven). Their conditions beyond fitting in 32 bits:
+  ``shift_right_logical`` of a possibly negative ``i64``: only shift amounts
+  of 0 or at least 64; ``shift_right_arithmetic`` of ``ui64``: values below
+  2^31 (or amount 0); ``popcnt`` of ``i64``: no negative value;
+  ``count_leading_zeros``: only negative ``i64`` values (otherwise it counts
+  32 more zeros at 64 bits); ``not`` of ``ui64`` never fits ``ui32``.
+* a constant whose value does not fit the 32-bit type ("i64 constant value V
+  does not fit in i32"; ``ui64``: 0..2^32-1), unless every use provably gets
+  the same result from the narrowed value: modular uses (``add``,
+  ``subtract``, ``multiply``, ``negate``, ``and``, ``or``, ``xor``, ``not``,
+  ``convert``/``bitcast_convert`` to an integer type) with the value modulo
+  2^32 when their result fits, ``minimum``/``maximum``/``clamp``/``compare``
+  with the value saturated to the 32-bit range when the other operand is
+  bounded (``x & 0xFFFFFFFFFFFF``, ``min(x, INT64_MAX)``); the constant may
+  reach those uses through data movement (broadcast, reshape, select, ...).
 * an op whose verifier demands 64-bit integers (``xla.rng_get_and_update_state``);
 * a ``bitcast_convert`` between a 64-bit integer and another 64-bit type,
   which narrowing would make ill-formed.
@@ -27,7 +56,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import op_error
+from ..analysis.int_lattice import IntRange
+from ..analysis.int_ranges import IntRanges
+from ..analysis.narrowing import (WIDTH_DEPENDENT, NotNarrowable, bounded_or_constant, constant_use_mode, holds32, is64,
+                                  width_dependent_reason)
+from ..diagnostics import location_to_str, op_error
 from ..dialects import hlo_short_name
 from ..ir import ir
 from ..registry import register_twins
@@ -42,12 +75,6 @@ _LIMITS = {
 
 #: Ops whose verifier demands 64-bit integers (checked before anything changes).
 _REQUIRES_64 = frozenset({"xla.rng_get_and_update_state"})
-
-#: Bit-level ops whose result on a 64-bit integer differs from the result on
-#: its 32-bit narrowing even when every value fits in 32 bits
-#: (clz(1) is 63 vs 31; popcnt(-1) is 64 vs 32; srl(-1, 1) differs): narrowing
-#: them would silently change numbers, so they are an error.
-_BIT_LEVEL = frozenset({"popcnt", "count_leading_zeros", "shift_right_logical"})
 
 
 class _Narrower:
@@ -92,8 +119,15 @@ class _Narrower:
         return res
 
 
-def _constant_values(op):
-    """Narrowed values (array, or ("splat", v)) of a 64-bit integer constant, raising on an out-of-range value; None otherwise."""
+# ------------------------------------------------------------------------------- constants
+
+
+def _constant_values(op, ranges_fn, d):
+    """Narrowed values (array, or ("splat", v)) of a 64-bit integer constant; None for other constants.
+
+    ``ranges_fn()`` gives the module's :class:`IntRanges` (built on first need); ``d`` the dialect table.
+    Raises the out-of-range error unless every use of the constant accepts a narrowed value.
+    """
     rt = op.results[0].type
     if not isinstance(rt, ir.ShapedType) or str(rt.element_type) not in _LIMITS:
         return None  # only then read the value (complex values do not downcast)
@@ -115,11 +149,58 @@ def _constant_values(op):
         mn, mx = int(a.min()), int(a.max())
         bad = mn if mn < lo else (mx if mx > hi else None)
         if bad is not None:
-            width = "ui32" if key == "ui64" else "i32"
-            raise op_error(op, f"{key} constant value {bad} does not fit in {width} (sixty-four-hack narrows 64-bit integers to 32 bits)")
+            try:
+                mode = constant_use_mode(op, ranges_fn(), d)
+            except NotNarrowable as e:
+                width = "ui32" if key == "ui64" else "i32"
+                raise op_error(op, f"{key} constant value {bad} does not fit in {width} "
+                                   f"(sixty-four-hack narrows 64-bit integers to 32 bits; {e})") from None
+            a = np.clip(a, lo, hi) if mode == "saturate" else a  # "wrap": astype below keeps the low 32 bits
+    a = a.astype(dst)
     if attr.is_splat:
         return ("splat", int(a[0]))
-    return a.astype(dst).reshape(shape)
+    return a.reshape(shape)
+
+
+# ------------------------------------------------------------------------------- debug report
+
+
+def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
+    """``ctx.debug`` lines: where values the analysis cannot bound to 32 bits arise, and how many ops use them."""
+    fname = ctx.extras.get("filename")
+    later = 0
+    for op in ops:
+        if op.name == "func.func" and op.regions[0].blocks:
+            sym = op.attributes["sym_name"].value
+            if sym in ranges.entry_functions:
+                for i, a in enumerate(op.regions[0].blocks[0].arguments):
+                    r = ranges.range_of(a)
+                    if narrow(a.type) is not None and is64(r) and not r.fits(32, r.signed):
+                        ctx.debug(f"narrowed without a proof: argument #{i} of @{sym} ({a.type}) may hold {r}; {holds32(r)}")
+            continue
+        if not all(bounded_or_constant(v, ranges, ctx.d) for v in op.operands):
+            later += 1
+            continue
+        for i, v in enumerate(op.results):
+            r = ranges.range_of(v)
+            if is64(r) and not bounded_or_constant(v, ranges, ctx.d):
+                where = location_to_str(op.location, fname) or "unknown location"
+                ctx.debug(f"narrowed without a proof: '{op.name}' at {where}: result #{i} ({v.type}) may lie in {r}; {holds32(r)}")
+                break
+    if later:
+        ctx.debug(f"narrowed without a proof: {later} more op(s) take the unbounded 64-bit values above as operands")
+
+
+# ------------------------------------------------------------------------------- mutation helpers
+
+
+def _set_constant_value(op, narrowed_type, vals) -> None:
+    """Give the constant ``op`` its narrowed ``value`` (array, or ("splat", v))."""
+    if isinstance(vals, tuple):
+        elem = ir.RankedTensorType(narrowed_type).element_type
+        op.attributes["value"] = ir.DenseElementsAttr.get_splat(narrowed_type, ir.IntegerAttr.get(elem, vals[1]))
+    else:
+        op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=narrowed_type)
 
 
 def _run(module_op, ctx):
@@ -137,6 +218,13 @@ def _run(module_op, ctx):
         return ir.WalkResult.ADVANCE
 
     module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    cache: list = []
+
+    def ranges() -> IntRanges:  # the analysis of the 64-bit module, built once, before any change
+        if not cache:
+            cache.append(IntRanges(module_op, ctx.d))
+        return cache[0]
+
     with module_op.context, module_op.location:
         # 1. Checks and new constant values first: an error leaves the module untouched.
         new_values = {}  # index in `ops` -> values (ops are not dict keys: their hash follows their types)
@@ -144,31 +232,32 @@ def _run(module_op, ctx):
             short = hlo_short_name(op.name)
             if short in _REQUIRES_64:
                 raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
-            if short in _BIT_LEVEL and op.operands and narrow(op.operands[0].type) is not None:
-                raise op_error(
-                    op,
-                    f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits; "
-                    "sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
-                )
+            if short in WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
+                why = width_dependent_reason(short, op, ranges())
+                if why is not None:
+                    raise op_error(
+                        op,
+                        f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits "
+                        f"({why}); sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
+                    )
+                ctx.stats["width-dependent-ops-proven"] += 1
             if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
-                vals = _constant_values(op)
+                vals = _constant_values(op, ranges, ctx.d)
                 if vals is not None:
                     new_values[i] = vals
             elif short == "bitcast_convert":
                 src, dst = op.operands[0].type, op.results[0].type
                 if (narrow(src) is None) != (narrow(dst) is None):
-                    raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack")
+                    r = ranges().range_of(op.operands[0])
+                    known = f" (operand values in {r})" if isinstance(r, IntRange) else ""
+                    raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
+        if ctx.extras.get("debug"):  # --debug: the analysis runs even when no check needed it
+            _report(ctx, ops, ranges(), narrow)
         # 2. Retype.
         changed = False
         for i, op in enumerate(ops):
             if i in new_values:
-                t = narrow(op.results[0].type)
-                vals = new_values[i]
-                if isinstance(vals, tuple):
-                    elem = ir.RankedTensorType(t).element_type
-                    op.attributes["value"] = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(elem, vals[1]))
-                else:
-                    op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=t)
+                _set_constant_value(op, narrow(op.results[0].type), new_values[i])
                 ctx.stats["constants-narrowed"] += 1
                 changed = True
             if retype_op(op, narrow, ctx.stats, "values-narrowed", "signatures-narrowed"):
@@ -179,10 +268,10 @@ def _run(module_op, ctx):
 
 register_twins(
     "sixty-four-hack",
-    "Narrow i64/ui64 tensors to i32/ui32 everywhere; out-of-range constants are an error",
+    "Narrow i64/ui64 tensors to i32/ui32 everywhere; width-dependent ops and out-of-range constants need a range proof",
     _run,
     anchor="builtin.module",
     class_name="SixtyFourHack",
-    statistics=("constants-narrowed", "values-narrowed", "signatures-narrowed"),
-    source="seed 004 step 25 (prepended before PenguinizeIO); DESIGN.md catalogue step 25",
+    statistics=("constants-narrowed", "values-narrowed", "signatures-narrowed", "width-dependent-ops-proven"),
+    source="seed 004 step 25 (prepended before PenguinizeIO); DESIGN.md catalogue step 25; issue 14 (range proofs)",
 )
