@@ -483,8 +483,6 @@ class Pipeline:
                           stats=stats, log=self.log, extras=self.extras)
         rewriter.take_changes()
         info.run_on_module(op, ctx)
-        if not info.ported:  # TEMPORARY: mutations not recorded
-            rewriter.notify_unknown_change()
         changed, _tops = rewriter.take_changes()
         if before is not None:
             check_step(step.argument, op, before, changed, am)

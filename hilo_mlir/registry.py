@@ -152,19 +152,6 @@ class PassContext:
         self.log = log if log is not None else []
         self.extras = extras if extras is not None else {}
 
-    # TEMPORARY no-ops for passes not yet ported to the rewriter (see PassInfo.ported).
-    def mark_all_preserved(self) -> None:
-        pass
-
-    def mark_census_preserved(self) -> None:
-        pass
-
-    def mark_ops_moved(self) -> None:
-        pass
-
-    def keep_analysis(self, key) -> None:
-        pass
-
     def get_analysis(self, cls, op):
         """The analysis ``cls`` of ``op`` (cached by the run; see :mod:`hilo_mlir.analysis.manager`)."""
         return self.analyses.get(cls, op)
@@ -264,10 +251,6 @@ class PassInfo:
     statistics: tuple = field(default=())
     state: type | None = None
     terminal: bool = False
-    #: TEMPORARY (removed once every pass is ported): True when every mutation of
-    #: the pass goes through ``ctx.rewriter``; an unported pass is taken as
-    #: "everything changed" after it runs.
-    ported: bool = False
 
     @property
     def dialect_table(self) -> DialectTable | None:

@@ -147,7 +147,6 @@ register_twins(
     anchor="builtin.module",
     class_name="LegalizeAlias",
     statistics=("aliasing-copies",),
-    ported=True,
     source="seed 004 step 29 and 'Misc Pass Reference'; op form: our interpretation",
 )
 
@@ -217,6 +216,5 @@ register_twins(
     anchor="builtin.module",
     class_name="VerifyAliasing",
     statistics=("aliases-checked",),
-    ported=True,
     source="seed 004 step 30 (RAW alias check)",
 )

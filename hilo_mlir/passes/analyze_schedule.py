@@ -109,6 +109,5 @@ register_twins(
     _run_analyze_schedule,
     class_name="AnalyzeSchedule",
     statistics=("functions", "peak-live-bytes", "values-of-unknown-size"),
-    ported=True,
     source="seed 004 step 18 (gate cfg[0x134]); DESIGN.md catalogue step 18 (our interpretation)",
 )

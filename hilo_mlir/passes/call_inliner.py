@@ -129,7 +129,6 @@ register(
         anchor="builtin.module",
         class_name="CallInliner",
         statistics=("calls-inlined", "functions-erased"),
-        ported=True,
         source="our interpretation (seed 004 B-strand handoff); CompileConfig.call_inliner",
     )
 )

@@ -150,6 +150,5 @@ register_twins(
     _run,
     class_name="CanonicalizeConv",
     statistics=("attributes-made-explicit", "pads-folded"),
-    ported=True,
     source="seed 004 step 5 (gate cfg[0x12F], 'conv pad/stride normalize'); DESIGN.md row 5 (our definition)",
 )

@@ -282,6 +282,5 @@ register_twins(
     run_canonicalize_for_tensorizer,
     class_name="CanonicalizeForTensorizer",
     statistics=tuple(n for n, _ in REWRITES.values()),
-    ported=True,
     source="seed 004 step 27; rewrites: our interpretation (DESIGN.md catalogue)",
 )

@@ -142,7 +142,6 @@ register_twins(
     _coalesce,
     class_name="CoalesceCollectiveOps",
     statistics=("collectives-moved",),
-    ported=True,
     options=(
         Option("all-gather-max-bytes", int, 1 << 30, "byte cap of one all_gather window"),
         Option("all-reduce-max-bytes", int, 1 << 30, "byte cap of one all_reduce window"),

@@ -133,7 +133,6 @@ register(
         dialect=None,
         class_name="CollectiveBroadcastToAllGather",
         statistics=("broadcasts-rewritten",),
-        ported=True,
         source="seed 004 step 3 (CollectiveBroadcastToAllGatherPattern, one pass for both dialects); DESIGN.md row 3",
     )
 )

@@ -117,6 +117,5 @@ register_twins(
     _run,
     class_name="NeuronControlDepTupleSimplifier",
     statistics=("control-deps-flattened",),
-    ported=True,
     source="seed 004 step 2 (gate cfg[0x200]); DESIGN.md catalogue row 2 (our definition)",
 )

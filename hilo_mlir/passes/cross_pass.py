@@ -282,7 +282,6 @@ register_twins(
     _identify,
     class_name="IdentifyCrossPassTensors",
     statistics=("values-stamped",),
-    ported=True,
     source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
 )
 register_twins(
@@ -291,7 +290,6 @@ register_twins(
     _rematerialize,
     class_name="Rematerialize",
     statistics=("clones",),
-    ported=True,
     options=(Option("distance", int, 16, "a user more than this many ops after the producer gets a clone"),),
     source="seed 004 step 10 (same gate as step 9) and the neuron.* attribute census; DESIGN.md row 10 (our definition)",
 )

@@ -138,7 +138,6 @@ register(
         dialect="stablehlo",
         class_name="ConvertCustomCallToAllReduce",
         statistics=("all-reduces-converted",),
-        ported=True,
         source="seed 004 'The five StableHLO-only insertions' (1b); DESIGN.md row 1b",
     )
 )

@@ -224,6 +224,5 @@ register_twins(
     class_name="FoldIota",
     options=(Option("max-elements", int, 1 << 20, "largest result (elements) folded into a constant"),),
     statistics=("folded", "rejected"),
-    ported=True,
     source="seed 004 'Misc Pass Reference' (FoldIota) and step 16 (gate cfg[0x118]); DESIGN.md catalogue step 16",
 )

@@ -310,6 +310,5 @@ register_twins(
     options=(fusion_report.REPORT_OPTION,),
     state=_FSPatternState,
     statistics=(Statistic("softmax-patterns", "softmax subgraphs replaced by one custom_call"),),
-    ported=True,
     source="seed 004 step 12 and 'FS is an unresolved opaque label'; DESIGN.md decision 7 (our interpretation)",
 )

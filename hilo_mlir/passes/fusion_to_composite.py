@@ -136,7 +136,6 @@ register(
         dialect="stablehlo",
         class_name="FusionToComposite",
         statistics=(Statistic("converted-{kind}", "fusions converted to composites (per FusionKind)"),),
-        ported=True,
         source="DESIGN.md 'StableHLO fusions are composites', decision 6; StableHLO spine step 14a",
     )
 )

@@ -75,7 +75,6 @@ register(
         options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only"),),
         class_name="MLIRInstructionHistogram",
         statistics=("{op-name}",),  # one statistic per op name counted
-        ported=True,
         source="seed 004 step 31 (createMLIRInstructionHistogram, shared by both spines)",
     )
 )

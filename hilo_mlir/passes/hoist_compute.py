@@ -94,6 +94,5 @@ register_twins(
     _run_hoist_compute,
     class_name="HoistCompute",
     statistics=("hoistable", "ops-hoisted"),
-    ported=True,
     source="seed 004 step 22 (gate cfg[0xE9]); DESIGN.md catalogue step 22 (our interpretation)",
 )

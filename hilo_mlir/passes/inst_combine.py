@@ -223,7 +223,6 @@ register(
         dialect=None,
         class_name="NeuronInstCombine",
         statistics=("reduces-combined",),
-        ported=True,
         source="seed 004 step 14 (SimplifyReduceSliceReducePattern, one symbol for both spines); DESIGN.md row 14",
     )
 )

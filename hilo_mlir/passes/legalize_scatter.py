@@ -145,7 +145,6 @@ register(
         dialect="stablehlo",
         class_name="LegalizeScatter",
         statistics=("scatters-legalized",),
-        ported=True,
         source="seed 004 StableHLO insertion 26b and 'Misc Pass Reference' (createLegalizeScatterPass)",
     )
 )

@@ -85,7 +85,6 @@ register(
         dialect="stablehlo",
         class_name="LegalizeSRA",
         statistics=("sra-legalized",),
-        ported=True,
         source="seed 004 StableHLO insertion 26a (createLegalizeSRAPass); the rewrite is our interpretation",
     )
 )

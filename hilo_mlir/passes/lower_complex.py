@@ -305,7 +305,6 @@ register_twins(
     _make_run(BASIC),
     class_name="LowerComplex",
     statistics=("ops-lowered",),
-    ported=True,
     source="seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); DESIGN.md row 6",
 )
 register_twins(
@@ -314,6 +313,5 @@ register_twins(
     _make_run(EXTRA),
     class_name="LowerComplexExtra",
     statistics=("ops-lowered",),
-    ported=True,
     source="seed 004 step 7 (mhlo::createLowerComplexExtraPass, gate cfg[0x11B]); DESIGN.md row 7",
 )

@@ -90,6 +90,5 @@ register_twins(
     _run_memcast_motion,
     class_name="MemcastMotion",
     statistics=("converts-sunk",),
-    ported=True,
     source="seed 004 step 23 (gate cfg[0xE5]); DESIGN.md catalogue step 23 (our interpretation)",
 )

@@ -138,7 +138,6 @@ register(
         dialect=None,
         class_name="RemoveOptimizationBarriers",
         statistics=("barriers-removed", "ops-cse"),
-        ported=True,
         source="seed 004 step 8 and its NOTE (one pass for both dialects, inline nested CSE); DESIGN.md row 8",
     )
 )

@@ -392,6 +392,5 @@ register_twins(
     class_name="PenguinizeFunctions",
     statistics=("markers-stripped", "get-tuple-elements-created", "tuples-erased", "dropped-result-attrs",
                 "results-flattened"),
-    ported=True,
     source="seed 002 section 4 (PenguinizeFunctions::runOnOperation @0x20881f0); seed 004 step 26",
 )

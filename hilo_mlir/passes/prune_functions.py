@@ -137,6 +137,5 @@ register_twins(
     anchor="builtin.module",
     class_name="PruneFunctions",
     statistics=("functions-erased", "functions-kept"),
-    ported=True,
     source="seed 004 step 24 (unconditional); DESIGN.md catalogue step 24",
 )

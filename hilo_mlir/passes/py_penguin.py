@@ -68,7 +68,6 @@ for _arg, _dialect, _cls in (
             class_name=_cls,
             statistics=("statements", "npy-files"),
             terminal=True,
-            ported=True,
             source="seed 004 step 32; seed 002 sections 1-3; docs/penguin_format.md",
         )
     )

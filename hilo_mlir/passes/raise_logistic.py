@@ -225,7 +225,6 @@ register(
         options=(fusion_report.REPORT_OPTION,),
         state=_RaiseLogisticState,
         statistics=(Statistic("raised-logistic", "1/(1+exp(-x)) chains raised to logistic(x)"),),
-        ported=True,
         source="ours (issue 3); runs before the spine when CompileConfig.raise_logistic is set",
     )
 )

@@ -92,6 +92,5 @@ register_twins(
     _run_scatter_motion,
     class_name="ScatterMotion",
     statistics=("scatters-sunk", "already-placed", "no-user"),
-    ported=True,
     source="seed 004 step 20 (unconditional); DESIGN.md catalogue step 20 (our interpretation)",
 )

@@ -165,6 +165,5 @@ register_twins(
     options=(fusion_report.REPORT_OPTION,),
     statistics=("fused-pairs", "dependent-pairs", "refused-pairs"),
     state=_ScheduleFusionState,
-    ported=True,
     source="seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21",
 )

@@ -331,6 +331,5 @@ register_twins(
     _run_schedule_postorder,
     class_name="SchedulePostorder",
     statistics=("blocks", "ops-moved"),
-    ported=True,
     source="seed 004 step 17 (gate cfg[0x130]); DESIGN.md catalogue step 17 (our interpretation)",
 )

@@ -194,13 +194,14 @@ def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
 # ------------------------------------------------------------------------------- mutation helpers
 
 
-def _set_constant_value(op, narrowed_type, vals) -> None:
-    """Give the constant ``op`` its narrowed ``value`` (array, or ("splat", v))."""
+def _set_constant_value(rewriter, op, narrowed_type, vals) -> None:
+    """Give the constant ``op`` its narrowed ``value`` (array, or ("splat", v)) through ``rewriter``."""
     if isinstance(vals, tuple):
         elem = ir.RankedTensorType(narrowed_type).element_type
-        op.attributes["value"] = ir.DenseElementsAttr.get_splat(narrowed_type, ir.IntegerAttr.get(elem, vals[1]))
+        value = ir.DenseElementsAttr.get_splat(narrowed_type, ir.IntegerAttr.get(elem, vals[1]))
     else:
-        op.attributes["value"] = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=narrowed_type)
+        value = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=narrowed_type)
+    rewriter.set_attr(op, "value", value)
 
 
 def _run(module_op, ctx):
@@ -209,7 +210,6 @@ def _run(module_op, ctx):
         # No 64-bit integer type anywhere (census, no walk): nothing to narrow or reject.
         full = [f"{prefix}.{short}" for prefix in ("mhlo", "stablehlo") for short in _REQUIRES_64]
         if not may_need_retype(ctx, module_op, narrow, _LIMITS.keys(), full):
-            ctx.mark_all_preserved()
             return
     ops = []
 
@@ -253,18 +253,13 @@ def _run(module_op, ctx):
                     raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
         if ctx.extras.get("debug"):  # --debug: the analysis runs even when no check needed it
             _report(ctx, ops, ranges(), narrow)
-        # 2. Retype.
-        changed = False
+        # 2. Retype, through the rewriter (it records attribute and type changes).
         for i, op in enumerate(ops):
             if i in new_values:
-                _set_constant_value(op, narrow(op.results[0].type), new_values[i])
+                _set_constant_value(ctx.rewriter, op, narrow(op.results[0].type), new_values[i])
                 ctx.stats["constants-narrowed"] += 1
-                changed = True
-            if retype_op(op, narrow, ctx.stats, "values-narrowed", "signatures-narrowed"):
-                changed = True
+            retype_op(op, narrow, ctx.stats, "values-narrowed", "signatures-narrowed", rewriter=ctx.rewriter)
 
-    if not changed:
-        ctx.mark_all_preserved()
 
 register_twins(
     "sixty-four-hack",

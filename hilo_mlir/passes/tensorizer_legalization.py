@@ -213,7 +213,7 @@ _TL_STATS = ("outputs-copied", "ops-named")
 register(
     PassInfo(
         "tensorizer-legalization", _TL_SUMMARY, run_tensorizer_legalization, anchor="builtin.module",
-        dialect="mhlo", class_name="TensorizerLegalization", statistics=_TL_STATS, ported=True, source=_TL_SOURCE,
+        dialect="mhlo", class_name="TensorizerLegalization", statistics=_TL_STATS, source=_TL_SOURCE,
     )
 )
 register(
@@ -226,7 +226,6 @@ register(
         options=(Option("splat-threshold", int, 4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"),),
         class_name="StableHLOTensorizerLegalization",
         statistics=_TL_STATS + ("zero-sized-outputs", "large-splats-broadcast"),
-        ported=True,
         source=_TL_SOURCE,
     )
 )

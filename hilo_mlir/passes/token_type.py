@@ -115,6 +115,5 @@ register_twins(
     anchor="builtin.module",
     class_name="ReplaceTokenTypeWithU8",
     statistics=("token-producers-replaced", "values-retyped", "signatures-rewritten"),
-    ported=True,
     source="seed 004 step 19 (unconditional); DESIGN.md catalogue step 19",
 )

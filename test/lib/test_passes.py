@@ -84,7 +84,6 @@ try:
         _run_test_fusion_cluster,
         class_name="TestFusionCluster",
         statistics=("clusters", "refused"),
-        ported=True,
         source="tests of seed 000 FusionCluster::codeGen / DESIGN.md 'The op-fusion core'",
     )
 except ValueError:  # already registered (this file imported under a second module name)

@@ -233,7 +233,7 @@ def test_a_pass_creating_a_power_through_the_rewriter_feeds_fold_iota():
         p = rw.create("stablehlo.power", results=[t], operands=[b.results[0], mul.results[0]], before=ret)
         rw.set_operand(ret, 0, p.results[0])
 
-    info = registry.PassInfo("test-make-power", "test", make_power, ported=True)
+    info = registry.PassInfo("test-make-power", "test", make_power)
     fold = registry.get("stablehlo-fold-iota")
     src = """
     func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -59,8 +59,8 @@ def _recording_pass(seen, erase_first=None):
 
 def test_pipeline_keeps_census_while_preserved_and_drops_it_after_a_change():
     seen = []
-    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen), ported=True)
-    erase = PassInfo("test-erase", "erases the first multiply", _recording_pass(seen, erase_first=True), ported=True)
+    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen))
+    erase = PassInfo("test-erase", "erases the first multiply", _recording_pass(seen, erase_first=True))
     steps = [Step(observe, observe.argument), Step(erase, erase.argument), Step(observe, observe.argument)]
     with make_context():
         m = ir.Module.parse(MODULE)
@@ -78,7 +78,7 @@ def test_pipeline_keeps_census_while_preserved_and_drops_it_after_a_change():
 
 def test_upstream_step_drops_the_census():
     seen = []
-    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen), ported=True)
+    observe = PassInfo("test-observe", "records ops_named", _recording_pass(seen))
     steps = [Step(observe, observe.argument), step_for("canonicalize"), Step(observe, observe.argument)]
     text = """
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
@@ -103,8 +103,8 @@ def test_attribute_only_pass_keeps_the_census_but_is_verified():
     def tag(func_op, ctx):
         ctx.rewriter.set_attr(func_op, "neuron.tagged", ir.UnitAttr.get())
 
-    look = PassInfo("test-look", "records the census", observe, anchor="builtin.module", ported=True)
-    tagger = PassInfo("test-tag", "sets an attribute", tag, ported=True)
+    look = PassInfo("test-look", "records the census", observe, anchor="builtin.module")
+    tagger = PassInfo("test-tag", "sets an attribute", tag)
     steps = [Step(look, look.argument), Step(tagger, tagger.argument), Step(look, look.argument)]
     with make_context():
         m = ir.Module.parse(MODULE)
@@ -128,8 +128,8 @@ def test_move_only_pass_keeps_names_and_types_and_rewalks_order():
         ops = [o.operation for o in func_op.regions[0].blocks[0].operations]
         ctx.rewriter.move_before(ops[2], ops[0])  # add %b, %b to the top
 
-    look = PassInfo("test-look", "records the census", observe, ported=True)
-    mover = PassInfo("test-move", "moves an op", move, ported=True)
+    look = PassInfo("test-look", "records the census", observe)
+    mover = PassInfo("test-move", "moves an op", move)
     text = """
 func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %0 = stablehlo.add %a, %a : tensor<2xf32>
@@ -271,7 +271,7 @@ def test_census_stays_exact_when_erased_addresses_are_reused():
                 rw.create(name, results=[t], operands=args, before=anchor)
         kept.append(ctx.census)
 
-    info = PassInfo("test-churn", "erases and creates ops", churn, ported=True)
+    info = PassInfo("test-churn", "erases and creates ops", churn)
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse("\n".join(lines))
         Pipeline([Step(info, info.argument)], check_analyses=True).run(m)  # raises if the census drifted
@@ -288,7 +288,7 @@ def test_census_counts_right_after_erasing_a_function_that_lost_ops():
         ctx.rewriter.replace_op(add, [add.operands[0]])
         ctx.rewriter.erase_op(g)
 
-    info = PassInfo("test-erase-func", "erases an op of @g, then @g", run, anchor="builtin.module", ported=True)
+    info = PassInfo("test-erase-func", "erases an op of @g, then @g", run, anchor="builtin.module")
     with make_context():
         m = ir.Module.parse(MODULE)
         pipe = Pipeline([Step(info, info.argument)], check_analyses=True)

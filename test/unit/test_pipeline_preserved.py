@@ -55,7 +55,7 @@ def _run(text: str, steps, check: bool = True):
 
 
 def _ported(name, run, anchor="builtin.module"):
-    info = PassInfo(name, "t", run, anchor=anchor, ported=True)
+    info = PassInfo(name, "t", run, anchor=anchor)
     return info, Step(info, info.argument, anchor=anchor)
 
 

@@ -183,8 +183,7 @@ def test_analyze_schedule_unchanged_stamp_is_not_a_change():
 
 def _probe(seen: list):
     """A pass that records the EntryBlock of each function the manager holds (None if none)."""
-    info = PassInfo("test-probe-entry", "t", lambda f, ctx: seen.append(ctx.analyses.cached(EntryBlock, f)),
-                    ported=True)
+    info = PassInfo("test-probe-entry", "t", lambda f, ctx: seen.append(ctx.analyses.cached(EntryBlock, f)))
     return Step(info, info.argument, anchor="func.func")
 
 
@@ -213,7 +212,7 @@ class _Stale:
 
 
 def test_checking_mode_catches_a_stale_entry_block():
-    info = PassInfo("test-stale-entry", "t", _Stale(), ported=True)
+    info = PassInfo("test-stale-entry", "t", _Stale())
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(SINK)
         with pytest.raises(AnalysisCheckError, match="EntryBlock: entry block ops differ"):

@@ -242,7 +242,7 @@ def test_attribute_stamping_passes_keep_the_census_and_reruns_record_nothing():
     def look(module_op, ctx):
         seen.append(ctx.census)
 
-    info = registry.PassInfo("test-look-census", "records the census", look, anchor="builtin.module", ported=True)
+    info = registry.PassInfo("test-look-census", "records the census", look, anchor="builtin.module")
     steps = [Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization"),
              Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization")]
     with make_context():
@@ -273,8 +273,7 @@ def test_lower_complex_uses_a_type_census_an_earlier_step_took(text, lowered):
         ctx.module_element_types()
         assert ctx.module_element_types(if_cached=True) is not None
 
-    info = registry.PassInfo("test-take-types", "takes the type census", take_types, anchor="builtin.module",
-                             ported=True)
+    info = registry.PassInfo("test-take-types", "takes the type census", take_types, anchor="builtin.module")
     with make_context():
         m = ir.Module.parse(text)
         pipe = Pipeline([Step(info, info.argument), step_for("stablehlo-lower-complex")], check_analyses=True)

@@ -43,14 +43,14 @@ def _break_dominance(func_op, ctx):
         ctx.rewriter.set_operand(ops[0], 0, ops[1].results[0])
 
 
-BREAKER = registry.PassInfo("test-break-dominance", "test", _break_dominance, ported=True)
+BREAKER = registry.PassInfo("test-break-dominance", "test", _break_dominance)
 
 
 def _noop(func_op, ctx):
     pass
 
 
-NOOP = registry.PassInfo("test-noop", "test", _noop, ported=True)
+NOOP = registry.PassInfo("test-noop", "test", _noop)
 
 
 def _steps(*infos):
@@ -89,7 +89,7 @@ def test_without_verify_each_one_verifier_run_for_a_whole_pipeline():
     def touch(func_op, ctx):
         ctx.rewriter.set_attr(func_op, "neuron.touched", ir.UnitAttr.get())
 
-    toucher = registry.PassInfo("test-touch", "test", touch, ported=True)
+    toucher = registry.PassInfo("test-touch", "test", touch)
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(SRC)
         quiet = Pipeline(_steps(toucher, toucher, toucher), verify_each=False)
@@ -116,7 +116,7 @@ def broken_spine(monkeypatch):
     """The spine's call-inliner (always on) breaks dominance instead."""
     info = registry.get("call-inliner")
     monkeypatch.setitem(registry._REGISTRY, "call-inliner",
-                        dataclasses.replace(info, run=_break_dominance, ported=True))
+                        dataclasses.replace(info, run=_break_dominance))
 
 
 def test_compile_default_policy_reports_the_module_and_how_to_find_the_pass(broken_spine):

@@ -119,7 +119,6 @@ register_twins(
         Statistic("reassociated-reshape", "dot->reshape->logistic->multiply chains with the reshape sunk"),
     ),
     state=OpFusionState,
-    ported=True,
     source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680; gates cl::opt @0x9c717b8, @0x9c716f8); "
            "DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
 )
