@@ -1,0 +1,136 @@
+"""Batch compilation with crash isolation.
+
+``hilo2penguin --batch INPUTS... -o OUTDIR --jobs N --report report.json [--timeout S]``
+
+* INPUTS are files or folders; folders are searched recursively for ``*.mlir``
+  and ``*.pb`` (hidden folders skipped). The module list is sorted, so the
+  order of the report and of the output folders does not depend on the file
+  system or on ``--jobs`` (:mod:`.discovery`).
+* Every module compiles in its own worker process (:mod:`.pool`, running
+  :mod:`.worker`'s task). A segfault or an LLVM abort inside the binding ends
+  only that child; the module is reported ``crashed`` with the signal and the
+  last pass that started (the child announces each pass on a pipe before it
+  runs, so the announcement survives the crash).
+* Statuses (:mod:`.classify`, a pure function of what the pool observed):
+  ``ok``; ``rejected`` (our :class:`~hilo_mlir.diagnostics.HiloError`, one
+  line); ``crashed`` (killed by a signal, a non-zero exit, or a Python
+  exception that is not a HiloError -- a bug, reported with ``internal
+  error``); ``timeout`` (``--timeout S`` elapsed; the child is killed with
+  SIGKILL).
+* ``last_pass`` is the argument of the pass that was running, or one of the
+  driver stages ``read``, ``parse``, ``validate-input`` (the driver's input
+  checks, :func:`hilo_mlir.frontend.validation.validate_input`) and ``write``.
+* Outputs: ``OUTDIR/<relative path stem>/penguin.py`` (plus its ``.npy``
+  files), written through :func:`hilo_mlir.packaging.write_program` (staging
+  folder, rename into place after everything was written). A module that
+  fails leaves no staging files behind and does not touch an earlier
+  ``penguin.py``. Unrelated files in OUTDIR are never touched.
+* ``report.json``: ``{"modules": [{"path", "status", "diagnostic", "signal",
+  "last_pass", "seconds"}], "summary": {"ok", "rejected", "crashed",
+  "timeout"}}`` (written atomically). Crashes by a Python exception add
+  ``"traceback"`` (:mod:`.report`).
+
+Exit status (of :func:`run_batch` / the CLI): 0 only if every module is ``ok``
+or ``rejected``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+from .classify import STATUSES, ModuleResult, WorkerOutcome, classify  # noqa: F401 (public API)
+from .discovery import BatchItem, discover  # noqa: F401 (public API)
+from .report import Progress, exit_code, report_dict, summarize, summary_table, write_report  # noqa: F401
+
+_Progress = Progress  # the name the tests and older callers use
+
+
+def _cleanup_staging(outdir: str, rel_stem: str) -> None:
+    d = os.path.join(outdir, rel_stem)
+    if not os.path.isdir(d):
+        return
+    for name in os.listdir(d):
+        if name.startswith(".hilo-staging-"):
+            shutil.rmtree(os.path.join(d, name), ignore_errors=True)
+    try:
+        os.rmdir(d)  # only if the failed child left it empty (never touches existing files)
+    except OSError:
+        pass
+
+
+def _preload() -> None:
+    """Import everything the children need once, before forking."""
+    from .. import compiler  # noqa: F401
+    from .. import ir, registry
+
+    registry._load()
+    ir._register_passes_once()
+
+
+def compile_batch(
+    items: list[BatchItem],
+    outdir: str,
+    config,
+    jobs: int = 1,
+    timeout: float | None = None,
+    allow_unregistered: bool = False,
+    progress: Progress | None = None,
+) -> list[ModuleResult]:
+    """Compile ``items`` with at most ``jobs`` children at a time; results in ``items`` order."""
+    from .pool import WorkerPool
+    from .worker import compile_one
+
+    _preload()
+    os.makedirs(outdir, exist_ok=True)
+    results: list[ModuleResult | None] = [None] * len(items)
+
+    def done(index: int, outcome: WorkerOutcome) -> None:
+        r = classify(outcome)
+        if r.status != "ok":
+            _cleanup_staging(outdir, items[index].rel_stem)
+        results[index] = r
+        if progress:
+            progress.update(r)
+
+    def abandon(index: int) -> None:
+        _cleanup_staging(outdir, items[index].rel_stem)
+
+    def task(item):
+        return lambda send: compile_one(item, outdir, config, allow_unregistered, send)
+
+    WorkerPool(jobs, timeout, done, abandon).run([(it.path, task(it)) for it in items])
+    return [r for r in results if r is not None]
+
+
+def run_batch(
+    inputs: list[str],
+    outdir: str,
+    config,
+    jobs: int = 1,
+    report: str | None = None,
+    timeout: float | None = None,
+    allow_unregistered: bool = False,
+    stdout=None,
+    stderr=None,
+    tty: bool | None = None,
+) -> int:
+    """Discover, compile, report; returns the exit status (0 only if nothing crashed or timed out).
+
+    Raises:
+        HiloError: an input that does not exist; no module found.
+    """
+    from ..diagnostics import HiloError
+
+    stdout = stdout or sys.stdout
+    items = discover(inputs)
+    if not items:
+        raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
+    progress = Progress(len(items), stderr or sys.stderr, tty)
+    results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress)
+    if report:
+        write_report(report, results)
+    stdout.write(summary_table(results))
+    stdout.flush()
+    return exit_code(results)

@@ -1,0 +1,115 @@
+"""From what a worker did to one row of the report: a pure function of the observations.
+
+:func:`classify` takes a :class:`WorkerOutcome` (the wait status, the last
+pass the worker announced, its final message, the tail of its stderr, whether
+it was killed for the timeout) and returns the :class:`ModuleResult`. No
+process, file or clock is touched here, so every rule is testable alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+
+STATUSES = ("ok", "rejected", "crashed", "timeout")
+_MAX_DIAG = 2000
+
+
+@dataclass
+class ModuleResult:
+    """The outcome of one module (one row of ``report.json``)."""
+
+    path: str
+    status: str
+    diagnostic: str | None = None
+    signal: str | None = None
+    last_pass: str | None = None
+    seconds: float = 0.0
+    traceback: str | None = None
+
+    def to_json(self) -> dict:
+        d = {
+            "path": self.path,
+            "status": self.status,
+            "diagnostic": self.diagnostic,
+            "signal": self.signal,
+            "last_pass": self.last_pass,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.traceback:
+            d["traceback"] = self.traceback
+        return d
+
+
+@dataclass
+class WorkerOutcome:
+    """What the pool observed of one finished worker.
+
+    Attributes:
+        path: the module's input path.
+        wait_status: the ``os.waitpid`` status.
+        seconds: wall time from fork to reaping.
+        last_pass: the last stage or pass the worker announced (None: none).
+        final: the worker's final message (``{"status": ..., "diagnostic": ...}``) or None.
+        stderr: the tail of the worker's stdout/stderr.
+        timed_out: the pool killed it for the timeout.
+        timeout: the timeout in seconds (for the diagnostic).
+    """
+
+    path: str
+    wait_status: int
+    seconds: float
+    last_pass: str | None = None
+    final: dict | None = None
+    stderr: bytes = b""
+    timed_out: bool = False
+    timeout: float | None = None
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, at most 2000 characters."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= _MAX_DIAG else s[: _MAX_DIAG - 3] + "..."
+
+
+def signal_name(num: int) -> str:
+    """``"SIGSEGV"`` for 11 (``"signal N"`` for a number without a name)."""
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def crash_text(err: bytes) -> str | None:
+    """The line of a dead worker's output that explains it (LLVM ERROR, Fatal Python error, an assertion), else its last line."""
+    lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith(("LLVM ERROR", "Fatal Python error")) or "Assertion" in ln:
+            return one_line(ln)
+    return one_line(lines[-1]) if lines else None
+
+
+def classify(o: WorkerOutcome) -> ModuleResult:
+    """The report row of one worker (see the module doc).
+
+    * killed for the timeout: ``timeout``;
+    * killed by a signal: ``crashed`` with the signal and the explaining line;
+    * exited 0 with a final message: that message's status (``last_pass``
+      only when not ``ok``);
+    * anything else (a non-zero exit, no final message): ``crashed``.
+    """
+    st = o.wait_status
+    if o.timed_out:
+        return ModuleResult(o.path, "timeout", f"no result after {o.timeout:g} s (killed)", "SIGKILL", o.last_pass, o.seconds)
+    if os.WIFSIGNALED(st):
+        sig = signal_name(os.WTERMSIG(st))
+        return ModuleResult(o.path, "crashed", crash_text(o.stderr) or f"killed by {sig}", sig, o.last_pass, o.seconds)
+    if o.final is not None and os.WEXITSTATUS(st) == 0:
+        f = o.final
+        status = f["status"]
+        lp = None if status == "ok" else o.last_pass
+        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"))
+    code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else st
+    diag = crash_text(o.stderr) or f"worker exited with status {code} without a result"
+    return ModuleResult(o.path, "crashed", diag, None, o.last_pass, o.seconds)

@@ -1,0 +1,130 @@
+"""Reading a module: MLIR text or bytecode, or a serialized ``HloModuleProto``, into a :class:`LoadedModule`.
+
+The HLO importer (``hlo_to_stablehlo``) is the binding's ``ConvertHloToMLIR``
+entry; its module is stablehlo, brought to mhlo later by the driver's bridge.
+The dialect of a module is detected from its op census when it is compiled
+(:func:`detect_dialect`), not here: loading never walks the module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import HiloError, from_mlir_error
+
+#: The first bytes of MLIR bytecode.
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+@dataclass
+class LoadedModule:
+    """A parsed module and the context that owns it (keep both alive together).
+
+    Attributes:
+        context: the ``ir.Context``.
+        module: the ``ir.Module``.
+        filename: the input's name, for diagnostics and ``DebugLocation``.
+        dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
+            until :func:`hilo_mlir.compiler.compile_loaded` detects it from
+            its input census.
+    """
+
+    context: object
+    module: object
+    filename: str
+    dialect: str = ""
+
+    @classmethod
+    def from_module(cls, context, module, filename: str) -> "LoadedModule":
+        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
+        return cls(context, module, filename)
+
+
+def detect_dialect(module, census=None) -> str:
+    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
+
+    ``census``: a :class:`~hilo_mlir.census.Census` of ``module`` to count from
+    (no walk); default: take one.
+    """
+    from ..census import Census
+
+    counts = (census or Census(module.operation)).counts
+    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
+    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
+    if not (mhlo or shlo):
+        return "none"
+    if mhlo and shlo:
+        return "mixed"
+    return "mhlo" if mhlo >= shlo else "stablehlo"
+
+
+def is_hlo_proto(path: str, data: bytes) -> bool:
+    """True for a serialized ``HloModuleProto`` (named ``*.pb``)."""
+    return path.endswith(".pb")
+
+
+_QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
+
+
+def _explain_parse_error(err: HiloError) -> HiloError:
+    """Make the parser's messages about unknown dialects say what to do (keeps the location)."""
+    msg = err.message
+    m = _QUANT_TYPE.search(msg)
+    if m:
+        err.message = f"quantized types are not supported (found !quant.{m.group(1)})"
+        return err
+    if "unregistered dialect" in msg:
+        msg = re.sub(r"\.? ?If this is intended, please .*$", "", msg)
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    elif "not found for custom op" in msg or ("Dialect" in msg and "not found" in msg):
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    return err
+
+
+def _hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
+    from jaxlib import xla_client  # imported only for proto input
+
+    try:
+        return xla_client._xla.mlir.hlo_to_stablehlo(data)
+    except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
+        raise HiloError(
+            f"The conversion from HLO to MHLO failed, status: {str(e).strip()}",
+            code="NCC_DRV001",
+            filename=filename,
+        ) from None
+
+
+def load_module(data: bytes | str, filename: str = "<string>", allow_unregistered: bool = False, context=None) -> LoadedModule:
+    """Parse MLIR text/bytecode or an ``HloModuleProto`` into a module.
+
+    Args:
+        data: the input's bytes (or text).
+        filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
+        allow_unregistered: accept ops of unknown dialects.
+        context: an ``ir.Context`` to parse into (default: a fresh one).
+
+    Raises:
+        HiloError: syntax errors (``file:line:col``), an unreadable proto
+            (``NCC_DRV001``), a file that is not UTF-8.
+    """
+    from ..io_utils import decode_text
+    from ..ir import ir, make_context
+
+    ctx = context or make_context(allow_unregistered)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with ctx:
+        if is_hlo_proto(filename, data):
+            bytecode = _hlo_proto_to_bytecode(data, filename)
+            try:
+                module = ir.Module.parse(bytecode)
+            except ir.MLIRError as e:
+                raise from_mlir_error(e, filename) from None
+        else:
+            payload = data if data.startswith(BYTECODE_MAGIC) else decode_text(data, filename)
+            try:
+                module = ir.Module.parse(payload)
+            except ir.MLIRError as e:
+                raise _explain_parse_error(from_mlir_error(e, filename)) from None
+    return LoadedModule.from_module(ctx, module, filename)
