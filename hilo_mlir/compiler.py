@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from .config import CompileConfig
-from .diagnostics import HiloError, capture_diagnostics
+from .diagnostics import HiloError, capture_diagnostics, out_of_memory
 from .frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
 from .frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
 from .frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
@@ -166,17 +166,19 @@ def _before_spine(loaded: LoadedModule, config: CompileConfig, steps, instrument
     """Validation, marker protection, sharding strip and bridge; returns the census to start the spine from (or None)."""
     from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
 
-    with loaded.context:
-        census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
-        loaded.dialect = detect_dialect(loaded.module, census)
-    validate_input(loaded, config, steps, census)
-    tops = [op.operation for op in loaded.module.body.operations]
-    call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
-    calls = [c for t in tops for c in census.ops_named(t, *call_names)]
-    protect_markers(loaded.module.operation, calls)  # attributes only: the census stays valid
-    if strip_sharding(loaded, census):
-        census = None  # ops erased: stale
-    return to_mhlo(loaded, instrumentation, census)
+    with out_of_memory("validating the input"):
+        with loaded.context:
+            census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
+            loaded.dialect = detect_dialect(loaded.module, census)
+        validate_input(loaded, config, steps, census)
+        tops = [op.operation for op in loaded.module.body.operations]
+        call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
+        calls = [c for t in tops for c in census.ops_named(t, *call_names)]
+        protect_markers(loaded.module.operation, calls)  # attributes only: the census stays valid
+        if strip_sharding(loaded, census):
+            census = None  # ops erased: stale
+    with out_of_memory("bringing the module to mhlo"):
+        return to_mhlo(loaded, instrumentation, census)
 
 
 def _run_spine(loaded: LoadedModule, steps, instrumentation, census) -> PenguinSource:
@@ -190,6 +192,8 @@ def _run_spine(loaded: LoadedModule, steps, instrumentation, census) -> PenguinS
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
             raise
+        except MemoryError:
+            raise HiloError(f"out of memory while running pass '{pipe.last_pass}'") from None
     src = extras.get("penguin_source")
     if src is None:
         raise HiloError("the pipeline did not end in a printer pass")

@@ -21,6 +21,8 @@ verdict is that of its first bad component):
 type                      kind        a problem when
 ========================  ==========  =======================================
 ranked tensor, a ``?``    dynamic     always
+ranked tensor, too big    overflow    its element count, or its size in
+                                      bytes, does not fit in 63 bits
 ranked tensor of quant    quantized   always
 ranked tensor of complex  complex     ``allow_complex`` is False
 ranked tensor, other      element     ``element_types`` is given and lacks it
@@ -39,8 +41,11 @@ from typing import NamedTuple
 
 from .ir import ir
 
-DYNAMIC, QUANTIZED, COMPLEX, ELEMENT, BUFFER, UNRANKED, TOKEN, OTHER = (
-    "dynamic", "quantized", "complex", "element", "buffer", "unranked", "token", "other")
+DYNAMIC, OVERFLOW, QUANTIZED, COMPLEX, ELEMENT, BUFFER, UNRANKED, TOKEN, OTHER = (
+    "dynamic", "overflow", "quantized", "complex", "element", "buffer", "unranked", "token", "other")
+
+#: Element counts and byte sizes from here on do not fit in MLIR's int64 arithmetic.
+SIZE_LIMIT = 2**63
 
 TOKEN_TYPES = ("!mhlo.token", "!stablehlo.token")
 
@@ -57,7 +62,7 @@ class TypeProblem(NamedTuple):
     """Why a type cannot be compiled.
 
     Attributes:
-        kind: one of ``dynamic quantized complex element buffer unranked token other``.
+        kind: one of ``dynamic overflow quantized complex element buffer unranked token other``.
         type: the offending type as printed (for a tuple: its bad component).
         element: the element type as printed, for problems of a tensor's
             element type (``quantized`` in a tensor, ``complex``, ``element``);
@@ -72,6 +77,8 @@ class TypeProblem(NamedTuple):
         """The printers' phrasing: ``"dynamic shape tensor<?xf32> is not supported"``."""
         if self.kind == DYNAMIC:
             return f"dynamic shape {self.type} is not supported"
+        if self.kind == OVERFLOW:
+            return f"shape {self.type} is too large (its size overflows a 64-bit integer)"
         if self.kind == UNRANKED:
             return f"unranked type {self.type} is not supported"
         if self.element is not None:
@@ -87,6 +94,8 @@ class TypeProblem(NamedTuple):
         k = self.kind
         if k == DYNAMIC:
             return f"has dynamic shape {self.type}: {_DYNAMIC_NOTE}"
+        if k == OVERFLOW:
+            return f"has shape {self.type}, whose element count or size in bytes overflows a 64-bit integer"
         if k == UNRANKED:
             return f"has unranked type {self.type}: {_DYNAMIC_NOTE}"
         if k == QUANTIZED:
@@ -102,6 +111,16 @@ class TypeProblem(NamedTuple):
         if k == ELEMENT:
             return f"has element type {self.element}, which has no Penguin dtype"
         return f"has type {self.type}, which is not supported"
+
+
+def _too_big(shape, et) -> bool:
+    n = 1
+    for d in shape:
+        n *= d
+    if n < 2**40:  # the common case: no need to look at the element type
+        return False
+    width = getattr(et, "width", None) or 128  # complex and other types: at most 16 bytes
+    return n >= SIZE_LIMIT or n * max(1, width // 8) >= SIZE_LIMIT
 
 
 def type_problem(t, element_types=None, allow_complex: bool = True, allow_token: bool = True) -> TypeProblem | None:
@@ -121,6 +140,8 @@ def type_problem(t, element_types=None, allow_complex: bool = True, allow_token:
         if not rt.has_static_shape:
             return TypeProblem(DYNAMIC, str(t))
         et = rt.element_type
+        if _too_big(rt.shape, et):
+            return TypeProblem(OVERFLOW, str(t))
         es = str(et)
         if es.startswith("!quant"):
             return TypeProblem(QUANTIZED, str(t), es)

@@ -48,25 +48,45 @@ _Progress = Progress  # the name the tests and older callers use
 
 
 def _cleanup_staging(outdir: str, rel_stem: str) -> None:
+    """After a failed or killed worker: remove staging folders nobody owns, and the module's folder if it is left empty."""
+    from ..packaging import remove_dead_staging
+
     d = os.path.join(outdir, rel_stem)
     if not os.path.isdir(d):
         return
-    for name in os.listdir(d):
-        if name.startswith(".hilo-staging-"):
-            shutil.rmtree(os.path.join(d, name), ignore_errors=True)
+    remove_dead_staging(d)  # the worker is dead: its staging folder is no longer locked
     try:
         os.rmdir(d)  # only if the failed child left it empty (never touches existing files)
     except OSError:
         pass
 
 
-def _preload() -> None:
+def _preload(items) -> None:
     """Import everything the children need once, before forking."""
     from .. import compiler  # noqa: F401
     from .. import ir, registry
+    from ..frontend import binary  # noqa: F401
 
     registry._load()
     ir._register_passes_once()
+    if any(it.path.endswith(".pb") for it in items):
+        from jaxlib import xla_client  # noqa: F401 - else every worker imports it
+
+
+def prepare_outdir(outdir: str) -> None:
+    """Create OUTDIR (and its parents) if needed.
+
+    Raises:
+        HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
+    """
+    from ..diagnostics import HiloError
+
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        raise HiloError(f"cannot create output folder '{outdir}': {e.strerror or e}") from None
 
 
 def compile_batch(
@@ -77,13 +97,22 @@ def compile_batch(
     timeout: float | None = None,
     allow_unregistered: bool = False,
     progress: Progress | None = None,
+    stop=None,
 ) -> list[ModuleResult]:
-    """Compile ``items`` with at most ``jobs`` children at a time; results in ``items`` order."""
-    from .pool import WorkerPool
-    from .worker import compile_one
+    """Compile ``items`` with at most ``jobs`` children at a time; results in ``items`` order.
 
-    _preload()
-    os.makedirs(outdir, exist_ok=True)
+    ``stop``: a :class:`~hilo_mlir.batch.pool.StopRequest`; when it fires the
+    running workers are killed and only the modules that finished are
+    returned (their order kept).
+
+    Raises:
+        HiloError: OUTDIR is a file or cannot be created.
+    """
+    from .pool import WorkerPool
+    from .worker import WorkerJob, compile_one
+
+    _preload(items)
+    prepare_outdir(outdir)
     results: list[ModuleResult | None] = [None] * len(items)
 
     def done(index: int, outcome: WorkerOutcome) -> None:
@@ -98,10 +127,15 @@ def compile_batch(
         _cleanup_staging(outdir, items[index].rel_stem)
 
     def task(item):
-        return lambda send: compile_one(item, outdir, config, allow_unregistered, send)
+        job = WorkerJob(item.path, os.path.join(outdir, item.rel_stem), config, allow_unregistered)
+        return lambda send: compile_one(job, send)
 
-    WorkerPool(jobs, timeout, done, abandon).run([(it.path, task(it)) for it in items])
+    WorkerPool(jobs, timeout, done, abandon, stop).run([(it.path, task(it)) for it in items])
     return [r for r in results if r is not None]
+
+
+#: The exit status after SIGINT/SIGTERM (as a shell reports Ctrl-C).
+EXIT_INTERRUPTED = 130
 
 
 def run_batch(
@@ -116,21 +150,42 @@ def run_batch(
     stderr=None,
     tty: bool | None = None,
 ) -> int:
-    """Discover, compile, report; returns the exit status (0 only if nothing crashed or timed out).
+    """Discover, compile, report; returns the exit status.
+
+    0 if every module is ``ok`` or ``rejected``; 1 if one is not, or the
+    report cannot be written (the summary is printed anyway, then the error
+    on stderr); 130 when SIGINT or SIGTERM stopped the batch (the workers are
+    killed, the report lists the modules that finished with
+    ``"interrupted": true``, and the summary is printed).
 
     Raises:
-        HiloError: an input that does not exist; no module found.
+        HiloError: an input that does not exist; no module found; OUTDIR is a file.
     """
     from ..diagnostics import HiloError
+    from .pool import StopRequest
 
     stdout = stdout or sys.stdout
-    items = discover(inputs)
-    if not items:
-        raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
-    progress = Progress(len(items), stderr or sys.stderr, tty)
-    results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress)
-    if report:
-        write_report(report, results)
-    stdout.write(summary_table(results))
-    stdout.flush()
-    return exit_code(results)
+    stderr = stderr or sys.stderr
+    with StopRequest() as stop:
+        items = discover(inputs)
+        if not items:
+            raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
+        progress = Progress(len(items), stderr, tty)
+        results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop)
+        interrupted = stop.requested
+        if interrupted and progress.tty and progress.done:
+            stderr.write("\n")
+        report_error = None
+        if report:
+            try:
+                write_report(report, results, interrupted, len(items))
+            except HiloError as e:
+                report_error = e
+        stdout.write(summary_table(results, interrupted, len(items)))
+        stdout.flush()
+        if report_error is not None:
+            stderr.write(" ".join(report_error.format().split()) + "\n")
+            stderr.flush()
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return 1 if report_error is not None else exit_code(results)

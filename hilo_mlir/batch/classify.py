@@ -12,7 +12,7 @@ import os
 import signal
 from dataclasses import dataclass
 
-STATUSES = ("ok", "rejected", "crashed", "timeout")
+STATUSES = ("ok", "rejected", "write-failed", "crashed", "timeout")
 _MAX_DIAG = 2000
 
 
@@ -90,10 +90,27 @@ def crash_text(err: bytes) -> str | None:
     return one_line(lines[-1]) if lines else None
 
 
+_OUT_OF_MEMORY = (b"std::bad_alloc", b"LLVM ERROR: out of memory", b"MemoryError")
+_STAGES = {"read": "reading the input", "parse": "parsing the input", "validate-input": "validating the input",
+           "write": "writing the output", None: "starting"}
+
+
+def phase(last_pass: str | None) -> str:
+    """What a worker was doing: ``"parsing the input"``, ``"running pass 'cse'"`` ..."""
+    return _STAGES.get(last_pass) or f"running pass '{last_pass}'"
+
+
+def _ran_out_of_memory(o: WorkerOutcome) -> bool:
+    died = os.WIFSIGNALED(o.wait_status) or (os.WIFEXITED(o.wait_status) and os.WEXITSTATUS(o.wait_status) != 0)
+    return died and o.final is None and any(m in o.stderr for m in _OUT_OF_MEMORY)
+
+
 def classify(o: WorkerOutcome) -> ModuleResult:
     """The report row of one worker (see the module doc).
 
     * killed for the timeout: ``timeout``;
+    * died of a failed allocation (``std::bad_alloc``, LLVM's "out of
+      memory"): ``rejected``, ``file: error: out of memory while <phase>``;
     * killed by a signal: ``crashed`` with the signal and the explaining line;
     * exited 0 with a final message: that message's status (``last_pass``
       only when not ``ok``);
@@ -102,6 +119,10 @@ def classify(o: WorkerOutcome) -> ModuleResult:
     st = o.wait_status
     if o.timed_out:
         return ModuleResult(o.path, "timeout", f"no result after {o.timeout:g} s (killed)", "SIGKILL", o.last_pass, o.seconds)
+    if _ran_out_of_memory(o):
+        sig = signal_name(os.WTERMSIG(st)) if os.WIFSIGNALED(st) else None
+        return ModuleResult(o.path, "rejected", f"{o.path}: error: out of memory while {phase(o.last_pass)}", sig,
+                            o.last_pass, o.seconds)
     if os.WIFSIGNALED(st):
         sig = signal_name(os.WTERMSIG(st))
         return ModuleResult(o.path, "crashed", crash_text(o.stderr) or f"killed by {sig}", sig, o.last_pass, o.seconds)

@@ -2,11 +2,18 @@
 
 The batch process imports ``hilo_mlir`` once and ``fork``s one child per task
 (cheap; nothing is shared after the fork, each child makes its own
-``ir.Context``). A child talks to the pool through a pipe of JSON lines
+``ir.Context``; :func:`hilo_mlir.isolation.child_setup`: the child dies with
+the pool's process). A child talks to the pool through a pipe of JSON lines
 (``send(obj)``); its stdout and stderr go to a second pipe whose tail is kept
 (a dying LLVM prints its reason there). A segfault or an abort ends only that
 child. A child still running ``timeout`` seconds after its fork is killed
 with SIGKILL.
+
+Interruption: :class:`StopRequest` turns SIGINT and SIGTERM into a flag the
+pool's loop checks (never an exception, so a signal that arrives anywhere --
+inside ``fork()`` too, which runs with both signals blocked -- is never
+lost); the pool then starts no new task, kills and reaps its children and
+returns, leaving the tasks that finished.
 
 The pool knows nothing about compiling: :mod:`hilo_mlir.batch.worker` is the
 task, :func:`hilo_mlir.batch.classify.classify` turns what the pool observed
@@ -23,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from ..isolation import child_setup, fork_guard
 from .classify import WorkerOutcome
 
 _STDERR_TAIL = 65536
@@ -44,19 +52,34 @@ class _Running:
     timed_out: bool = False
 
 
-def _child_setup(mr: int, er: int, ew: int) -> None:
-    """In the child, right after the fork: stdout/stderr into the pool's pipe, default SIGINT."""
-    os.close(mr)
-    os.close(er)
-    os.dup2(ew, 1)
-    os.dup2(ew, 2)
-    os.close(ew)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    import faulthandler
+class StopRequest:
+    """SIGINT/SIGTERM as a flag: ``with StopRequest() as stop: ...``; ``stop.signum`` is the first signal seen (or None).
 
-    if faulthandler.is_enabled():  # e.g. under pytest: point it at our stderr pipe
-        faulthandler.disable()
-        faulthandler.enable(file=sys.__stderr__ or sys.stderr)
+    The previous handlers are restored when the block ends.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._old: dict = {}
+
+    def _handler(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    def __enter__(self):
+        for s in self.SIGNALS:
+            self._old[s] = signal.signal(s, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, h in self._old.items():
+            signal.signal(s, h)
 
 
 def _sender(wfd: int):
@@ -78,13 +101,20 @@ class WorkerPool:
         on_done: called in the parent with ``(index, WorkerOutcome)``.
         on_abandon: called with ``index`` for each task whose child was
             killed because the pool itself was interrupted.
+        stop: a :class:`StopRequest` (or anything with ``requested``) the
+            loop checks; when set, the pool kills its children and returns.
+        forward: a binary stream that also gets everything the children
+            print (single-file mode with IR dumps or reports); default: kept
+            only as the tail that explains a crash.
     """
 
-    def __init__(self, jobs: int, timeout: float | None, on_done, on_abandon=None):
+    def __init__(self, jobs: int, timeout: float | None, on_done, on_abandon=None, stop=None, forward=None):
+        self.forward = forward
         self.jobs = max(1, int(jobs))
         self.timeout = timeout
         self.on_done = on_done
         self.on_abandon = on_abandon
+        self.stop = stop
         self.running: dict[int, _Running] = {}  # pid -> job
 
     def _start(self, index: int, path: str, task) -> None:
@@ -93,14 +123,19 @@ class WorkerPool:
         er, ew = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # child
-            try:
-                _child_setup(mr, er, ew)
-            except BaseException:  # noqa: BLE001
-                os._exit(4)
-            task(_sender(mw))  # never returns (os._exit)
-            os._exit(5)
+        parent = os.getpid()
+        with fork_guard():
+            pid = os.fork()
+            if pid == 0:  # child
+                try:
+                    child_setup(parent, ew, close_fds=(mr, er))
+                    for other in self.running.values():  # the siblings' pipes are not ours
+                        for fd in other.open_fds:
+                            os.close(fd)
+                except BaseException:  # noqa: BLE001
+                    os._exit(4)
+                task(_sender(mw))  # never returns (os._exit)
+                os._exit(5)
         os.close(mw)
         os.close(ew)
         job = _Running(index, path, pid, mr, er, time.monotonic())
@@ -134,7 +169,11 @@ class WorkerPool:
         if not fds:
             time.sleep(wait)
             return
-        for fd in select.select(list(fds), [], [], wait)[0]:
+        try:
+            ready = select.select(list(fds), [], [], wait)[0]
+        except InterruptedError:
+            return
+        for fd in ready:
             job = fds[fd]
             try:
                 data = os.read(fd, 65536)
@@ -147,6 +186,9 @@ class WorkerPool:
                 self._on_message(job, data)
             else:
                 job.err = (job.err + data)[-_STDERR_TAIL:]
+                if self.forward is not None:
+                    self.forward.write(data)
+                    self.forward.flush()
 
     def _reap(self) -> None:
         """Kill children past the timeout; reap every child whose pipes are closed (or that was killed)."""
@@ -167,16 +209,34 @@ class WorkerPool:
                 os.close(fd)
             job.open_fds.clear()
             del self.running[pid]
+            if os.WIFSIGNALED(status) and os.WTERMSIG(status) in StopRequest.SIGNALS and self._stop_soon():
+                # the Ctrl-C that reached the pool reached the child too: not its crash
+                if self.on_abandon:
+                    self.on_abandon(job.index)
+                continue
             outcome = WorkerOutcome(job.path, status, time.monotonic() - job.start, job.last_pass, job.final,
                                     job.err, job.timed_out, self.timeout)
             self.on_done(job.index, outcome)
+
+    def _stopping(self) -> bool:
+        return bool(self.stop is not None and self.stop.requested)
+
+    def _stop_soon(self) -> bool:
+        """True if a stop request has arrived or arrives within 0.5 s (its handler may not have run yet)."""
+        deadline = time.monotonic() + 0.5
+        while not self._stopping() and self.stop is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self._stopping()
 
     def _kill_all(self) -> None:
         for pid, job in self.running.items():
             try:
                 os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
                 os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
+            except ChildProcessError:
                 pass
             for fd in job.open_fds:
                 os.close(fd)
@@ -184,13 +244,18 @@ class WorkerPool:
                 self.on_abandon(job.index)
         self.running.clear()
 
-    def run(self, tasks: list[tuple[str, object]]) -> None:
-        """Run every ``(path, task)``; ``task(send)`` runs in a child and must end with ``os._exit``."""
+    def run(self, tasks: list[tuple[str, object]]) -> bool:
+        """Run every ``(path, task)``; ``task(send)`` runs in a child and must end with ``os._exit``.
+
+        Returns:
+            True if every task ran; False if the stop request ended the run
+            (the unfinished tasks were abandoned).
+        """
         pending = list(enumerate(tasks))
         pending.reverse()
         try:
-            while pending or self.running:
-                while pending and len(self.running) < self.jobs:
+            while (pending or self.running) and not self._stopping():
+                while pending and len(self.running) < self.jobs and not self._stopping():
                     index, (path, task) = pending.pop()
                     self._start(index, path, task)
                 self._read_ready()
@@ -198,3 +263,7 @@ class WorkerPool:
         except BaseException:
             self._kill_all()
             raise
+        if self._stopping():
+            self._kill_all()
+            return False
+        return True

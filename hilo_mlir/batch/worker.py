@@ -1,42 +1,102 @@
-"""The task of one batch worker: read, parse, compile and write one module, announcing each stage.
+"""The task of one worker: read, parse, compile and write one module, announcing each stage.
 
-Runs in the forked child (:class:`hilo_mlir.batch.pool.WorkerPool`). Every
-stage is announced (``{"pass": "read"}``, ``parse``, then
-``validate-input``, the bridge's and the spine's passes through
-``Instrumentation.on_pass_start``, then ``write``) before it runs, so the
-announcement survives a crash in it; the last message is the result:
-``{"status": "ok"}``, ``{"status": "rejected", "diagnostic": ...}`` (a
-:class:`~hilo_mlir.diagnostics.HiloError`) or ``{"status": "crashed",
+Runs in a forked child (:class:`hilo_mlir.batch.pool.WorkerPool`; batch mode
+runs one per module, single-file mode one for its input). Every stage is
+announced (``{"pass": "read"}``, ``parse``, then ``validate-input``, the
+bridge's and the spine's passes through ``Instrumentation.on_pass_start``,
+then ``write``) before it runs, so the announcement survives a crash in it;
+the last message is the result: ``{"status": "ok", "path": ...}``,
+``{"status": "rejected", "diagnostic": ...}`` (a
+:class:`~hilo_mlir.diagnostics.HiloError`), ``{"status": "write-failed",
+"diagnostic": "cannot write ...: <OS error>"}`` (the output could not be
+written: a full disk, no permission) or ``{"status": "crashed",
 "diagnostic": "internal error: ...", "traceback": ...}`` (any other Python
-exception: a bug, reported, never printed).
+exception: a bug, reported, never printed). Binary inputs are read in a
+further child (:mod:`hilo_mlir.frontend.binary`), so a reader crash is a
+one-line rejection.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 
 from .classify import one_line
 
 
-def _compile_and_write(item, outdir: str, config, allow_unregistered: bool, send) -> None:
+@dataclass
+class WorkerJob:
+    """What one worker compiles and where it writes.
+
+    Attributes:
+        path: the input module.
+        target: the output folder (``penguin.py`` goes there).
+        config: the :class:`~hilo_mlir.config.CompileConfig`.
+        allow_unregistered: accept ops of unknown dialects.
+        read_timeout: seconds a binary input may take to read (None: the default).
+        print_before_all / print_after_all: IR dumps on stderr.
+        timing / statistics: the ``--mlir-timing`` / ``--mlir-pass-statistics`` reports on stderr.
+    """
+
+    path: str
+    target: str
+    config: object
+    allow_unregistered: bool = False
+    read_timeout: float | None = None
+    print_before_all: bool = False
+    print_after_all: bool = False
+    timing: bool = False
+    statistics: bool = False
+
+
+class WriteFailed(Exception):
+    """The program was compiled but could not be written (``str``: the one-line reason)."""
+
+
+def _reports(job: WorkerJob, src) -> None:
+    if job.timing:
+        from ..pipeline import Pipeline
+
+        p = Pipeline([])
+        p.timings = src.timings
+        sys.stderr.write(p.timing_report())
+    if job.statistics:
+        for name, stats in src.statistics.items():
+            sys.stderr.write(f"{name}\n")
+            for k in sorted(stats):
+                sys.stderr.write(f"  ({k}) {stats[k]}\n")
+
+
+def _compile_and_write(job: WorkerJob, send) -> str:
     from .. import compiler
+    from ..diagnostics import out_of_memory
     from ..io_utils import read_input
     from ..packaging import write_program
     from ..pipeline import Instrumentation
 
     send({"pass": "read"})
-    data = read_input(item.path)
+    with out_of_memory("reading the input"):
+        data = read_input(job.path)
     send({"pass": "parse"})
-    loaded = compiler.load_module(data, item.path, allow_unregistered=allow_unregistered)
-    instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}))
-    src = compiler.compile_loaded(loaded, config, instrumentation=instr)
+    with out_of_memory("parsing the input"):
+        loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True,
+                                      timeout=job.read_timeout)
+    del data
+    instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}), print_before_all=job.print_before_all,
+                            print_after_all=job.print_after_all, out=sys.stderr)
+    src = compiler.compile_loaded(loaded, job.config, instrumentation=instr)
+    _reports(job, src)
     send({"pass": "write"})
-    write_program(os.path.join(outdir, item.rel_stem), src)
+    try:
+        with out_of_memory("writing the output"):
+            return write_program(job.target, src)
+    except OSError as e:
+        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
 
 
-def compile_one(item, outdir: str, config, allow_unregistered: bool, send) -> None:
-    """Compile ``item`` into ``outdir/<rel_stem>``; report through ``send``; never returns (``os._exit``)."""
+def compile_one(job: WorkerJob, send) -> None:
+    """Compile ``job``; report through ``send``; never returns (``os._exit``)."""
     import traceback
 
     code = 0
@@ -44,10 +104,12 @@ def compile_one(item, outdir: str, config, allow_unregistered: bool, send) -> No
         from ..diagnostics import HiloError
 
         try:
-            _compile_and_write(item, outdir, config, allow_unregistered, send)
-            send({"status": "ok"})
+            path = _compile_and_write(job, send)
+            send({"status": "ok", "path": path})
         except HiloError as e:
-            send({"status": "rejected", "diagnostic": one_line(e.format(item.path))})
+            send({"status": "rejected", "diagnostic": one_line(e.format(job.path))})
+        except WriteFailed as e:
+            send({"status": "write-failed", "diagnostic": one_line(str(e))})
         except Exception as e:  # noqa: BLE001 - a bug in our code: reported, never a traceback on the console
             send(
                 {

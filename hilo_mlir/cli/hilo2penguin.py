@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
     b.add_argument("--jobs", "-j", type=int, default=None, help="worker processes at a time (default: number of CPUs)")
     b.add_argument("--report", default=None, help="write the per-module report (JSON) here")
-    b.add_argument("--timeout", type=float, default=None, help="seconds per module before it is killed (status 'timeout')")
+    b.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="with --batch: seconds per module before it is killed (status 'timeout'); "
+                        "also bounds reading a binary input (bytecode, .pb: default 300 s)")
     g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
     defaults = CompileConfig()
     for name in CompileConfig.gate_names():
@@ -92,7 +94,6 @@ def run(argv: list[str]) -> int:
     cfg = config_from_args(args)
 
     from .. import compiler
-    from ..pipeline import Instrumentation
 
     if args.dump_pass_pipeline:
         for step in compiler.build_spine(cfg):
@@ -106,48 +107,35 @@ def run(argv: list[str]) -> int:
         return 1
     if args.batch:
         return _run_batch(args, cfg)
-    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
+    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report)):
         if given:
             sys.stderr.write(f"hilo2penguin: error: {flag} needs --batch\n")
             return 1
+    if args.timeout is not None and args.timeout <= 0:
+        sys.stderr.write("hilo2penguin: error: --timeout must be positive\n")
+        return 1
     if len(args.inputs) > 1:
         sys.stderr.write("hilo2penguin: error: several inputs given: pass one input, or use --batch\n")
         return 1
     args.input = args.inputs[0]
+    return _run_single(args, cfg)
 
-    from ..io_utils import read_input
-    from ..packaging import write_program
 
-    instr = Instrumentation(
-        print_after_all=args.mlir_print_ir_after_all,
-        print_before_all=args.mlir_print_ir_before_all,
-        out=sys.stderr,
+def _run_single(args, cfg) -> int:
+    """Compile one input into OUTDIR in a worker process (a crash or hang there is one line)."""
+    from ..batch.single import run_single
+    from ..batch.worker import WorkerJob
+
+    if os.path.exists(args.outdir) and not os.path.isdir(args.outdir):
+        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': it is a file, not a folder\n")
+        return 1
+    job = WorkerJob(
+        args.input, args.outdir, cfg, allow_unregistered=args.allow_unregistered_dialect, read_timeout=args.timeout,
+        print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all,
+        timing=args.mlir_timing, statistics=args.mlir_pass_statistics,
     )
-    try:
-        data = read_input(args.input)
-        loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
-        src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
-    except HiloError as e:
-        sys.stderr.write(_one_line(e.format(args.input)) + "\n")
-        return 1
-    if args.mlir_timing:
-        from ..pipeline import Pipeline
-
-        p = Pipeline([])
-        p.timings = src.timings
-        sys.stderr.write(p.timing_report())
-    if args.mlir_pass_statistics:
-        for name, stats in src.statistics.items():
-            sys.stderr.write(f"{name}\n")
-            for k in sorted(stats):
-                sys.stderr.write(f"  ({k}) {stats[k]}\n")
-    try:
-        path = write_program(args.outdir, src)
-    except OSError as e:
-        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
-        return 1
-    sys.stdout.write(f"wrote {path}\n")
-    return 0
+    debug = job.print_before_all or job.print_after_all or job.timing or job.statistics
+    return run_single(job, timeout=args.timeout, forward=debug)
 
 
 def _one_line(text: str) -> str:

@@ -67,7 +67,7 @@ def is_hlo_proto(path: str, data: bytes) -> bool:
 _QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
 
 
-def _explain_parse_error(err: HiloError) -> HiloError:
+def explain_parse_error(err: HiloError) -> HiloError:
     """Make the parser's messages about unknown dialects say what to do (keeps the location)."""
     msg = err.message
     m = _QUANT_TYPE.search(msg)
@@ -82,7 +82,7 @@ def _explain_parse_error(err: HiloError) -> HiloError:
     return err
 
 
-def _hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
+def hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
     from jaxlib import xla_client  # imported only for proto input
 
     try:
@@ -95,7 +95,21 @@ def _hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
         ) from None
 
 
-def load_module(data: bytes | str, filename: str = "<string>", allow_unregistered: bool = False, context=None) -> LoadedModule:
+def input_kind(filename: str, data: bytes) -> str:
+    """``"proto"`` (``*.pb``), ``"bytecode"`` (starts with the bytecode magic) or ``"text"``."""
+    if is_hlo_proto(filename, data):
+        return "proto"
+    return "bytecode" if data.startswith(BYTECODE_MAGIC) else "text"
+
+
+def load_module(
+    data: bytes | str,
+    filename: str = "<string>",
+    allow_unregistered: bool = False,
+    context=None,
+    isolate: bool = False,
+    timeout: float | None = None,
+) -> LoadedModule:
     """Parse MLIR text/bytecode or an ``HloModuleProto`` into a module.
 
     Args:
@@ -103,28 +117,47 @@ def load_module(data: bytes | str, filename: str = "<string>", allow_unregistere
         filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
         allow_unregistered: accept ops of unknown dialects.
         context: an ``ir.Context`` to parse into (default: a fresh one).
+        isolate: read binary inputs (bytecode, proto) in a forked child
+            (:mod:`hilo_mlir.frontend.binary`): a crash or hang of the
+            upstream reader becomes one error. The tools always do; text is
+            always read in-process (the text parser reports errors).
+        timeout: seconds an isolated read may take (default 300).
 
     Raises:
         HiloError: syntax errors (``file:line:col``), an unreadable proto
-            (``NCC_DRV001``), a file that is not UTF-8.
+            (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
+            or hung on a binary input.
     """
     from ..io_utils import decode_text
     from ..ir import ir, make_context
 
-    ctx = context or make_context(allow_unregistered)
     if isinstance(data, str):
         data = data.encode("utf-8")
+    kind = input_kind(filename, data)
+    if isolate and kind != "text":
+        from .binary import read_binary
+
+        data = read_binary(data, filename, kind, allow_unregistered, timeout)
+        kind = "bytecode"
+    ctx = context or make_context(allow_unregistered)
     with ctx:
-        if is_hlo_proto(filename, data):
-            bytecode = _hlo_proto_to_bytecode(data, filename)
+        if kind == "proto":
+            bytecode = hlo_proto_to_bytecode(data, filename)
             try:
                 module = ir.Module.parse(bytecode)
             except ir.MLIRError as e:
                 raise from_mlir_error(e, filename) from None
         else:
-            payload = data if data.startswith(BYTECODE_MAGIC) else decode_text(data, filename)
+            payload = data
+            if kind == "text":
+                from .limits import check_dim_numbers
+
+                payload = decode_text(data, filename)
+                check_dim_numbers(payload, filename)  # before the parser allocates by them
             try:
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:
-                raise _explain_parse_error(from_mlir_error(e, filename)) from None
+                raise explain_parse_error(from_mlir_error(e, filename)) from None
+            except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
+                raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}", filename=filename) from None
     return LoadedModule.from_module(ctx, module, filename)

@@ -7,6 +7,8 @@ the op (or function) and naming it:
   has a body;
 * every function body ends in ``func.return`` (not, e.g., ``mhlo.return``);
 * no entry-function argument has a tuple type;
+* no dense constant too large for the memory left
+  (:func:`hilo_mlir.frontend.limits.check_constants`);
 * in program order (a pre-order walk of the module):
 
   - no Shardy op other than ``sdy.mesh`` (``sdy.sharding_constraint``,
@@ -15,7 +17,8 @@ the op (or function) and naming it:
     with static types; ``dynamic_slice`` is an ordinary op);
   - no value (op result, block argument, function signature) whose type
     :func:`hilo_mlir.type_legality.type_problem` refuses: dynamic (``?``) or
-    unranked shapes, ``memref``, quantized (``!quant.*``) element types;
+    unranked shapes, shapes whose size overflows 64 bits, ``memref``,
+    quantized (``!quant.*``) element types;
     ``!stablehlo.token`` / ``!mhlo.token`` only if the spine contains
     ``replace-token-type-with-u8``; complex element types only if it
     contains ``lower-complex`` (gate LowerComplex).
@@ -167,6 +170,14 @@ def _check_entry_arguments(entry, fname) -> None:
             )
 
 
+def _check_constant_sizes(module, census, fname) -> None:
+    from .limits import check_constants
+
+    names = sorted(n for n in census.names if hlo_short_name(n) == "constant")
+    if names:
+        check_constants([c for top in module.body.operations for c in census.ops_named(top.operation, *names)], fname)
+
+
 def _is_refused_shardy(name: str) -> bool:
     return name.startswith("sdy.") and name != "sdy.mesh"
 
@@ -271,6 +282,7 @@ def validate_input(loaded, config, steps=None, census=None) -> None:
             from ..census import Census
 
             census = Census(module.operation, with_types=True)
+        _check_constant_sizes(module, census, fname)
         if _census_finds_nothing(module, census, verdict):
             return
         err = _first_problem(module, verdict, fname)

@@ -84,8 +84,8 @@ def test_cli_batch_statuses_report_outputs_and_plain_progress(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     doc = json.loads(report.read_text())
-    assert sorted(doc) == ["modules", "summary"]
-    assert doc["summary"] == {"ok": 3, "rejected": 1, "crashed": 0, "timeout": 0}
+    assert sorted(doc) == ["interrupted", "modules", "summary"] and doc["interrupted"] is False
+    assert doc["summary"] == {"ok": 3, "rejected": 1, "write-failed": 0, "crashed": 0, "timeout": 0}
     rows = {pathlib.Path(m["path"]).name: m for m in doc["modules"]}
     assert set(rows) == {"bad.mlir", "good.mlir", "nested.mlir", "decoder_layer.hlo.pb"}
     for m in doc["modules"]:
@@ -110,7 +110,7 @@ def test_cli_batch_statuses_report_outputs_and_plain_progress(tmp_path):
         ln.split("] ", 1)[1].startswith("rejected ") and ln.endswith(f"bad.mlir: {src / 'bad.mlir'}:2:24: error: expected ','")
         for ln in lines
     )
-    assert "ok                3" in r.stdout and "rejected          1" in r.stdout and "total             4" in r.stdout
+    assert "ok                  3" in r.stdout and "rejected            1" in r.stdout and "total               4" in r.stdout
 
 
 def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
@@ -130,7 +130,7 @@ def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
     rc = batch.run_batch([str(src)], str(out), cfg, jobs=1, report=str(report), stdout=stdout, stderr=stderr, tty=False)
     assert rc == 1
     doc = json.loads(report.read_text())
-    assert doc["summary"] == {"ok": 2, "rejected": 0, "crashed": 1, "timeout": 0}
+    assert doc["summary"] == {"ok": 2, "rejected": 0, "write-failed": 0, "crashed": 1, "timeout": 0}
     crash = [m for m in doc["modules"] if m["status"] == "crashed"][0]
     assert crash["path"].endswith("b_abort.mlir")
     assert crash["signal"] == "SIGABRT"
@@ -196,7 +196,7 @@ def test_timeout_kills_the_worker(tmp_path, monkeypatch):
     assert time.monotonic() - t0 < 20
     assert [(r.status, r.signal, r.last_pass) for r in res] == [("timeout", "SIGKILL", "test-hang")] * 2
     assert all(1.0 <= r.seconds < 20 for r in res)
-    assert batch.summarize(res) == {"ok": 0, "rejected": 0, "crashed": 0, "timeout": 2}
+    assert batch.summarize(res) == {"ok": 0, "rejected": 0, "write-failed": 0, "crashed": 0, "timeout": 2}
     assert not (tmp_path / "out" / "m0").exists()
 
 
@@ -218,7 +218,7 @@ def test_exit_code_and_summary_table():
     res.append(batch.ModuleResult("c", "timeout", "no result", "SIGKILL", "cse", 2.0))
     assert batch.exit_code(res) == 1
     table = batch.summary_table(res)
-    assert "timeout           1" in table
+    assert "timeout             1" in table
     assert "  c: timeout (SIGKILL, last pass 'cse'): no result" in table
 
 

@@ -1,6 +1,9 @@
 """Never lose data (issue 6): temporary names then rename, read-only input, unrelated files untouched."""
 
+import fcntl
+import hashlib
 import os
+import re
 import subprocess
 import sys
 
@@ -21,18 +24,77 @@ def test_write_program_stages_then_renames_penguin_last(tmp_path, monkeypatch):
 
     def spy(src, dst):
         renames.append((os.path.relpath(src, out), os.path.relpath(dst, out)))
-        assert not os.path.exists(dst) or os.path.basename(dst) != "penguin.py" or len(renames) == 3
         return real(src, dst)
 
     monkeypatch.setattr(packaging.os, "replace", spy)
-    path = write_program(str(out), "print(1)\n", {"const_1.npy": b"b", "const_0.npy": b"a"})
+    src = "a = m1.NpyFile('const_0.npy')\nb = m1.NpyFile('const_1.npy')\n"
+    path = write_program(str(out), src, {"const_1.npy": b"b", "const_0.npy": b"a"})
     assert path == str(out / "penguin.py")
     staged = {os.path.dirname(s) for s, _ in renames}
     assert len(staged) == 1 and staged.pop().startswith(".hilo-staging-")
-    assert [d for _, d in renames] == ["const_0.npy", "const_1.npy", "penguin.py"]
-    assert sorted(p.name for p in out.iterdir()) == ["const_0.npy", "const_1.npy", "keep.txt", "penguin.py"]
-    assert (out / "penguin.py").read_text() == "print(1)\n"
+    # the constants are published under names carrying their content's hash, penguin.py last
+    h0, h1 = hashlib.sha256(b"a").hexdigest()[:16], hashlib.sha256(b"b").hexdigest()[:16]
+    assert [d for _, d in renames] == [f"const_0.{h0}.npy", f"const_1.{h1}.npy", "penguin.py"]
+    assert sorted(p.name for p in out.iterdir()) == [f"const_0.{h0}.npy", f"const_1.{h1}.npy", "keep.txt", "penguin.py"]
+    assert (out / "penguin.py").read_text() == f"a = m1.NpyFile('const_0.{h0}.npy')\nb = m1.NpyFile('const_1.{h1}.npy')\n"
     assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_recompile_removes_the_earlier_program_but_keeps_foreign_files(tmp_path):
+    out = tmp_path / "out"
+    write_program(str(out), "v = m1.NpyFile('const_0.npy')\n", {"const_0.npy": b"first"})
+    first = {p.name for p in out.iterdir()}
+    (out / "notes.txt").write_text("mine")
+    (out / "data.0123456789abcdef.npy").write_bytes(b"looks like ours, is not: its hash does not match")
+    write_program(str(out), "v = m1.NpyFile('const_0.npy')\nw = m1.NpyFile('const_1.npy')\n", {"const_0.npy": b"second", "const_1.npy": b"x"})
+    names = {p.name for p in out.iterdir()}
+    assert not (first - {"penguin.py"}) & names  # no file of the earlier program remains
+    assert {"notes.txt", "data.0123456789abcdef.npy", "penguin.py"} <= names and len(names) == 5
+    for ref in re.findall(r"NpyFile\('([^']+)'\)", (out / "penguin.py").read_text()):
+        assert (out / ref).is_file()
+    write_program(str(out), "print(1)\n", {})
+    assert sorted(p.name for p in out.iterdir()) == ["data.0123456789abcdef.npy", "notes.txt", "penguin.py"]
+
+
+def test_staging_of_a_dead_writer_is_removed_by_the_next_write(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = out / ".hilo-staging-dead"
+    dead.mkdir()
+    (dead / "const_0.npy").write_bytes(b"x" * 100)
+    # a live writer's staging folder (its owner holds the lock) is left alone
+    live = out / ".hilo-staging-live"
+    live.mkdir()
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        write_program(str(out), "print(1)\n", {})
+        assert not dead.exists() and live.exists()
+    finally:
+        os.close(fd)
+    assert sorted(p.name for p in out.iterdir()) == [".hilo-staging-live", "penguin.py"]
+
+
+def test_a_rename_that_fails_midway_keeps_the_old_program_whole(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    write_program(str(out), "v = m1.NpyFile('const_0.npy')\n", {"const_0.npy": b"old"})
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real = os.replace
+    calls = []
+
+    def failing(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:  # after two new constants went in
+            raise OSError(13, "Permission denied")
+        return real(src, dst)
+
+    monkeypatch.setattr(packaging.os, "replace", failing)
+    files = {f"const_{i}.npy": bytes([i]) * 10 for i in range(4)}
+    src = "".join(f"v{i} = m1.NpyFile('const_{i}.npy')\n" for i in range(4))
+    with pytest.raises(OSError):
+        write_program(str(out), src, files)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 def test_write_program_failure_keeps_old_output_and_leaves_no_temporaries(tmp_path, monkeypatch):
@@ -54,7 +116,7 @@ def test_write_program_failure_keeps_old_output_and_leaves_no_temporaries(tmp_pa
         write_program(str(out), "new\n", {"const_0.npy": b"x"})
     monkeypatch.undo()
     assert calls and ".hilo-staging-" in str(calls[0])
-    assert sorted(p.name for p in out.iterdir()) == ["keep.txt", "penguin.py"]
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt", "penguin.py"]  # no staging folder left
     assert (out / "penguin.py").read_text() == "old\n"
 
 
@@ -103,7 +165,7 @@ def test_cli_output_folder_that_is_a_file_is_a_clear_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
-    assert r.stderr.startswith(f"hilo2penguin: error: cannot write to output folder '{target}':")
+    assert r.stderr == f"hilo2penguin: error: cannot write to output folder '{target}': it is a file, not a folder\n"
     assert "Traceback" not in r.stderr
     assert target.read_text() == "a file, not a folder"
 
