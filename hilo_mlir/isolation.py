@@ -95,9 +95,14 @@ def explaining_line(err: bytes) -> str | None:
     """The line of a dead child's output that explains it (LLVM ERROR, a failed check or assertion, a fatal error), else None."""
     for ln in err.decode("utf-8", "replace").splitlines():
         ln = ln.strip()
+        if ln.startswith("Fatal Python error: ") and ln.split(": ", 1)[1] in _SIGNAL_WORDS:
+            continue  # faulthandler naming the signal again
         if ln.startswith(("LLVM ERROR", "Fatal Python error", "terminate called")) or "Assertion" in ln or "Check failed" in ln:
             return " ".join(ln.split())[:500]
     return None
+
+
+_SIGNAL_WORDS = ("Segmentation fault", "Aborted", "Bus error", "Floating point exception", "Illegal instruction")
 
 
 @dataclass
@@ -157,8 +162,33 @@ def _drain(fds: dict, bufs: dict, deadline: float | None) -> bool:
     return True
 
 
-def run_in_child(fn, timeout: float | None) -> ChildResult:
+def _limit_address_space(extra: int) -> None:
+    """In the child: allow ``extra`` bytes of address space beyond what is mapped now (never raising a lower limit)."""
+    import resource
+
+    try:
+        with open("/proc/self/status") as f:
+            used = next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = used + extra
+    if soft != resource.RLIM_INFINITY and soft <= want:
+        return
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def run_in_child(fn, timeout: float | None, memory: int | None = None) -> ChildResult:
     """Run ``fn() -> (header: dict, payload: bytes)`` in a forked child; at most ``timeout`` seconds.
+
+    ``memory``: bytes the child may map beyond what it inherits (its address
+    space is limited to that, so a reader that sizes a buffer by a corrupt
+    count fails at once instead of filling the machine's memory).
 
     The child's result travels back as one JSON line plus raw bytes. A child
     killed by a signal, hung past the timeout (then SIGKILLed) or exiting
@@ -176,6 +206,8 @@ def run_in_child(fn, timeout: float | None) -> ChildResult:
         if pid == 0:
             try:
                 child_setup(parent, ewfd, close_fds=(rfd, erfd))
+                if memory is not None:
+                    _limit_address_space(memory)
             except BaseException:  # noqa: BLE001
                 os._exit(4)
             _child_main(fn, wfd)

@@ -134,10 +134,6 @@ def compile_batch(
     return [r for r in results if r is not None]
 
 
-#: The exit status after SIGINT/SIGTERM (as a shell reports Ctrl-C).
-EXIT_INTERRUPTED = 130
-
-
 def run_batch(
     inputs: list[str],
     outdir: str,
@@ -162,7 +158,7 @@ def run_batch(
         HiloError: an input that does not exist; no module found; OUTDIR is a file.
     """
     from ..diagnostics import HiloError
-    from .pool import StopRequest
+    from ..signals import EXIT_INTERRUPTED, StopRequest
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

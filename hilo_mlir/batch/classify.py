@@ -12,6 +12,8 @@ import os
 import signal
 from dataclasses import dataclass
 
+from ..frontend.binary import READERS as _READERS
+
 STATUSES = ("ok", "rejected", "write-failed", "crashed", "timeout")
 _MAX_DIAG = 2000
 
@@ -55,6 +57,7 @@ class WorkerOutcome:
         stderr: the tail of the worker's stdout/stderr.
         timed_out: the pool killed it for the timeout.
         timeout: the timeout in seconds (for the diagnostic).
+        input_kind: ``"text"``, ``"bytecode"`` or ``"proto"`` once the worker read the input.
     """
 
     path: str
@@ -65,6 +68,7 @@ class WorkerOutcome:
     stderr: bytes = b""
     timed_out: bool = False
     timeout: float | None = None
+    input_kind: str | None = None
 
 
 def one_line(text: str) -> str:
@@ -108,7 +112,9 @@ def _ran_out_of_memory(o: WorkerOutcome) -> bool:
 def classify(o: WorkerOutcome) -> ModuleResult:
     """The report row of one worker (see the module doc).
 
-    * killed for the timeout: ``timeout``;
+    * killed for the timeout: ``timeout``; but while reading a binary input
+      (the upstream reader looping on a corrupt file): ``rejected``, as
+      :mod:`hilo_mlir.frontend.binary` says it in single-file mode;
     * died of a failed allocation (``std::bad_alloc``, LLVM's "out of
       memory"): ``rejected``, ``file: error: out of memory while <phase>``;
     * killed by a signal: ``crashed`` with the signal and the explaining line;
@@ -117,6 +123,10 @@ def classify(o: WorkerOutcome) -> ModuleResult:
     * anything else (a non-zero exit, no final message): ``crashed``.
     """
     st = o.wait_status
+    if o.timed_out and o.last_pass == "parse" and o.input_kind in _READERS:
+        who, what = _READERS[o.input_kind]
+        return ModuleResult(o.path, "rejected", f"{o.path}: error: {who} did not finish in {o.timeout:g} s on this input; "
+                            f"the file is corrupt or {what}", "SIGKILL", o.last_pass, o.seconds)
     if o.timed_out:
         return ModuleResult(o.path, "timeout", f"no result after {o.timeout:g} s (killed)", "SIGKILL", o.last_pass, o.seconds)
     if _ran_out_of_memory(o):

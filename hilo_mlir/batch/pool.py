@@ -9,7 +9,7 @@ the pool's process). A child talks to the pool through a pipe of JSON lines
 child. A child still running ``timeout`` seconds after its fork is killed
 with SIGKILL.
 
-Interruption: :class:`StopRequest` turns SIGINT and SIGTERM into a flag the
+Interruption: :class:`hilo_mlir.signals.StopRequest` turns SIGINT and SIGTERM into a flag the
 pool's loop checks (never an exception, so a signal that arrives anywhere --
 inside ``fork()`` too, which runs with both signals blocked -- is never
 lost); the pool then starts no new task, kills and reaps its children and
@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..isolation import child_setup, fork_guard
+from ..signals import SIGNALS, StopRequest  # noqa: F401 (StopRequest: re-exported for callers)
 from .classify import WorkerOutcome
 
 _STDERR_TAIL = 65536
@@ -47,39 +48,10 @@ class _Running:
     buf: bytes = b""
     err: bytes = b""
     last_pass: str | None = None
+    input_kind: str | None = None
     final: dict | None = None
     open_fds: set = field(default_factory=set)
     timed_out: bool = False
-
-
-class StopRequest:
-    """SIGINT/SIGTERM as a flag: ``with StopRequest() as stop: ...``; ``stop.signum`` is the first signal seen (or None).
-
-    The previous handlers are restored when the block ends.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self):
-        self.signum: int | None = None
-        self._old: dict = {}
-
-    def _handler(self, signum, frame) -> None:
-        if self.signum is None:
-            self.signum = signum
-
-    @property
-    def requested(self) -> bool:
-        return self.signum is not None
-
-    def __enter__(self):
-        for s in self.SIGNALS:
-            self._old[s] = signal.signal(s, self._handler)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for s, h in self._old.items():
-            signal.signal(s, h)
 
 
 def _sender(wfd: int):
@@ -153,6 +125,8 @@ class WorkerPool:
                 continue
             if "pass" in msg:
                 job.last_pass = msg["pass"]
+            if "input" in msg:
+                job.input_kind = msg["input"]
             if "status" in msg:
                 job.final = msg
 
@@ -209,13 +183,13 @@ class WorkerPool:
                 os.close(fd)
             job.open_fds.clear()
             del self.running[pid]
-            if os.WIFSIGNALED(status) and os.WTERMSIG(status) in StopRequest.SIGNALS and self._stop_soon():
+            if os.WIFSIGNALED(status) and os.WTERMSIG(status) in SIGNALS and self._stop_soon():
                 # the Ctrl-C that reached the pool reached the child too: not its crash
                 if self.on_abandon:
                     self.on_abandon(job.index)
                 continue
             outcome = WorkerOutcome(job.path, status, time.monotonic() - job.start, job.last_pass, job.final,
-                                    job.err, job.timed_out, self.timeout)
+                                    job.err, job.timed_out, self.timeout, job.input_kind)
             self.on_done(job.index, outcome)
 
     def _stopping(self) -> bool:

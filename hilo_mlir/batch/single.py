@@ -12,11 +12,9 @@ from __future__ import annotations
 import sys
 
 from .classify import ModuleResult, classify, phase
-from .pool import StopRequest, WorkerPool
+from ..signals import EXIT_INTERRUPTED, StopRequest
+from .pool import WorkerPool
 from .worker import WorkerJob, compile_one
-
-#: The exit status after SIGINT/SIGTERM (as a shell reports Ctrl-C).
-EXIT_INTERRUPTED = 130
 
 
 def message(r: ModuleResult, job: WorkerJob, timeout: float | None = None, tool: str = "hilo2penguin") -> str:

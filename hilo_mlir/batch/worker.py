@@ -78,7 +78,9 @@ def _compile_and_write(job: WorkerJob, send) -> str:
     send({"pass": "read"})
     with out_of_memory("reading the input"):
         data = read_input(job.path)
-    send({"pass": "parse"})
+    from ..frontend.loading import input_kind
+
+    send({"pass": "parse", "input": input_kind(job.path, data)})
     with out_of_memory("parsing the input"):
         loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True,
                                       timeout=job.read_timeout)

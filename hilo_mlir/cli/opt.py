@@ -206,6 +206,10 @@ def run(argv: list[str]) -> int:
     if any(a in ("-h", "--help", "-help") for a in argv):
         sys.stdout.write(_help_text())
         return 0
+    from .. import registry, signals
+
+    registry._load()  # the heavy imports, while SIGINT is still deferred
+    signals.resume()
     try:
         argv, pass_flags = _collect_pass_flags(argv)
     except HiloError as e:

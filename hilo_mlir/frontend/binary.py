@@ -12,8 +12,11 @@ first read in a child process (:func:`hilo_mlir.isolation.run_in_child`):
 2. it sends back the module re-written by the bytecode *writer*, which the
    parent parses (well-formed by construction).
 
-A crash, a hang past ``timeout`` seconds, or an exit without a result
-becomes one :class:`~hilo_mlir.diagnostics.HiloError`:
+The child's address space is bounded (:func:`read_memory`: a corrupt count
+makes the reader ask for terabytes, and it would fill the machine's memory
+before any timeout). A crash, a hang past ``timeout`` seconds, running out
+of that memory, or an exit without a result becomes one
+:class:`~hilo_mlir.diagnostics.HiloError`:
 ``file: error: the MLIR bytecode reader crashed (SIGSEGV) on this input; the
 file is corrupt or not MLIR bytecode`` / ``... did not finish in 300 s``. The
 child's stdout and stderr (XLA's and protobuf's log lines) are never shown;
@@ -31,7 +34,13 @@ from ..diagnostics import HiloError
 #: Seconds a binary input may take to read when no ``--timeout`` is given.
 DEFAULT_READ_TIMEOUT = 300.0
 
-_WHAT = {
+
+def read_memory(size: int) -> int:
+    """Bytes of address space the reading child may add for an input of ``size`` bytes: 2 GiB + 32 x the input."""
+    return 2 * 2**30 + 32 * size
+
+#: What reads each binary kind, and what the file then is not (one wording for single-file and batch mode).
+READERS = {
     "bytecode": ("the MLIR bytecode reader", "not MLIR bytecode"),
     "proto": ("the HLO proto importer", "not a serialized HloModuleProto"),
 }
@@ -78,6 +87,8 @@ def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bo
             except ir.MLIRError as e:
                 err = from_mlir_error(e, filename)
                 raise (err if kind == "proto" else explain_parse_error(err)) from None
+            except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
+                raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}") from None
             _touch(module)
             out = io.BytesIO()
             module.operation.write_bytecode(out)
@@ -86,7 +97,7 @@ def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bo
     except HiloError as e:
         return _error_header(e, filename), b""
     except MemoryError:
-        return {"error": {"message": "out of memory while reading the input", "code": None, "loc": None}}, b""
+        return {"out_of_memory": True}, b""
 
 
 def _located(err: dict, filename: str) -> HiloError:
@@ -119,8 +130,9 @@ def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool 
     limit = DEFAULT_READ_TIMEOUT if timeout is None else timeout
     if kind == "proto":
         from jaxlib import xla_client  # noqa: F401 - imported once here, not in every child
-    res = run_in_child(lambda: _read_in_child(data, filename, kind, allow_unregistered), limit)
-    who, what = _WHAT[kind]
+    memory = read_memory(len(data))
+    res = run_in_child(lambda: _read_in_child(data, filename, kind, allow_unregistered), limit, memory)
+    who, what = READERS[kind]
     h = res.header or {}
     if "error" in h:
         raise _located(h["error"], filename)
@@ -128,6 +140,9 @@ def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool 
         raise HiloError(f"{who} did not finish in {limit:g} s on this input; the file is corrupt or {what}", filename=filename)
     if h.get("ok") and len(res.payload) == h.get("size") and res.signal is None and res.exit_code == 0:
         return res.payload
+    if h.get("out_of_memory") or b"bad_alloc" in res.stderr or b"out of memory" in res.stderr:
+        raise HiloError(f"{who} ran out of memory on this input (it may use {memory / 2**30:.1f} GiB for a "
+                        f"{len(data):,}-byte file); the file is corrupt or {what}", filename=filename)
     why = explaining_line(res.stderr)
     how = f"crashed ({res.signal})" if res.signal else f"ended without a result (exit status {res.exit_code})"
     raise HiloError(f"{who} {how} on this input; the file is corrupt or {what}" + (f" ({why})" if why else ""), filename=filename)

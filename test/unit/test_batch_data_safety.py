@@ -2,8 +2,11 @@
 
 import fcntl
 import hashlib
+import json
 import os
+import pathlib
 import re
+import signal
 import subprocess
 import sys
 
@@ -182,3 +185,143 @@ def test_batch_input_files_are_not_modified(tmp_path):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()} == before
+
+
+# --------------------------------------------------------------------------- one whole program per OUTDIR
+
+WRITER = ROOT / "test" / "lit" / "reliability" / "Inputs" / "patched_writer.py"
+
+
+def _model(tag: int, n_constants: int = 6) -> str:
+    """A module whose program has ``n_constants`` .npy files (distinct per ``tag``)."""
+    rng = __import__("random").Random(tag)
+    lines = ["func.func @main(%a: tensor<1024xf32>) -> tensor<1024xf32> {"]
+    prev = "%a"
+    for i in range(n_constants):
+        hexdata = "".join(f"{rng.getrandbits(32):08X}" for _ in range(1024))
+        lines.append(f'  %k{i} = stablehlo.constant dense<"0x{hexdata}"> : tensor<1024xf32>')
+        lines.append(f"  %s{i} = stablehlo.add {prev}, %k{i} : tensor<1024xf32>")
+        prev = f"%s{i}"
+    lines += [f"  return {prev} : tensor<1024xf32>", "}", ""]
+    return "\n".join(lines)
+
+
+def whole_program_problem(outdir) -> str | None:
+    """None if OUTDIR holds exactly one whole program (penguin.py, its files, nothing of another); else what is wrong."""
+    names = set(os.listdir(outdir))
+    if "penguin.py" not in names:
+        return "no penguin.py"
+    refs = set(re.findall(r"NpyFile\('([^']+)'\)", (pathlib.Path(outdir) / "penguin.py").read_text()))
+    for r in refs:
+        if r not in names:
+            return f"penguin.py references the missing {r}"
+        if not packaging.is_tool_file(str(outdir), r):
+            return f"{r} does not hold the bytes its name says"
+    stale = {n for n in names if packaging.is_tool_file(str(outdir), n)} - refs
+    if stale:
+        return f"files of another program remain: {sorted(stale)}"
+    if any(n.startswith(".hilo-staging-") for n in names):
+        return "a staging folder remains"
+    return None
+
+
+def _writer(mode, seconds, src, out):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, str(WRITER), mode, str(seconds), str(src), "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_two_writers_into_one_outdir_leave_one_whole_program(tmp_path, slow):
+    a, b = tmp_path / "a.mlir", tmp_path / "b.mlir"
+    a.write_text(_model(1))
+    b.write_text(_model(2))
+    out = tmp_path / "out"
+    for _ in range(2):
+        pa = _writer("sleep", 1.5 if slow else 0.0, a, out)
+        pb = _writer("sleep", 0.0, b, out)
+        for p in (pa, pb):
+            _, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+        assert whole_program_problem(out) is None, whole_program_problem(out)
+        # and it is one of the two programs, as compiled alone
+        from hilo_mlir import compiler
+
+        alone = []
+        for m in (a, b):
+            ref = tmp_path / f"ref_{m.stem}"
+            write_program(str(ref), compiler.compile_file(str(m)))
+            alone.append({n: (ref / n).read_bytes() for n in os.listdir(ref)})
+        assert {n: (out / n).read_bytes() for n in os.listdir(out)} in alone
+
+
+def test_sigkill_at_the_penguin_rename_keeps_the_old_program_and_the_next_run_cleans_up(tmp_path):
+    old, new = tmp_path / "old.mlir", tmp_path / "new.mlir"
+    old.write_text(_model(3))
+    new.write_text(_model(4))
+    out = tmp_path / "out"
+    p = _writer("sleep", 0, old, out)
+    assert p.wait(timeout=120) == 0
+    before = (out / "penguin.py").read_text()
+    for mode in ("kill", "kill-early"):
+        p = _writer(mode, 0, new, out)
+        p.wait(timeout=120)
+        assert p.returncode == -signal.SIGKILL
+        assert (out / "penguin.py").read_text() == before
+        refs = re.findall(r"NpyFile\('([^']+)'\)", before)
+        assert all(packaging.is_tool_file(str(out), r) for r in refs)  # the old program is whole
+    assert any(n.startswith(".hilo-staging-") for n in os.listdir(out))  # the killed writers' staging
+    p = _writer("sleep", 0, new, out)
+    assert p.wait(timeout=120) == 0
+    assert whole_program_problem(out) is None, whole_program_problem(out)
+    assert (out / "penguin.py").read_text() != before
+
+
+def test_batch_output_that_cannot_be_written_is_write_failed(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.mlir").write_text(_model(5, 1))
+    (src / "b.mlir").write_text(_model(6, 1))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b").write_text("a file where the module's folder goes")
+    report = tmp_path / "r.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(out), "--report", str(report)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    doc = json.loads(report.read_text())
+    rows = {os.path.basename(m["path"]): m for m in doc["modules"]}
+    assert rows["a.mlir"]["status"] == "ok"
+    assert rows["b.mlir"]["status"] == "write-failed"
+    assert rows["b.mlir"]["diagnostic"] == f"cannot write '{out / 'b' / 'penguin.py'}': it is a file, not a folder"
+    assert doc["summary"]["write-failed"] == 1 and doc["summary"]["crashed"] == 0
+    assert f"{src / 'b.mlir'}: write-failed: cannot write" in r.stdout
+    assert (out / "b").read_text() == "a file where the module's folder goes"
+
+
+def test_batch_summary_is_printed_when_the_report_cannot_be_written(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.mlir").write_text(_model(7, 1))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    report = tmp_path / "missing" / "r.json"
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out"),
+                        "--report", str(report)], capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    assert "ok                  1" in r.stdout and "total               1" in r.stdout
+    assert r.stderr.splitlines()[-1] == f"error: cannot write output file '{report}': no such directory '{report.parent}'"
+    assert "Traceback" not in r.stderr
+
+
+def test_batch_outdir_that_is_a_file_is_one_line(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.mlir").write_text(_model(8, 1))
+    target = tmp_path / "out"
+    target.write_text("not a folder")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(target)],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    assert r.stderr == f"error: cannot use output folder '{target}': it is a file, not a folder\n"
