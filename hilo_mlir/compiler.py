@@ -6,7 +6,9 @@ in; the driver's stages run in order --
 
 1. :func:`~hilo_mlir.frontend.validation.validate_input` (no rewrite before it),
 2. :func:`~hilo_mlir.frontend.sharding.strip_sharding`,
-3. the bridge :func:`to_mhlo` (chlo decomposition, stablehlo -> mhlo: the
+3. :func:`~hilo_mlir.frontend.printability.check_printable`: every op that
+   would reach the printer and that it cannot emit, each a located error;
+4. the bridge :func:`to_mhlo` (chlo decomposition, stablehlo -> mhlo: the
    binary's importer always produces mhlo; the StableHLO spine bridges back
    at its step 1a),
 
@@ -29,6 +31,7 @@ import os
 from .config import CompileConfig
 from .diagnostics import HiloError, capture_diagnostics, out_of_memory
 from .frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
+from .frontend.printability import UnprintableOps, check_printable  # noqa: F401 (public API)
 from .frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
 from .frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
 from .pipeline import Instrumentation, Pipeline, gc_paused, step_for
@@ -145,7 +148,7 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     """Run the driver's stages and the spine on an already-loaded module; returns the Penguin source.
 
     Order: :func:`validate_input` (no rewrite before it), :func:`strip_sharding`,
-    the stablehlo -> mhlo bridge :func:`to_mhlo`, then the spine.
+    :func:`check_printable`, the stablehlo -> mhlo bridge :func:`to_mhlo`, then the spine.
     ``instrumentation.on_pass_start`` (if set) hears ``validate-input``, the
     bridge's passes and every spine pass before it starts (the batch engine
     uses it to name the pass a crash happened in).
@@ -163,7 +166,7 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
 
 
 def _before_spine(loaded: LoadedModule, config: CompileConfig, steps, instrumentation):
-    """Validation, marker protection, sharding strip and bridge; returns the census to start the spine from (or None)."""
+    """Validation, marker protection, sharding strip, printability and bridge; returns the census to start the spine from."""
     from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
 
     with out_of_memory("validating the input"):
@@ -176,7 +179,9 @@ def _before_spine(loaded: LoadedModule, config: CompileConfig, steps, instrument
         calls = [c for t in tops for c in census.ops_named(t, *call_names)]
         protect_markers(loaded.module.operation, calls)  # attributes only: the census stays valid
         if strip_sharding(loaded, census):
-            census = None  # ops erased: stale
+            with loaded.context:
+                census = input_census(loaded)  # ops erased: the old one is stale
+        check_printable(loaded, steps, census)
     with out_of_memory("bringing the module to mhlo"):
         return to_mhlo(loaded, instrumentation, census)
 

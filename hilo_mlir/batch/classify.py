@@ -29,6 +29,8 @@ class ModuleResult:
     last_pass: str | None = None
     seconds: float = 0.0
     traceback: str | None = None
+    #: every error line when the rejection has several (one per blocking op); else None
+    diagnostics: list | None = None
 
     def to_json(self) -> dict:
         d = {
@@ -41,6 +43,8 @@ class ModuleResult:
         }
         if self.traceback:
             d["traceback"] = self.traceback
+        if self.diagnostics:
+            d["diagnostics"] = self.diagnostics
         return d
 
 
@@ -140,7 +144,7 @@ def classify(o: WorkerOutcome) -> ModuleResult:
         f = o.final
         status = f["status"]
         lp = None if status == "ok" else o.last_pass
-        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"))
+        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"), f.get("diagnostics"))
     code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else st
     diag = crash_text(o.stderr) or f"worker exited with status {code} without a result"
     return ModuleResult(o.path, "crashed", diag, None, o.last_pass, o.seconds)

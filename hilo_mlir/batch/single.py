@@ -59,5 +59,8 @@ def run_single(job: WorkerJob, timeout: float | None = None, forward: bool = Fal
     if r.status == "ok":
         stdout.write(f"wrote {(o.final or {}).get('path')}\n")
         return 0
-    stderr.write(" ".join(message(r, job, timeout).split()) + "\n")
+    if r.status == "rejected" and r.diagnostics:
+        stderr.write("".join(line + "\n" for line in r.diagnostics))
+    else:
+        stderr.write(" ".join(message(r, job, timeout).split()) + "\n")
     return 1

@@ -109,7 +109,11 @@ def compile_one(job: WorkerJob, send) -> None:
             path = _compile_and_write(job, send)
             send({"status": "ok", "path": path})
         except HiloError as e:
-            send({"status": "rejected", "diagnostic": one_line(e.format(job.path))})
+            msg = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
+            lines = e.lines(job.path) if hasattr(e, "lines") else []
+            if len(lines) > 1:  # several independent errors (one per blocking op): each its own line
+                msg["diagnostics"] = [one_line(x) for x in lines]
+            send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})
         except Exception as e:  # noqa: BLE001 - a bug in our code: reported, never a traceback on the console

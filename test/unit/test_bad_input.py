@@ -328,3 +328,20 @@ def test_proto_import_logging_is_not_shown(tmp_path):
     assert r.returncode == 1
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(f"{bad}: error: "), r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
+    from hilo_mlir.frontend.printability import LIMIT, UnprintableOps
+
+    n = LIMIT + 5
+    body = "".join(f'  %e{i} = stablehlo.einsum %x, %x, config = "i,i->i" : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
+                   f"  %s{i} = stablehlo.add %{'x' if i == 0 else f's{i - 1}'}, %e{i} : tensor<4xf32>\n" for i in range(n))
+    text = f"func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n{body}  return %s{n - 1} : tensor<4xf32>\n}}\n"
+    with pytest.raises(UnprintableOps) as e:
+        compiler.compile_module(text, filename="many.mlir")
+    lines = e.value.lines()
+    assert len(e.value.errors) == LIMIT and len(lines) == LIMIT + 1
+    assert lines[0] == "many.mlir:2:9: error: 'stablehlo.einsum': einsum must be lowered to dot_general before printing"
+    assert [ln.split(":")[1] for ln in lines[:LIMIT]] == [str(2 + 2 * i) for i in range(LIMIT)]  # one per op, in order
+    assert lines[-1] == f"many.mlir: error: 5 more ops cannot be emitted by the Penguin printer (the first {LIMIT} are listed)"
+    assert e.value.format() == lines[0]  # the API's one-line form is the first blocker

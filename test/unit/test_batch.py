@@ -121,10 +121,11 @@ def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
     (src / "b_abort.mlir").write_text((INPUTS / "dynamic-conv-abort.mlir").read_text())
     (src / "c_good.mlir").write_text(GOOD.replace("add", "maximum"))
     out, report = tmp_path / "out", tmp_path / "r.json"
-    # The validator refuses mhlo.dynamic_conv before any rewrite (test_bad_input);
-    # switched off here (the forked workers inherit the patch) so that it
+    # The validator (and the printability check) refuse mhlo.dynamic_conv before
+    # any rewrite (test_bad_input); both switched off here (the forked workers inherit the patch) so that it
     # reaches the upstream pass that aborts the process.
     monkeypatch.setattr(compiler, "validate_input", lambda *a, **k: None)
+    monkeypatch.setattr(compiler, "check_printable", lambda *a, **k: None)
     stdout, stderr = io.StringIO(), io.StringIO()
     cfg = CompileConfig(stablehlo=True)
     rc = batch.run_batch([str(src)], str(out), cfg, jobs=1, report=str(report), stdout=stdout, stderr=stderr, tty=False)
