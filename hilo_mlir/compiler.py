@@ -144,8 +144,14 @@ def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
     return config.replace(stablehlo=(spine == "stablehlo") or config.stablehlo)
 
 
-def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None) -> PenguinSource:
+def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None,
+                   input_types=None) -> PenguinSource:
     """Run the driver's stages and the spine on an already-loaded module; returns the Penguin source.
+
+    ``input_types`` (a comma-separated string or a list, one static tensor
+    type per argument of ``main``): specialize a shape-polymorphic module
+    first (:func:`~hilo_mlir.frontend.refine.refine_shapes`, stage
+    ``refine-shapes``).
 
     Order: :func:`validate_input` (no rewrite before it), :func:`strip_sharding`,
     :func:`check_printable`, the stablehlo -> mhlo bridge :func:`to_mhlo`, then the spine.
@@ -159,6 +165,13 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     with gc_paused():
         steps = build_spine(config)
         notify = getattr(instrumentation, "on_pass_start", None)
+        if input_types:
+            from .frontend.refine import refine_shapes
+
+            if notify:
+                notify("refine-shapes")
+            with out_of_memory("refining the shapes"):
+                refine_shapes(loaded, input_types)
         if notify:
             notify("validate-input")
         census = _before_spine(loaded, config, steps, instrumentation)
@@ -209,14 +222,18 @@ def _run_spine(loaded: LoadedModule, steps, instrumentation, census) -> PenguinS
     return out
 
 
-def compile_module(text: str | bytes, config: CompileConfig | None = None, spine: str = "mhlo", filename: str = "<string>") -> PenguinSource:
-    """Compile MLIR text (mhlo or stablehlo) to Penguin Python.
+def compile_module(text: str | bytes, config: CompileConfig | None = None, spine: str = "mhlo", filename: str = "<string>",
+                   input_types=None) -> PenguinSource:
+    """Compile a module (mhlo or stablehlo) to Penguin Python.
 
     Args:
-        text: the module (MLIR text or bytecode).
+        text: the module: MLIR text, MLIR bytecode, or a StableHLO portable
+            artifact (``jax.export``'s ``mlir_module_serialized``; detected by content).
         config: the gates; default :class:`CompileConfig` (the binary's defaults).
         spine: ``"mhlo"`` or ``"stablehlo"``.
         filename: used in diagnostics and ``DebugLocation``.
+        input_types: static types for ``main``'s arguments (``"tensor<4x32xf32>,..."``
+            or a list) to specialize a shape-polymorphic module.
 
     Returns:
         :class:`PenguinSource` (a ``str``), with ``.statistics`` and ``.files``.
@@ -225,11 +242,14 @@ def compile_module(text: str | bytes, config: CompileConfig | None = None, spine
         HiloError: parse errors, pass failures, verifier failures.
     """
     cfg = _resolve_config(config, spine)
-    return compile_loaded(load_module(text, filename), cfg)
+    return compile_loaded(load_module(text, filename), cfg, input_types=input_types)
 
 
-def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo") -> PenguinSource:
-    """Compile a ``.mlir`` file or a serialized ``HloModuleProto`` (``.pb``) to Penguin Python.
+def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo",
+                 input_types=None) -> PenguinSource:
+    """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
+
+    ``input_types``: as for :func:`compile_module`.
 
     Raises:
         HiloError: missing/empty/unreadable file, ``NCC_DRV001`` for a bad proto,
@@ -240,4 +260,4 @@ def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, s
     path = os.fspath(path)
     cfg = _resolve_config(config, spine)
     data = read_input(path)
-    return compile_loaded(load_module(data, path), cfg)
+    return compile_loaded(load_module(data, path), cfg, input_types=input_types)

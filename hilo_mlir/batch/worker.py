@@ -37,6 +37,7 @@ class WorkerJob:
         read_timeout: seconds a binary input may take to read (None: the default).
         print_before_all / print_after_all: IR dumps on stderr.
         timing / statistics: the ``--mlir-timing`` / ``--mlir-pass-statistics`` reports on stderr.
+        input_types: static types of ``main``'s arguments (``--input-types``), or None.
     """
 
     path: str
@@ -48,6 +49,7 @@ class WorkerJob:
     print_after_all: bool = False
     timing: bool = False
     statistics: bool = False
+    input_types: object = None
 
 
 class WriteFailed(Exception):
@@ -87,7 +89,7 @@ def _compile_and_write(job: WorkerJob, send) -> str:
     del data
     instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}), print_before_all=job.print_before_all,
                             print_after_all=job.print_after_all, out=sys.stderr)
-    src = compiler.compile_loaded(loaded, job.config, instrumentation=instr)
+    src = compiler.compile_loaded(loaded, job.config, instrumentation=instr, input_types=job.input_types)
     _reports(job, src)
     send({"pass": "write"})
     try:

@@ -13,8 +13,10 @@ Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
 goes to ``OUTDIR/<relative path stem>/penguin.py``; statuses ok / rejected /
 crashed / timeout; exit 0 only if every module is ok or rejected.
 
-INPUT is a ``.mlir`` file (stablehlo or mhlo, detected) or a serialized
-``HloModuleProto`` (``.pb``). The Penguin program goes to ``OUTDIR/penguin.py``
+INPUT is a ``.mlir`` file (stablehlo or mhlo, detected; text, bytecode, or a
+StableHLO portable artifact such as ``jax.export``'s ``mlir_module_serialized``,
+detected by content) or a serialized ``HloModuleProto`` (``.pb``).
+``--input-types`` specializes a shape-polymorphic module. The Penguin program goes to ``OUTDIR/penguin.py``
 (written to a temporary name and renamed into place only after everything
 succeeded). Exit 0 on success, 1 on any error (one line on stderr).
 """
@@ -49,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
     ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
     ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    ap.add_argument("--input-types", default=None, metavar="TYPES",
+                    help="static types of main's arguments, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>': specializes a "
+                         "shape-polymorphic module and refines every shape (JAX's shape assertions are checked)")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -106,6 +111,9 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
     if args.batch:
+        if args.input_types is not None:
+            sys.stderr.write("hilo2penguin: error: --input-types needs a single input, not --batch\n")
+            return 1
         return _run_batch(args, cfg)
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report)):
         if given:
@@ -132,7 +140,7 @@ def _run_single(args, cfg) -> int:
     job = WorkerJob(
         args.input, args.outdir, cfg, allow_unregistered=args.allow_unregistered_dialect, read_timeout=args.timeout,
         print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all,
-        timing=args.mlir_timing, statistics=args.mlir_pass_statistics,
+        timing=args.mlir_timing, statistics=args.mlir_pass_statistics, input_types=args.input_types,
     )
     debug = job.print_before_all or job.print_after_all or job.timing or job.statistics
     return run_single(job, timeout=args.timeout, forward=debug)

@@ -248,7 +248,7 @@ def run(argv: list[str]) -> int:
         return 1
 
     from ..frontend.binary import read_binary
-    from ..frontend.loading import BYTECODE_MAGIC
+    from ..frontend.loading import BYTECODE_MAGIC, input_kind
     from ..io_utils import atomic_write_text, decode_text, read_input
 
     filename = "<stdin>" if args.input == "-" else args.input
@@ -264,11 +264,11 @@ def run(argv: list[str]) -> int:
             raise HiloError("--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0] + "); put every pass in the pipeline")
         if args.timeout is not None and args.timeout <= 0:
             raise HiloError("--timeout must be positive")
-        raw = read_input(args.input) if args.input != "-" else sys.stdin.buffer.read()
+        raw = read_input(args.input, allow_empty=True)  # empty file and empty stdin: both the empty module (mlir-opt)
         # MLIR bytecode is read in a child process first (a corrupt file cannot
         # crash or hang the tool); text must be UTF-8.
-        if raw.startswith(BYTECODE_MAGIC):
-            text = read_binary(raw, filename, "bytecode", args.allow_unregistered_dialect, args.timeout)
+        if raw.startswith(BYTECODE_MAGIC):  # MLIR bytecode or a StableHLO portable artifact (read as stablehlo)
+            text = read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
         else:
             from ..frontend.limits import check_dim_numbers
 

@@ -42,6 +42,7 @@ def read_memory(size: int) -> int:
 #: What reads each binary kind, and what the file then is not (one wording for single-file and batch mode).
 READERS = {
     "bytecode": ("the MLIR bytecode reader", "not MLIR bytecode"),
+    "portable": ("the StableHLO portable-artifact reader", "not a StableHLO portable artifact"),
     "proto": ("the HLO proto importer", "not a serialized HloModuleProto"),
 }
 
@@ -76,14 +77,14 @@ def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bo
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.isolation.run_in_child`."""
     from ..diagnostics import from_mlir_error
     from ..ir import ir, make_context
-    from .loading import explain_parse_error, hlo_proto_to_bytecode
+    from .loading import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
 
     try:
         ctx = make_context(allow_unregistered)
         with ctx:
             payload = hlo_proto_to_bytecode(data, filename) if kind == "proto" else data
             try:
-                module = ir.Module.parse(payload)
+                module = deserialize_portable(data, filename, ctx) if kind == "portable" else ir.Module.parse(payload)
             except ir.MLIRError as e:
                 err = from_mlir_error(e, filename)
                 raise (err if kind == "proto" else explain_parse_error(err)) from None
@@ -112,12 +113,12 @@ def _located(err: dict, filename: str) -> HiloError:
 
 
 def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool = False, timeout: float | None = None) -> bytes:
-    """Read a binary input in a child; returns MLIR bytecode written by the bytecode writer.
+    """Read a binary input in a child; returns MLIR bytecode written by the bytecode writer (stablehlo for an artifact).
 
     Args:
         data: the input's bytes.
         filename: for diagnostics.
-        kind: ``"bytecode"`` or ``"proto"``.
+        kind: ``"bytecode"``, ``"portable"`` (a StableHLO portable artifact) or ``"proto"``.
         allow_unregistered: accept ops of unknown dialects.
         timeout: seconds the child may take (default :data:`DEFAULT_READ_TIMEOUT`).
 

@@ -95,11 +95,54 @@ def hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
         ) from None
 
 
+def bytecode_producer(data: bytes) -> str | None:
+    """The producer string of MLIR bytecode (``"MLIR19.0.0git"``, ``"StableHLO_v1.15.0"``), or None.
+
+    The header is the magic, the bytecode version (a prefix varint: its
+    first byte's trailing zero bits count the bytes that follow) and the
+    producer, NUL-terminated.
+    """
+    if not data.startswith(BYTECODE_MAGIC) or len(data) < 6:
+        return None
+    first = data[4]
+    extra = 8 if first == 0 else (first & -first).bit_length() - 1
+    start = 5 + extra
+    end = data.find(b"\x00", start, start + 256)
+    if end < 0:
+        return None
+    return data[start:end].decode("utf-8", "replace")
+
+
+def is_portable_artifact(data: bytes) -> bool:
+    """True for a StableHLO portable artifact (VHLO bytecode, e.g. ``jax.export``'s ``mlir_module_serialized``)."""
+    producer = bytecode_producer(data)
+    return producer is not None and producer.startswith("StableHLO_v")
+
+
 def input_kind(filename: str, data: bytes) -> str:
-    """``"proto"`` (``*.pb``), ``"bytecode"`` (starts with the bytecode magic) or ``"text"``."""
+    """What the input is, by content: ``"proto"`` (named ``*.pb``), ``"portable"`` (a StableHLO portable
+    artifact), ``"bytecode"`` (other MLIR bytecode) or ``"text"``."""
     if is_hlo_proto(filename, data):
         return "proto"
-    return "bytecode" if data.startswith(BYTECODE_MAGIC) else "text"
+    if data.startswith(BYTECODE_MAGIC):
+        return "portable" if is_portable_artifact(data) else "bytecode"
+    return "text"
+
+
+def deserialize_portable(data: bytes, filename: str, context):
+    """The stablehlo module of a portable artifact (the binding's ``deserialize_portable_artifact``).
+
+    Raises:
+        HiloError: the artifact cannot be read (its version is newer than
+            this StableHLO, or it is corrupt).
+    """
+    from ..ir import ir, stablehlo
+
+    try:
+        return stablehlo.deserialize_portable_artifact(context, data)
+    except (ValueError, RuntimeError, ir.MLIRError) as e:
+        text = " ".join(str(e).split()).replace('loc("-":', f'loc("{filename}":')
+        raise HiloError(f"cannot read the StableHLO portable artifact: {text}", filename=filename) from None
 
 
 def load_module(
@@ -113,11 +156,13 @@ def load_module(
     """Parse MLIR text/bytecode or an ``HloModuleProto`` into a module.
 
     Args:
-        data: the input's bytes (or text).
+        data: the input's bytes (or text): MLIR text, MLIR bytecode, a
+            StableHLO portable artifact (detected by content: its bytecode
+            producer is ``StableHLO_v...``), or an ``HloModuleProto``.
         filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
         allow_unregistered: accept ops of unknown dialects.
         context: an ``ir.Context`` to parse into (default: a fresh one).
-        isolate: read binary inputs (bytecode, proto) in a forked child
+        isolate: read binary inputs (bytecode, artifacts, protos) in a forked child
             (:mod:`hilo_mlir.frontend.binary`): a crash or hang of the
             upstream reader becomes one error. The tools always do; text is
             always read in-process (the text parser reports errors).
@@ -141,7 +186,9 @@ def load_module(
         kind = "bytecode"
     ctx = context or make_context(allow_unregistered)
     with ctx:
-        if kind == "proto":
+        if kind == "portable":
+            module = deserialize_portable(data, filename, ctx)
+        elif kind == "proto":
             bytecode = hlo_proto_to_bytecode(data, filename)
             try:
                 module = ir.Module.parse(bytecode)

@@ -203,6 +203,13 @@ def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
     return not any(verdict(t) for t in types)
 
 
+def _refine_hint(arg_types) -> str:
+    """How to compile a shape-polymorphic ``main``: name ``--input-types`` with its arguments' types as the template."""
+    template = ",".join(str(t) for t in arg_types)
+    return (f"; for a shape-polymorphic module give the static input types, --input-types='{template}' with every "
+            "? replaced by its size (input_types= in the API)")
+
+
 def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
     """The first problem of one op (not its nested ops), or None."""
 
@@ -210,6 +217,8 @@ def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
         for i, t in enumerate(types):
             p = verdict(t)
             if p:
+                if what == "@main argument" and p.startswith(("has dynamic shape", "has unranked type")):
+                    p += _refine_hint(types)
                 return HiloError(f"'{op.name}' op {what} #{i} {p}", loc=op.location, filename=fname)
         return None
 
