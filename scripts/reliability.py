@@ -58,7 +58,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
-from mutate import binary_mutant, text_mutant  # noqa: E402
+from mutate import binary_mutant, text_mutant
 
 CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus")
 INPUTS = os.path.join(ROOT, "test", "lit", "reliability", "Inputs")
@@ -242,7 +242,7 @@ def mutants_in_batch(row: Row, blobs: list[bytes], ext: str, work: str, jobs: in
             f.write(b)
         paths.append(p)
     report = os.path.join(work, "report.json")
-    rc, stdout, stderr = run(TOOL + ["--batch", src, "-o", out, "--jobs", str(jobs), "--timeout", str(timeout),
+    rc, _, stderr = run(TOOL + ["--batch", src, "-o", out, "--jobs", str(jobs), "--timeout", str(timeout),
                                      "--report", report], timeout=timeout * len(blobs) / jobs + 600)
     if rc is None or not os.path.exists(report):
         for _ in blobs:
@@ -480,7 +480,8 @@ def deep_nesting(row: Row, depths, work: str, timeout: float) -> None:
         rc, _, err = run(TOOL + [p, "-o", out, "--timeout", str(timeout)], timeout=timeout + 120)
         v, what = verdict_of_process(rc, err, out)
         if v == "clean" and rc == 0:
-            src = open(os.path.join(out, "penguin.py")).read()
+            with open(os.path.join(out, "penguin.py"), encoding="utf-8") as f:
+                src = f.read()
             try:
                 compile(src, "penguin.py", "exec")
             except (SyntaxError, RecursionError, MemoryError) as e:
@@ -525,7 +526,7 @@ def main(argv=None) -> int:
         args.depths = ""
     rng = random.Random(args.seed)
     texts = text_seeds()
-    bcs = bytecode_seeds(texts)
+    bcs = bytecode_seeds(texts) if args.binary else []
     pbs = proto_seeds()
     rows = []
     work = tempfile.mkdtemp(prefix="hilo-reliability-")
@@ -545,39 +546,46 @@ def main(argv=None) -> int:
             os.makedirs(d)
             return d
 
-        r = Row("text mutants (batch)")
-        text_paths = mutants_in_batch(r, [text_mutant(rng.choice(texts), rng).encode("utf-8", "surrogateescape")
-                                          for _ in range(args.text)], ".mlir", sub("text"), args.jobs, args.timeout)
-        rows.append(r)
+        text_paths, bc_paths, pb_paths = [], [], []
+        if args.text:
+            r = Row("text mutants (batch)")
+            text_paths = mutants_in_batch(r, [text_mutant(rng.choice(texts), rng).encode("utf-8", "surrogateescape")
+                                              for _ in range(args.text)], ".mlir", sub("text"), args.jobs, args.timeout)
+            rows.append(r)
         n_pb = args.binary // 3
-        r = Row("bytecode mutants (batch)")
-        bc_paths = mutants_in_batch(r, [binary_mutant(rng.choice(bcs), rng) for _ in range(args.binary - n_pb)],
-                                    ".mlir", sub("bytecode"), args.jobs, args.timeout)
-        rows.append(r)
-        r = Row(".pb mutants (batch)")
-        pb_paths = mutants_in_batch(r, [binary_mutant(rng.choice(pbs), rng) for _ in range(n_pb)], ".pb", sub("proto"),
-                                    args.jobs, args.timeout)
-        rows.append(r)
-        sample = rng.sample(text_paths, min(args.single, len(text_paths))) + rng.sample(bc_paths, min(args.single, len(bc_paths))) \
-            + rng.sample(pb_paths, min(args.single // 2, len(pb_paths)))
-        r = Row("mutants, single-file hilo2penguin")
-        mutants_one_by_one(r, sample, sub("single"), "hilo2penguin", args.timeout)
-        rows.append(r)
-        r = Row("mutants, hilo-opt")
-        mutants_one_by_one(r, [p for p in sample if not p.endswith(".pb")], sub("opt"), "opt", args.timeout)
-        rows.append(r)
-        r = Row("two writers, one OUTDIR")
-        concurrent_writers(r, args.writers, sub("writers"), 1024 if args.quick else 4096)
-        rows.append(r)
-        r = Row("SIGKILL during a write")
-        kills(r, args.kills, sub("kills"), rng, 16384 if args.quick else 262144)
-        rows.append(r)
-        r = Row("SIGINT / parent SIGKILL, batch")
-        sigints(r, args.sigints, sub("sigint"), rng, args.parent_kills, 2.0 if args.quick else 4.0)
-        rows.append(r)
+        if args.binary:
+            r = Row("bytecode mutants (batch)")
+            bc_paths = mutants_in_batch(r, [binary_mutant(rng.choice(bcs), rng) for _ in range(args.binary - n_pb)],
+                                        ".mlir", sub("bytecode"), args.jobs, args.timeout)
+            rows.append(r)
+            r = Row(".pb mutants (batch)")
+            pb_paths = mutants_in_batch(r, [binary_mutant(rng.choice(pbs), rng) for _ in range(n_pb)], ".pb",
+                                        sub("proto"), args.jobs, args.timeout)
+            rows.append(r)
+        sample = rng.sample(text_paths, min(args.single, len(text_paths))) \
+            + rng.sample(bc_paths, min(args.single, len(bc_paths))) + rng.sample(pb_paths, min(args.single // 2, len(pb_paths)))
+        if sample:
+            r = Row("mutants, single-file hilo2penguin")
+            mutants_one_by_one(r, sample, sub("single"), "hilo2penguin", args.timeout)
+            rows.append(r)
+            r = Row("mutants, hilo-opt")
+            mutants_one_by_one(r, [p for p in sample if not p.endswith(".pb")], sub("opt"), "opt", args.timeout)
+            rows.append(r)
+        if args.writers:
+            r = Row("two writers, one OUTDIR")
+            concurrent_writers(r, args.writers, sub("writers"), 1024 if args.quick else 4096)
+            rows.append(r)
+        if args.kills:
+            r = Row("SIGKILL during a write")
+            kills(r, args.kills, sub("kills"), rng, 16384 if args.quick else 262144)
+            rows.append(r)
+        if args.sigints or args.parent_kills:
+            r = Row("SIGINT / parent SIGKILL, batch")
+            sigints(r, args.sigints, sub("sigint"), rng, args.parent_kills, 2.0 if args.quick else 4.0)
+            rows.append(r)
         depths = [int(d) for d in args.depths.split(",") if d]
         if depths:
-            r = Row("while nested 100/250/1000")
+            r = Row("while nested " + "/".join(map(str, depths)) + " deep")
             deep_nesting(r, depths, sub("nesting"), args.timeout)
             rows.append(r)
     finally:
@@ -590,7 +598,7 @@ def main(argv=None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump([{"case": r.name, **r.counts, "examples": r.examples} for r in rows], f, indent=1)
-    return 0 if all(r.counts["clean"] == r.counts["tried"] for r in rows) else 1
+    return 0 if rows and all(r.counts["clean"] == r.counts["tried"] for r in rows) else 1
 
 
 if __name__ == "__main__":

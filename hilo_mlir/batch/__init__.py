@@ -37,7 +37,6 @@ or ``rejected``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 
 from .classify import STATUSES, ModuleResult, WorkerOutcome, classify  # noqa: F401 (public API)

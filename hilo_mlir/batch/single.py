@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from .classify import ModuleResult, classify, phase
 from ..signals import EXIT_INTERRUPTED, StopRequest
+from .classify import ModuleResult, classify, phase
 from .pool import WorkerPool
 from .worker import WorkerJob, compile_one
 

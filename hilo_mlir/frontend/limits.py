@@ -25,7 +25,6 @@ use, the cgroup's ``memory.max`` minus ``memory.current``, and the machine's
 
 from __future__ import annotations
 
-import os
 import resource
 
 from ..diagnostics import HiloError

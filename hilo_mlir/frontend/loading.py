@@ -36,7 +36,7 @@ class LoadedModule:
     dialect: str = ""
 
     @classmethod
-    def from_module(cls, context, module, filename: str) -> "LoadedModule":
+    def from_module(cls, context, module, filename: str) -> LoadedModule:
         """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
         return cls(context, module, filename)
 

@@ -34,8 +34,8 @@ failure and its location.
 
 from __future__ import annotations
 
-from ..dialects import hlo_short_name
 from ..diagnostics import HiloError
+from ..dialects import hlo_short_name
 from ..type_legality import type_problem
 
 #: Shape-computing ops: their result shapes are data, which the Penguin program
@@ -43,9 +43,7 @@ from ..type_legality import type_problem
 #: ``mhlo.dynamic_conv`` in ``hlo-legalize-to-stablehlo``), so they are refused
 #: before any rewrite even when their types happen to be static.
 DYNAMIC_SHAPE_OPS = frozenset(
-    """dynamic_broadcast_in_dim dynamic_conv dynamic_gather dynamic_iota dynamic_pad
-    dynamic_reshape real_dynamic_slice set_dimension_size get_dimension_size
-    compute_reshape_shape cstr_reshapable""".split()
+    ["dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape", "real_dynamic_slice", "set_dimension_size", "get_dimension_size", "compute_reshape_shape", "cstr_reshapable"]
 )
 _TOKEN_PASS = "replace-token-type-with-u8"
 _COMPLEX_PASS = "lower-complex"
