@@ -168,3 +168,22 @@ class capture_diagnostics:
 
     def __exit__(self, *exc) -> None:
         self._handle.detach()
+
+
+class out_of_memory:
+    """Turn a ``MemoryError`` inside the block into ``HiloError("out of memory while <phase>")``.
+
+    Usage: ``with out_of_memory("parsing the input"): ...``; the CLIs print
+    it as ``error: out of memory while parsing the input`` (exit 1).
+    """
+
+    def __init__(self, phase: str):
+        self.phase = phase
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, tp, value, tb):
+        if tp is not None and issubclass(tp, MemoryError):
+            raise HiloError(f"out of memory while {self.phase}") from None
+        return False

@@ -8,8 +8,12 @@ import tempfile
 from .diagnostics import HiloError
 
 
-def read_input(path: str) -> bytes:
-    """Read ``path`` (or stdin for ``-``) as bytes; HiloError if missing, a folder, or empty."""
+def read_input(path: str, allow_empty: bool = False) -> bytes:
+    """Read ``path`` (or stdin for ``-``) as bytes; HiloError if missing, a folder, or (unless ``allow_empty``) empty.
+
+    ``allow_empty``: an empty (or blank) file or stdin is returned as it is
+    (``hilo-opt``: as mlir-opt, both are the empty module).
+    """
     import sys
 
     if path == "-":
@@ -24,7 +28,7 @@ def read_input(path: str) -> bytes:
                 data = f.read()
         except OSError as e:
             raise HiloError(f"cannot open input file '{path}': {e.strerror}") from None
-    if not data.strip():
+    if not data.strip() and not allow_empty:
         raise HiloError(f"input file '{path}' is empty", filename=None if path == "-" else path)
     return data
 

@@ -36,8 +36,8 @@ class PenguinProgram:
     Attributes:
         source: the Penguin Python text (:class:`hilo_mlir.PenguinSource`, a ``str``).
         files: ``{name: bytes}`` written beside ``penguin.py`` (large constants).
-        exported: the ``jax.export.Exported`` it was compiled from.
-        mlir: the StableHLO text that went into the compiler.
+        exported: the ``jax.export.Exported`` it was compiled from (None for a portable artifact).
+        mlir: the StableHLO text that went into the compiler (None for a portable artifact).
         spine: ``"mhlo"`` or ``"stablehlo"``.
     """
 
@@ -53,6 +53,8 @@ class PenguinProgram:
         return getattr(self.source, "statistics", {})
 
     def _flat(self, arrays) -> list:
+        if self.exported is None:  # compiled from a portable artifact: no JAX signature to check against
+            return [np.asarray(a) for a in jax.tree_util.tree_leaves(list(arrays))]
         n = len(self.exported.in_avals)
         if len(arrays) == n and all(not isinstance(a, (list, tuple, dict)) for a in arrays):
             flat = list(arrays)
@@ -81,7 +83,13 @@ class PenguinProgram:
         return penguin_ref.run(self.source, self._flat(arrays), files=self.files)
 
     def reference(self, *arrays) -> list:
-        """Run the exported function with JAX (XLA CPU); flattened results as numpy arrays."""
+        """Run the exported function with JAX (XLA CPU); flattened results as numpy arrays.
+
+        Raises:
+            HiloError: the program was compiled from a portable artifact (there is no JAX function).
+        """
+        if self.exported is None:
+            raise HiloError("no JAX function to run: this program was compiled from a portable artifact")
         out = self.exported.call(*self._unflat(arrays))
         return [np.asarray(o) for o in jax.tree_util.tree_leaves(out)]
 
@@ -93,24 +101,29 @@ class PenguinProgram:
         return args
 
     def write(self, directory: str | os.PathLike) -> str:
-        """Write ``penguin.py`` and its ``.npy`` files into ``directory``; returns the path of ``penguin.py``."""
-        d = os.fspath(directory)
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "penguin.py")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(str(self.source))
+        """Publish ``penguin.py`` and its ``.npy`` files into ``directory`` (:func:`hilo_mlir.packaging.write_program`).
+
+        Returns the path of ``penguin.py``.
+        """
+        import io
+
+        from .packaging import write_program
+
+        files = {}
         for name, data in self.files.items():
-            with open(os.path.join(d, name), "wb") as f:
-                if isinstance(data, np.ndarray):
-                    np.save(f, data, allow_pickle=False)
-                else:
-                    f.write(data)
-        return path
+            if isinstance(data, np.ndarray):
+                buf = io.BytesIO()
+                np.save(buf, data, allow_pickle=False)
+                data = buf.getvalue()
+            files[name] = data
+        return write_program(os.fspath(directory), str(self.source), files)
 
     def __str__(self) -> str:
         return str(self.source)
 
     def __repr__(self) -> str:
+        if self.exported is None:
+            return f"<PenguinProgram spine={self.spine} (from a portable artifact)>"
         return f"<PenguinProgram spine={self.spine} {len(self.exported.in_avals)} inputs, {len(self.exported.out_avals)} outputs>"
 
 
@@ -132,15 +145,42 @@ def export(fn, *example_args):
         raise HiloError(f"jax.export failed: {e}") from None
 
 
+def _mlir_type(arg) -> str:
+    """``tensor<4x32xf32>`` for an array or ``jax.ShapeDtypeStruct`` (dtype through the printers' dtype table)."""
+    from .printers.supported import DTYPES
+
+    names = {v: k for k, v in DTYPES.items()}
+    dt = np.dtype(arg.dtype).name
+    if dt not in names:
+        raise HiloError(f"argument dtype {dt} has no MLIR element type here")
+    return "tensor<" + "".join(f"{int(d)}x" for d in arg.shape) + names[dt] + ">"
+
+
+def _is_polymorphic(exp) -> bool:
+    return not all(isinstance(d, int) for av in list(exp.in_avals) + list(exp.out_avals) for d in av.shape)
+
+
+def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=None) -> PenguinProgram:
+    """A StableHLO portable artifact (``Exported.mlir_module_serialized``): compiled as it is, no JAX function."""
+    flat = jax.tree_util.tree_leaves(list(example_args))
+    input_types = [_mlir_type(a) for a in flat] if flat else None
+    src = compile_module(bytes(data), config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types,
+                         fusion_report=fusion_report)
+    return PenguinProgram(src, None, None, spine)
+
+
 def compile(fn, *example_args, config: CompileConfig | None = None, spine: str = "mhlo",  # noqa: A001 - the API name
             fusion_report: str | None = None) -> PenguinProgram:
-    """Compile a JAX function (or a ``jax.export.Exported``) to a Penguin program.
+    """Compile a JAX function, a ``jax.export.Exported`` or a portable artifact to a Penguin program.
 
     Args:
-        fn: a Python function of arrays, a ``jax.jit`` function, or a
-            ``jax.export.Exported``.
+        fn: a Python function of arrays, a ``jax.jit`` function, a
+            ``jax.export.Exported``, or the ``bytes`` of a StableHLO portable
+            artifact (``Exported.mlir_module_serialized``).
         *example_args: arrays or ``jax.ShapeDtypeStruct`` giving the input
-            shapes/dtypes (not used when ``fn`` is an ``Exported``).
+            shapes/dtypes; for a shape-polymorphic ``Exported`` (or artifact),
+            the concrete arguments to specialize it to (``input_types``); not
+            used with a static ``Exported``.
         config: :class:`hilo_mlir.CompileConfig` (default: the binary's
             defaults; ``CompileConfig.preset("all")`` turns every gate on).
         spine: ``"mhlo"`` or ``"stablehlo"``.
@@ -151,14 +191,27 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
         :class:`PenguinProgram` with ``.source``, ``.write(dir)``, ``.run(*arrays)``.
 
     Raises:
-        HiloError: export failures, symbolic (shape-polymorphic) shapes, and
+        HiloError: export failures, a shape-polymorphic export without
+            concrete arguments, a shape assertion the arguments violate, and
             every error of :func:`hilo_mlir.compile_module`.
     """
-    exp = export(fn, *example_args)
-    for av in list(exp.in_avals) + list(exp.out_avals):
-        if not all(isinstance(d, int) for d in av.shape):
-            raise HiloError(f"shape-polymorphic exports are not supported (shape {av.shape})")
+    if isinstance(fn, (bytes, bytearray, memoryview)):
+        return _compile_artifact(fn, example_args, config, spine, fusion_report)
+    input_types = None
+    if isinstance(fn, jax.export.Exported) and _is_polymorphic(fn):
+        if not example_args:
+            shapes = ", ".join(str(av.shape) for av in fn.in_avals)
+            raise HiloError(f"the export is shape-polymorphic (input shapes {shapes}): pass concrete arguments to "
+                            "specialize it, hj.compile(exported, *arrays)")
+        input_types = [_mlir_type(a) for a in jax.tree_util.tree_leaves(list(example_args))]
+        exp = fn
+    else:
+        exp = export(fn, *example_args)
+        if _is_polymorphic(exp):
+            raise HiloError("shape-polymorphic example arguments: export with concrete shapes, or compile the "
+                            "Exported with concrete arguments")
     text = exp.mlir_module()
     name = getattr(exp, "fun_name", None) or "jax_export"
-    src = compile_module(text, config=config, spine=spine, filename=f"{name}.stablehlo.mlir", fusion_report=fusion_report)
+    src = compile_module(text, config=config, spine=spine, filename=f"{name}.stablehlo.mlir", input_types=input_types,
+                         fusion_report=fusion_report)
     return PenguinProgram(src, exp, text, spine)

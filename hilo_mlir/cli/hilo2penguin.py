@@ -13,8 +13,10 @@ Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
 goes to ``OUTDIR/<relative path stem>/penguin.py``; statuses ok / rejected /
 crashed / timeout; exit 0 only if every module is ok or rejected.
 
-INPUT is a ``.mlir`` file (stablehlo or mhlo, detected) or a serialized
-``HloModuleProto`` (``.pb``). The Penguin program goes to ``OUTDIR/penguin.py``
+INPUT is a ``.mlir`` file (stablehlo or mhlo, detected; text, bytecode, or a
+StableHLO portable artifact such as ``jax.export``'s ``mlir_module_serialized``,
+detected by content) or a serialized ``HloModuleProto`` (``.pb``).
+``--input-types`` specializes a shape-polymorphic module. The Penguin program goes to ``OUTDIR/penguin.py``
 (written to a temporary name and renamed into place only after everything
 succeeded). Exit 0 on success, 1 on any error (one line on stderr).
 """
@@ -58,12 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "formed and every candidate they refused, with the rule that refused it")
     ap.add_argument("--debug", action="store_true",
                     help="print the passes' debug lines to stderr (e.g. the 64-bit values sixty-four-hack narrowed without a proof)")
+    ap.add_argument("--input-types", default=None, metavar="TYPES",
+                    help="static types of main's arguments, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>': specializes a "
+                         "shape-polymorphic module and refines every shape (JAX's shape assertions are checked)")
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
     b.add_argument("--jobs", "-j", type=int, default=None, help="worker processes at a time (default: number of CPUs)")
     b.add_argument("--report", default=None, help="write the per-module report (JSON) here")
-    b.add_argument("--timeout", type=float, default=None, help="seconds per module before it is killed (status 'timeout')")
+    b.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="with --batch: seconds per module before it is killed (status 'timeout'); "
+                        "also bounds reading a binary input (bytecode, .pb: default 300 s)")
     g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
     defaults = CompileConfig()
     for name in CompileConfig.gate_names():
@@ -102,7 +109,6 @@ def run(argv: list[str]) -> int:
     cfg = config_from_args(args)
 
     from .. import compiler
-    from ..pipeline import Instrumentation
 
     if args.dump_pass_pipeline:
         for step in compiler.build_spine(cfg):
@@ -115,70 +121,42 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
     if args.batch:
-        if args.fusion_report is not None:
-            sys.stderr.write("hilo2penguin: error: --fusion-report needs a single input, not --batch\n")
-        if args.debug:
-            sys.stderr.write("hilo2penguin: error: --debug takes one input, not --batch\n")
-            return 1
+        for flag, given in (("--input-types", args.input_types is not None),
+                            ("--fusion-report", args.fusion_report is not None), ("--debug", args.debug)):
+            if given:
+                sys.stderr.write(f"hilo2penguin: error: {flag} needs a single input, not --batch\n")
+                return 1
         return _run_batch(args, cfg)
-    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
+    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report)):
         if given:
             sys.stderr.write(f"hilo2penguin: error: {flag} needs --batch\n")
             return 1
+    if args.timeout is not None and args.timeout <= 0:
+        sys.stderr.write("hilo2penguin: error: --timeout must be positive\n")
+        return 1
     if len(args.inputs) > 1:
         sys.stderr.write("hilo2penguin: error: several inputs given: pass one input, or use --batch\n")
         return 1
     args.input = args.inputs[0]
+    return _run_single(args, cfg)
 
-    from ..io_utils import read_input
-    from ..packaging import write_program
 
-    instr = Instrumentation(
-        print_after_all=args.mlir_print_ir_after_all,
-        print_before_all=args.mlir_print_ir_before_all,
-        out=sys.stderr,
-        debug=args.debug,
+def _run_single(args, cfg) -> int:
+    """Compile one input into OUTDIR in a worker process (a crash or hang there is one line)."""
+    from ..batch.single import run_single
+    from ..batch.worker import WorkerJob
+
+    if os.path.exists(args.outdir) and not os.path.isdir(args.outdir):
+        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': it is a file, not a folder\n")
+        return 1
+    job = WorkerJob(
+        args.input, args.outdir, cfg, allow_unregistered=args.allow_unregistered_dialect, read_timeout=args.timeout,
+        print_before_all=args.mlir_print_ir_before_all, print_after_all=args.mlir_print_ir_after_all,
+        timing=args.mlir_timing, statistics=args.mlir_pass_statistics, input_types=args.input_types,
+        fusion_report=args.fusion_report, debug=args.debug,
     )
-    try:
-        data = read_input(args.input)
-        loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
-        src = compiler.compile_loaded(loaded, cfg, instrumentation=instr, fusion_report=args.fusion_report)
-    except HiloError as e:
-        if args.debug:
-            sys.stderr.writelines(line + "\n" for line in getattr(e, "log", ()))
-        sys.stderr.write(_one_line(e.format(args.input)) + "\n")
-        return 1
-    if args.debug:
-        sys.stderr.writelines(line + "\n" for line in src.log)
-    if args.mlir_timing:
-        from ..pipeline import Pipeline
-
-        p = Pipeline([])
-        p.timings = src.timings
-        sys.stderr.write(p.timing_report())
-    if args.mlir_pass_statistics:
-        for name, stats in src.statistics.items():
-            sys.stderr.write(f"{name}\n")
-            for k in sorted(stats):
-                sys.stderr.write(f"  ({k}) {stats[k]}\n")
-    try:
-        path = write_program(args.outdir, src)
-    except OSError as e:
-        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
-        return 1
-    sys.stdout.write(f"wrote {path}\n")
-    if src.fusion_report is not None:
-        _print_fusion_report(src.fusion_report, args.fusion_report)
-    return 0
-
-
-def _print_fusion_report(report, folder: str) -> None:
-    """The fusion report's files and one line per kind (``DotLogistic: 3 formed, 12 refused (...)``)."""
-    from ..fusion_report import HTML_NAME, JSON_NAME
-
-    sys.stdout.write(f"wrote {os.path.join(folder, JSON_NAME)}\nwrote {os.path.join(folder, HTML_NAME)}\n")
-    for line in report.summary_lines() or ["fusion report: no fusion candidates"]:
-        sys.stdout.write(line + "\n")
+    debug = job.print_before_all or job.print_after_all or job.timing or job.statistics or job.debug
+    return run_single(job, timeout=args.timeout, forward=debug)
 
 
 def _one_line(text: str) -> str:

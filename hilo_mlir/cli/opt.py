@@ -35,6 +35,7 @@ _FLAGS_HELP = [
     ("--mlir-print-op-generic", "print the output in generic op form"),
     ("--mlir-print-debuginfo", "print locations in the output"),
     ("--debug", "print the passes' debug lines (match/reject reasons) to stderr"),
+    ("--timeout=S", "seconds reading an MLIR bytecode input may take (read in a separate process; default 300)"),
 ]
 
 
@@ -211,6 +212,10 @@ def run(argv: list[str]) -> int:
     if any(a in ("-h", "--help", "-help") for a in argv):
         sys.stdout.write(_help_text())
         return 0
+    from .. import registry, signals
+
+    registry._load()  # the heavy imports, while SIGINT is still deferred
+    signals.resume()
     try:
         argv, pass_flags = _collect_pass_flags(argv)
     except HiloError as e:
@@ -221,6 +226,7 @@ def run(argv: list[str]) -> int:
     ap.add_argument("-o", dest="output", default="-")
     ap.add_argument("--pass-pipeline", default=None)
     ap.add_argument("--verify-each", nargs="?", const=True, default=True, type=bool_flag)
+    ap.add_argument("--timeout", type=float, default=None)
     for flag in (
         "split-input-file",
         "verify-diagnostics",
@@ -248,6 +254,8 @@ def run(argv: list[str]) -> int:
         sys.stderr.write(f"hilo-opt: error: {e} (see 'hilo-opt --help')\n")
         return 1
 
+    from ..frontend.binary import read_binary
+    from ..frontend.loading import BYTECODE_MAGIC, input_kind
     from ..io_utils import atomic_write_text, decode_text, read_input
 
     filename = "<stdin>" if args.input == "-" else args.input
@@ -261,9 +269,18 @@ def run(argv: list[str]) -> int:
             pl.build_steps([pl.Element(name, val)])
         if pass_flags and args.pass_pipeline is not None:
             raise HiloError("--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0] + "); put every pass in the pipeline")
-        raw = read_input(args.input) if args.input != "-" else sys.stdin.buffer.read()
-        # MLIR bytecode is accepted as it is; text must be UTF-8.
-        text = raw if raw.startswith(b"ML\xefR") else decode_text(raw, filename)
+        if args.timeout is not None and args.timeout <= 0:
+            raise HiloError("--timeout must be positive")
+        raw = read_input(args.input, allow_empty=True)  # empty file and empty stdin: both the empty module (mlir-opt)
+        # MLIR bytecode is read in a child process first (a corrupt file cannot
+        # crash or hang the tool); text must be UTF-8.
+        if raw.startswith(BYTECODE_MAGIC):  # MLIR bytecode or a StableHLO portable artifact (read as stablehlo)
+            text = read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+        else:
+            from ..frontend.limits import check_dim_numbers
+
+            text = decode_text(raw, filename)
+            check_dim_numbers(text, filename)  # before the parser allocates by them
     except HiloError as e:
         sys.stderr.write(e.format(filename if "cannot open" in e.message or "empty" in e.message else None) + "\n")
         return 1

@@ -30,6 +30,7 @@ Source: seed 002 sections 1-3, DESIGN.md "The printer" and catalogue step 4.
 from __future__ import annotations
 
 from ..ir import ir
+from ..type_legality import type_problem
 
 #: MLIR element type (its text) -> Penguin dtype string (docs/penguin_format.md section 5).
 DTYPES = {
@@ -182,30 +183,8 @@ def type_reason(t, _cache: dict | None = None) -> str | None:
 
 
 def _type_reason(t, ir) -> str | None:
-    tid = t.typeid
-    if tid == ir.RankedTensorType.static_typeid:
-        rt = ir.RankedTensorType(t)
-        if not rt.has_static_shape:
-            return f"dynamic shape {t} is not supported"
-        es = str(rt.element_type)
-        if es not in DTYPES:
-            return f"element type {es} is not supported"
-        return None
-    if tid == ir.TupleType.static_typeid:
-        tt = ir.TupleType(t)
-        for i in range(tt.num_types):
-            r = _type_reason(tt.get_type(i), ir)
-            if r:
-                return r
-        return None
-    s = str(t)
-    if s in ("!mhlo.token", "!stablehlo.token"):
-        return None
-    if tid == ir.UnrankedTensorType.static_typeid:
-        return f"unranked type {s} is not supported"
-    if s in DTYPES:  # scalar element types (e.g. in region signatures of some ops)
-        return None
-    return f"type {s} is not supported"
+    p = type_problem(t, element_types=DTYPES)  # the one type-legality checker (hilo_mlir.type_legality)
+    return None if p is None else p.reason()
 
 
 def name_reason(name: str) -> str | None:

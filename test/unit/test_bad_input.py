@@ -16,7 +16,7 @@ from hilo_mlir import compiler, registry
 from hilo_mlir.config import CompileConfig
 from hilo_mlir.diagnostics import HiloError
 
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
 
 INPUTS = ROOT / "test" / "lit" / "reliability" / "Inputs"
 SPINES = ("mhlo", "stablehlo")
@@ -52,6 +52,9 @@ REJECTED = [
     ("not-utf8.mlir", "{p}:2:9: error: input is not valid UTF-8: byte 0xe9 at offset 28"),
     ("empty.mlir", "{p}: error: input file '{p}' is empty"),
     ("not-a-proto.pb", "{p}: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto"),
+    # hostile sizes: refused before anything allocates by them
+    ("conv-dim-numbers-huge.mlir", "{p}:2:65: error: dimension 2147483648 in a convolution's dim_numbers is out of range: the layout [b, 0, 2147483648, f] has 4 dimensions"),
+    ("shape-overflow.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has shape tensor<4294967296x4294967296x4xf32>, whose element count or size in bytes overflows a 64-bit integer"),
 ]
 
 
@@ -239,3 +242,106 @@ def test_chlo_ops_are_decomposed_by_the_driver(spine):
     got = penguin_ref.run(src, inputs, files=src.files)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-6)
+
+
+BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
+  %c = stablehlo.iota dim = 0 : tensor<4096xf32>
+  %k = stablehlo.constant dense<"0xHEX"> : tensor<4096xf32>
+  %0 = stablehlo.add %a, %k : tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
+""".replace("HEX", "0000803F" * 4095 + "00000040")
+
+
+def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
+    from hilo_mlir.frontend import limits
+
+    monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
+    assert e.value.format() == ("c.mlir:3:8: error: 'stablehlo.constant' op: this 16,384 bytes constant does not fit in the "
+                                "memory left (writing it out needs about 32,768 bytes; 20,000 bytes available)")
+    monkeypatch.setattr(limits, "memory_headroom", lambda: 40000)
+    assert "NpyFile" in compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
+
+
+@pytest.mark.parametrize("where, phase", [
+    ("validate", "validating the input"),
+    ("pass", "running pass 'test-oom'"),
+])
+def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, phase):
+    from hilo_mlir.pipeline import Step
+    from hilo_mlir.registry import PassInfo
+
+    def boom(*a, **k):
+        raise MemoryError()
+
+    if where == "validate":
+        monkeypatch.setattr(compiler, "validate_input", boom)
+    else:
+        real = compiler.build_spine
+
+        def build(config, skip_missing=False):
+            info = PassInfo("test-oom", "test-only", boom, anchor="builtin.module")
+            return real(config, skip_missing)[:2] + [Step(info, "test-oom", {}, anchor="builtin.module")]
+
+        monkeypatch.setattr(compiler, "build_spine", build)
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
+    assert e.value.format() == f"error: out of memory while {phase}"
+
+
+def test_binary_reader_crash_and_hang_are_one_line(monkeypatch):
+    """The child that reads a binary input dies or loops: one error naming what happened (real mutants: lit binary-inputs)."""
+    from hilo_mlir.frontend import binary
+
+    data = open(EXAMPLES / "decoder_layer.hlo.pb", "rb").read()
+
+    def segv(*a):
+        os.kill(os.getpid(), 11)
+
+    monkeypatch.setattr(binary, "_read_in_child", segv)
+    with pytest.raises(HiloError) as e:
+        compiler.load_module(data, "m.pb", isolate=True)
+    assert e.value.format() == ("m.pb: error: the HLO proto importer crashed (SIGSEGV) on this input; "
+                                "the file is corrupt or not a serialized HloModuleProto")
+
+    def hang(*a):
+        import time
+
+        time.sleep(60)
+
+    monkeypatch.setattr(binary, "_read_in_child", hang)
+    with pytest.raises(HiloError) as e:
+        compiler.load_module(b"ML\xefR" + data, "m.mlirbc", isolate=True, timeout=1)
+    assert e.value.format() == ("m.mlirbc: error: the MLIR bytecode reader did not finish in 1 s on this input; "
+                                "the file is corrupt or not MLIR bytecode")
+
+
+def test_proto_import_logging_is_not_shown(tmp_path):
+    """XLA's and protobuf's own log lines stay in the reading child: the tool prints one line."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    bad = tmp_path / "bad.pb"
+    bad.write_bytes(open(EXAMPLES / "decoder_layer.hlo.pb", "rb").read()[:-40])
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(f"{bad}: error: "), r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
+    from hilo_mlir.frontend.printability import LIMIT, UnprintableOps
+
+    n = LIMIT + 5
+    body = "".join(f'  %e{i} = stablehlo.einsum %x, %x, config = "i,i->i" : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
+                   f"  %s{i} = stablehlo.add %{'x' if i == 0 else f's{i - 1}'}, %e{i} : tensor<4xf32>\n" for i in range(n))
+    text = f"func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n{body}  return %s{n - 1} : tensor<4xf32>\n}}\n"
+    with pytest.raises(UnprintableOps) as e:
+        compiler.compile_module(text, filename="many.mlir")
+    lines = e.value.lines()
+    assert len(e.value.errors) == LIMIT and len(lines) == LIMIT + 1
+    assert lines[0] == "many.mlir:2:9: error: 'stablehlo.einsum': einsum must be lowered to dot_general before printing"
+    assert [ln.split(":")[1] for ln in lines[:LIMIT]] == [str(2 + 2 * i) for i in range(LIMIT)]  # one per op, in order
+    assert lines[-1] == f"many.mlir: error: 5 more ops cannot be emitted by the Penguin printer (the first {LIMIT} are listed)"
+    assert e.value.format() == lines[0]  # the API's one-line form is the first blocker

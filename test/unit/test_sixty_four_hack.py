@@ -172,4 +172,4 @@ def test_hilo2penguin_debug_takes_one_input(tmp_path, capsys):
     from hilo_mlir.cli.hilo2penguin import run
 
     assert run(["--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--debug"]) == 1
-    assert "--debug takes one input, not --batch" in capsys.readouterr().err
+    assert "--debug needs a single input, not --batch" in capsys.readouterr().err

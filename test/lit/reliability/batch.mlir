@@ -4,8 +4,8 @@
 // RUN: cp %S/Inputs/syntax-error.mlir %t/in/sub/b.mlir
 // RUN: cp %S/Inputs/dynamic-conv-abort.mlir %t/in/c.mlir
 // RUN: echo mine > %t/out/keep.txt
-// The validator refuses mhlo.dynamic_conv up front; the test hook lets it reach the aborting upstream pass.
-// RUN: not env HILO_MLIR_TEST_SKIP_VALIDATION=1 hilo2penguin --batch %t/in -o %t/out --spine stablehlo --jobs 2 --report %t/report.json > %t/summary.txt 2> %t/progress.txt
+// The validator refuses mhlo.dynamic_conv up front; the fixture switches validation off so it reaches the aborting upstream pass.
+// RUN: not %python %S/Inputs/unvalidated_driver.py --batch %t/in -o %t/out --spine stablehlo --jobs 2 --report %t/report.json > %t/summary.txt 2> %t/progress.txt
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t/summary.txt
 // RUN: FileCheck %s --check-prefix=PROGRESS < %t/progress.txt
 // RUN: FileCheck %s --check-prefix=REPORT < %t/report.json
@@ -17,11 +17,12 @@
 // RUN: rm %t/in/c.mlir
 // RUN: hilo2penguin --batch %t/in -o %t/out --jobs 1 | FileCheck %s --check-prefix=CLEAN
 
-// SUMMARY: ok                1
-// SUMMARY-NEXT: rejected          1
-// SUMMARY-NEXT: crashed           1
-// SUMMARY-NEXT: timeout           0
-// SUMMARY-NEXT: total             3
+// SUMMARY: ok                  1
+// SUMMARY-NEXT: rejected            1
+// SUMMARY-NEXT: write-failed        0
+// SUMMARY-NEXT: crashed             1
+// SUMMARY-NEXT: timeout             0
+// SUMMARY-NEXT: total               3
 // SUMMARY: c.mlir: crashed (SIGABRT, last pass 'hlo-legalize-to-stablehlo'): LLVM ERROR: Invalid non-spatial dimension.
 
 // PROGRESS-DAG: /3] ok       {{.*}}a.mlir
@@ -40,10 +41,14 @@
 // REPORT: "summary": {
 // REPORT-NEXT: "ok": 1,
 // REPORT-NEXT: "rejected": 1,
+// REPORT-NEXT: "write-failed": 0,
 // REPORT-NEXT: "crashed": 1,
 // REPORT-NEXT: "timeout": 0
+// REPORT-NEXT: },
+// REPORT-NEXT: "interrupted": false
 
 // KEEP: mine
-// CLEAN: ok                1
-// CLEAN-NEXT: rejected          1
-// CLEAN-NEXT: crashed           0
+// CLEAN: ok                  1
+// CLEAN-NEXT: rejected            1
+// CLEAN-NEXT: write-failed        0
+// CLEAN-NEXT: crashed             0

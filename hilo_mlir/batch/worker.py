@@ -1,0 +1,161 @@
+"""The task of one worker: read, parse, compile and write one module, announcing each stage.
+
+Runs in a forked child (:class:`hilo_mlir.batch.pool.WorkerPool`; batch mode
+runs one per module, single-file mode one for its input). Every stage is
+announced (``{"pass": "read"}``, ``parse``, then ``validate-input``, the
+bridge's and the spine's passes through ``Instrumentation.on_pass_start``,
+then ``write``) before it runs, so the announcement survives a crash in it;
+the last message is the result: ``{"status": "ok", "path": ...}``,
+``{"status": "rejected", "diagnostic": ...}`` (a
+:class:`~hilo_mlir.diagnostics.HiloError`), ``{"status": "write-failed",
+"diagnostic": "cannot write ...: <OS error>"}`` (the output could not be
+written: a full disk, no permission) or ``{"status": "crashed",
+"diagnostic": "internal error: ...", "traceback": ...}`` (any other Python
+exception: a bug, reported, never printed). Binary inputs are read in a
+further child (:mod:`hilo_mlir.frontend.binary`), so a reader crash is a
+one-line rejection.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from .classify import one_line
+
+
+@dataclass
+class WorkerJob:
+    """What one worker compiles and where it writes.
+
+    Attributes:
+        path: the input module.
+        target: the output folder (``penguin.py`` goes there).
+        config: the :class:`~hilo_mlir.config.CompileConfig`.
+        allow_unregistered: accept ops of unknown dialects.
+        read_timeout: seconds a binary input may take to read (None: the default).
+        print_before_all / print_after_all: IR dumps on stderr.
+        timing / statistics: the ``--mlir-timing`` / ``--mlir-pass-statistics`` reports on stderr.
+        input_types: static types of ``main``'s arguments (``--input-types``), or None.
+        fusion_report: a folder for the fusion report (``--fusion-report``), or None.
+        debug: the passes' debug lines on stderr (``--debug``).
+    """
+
+    path: str
+    target: str
+    config: object
+    allow_unregistered: bool = False
+    read_timeout: float | None = None
+    print_before_all: bool = False
+    print_after_all: bool = False
+    timing: bool = False
+    statistics: bool = False
+    input_types: object = None
+    fusion_report: str | None = None
+    debug: bool = False
+
+
+class WriteFailed(Exception):
+    """The program was compiled but could not be written (``str``: the one-line reason)."""
+
+
+def _reports(job: WorkerJob, src) -> None:
+    if job.timing:
+        from ..pipeline import Pipeline
+
+        p = Pipeline([])
+        p.timings = src.timings
+        sys.stderr.write(p.timing_report())
+    if job.statistics:
+        for name, stats in src.statistics.items():
+            sys.stderr.write(f"{name}\n")
+            for k in sorted(stats):
+                sys.stderr.write(f"  ({k}) {stats[k]}\n")
+
+
+def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
+    """Compile and write ``job``: the ``penguin.py`` path and the fusion report's lines for stdout."""
+    from .. import compiler
+    from ..diagnostics import HiloError, out_of_memory
+    from ..io_utils import read_input
+    from ..packaging import write_program
+    from ..pipeline import Instrumentation
+
+    send({"pass": "read"})
+    with out_of_memory("reading the input"):
+        data = read_input(job.path)
+    from ..frontend.loading import input_kind
+
+    send({"pass": "parse", "input": input_kind(job.path, data)})
+    with out_of_memory("parsing the input"):
+        loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True,
+                                      timeout=job.read_timeout)
+    del data
+    instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}), print_before_all=job.print_before_all,
+                            print_after_all=job.print_after_all, out=sys.stderr, debug=job.debug)
+    try:
+        src = compiler.compile_loaded(loaded, job.config, instrumentation=instr, input_types=job.input_types,
+                                      fusion_report=job.fusion_report)
+    except HiloError as e:
+        if job.debug:
+            sys.stderr.writelines(line + "\n" for line in getattr(e, "log", ()))
+        raise
+    if job.debug:
+        sys.stderr.writelines(line + "\n" for line in src.log)
+    _reports(job, src)
+    send({"pass": "write"})
+    try:
+        with out_of_memory("writing the output"):
+            path = write_program(job.target, src)
+    except OSError as e:
+        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
+    return path, _fusion_report_lines(job, src)
+
+
+def _fusion_report_lines(job: WorkerJob, src) -> list[str]:
+    """What ``--fusion-report`` prints after ``wrote``: its two files and one line per kind."""
+    if src.fusion_report is None:
+        return []
+    from ..fusion_report import HTML_NAME, JSON_NAME
+
+    lines = [f"wrote {os.path.join(job.fusion_report, JSON_NAME)}", f"wrote {os.path.join(job.fusion_report, HTML_NAME)}"]
+    return lines + (src.fusion_report.summary_lines() or ["fusion report: no fusion candidates"])
+
+
+def compile_one(job: WorkerJob, send) -> None:
+    """Compile ``job``; report through ``send``; never returns (``os._exit``)."""
+    import traceback
+
+    code = 0
+    try:
+        from ..diagnostics import HiloError
+
+        try:
+            path, lines = _compile_and_write(job, send)
+            send({"status": "ok", "path": path, "report": lines})
+        except HiloError as e:
+            msg = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
+            lines = e.lines(job.path) if hasattr(e, "lines") else []
+            if len(lines) > 1:  # several independent errors (one per blocking op): each its own line
+                msg["diagnostics"] = [one_line(x) for x in lines]
+            send(msg)
+        except WriteFailed as e:
+            send({"status": "write-failed", "diagnostic": one_line(str(e))})
+        except Exception as e:  # noqa: BLE001 - a bug in our code: reported, never a traceback on the console
+            send(
+                {
+                    "status": "crashed",
+                    "diagnostic": one_line(f"internal error: {type(e).__name__}: {e}"),
+                    "traceback": traceback.format_exc()[-8000:],
+                }
+            )
+    except BaseException:  # noqa: BLE001 - e.g. KeyboardInterrupt: the parent reports the exit
+        code = 3
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        os._exit(code)

@@ -1,0 +1,3 @@
+func.func @main(%a: tensor<4294967296x4294967296x4xf32>) -> tensor<4294967296x4294967296x4xf32> {
+  return %a : tensor<4294967296x4294967296x4xf32>
+}

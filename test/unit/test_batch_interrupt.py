@@ -1,0 +1,134 @@
+"""Batch mode under SIGINT / SIGTERM / the parent's death: report, summary, exit 130, no orphaned workers."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+GOOD = """func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = stablehlo.tanh %0 : tensor<64x64xf32>
+  %2 = stablehlo.add %1, %a : tensor<64x64xf32>
+  return %2 : tensor<64x64xf32>
+}
+"""
+
+
+def _tree(tmp_path, n):
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(n):
+        (src / f"m{i:03d}.mlir").write_text(GOOD.replace("tanh", ["tanh", "exponential", "negate"][i % 3]))
+    return src
+
+
+def _procs_with(marker: str, exclude=()) -> list[int]:
+    """PIDs of live processes whose command line mentions ``marker`` (the batch's workers are forks of it)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) in exclude or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{d}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmd and state != "Z":
+            out.append(int(d))
+    return out
+
+
+def _start(tmp_path, n=40, jobs=2):
+    src = _tree(tmp_path, n)
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(out),
+                          "--jobs", str(jobs), "--report", str(report)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    return p, out, report
+
+
+def _wait_for_progress(p, report_dir, lines=2, limit=60.0):
+    """Wait until the batch reported ``lines`` finished modules on stderr (reads them)."""
+    got = []
+    t0 = time.monotonic()
+    while len(got) < lines and time.monotonic() - t0 < limit:
+        line = p.stderr.readline()
+        if not line:
+            break
+        got.append(line)
+    return got
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_stops_the_batch_with_report_summary_and_exit_130(tmp_path, sig):
+    p, out, report = _start(tmp_path)
+    early = _wait_for_progress(p, out)
+    p.send_signal(sig)
+    stdout, stderr = p.communicate(timeout=60)
+    stderr = "".join(early) + stderr
+    assert p.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr and "KeyboardInterrupt" not in stderr
+    doc = json.loads(report.read_text())
+    assert doc["interrupted"] is True and doc["total"] == 40
+    done = len(doc["modules"])
+    assert 2 <= done < 40
+    assert all(m["status"] == "ok" for m in doc["modules"])
+    assert sum(doc["summary"].values()) == done
+    assert f"interrupted: {done} of 40 modules finished" in stdout
+    assert "ok" in stdout and "total" in stdout
+    # the modules that finished are whole; the others left nothing behind
+    for m in doc["modules"]:
+        stem = os.path.splitext(os.path.basename(m["path"]))[0]
+        assert (out / stem / "penguin.py").is_file()
+    assert not [q for q in out.rglob(".hilo-staging-*")]
+    assert _procs_with(str(out)) == []
+
+
+def test_sigint_right_at_the_start_is_not_lost(tmp_path):
+    """A signal during start-up or the first fork(): exit 130 with a report, never 'Exception ignored' or a crash.
+
+    Only Python's own start-up (``site``, before any line of hilo_mlir runs)
+    reports a Ctrl-C its own way (a KeyboardInterrupt from a standard-library
+    frame): accepted, since no code of ours can run earlier.
+    """
+    for delay in (0.0, 0.15, 0.3, 0.45, 0.6, 0.9, 1.2):
+        sub = tmp_path / f"d{delay}"
+        sub.mkdir()
+        p, out, report = _start(sub, n=6, jobs=2)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+        assert "Exception ignored" not in stderr, stderr
+        if p.returncode == 130:
+            assert "Traceback" not in stderr
+            doc = json.loads(report.read_text())
+            assert doc["interrupted"] is True and doc["total"] == 6
+            assert "interrupted: " in stdout and "of 6 modules finished" in stdout
+        elif p.returncode == -signal.SIGINT:
+            assert stderr == ""  # before Python installed its handler: the default action
+        else:
+            assert p.returncode == 1 and stderr.rstrip().endswith("KeyboardInterrupt"), (p.returncode, stderr)
+            assert "hilo_mlir" not in stderr, stderr  # Python's start-up, not our code
+        assert _procs_with(str(out)) == []
+
+
+def test_parent_death_ends_the_workers(tmp_path):
+    p, out, report = _start(tmp_path, n=40, jobs=2)
+    _wait_for_progress(p, out, lines=1)
+    workers = _procs_with(str(out), exclude=(p.pid,))
+    assert workers, "no worker seen"
+    p.kill()
+    p.wait()
+    t0 = time.monotonic()
+    while _procs_with(str(out)) and time.monotonic() - t0 < 10:
+        time.sleep(0.1)
+    assert _procs_with(str(out)) == []
