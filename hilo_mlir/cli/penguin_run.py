@@ -1,4 +1,4 @@
-"""``hilo-penguin-run``: execute a ``penguin.py`` with the numpy reference backend (issue 5 item 8).
+"""``hilo-penguin-run``: execute a ``penguin.py`` with the numpy reference backend.
 
     hilo-penguin-run out/penguin.py --inputs x.npy w.npy --out results/
     -> results/out0.npy, results/out1.npy, ... (main's result order)

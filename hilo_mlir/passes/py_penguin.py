@@ -1,7 +1,6 @@
 """The terminal printer passes (spine step 32): ``mhlo-to-py-penguin`` / ``stablehlo-to-py-penguin``.
 
-Seed 004 (terminal pass) and seed 002 section 1; the format is
-``docs/penguin_format.md``. The pass does not change the IR: it prints
+The format is ``docs/penguin_format.md``. The pass does not change the IR: it prints
 ``main`` as Penguin Python and leaves the text in the pipeline's
 ``extras["penguin_source"]`` and the large-constant ``.npy`` files in
 ``extras["penguin_files"]`` (the driver writes both into the output folder),

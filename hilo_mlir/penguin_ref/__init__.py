@@ -1,4 +1,4 @@
-"""The numpy reference backend for Penguin Python programs (issue 5 item 8; DESIGN.md "The printer").
+"""The numpy reference backend for Penguin Python programs.
 
 Nothing outside this project can run the ``penguin.py`` the printers emit, so
 this package executes it with numpy: it is how we (and users) check that the
@@ -10,7 +10,7 @@ program means what the MLIR meant.
 The program's imports of the Penguin API (any module root: the printer's
 ``root`` option) are served by fake modules that record each op statement;
 the statements are then interpreted in order with numpy (see
-:mod:`.runtime` for the mechanics and :mod:`.ops` for the semantics of each
+:mod:`.program` for the mechanics and :mod:`.ops` for the semantics of each
 op). ``.npy`` constants are read from the program's folder, or from the
 ``files`` dict (``PenguinSource.files``) when the program is given as text.
 
@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import os
 
-from .runtime import PenguinRefError, Program, run_program
+from .interpreter import run_program
+from .program import Program
+from .records import PenguinRefError
 
 __all__ = ["run", "load", "PenguinRefError", "Program"]
 

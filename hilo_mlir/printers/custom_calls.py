@@ -1,4 +1,4 @@
-"""The custom-call dispatch table of both printers (seed 002 section 3; docs/penguin_format.md section 8).
+"""The custom-call dispatch table of both printers (docs/penguin_format.md section 8).
 
 ``custom_call`` ops are dispatched by ``call_target_name`` through
 :data:`EMITTERS` (the same keys as :data:`.supported.CUSTOM_CALL_TARGETS`,
@@ -14,7 +14,7 @@ checked at import): one emitter per target family.
   ``scaled_dot_backend_config`` and ``op='mhlo.scaled_dot'``.
 * ``AwsNeuronDevicePrint`` -> ``DevicePrintOp`` with
   ``xla_op='mhlo.device_print'`` and ``prefix=`` the backend config text.
-* ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7).
+* ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (the softmax that ``convert-fs-pattern-to-custom-calls`` matched).
 * ``AliasingCopy``, ``AwsNeuronTransferWithStaticRing`` and the sharding
   markers -> ``CopyOp`` (identity); ``AwsNeuronControlDep`` ->
   ``ControlDepOp`` (result ``i`` is operand ``i``; the rest are ordering
@@ -37,6 +37,8 @@ import json
 
 from ..diagnostics import HiloError
 from . import supported as _sup
+from .attr_text import dtype_name
+from .regions import print_region_function, reducer_hint
 
 
 def _target(op) -> str:
@@ -63,7 +65,7 @@ def attr_to_python(attr):
     if isinstance(a, ir.DictAttr):
         return {a[i].name: attr_to_python(a[i].attr) for i in range(len(a))}
     if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
-        from .constants import dense_to_numpy
+        from .literals import dense_to_numpy
 
         return dense_to_numpy(attr).tolist()
     return str(attr)
@@ -160,7 +162,12 @@ def _dict_config_items(p, op) -> list[tuple[str, str]]:
 
 
 def emit_quantize_mx(p, op, target) -> None:
-    """``QuantizeMX`` -> ``QuantizeMXTensorOp`` (seed 002 section 3, ``printQuantizeMX``)."""
+    """``QuantizeMX`` -> ``QuantizeMXTensorOp``.
+
+    Raises:
+        HiloError: ``NCC_EVRF036`` for a missing/malformed config, a non-string
+            ``dtype``, a ``dim`` out of range, a ``ui32`` result without an FP8 ``dtype``.
+    """
     cfg = json_config(op, required=True)
     if len(op.operands) < 1 or len(op.results) < 1:
         raise HiloError(f"custom_call @{target} needs an operand and a result", loc=op.location)
@@ -193,7 +200,11 @@ def emit_quantize_mx(p, op, target) -> None:
 
 
 def emit_scaled_dot(p, op, target) -> None:
-    """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'`` (``printScaleMatmult``)."""
+    """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'``.
+
+    Raises:
+        HiloError: not 4 operands and 1 result; ``NCC_EVRF036`` for a malformed ``scaled_dot_backend_config``.
+    """
     if len(op.operands) != 4 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result",
                         loc=op.location)
@@ -208,8 +219,6 @@ def emit_scaled_dot(p, op, target) -> None:
     rb = _cfg_list(op, inner, "rhs_batch_dimensions", batch)
     lc = _cfg_list(op, inner, "lhs_contracting_dimensions", [r - 1])
     rc = _cfg_list(op, inner, "rhs_contracting_dimensions", [_rank(op.operands[1]) - 1])
-    from .driver import dtype_name
-
     elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
     attrs = [("lhs_batch_dimensions", repr(lb)), ("rhs_batch_dimensions", repr(rb)),
              ("lhs_contracting_dimensions", repr(lc)), ("rhs_contracting_dimensions", repr(rc)),
@@ -218,7 +227,7 @@ def emit_scaled_dot(p, op, target) -> None:
 
 
 def emit_device_print(p, op, target) -> None:
-    """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')`` (``printDevicePrintCustomCall``)."""
+    """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')``."""
     from ..ir import ir
 
     a = config_attr(op)
@@ -230,7 +239,11 @@ def emit_device_print(p, op, target) -> None:
 
 
 def emit_softmax(p, op, target) -> None:
-    """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7; config ``{"dim": <int>}``)."""
+    """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (config ``{"dim": <int>}``).
+
+    Raises:
+        HiloError: not one operand and one result; ``NCC_EVRF036`` for a missing or out-of-range ``dim``.
+    """
     cfg = json_config(op, required=True)
     if len(op.operands) != 1 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs one operand and one result", loc=op.location)
@@ -304,9 +317,9 @@ def emit_mhlo_op(p, op, target) -> None:
             for n in names:
                 f = p.lookup_function(op, n)
                 block = f.regions[0].blocks[0]
-                fnames.append(p.print_region_function(block, handle))
+                fnames.append(print_region_function(p, block, handle))
                 if len(names) == 1:
-                    hint = p.reducer_hint(block, target.split(".", 1)[1])
+                    hint = reducer_hint(block, target.split(".", 1)[1])
             items.append(("regions", "[" + ", ".join(fnames) + "]"))
             if hint:
                 items.append(("reducer", repr(hint)))

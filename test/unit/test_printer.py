@@ -1,4 +1,4 @@
-"""The Penguin printers (issue 5 items 1-7; docs/penguin_format.md).
+"""The Penguin printers (docs/penguin_format.md).
 
 * Determinism: byte-identical text and .npy files across two compilations in
   one process and across two processes.
@@ -29,9 +29,10 @@ from hilo_mlir.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.printers import supported
-from hilo_mlir.printers.constants import dense_to_numpy, npy_bytes, python_literal
+from hilo_mlir.printers.literals import dense_to_numpy, npy_bytes, python_literal
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))  # printer_census
 LIT = os.path.join(ROOT, "test", "lit", "printer")
 SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
              "swiglu_mlp_nn_silu", "transcendental"]
@@ -301,7 +302,7 @@ def test_dense_to_numpy_and_literals_are_exact(mlir, dtype, expect):
     ctx = make_context()
     with ctx:
         if "complex" in mlir:
-            from hilo_mlir.printers.constants import dense_text_to_numpy
+            from hilo_mlir.printers.literals import dense_text_to_numpy
 
             arr = dense_text_to_numpy(mlir, ir.Type.parse(mlir.split(" : ")[1]))
         else:
@@ -395,7 +396,7 @@ def test_unsupported_reason_and_printer_agree_on_each_op():
 
 
 def _census_shard(files):
-    code = ("import json,sys; from hilo_mlir.printers.census import census_file; "
+    code = ("import json,sys; sys.path.insert(0, 'scripts'); from printer_census import census_file; "
             "print(json.dumps({f: census_file(f) for f in sys.argv[1:]}))")
     r = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, f"census subprocess died (a binding abort?): {r.stderr[-2000:]}"
@@ -405,7 +406,7 @@ def _census_shard(files):
 
 
 def _check_census(per_file):
-    from hilo_mlir.printers.census import summarize
+    from printer_census import summarize
 
     s = summarize(per_file)
     assert not s["violations"], s["violations"][:10]
@@ -423,7 +424,7 @@ def test_jax_corpus_ops_are_all_printable():
 
 def test_third_party_corpus_sample_printer_agrees_with_table():
     """Every 25th third-party file: each op kind is printable or has a reason, and the printer agrees."""
-    from hilo_mlir.printers.census import iter_files
+    from printer_census import iter_files
 
     files = iter_files([corpus_path("third_party")])[::25]
     _check_census(_census_shard(files))
@@ -431,7 +432,7 @@ def test_third_party_corpus_sample_printer_agrees_with_table():
 
 @pytest.mark.slow
 def test_whole_corpus_printer_agrees_with_table():
-    from hilo_mlir.printers.census import iter_files
+    from printer_census import iter_files
 
     files = iter_files([corpus_path("third_party"), corpus_path("jax")])
     per = {}

@@ -1,6 +1,6 @@
 """The printer's and ``verify-supported-ops``' fast paths give exactly what the full checks give (issue 7).
 
-The printer prints most ops inline (:meth:`PenguinPrinter.print_block`) and
+The printer prints most ops inline (:meth:`PenguinPrinter._print_inline`) and
 skips the per-op operand type check when every operand is bound to a value
 whose type was already checked; ``verify-supported-ops`` answers from the op
 census (names, attribute-dependent ops, value types) without a walk. These
@@ -12,8 +12,6 @@ tests compare both against the full per-op path on the same modules:
 * the pass run with a census (the pipeline) and without one (a bare
   :class:`~hilo_mlir.registry.PassContext`) must give the same diagnostics
   and statistics.
-
-Source: issue 7 ("no output may change"); seed 004 step 4 and step 32.
 """
 
 from __future__ import annotations
@@ -27,9 +25,7 @@ from hilo_mlir import registry
 from hilo_mlir.diagnostics import HiloError, capture_diagnostics
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.pipeline import Pipeline
-from hilo_mlir.printers import driver, print_program
-from hilo_mlir.printers.mhlo import MhloPrinter
-from hilo_mlir.printers.stablehlo import StableHloPrinter
+from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
@@ -39,13 +35,7 @@ SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rm
 class _FullCheck:
     """Mixin: every op through ``_print_op`` with the full ``check_supported`` (no fast path)."""
 
-    @property
-    def _bound_types_ok(self):
-        return False
-
-    @_bound_types_ok.setter
-    def _bound_types_ok(self, value):
-        pass
+    fast_paths = False
 
 
 class _FullMhlo(_FullCheck, MhloPrinter):

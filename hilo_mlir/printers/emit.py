@@ -1,0 +1,367 @@
+"""The bottom layer of the printers: names, specs, locations, attribute text and the one statement format.
+
+:class:`Emitter` holds every piece of a printer's state: the ``m<N>`` import
+aliases (numbered in first-use order), the value names (``input_<i>``,
+``v<N>``), the per-op-name counter, the nesting stack that gives body ops
+their ``parent=``, the output lines, the ``.npy`` files of large constants,
+and the caches (rendered types, attributes, locations, keyword names). One
+instance prints one module; nothing is process-global, so two prints of the
+same module in one process give identical text.
+
+Every statement of a program is written by :func:`format_statement` (format
+section 5):
+``[<results> = ]<module>.<PyOp>(srcs=[...], dsts=[...]<keywords>, dl=<location>)``.
+:meth:`Emitter.statement` assembles one for an op; the walker's inline path
+(:mod:`.driver`) and the group headers (:mod:`.groups`) call the same
+function with text they rendered themselves.
+
+The import numbering (format section 2) follows the order in which the
+aliases are first asked for, which every caller keeps: the result specs,
+then the keyword values, then the location, then the statement's module.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from ..diagnostics import HiloError
+from . import supported as _sup
+from .attr_text import attr_text, dtype_name
+
+DEFAULT_ROOT = "neuronxcc.starfish.penguin"
+DEFAULT_INLINE_LIMIT = 256
+
+#: Keyword names the statement itself uses; an MLIR attribute with one of these names gets a trailing ``_``.
+RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer"})
+
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
+
+
+def format_statement(indent: str, results, callee: str, srcs, dsts: str, keywords: str, dl: str) -> str:
+    """One statement of the program (format section 5); every statement goes through here.
+
+    Args:
+        indent: leading whitespace.
+        results: the names bound to the results (none: no assignment).
+        callee: ``m<K>.<PyOp>``.
+        srcs: the operand names.
+        dsts: the rendered ``[<spec>, ...]``.
+        keywords: ``", k=v"`` for each keyword between ``dsts`` and ``dl``, in order.
+        dl: the rendered ``DebugLocation(...)``.
+    """
+    lhs = f"{', '.join(results)} = " if results else ""
+    return f"{indent}{lhs}{callee}(srcs=[{', '.join(srcs)}], dsts={dsts}{keywords}, dl={dl})"
+
+
+def keyword_text(items) -> str:
+    """``", k=v"`` for each ``(k, v)`` (``v`` is Python source)."""
+    return "".join([f", {k}={v}" for k, v in items])
+
+
+def camel(short: str) -> str:
+    """``dot_general`` -> ``DotGeneral``."""
+    return "".join(p[:1].upper() + p[1:] for p in short.split("_"))
+
+
+class Emitter:
+    """The state and the rendering primitives of one printer (see the module docstring).
+
+    Args:
+        root: the Penguin module root (default ``neuronxcc.starfish.penguin``).
+        filename: substituted for the parser's ``-`` buffer name in locations.
+        inline_limit: non-splat constants with more elements go to ``.npy`` files (:attr:`files`).
+    """
+
+    def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
+        self.root = root
+        self.filename = filename
+        self.inline_limit = inline_limit
+        self.imports: dict[str, str] = {}  # module path -> alias, first-use order
+        self.aliases: dict[str, str] = {}  # sub -> alias, for subs already allocated by mod()
+        self.names: dict = {}  # ir.Value -> python name
+        self.next_value = 0
+        self.per_op_counter: dict[str, int] = {}
+        self.parent_stack: list[str] = []
+        self.lines: list[str] = []
+        self.indent = ""
+        self.files: dict[str, bytes] = {}
+        self.type_reasons: dict = {}  # type -> supported.type_reason
+        self.const_cache: dict = {}  # dense attribute -> rendered inline value (never a .npy reference)
+        self.loc_by_key: dict = {}  # location (as its LocationAttr) -> rendered prefix
+        self.ok_dsts: dict = {}  # tuple of result types that passed the check -> rendered dsts
+        self.ok_dsts1: dict = {}  # the same for single results, keyed by the type
+        self.result_reasons: dict = {}  # tuple of result types -> first type_reason (or None)
+        # False once a block argument whose type fails supported.type_reason was bound:
+        # then operand types are no longer implied by the checks already done (driver).
+        self.bound_types_ok = True
+        self._spec_cache: dict = {}
+        self._attr_cache: dict = {}
+        self._loc_cache: dict[str, str] = {}
+        self._dsts_cache: dict = {}
+        self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
+        self._py_op_names: dict[str, str] = {}
+        self._reprs: dict[str, str] = {}
+
+    # -- names -------------------------------------------------------------------------------
+    def mod(self, sub: str = "") -> str:
+        """Alias of ``root[.sub]``, allocating ``m<N>`` in first-use order."""
+        alias = self.aliases.get(sub)
+        if alias is None:
+            path = self.root + ("." + sub if sub else "")
+            alias = self.imports.get(path)
+            if alias is None:
+                alias = self.imports[path] = f"m{len(self.imports)}"
+            self.aliases[sub] = alias
+        return alias
+
+    def fresh(self) -> str:
+        """A new ``v<N>`` name."""
+        n = f"v{self.next_value}"
+        self.next_value += 1
+        return n
+
+    def fresh_names(self, n: int) -> list[str]:
+        """``n`` new consecutive ``v<N>`` names."""
+        first = self.next_value
+        self.next_value = first + n
+        return [f"v{i}" for i in range(first, first + n)]
+
+    def name_of(self, value) -> str:
+        """The Python name bound to an MLIR value (error if not bound yet)."""
+        try:
+            return self.names[value]
+        except KeyError:
+            raise HiloError(f"printer: value {value.get_name()} is used before it is defined") from None
+
+    def names_of(self, values) -> list[str]:
+        """:meth:`name_of` of each value (one dict lookup each; the error names the first unbound one)."""
+        names = self.names
+        try:
+            return [names[v] for v in values]
+        except KeyError:
+            return [self.name_of(v) for v in values]
+
+    def bind(self, value, name: str) -> None:
+        """Bind ``value`` (whose type was not checked yet, e.g. a block argument) to ``name``."""
+        self.names[value] = name
+        if self.bound_types_ok and _sup.type_reason(value.type, self.type_reasons):
+            self.bound_types_ok = False
+
+    def bind_args(self, block, args, arg_names) -> None:
+        """:meth:`bind` each of ``args`` (``block``'s arguments) to the name at the same position."""
+        names = self.names
+        for a, n in zip(args, arg_names):
+            names[a] = n
+        if self.bound_types_ok:
+            reasons = self.type_reasons
+            for t in block.arguments.types[:len(arg_names)]:
+                if _sup.type_reason(t, reasons):
+                    self.bound_types_ok = False
+                    break
+
+    def bind_results(self, results, result_names) -> None:
+        names = self.names
+        for r, n in zip(results, result_names):
+            names[r] = n
+
+    def write(self, line: str) -> None:
+        self.lines.append(self.indent + line)
+
+    def py_op_name(self, op_name: str) -> str:
+        """The generic Python op name of an MLIR op name (``mhlo.dot_general`` -> ``DotGeneralOp``)."""
+        py = self._py_op_names.get(op_name)
+        if py is None:
+            py = self._py_op_names[op_name] = camel(op_name.split(".", 1)[-1]) + "Op"
+        return py
+
+    def xla_repr(self, xla_op: str) -> str:
+        """``repr`` of an ``xla_op`` string (cached)."""
+        r = self._reprs.get(xla_op)
+        if r is None:
+            r = self._reprs[xla_op] = repr(xla_op)
+        return r
+
+    # -- types -------------------------------------------------------------------------------
+    def spec(self, t) -> str:
+        """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type)."""
+        s = self._spec_cache.get(t)
+        if s is None:
+            s = self._spec_cache[t] = self._spec(t)
+        return s
+
+    def _spec(self, t) -> str:
+        from ..ir import ir
+
+        ir_mod = self.mod("ir")
+        tid = t.typeid
+        if tid == ir.RankedTensorType.static_typeid:
+            rt = ir.RankedTensorType(t)
+            return f"{ir_mod}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{dtype_name(rt.element_type)}')"
+        if tid == ir.TupleType.static_typeid:
+            tt = ir.TupleType(t)
+            return f"{ir_mod}.TupleSpec(elements=[{', '.join(self.spec(tt.get_type(i)) for i in range(tt.num_types))}])"
+        s = str(t)
+        if s.endswith(".token"):
+            return f"{ir_mod}.TensorSpec(shape=(), dtype='token')"
+        return f"{ir_mod}.TensorSpec(shape=(), dtype='{dtype_name(s)}')"
+
+    def dsts(self, types) -> str:
+        return "[" + ", ".join(self.spec(t) for t in types) + "]"
+
+    def dsts_of(self, types: tuple) -> str:
+        """:meth:`dsts` of a tuple of result types, cached per tuple (types are uniqued).
+
+        A tuple that passed the support check (:attr:`result_reasons`) is also
+        entered in :attr:`ok_dsts` / :attr:`ok_dsts1`, from which the walker's
+        inline path prints without checking again.
+        """
+        d = self._dsts_cache.get(types)
+        if d is None:
+            d = self._dsts_cache[types] = self.dsts(types)
+        if types not in self.ok_dsts and self.result_reasons.get(types, 1) is None:
+            self.ok_dsts[types] = d
+            if len(types) == 1:
+                self.ok_dsts1[types[0]] = d
+        return d
+
+    # -- locations ---------------------------------------------------------------------------
+    def debug_location(self, loc) -> str:
+        """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for an MLIR location (section 5)."""
+        return self.with_parent(self.location_base(loc))
+
+    def location_base(self, loc) -> str:
+        """The ``DebugLocation(...`` text of ``loc`` without its closing part (cached per location)."""
+        # Locations are uniqued. ir.Location hashes by wrapper, but its LocationAttr (``loc.attr``)
+        # hashes by the C++ pointer: str(loc) costs ~10 us, this lookup ~0.2 us.
+        key = loc.attr
+        base = self.loc_by_key.get(key)
+        if base is None:
+            base = self.loc_by_key[key] = self.location_text(str(loc))
+        return base
+
+    def with_parent(self, base: str) -> str:
+        """Close a location prefix, adding ``parent=`` the innermost enclosing handle."""
+        if self.parent_stack:
+            return f"{base}, parent={self.parent_stack[-1]!r})"
+        return base + ")"
+
+    def location_text(self, text: str) -> str:
+        """The ``DebugLocation(...`` prefix for the text of a location (file/line/col/name)."""
+        base = self._loc_cache.get(text)
+        if base is None:
+            f, line, col = "", 0, 0
+            m = _FILE_LOC.search(text)
+            if m:
+                f, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+                if f == "-" and self.filename:
+                    f = self.filename
+            name = ""
+            for q in _QUOTED.finditer(text):
+                if q.group(2) is None:
+                    name = q.group(1)
+                    break
+            base = f"{self.mod('support')}.DebugLocation(file={f!r}, line={line}, col={col}, name={name!r}"
+            self._loc_cache[text] = base
+        return base
+
+    # -- attributes --------------------------------------------------------------------------
+    def attr_value(self, attr) -> str:
+        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued: hashes by pointer)."""
+        hit = self._attr_cache.get(attr)
+        if hit is not None:
+            return hit
+        s = self._attr_cache[attr] = attr_text(self, attr)
+        return s
+
+    def attr_items(self, op, skip=()) -> list[tuple[str, str]]:
+        """``(key, python value)`` for every attribute of ``op`` not in ``skip`` (section 5 key rules)."""
+        attrs = op.attributes
+        try:
+            items = attrs.items()  # one binding call: [(name, attr)] in attribute order
+        except TypeError:  # an attribute the binding cannot hand to Python (dense complex): only read the others
+            out = []
+            used: set = set()
+            for i in range(len(attrs)):
+                na = attrs[i]
+                if na.name in skip:
+                    continue
+                out.append((self.key(na.name, used), self.attr_value(na.attr)))
+            return out
+        return list(self.attr_pairs(items, skip)) if items else []
+
+    def attr_pairs(self, items, skip=()):
+        """``(keyword, value text)`` for each ``(name, attr)`` of ``op.attributes.items()`` not in ``skip``."""
+        used: set = set()
+        key = self.key
+        cache = self._attr_cache
+        for name, attr in items:
+            if name in skip:
+                continue
+            v = cache.get(attr)
+            yield key(name, used), (v if v is not None else self.attr_value(attr))
+
+    def attr_tail(self, items, skip=()) -> str:
+        """:func:`keyword_text` of :meth:`attr_pairs`: the same keys in the same order as :meth:`attr_items`."""
+        return "".join([f", {k}={v}" for k, v in self.attr_pairs(items, skip)])
+
+    def key(self, name: str, used: set | None = None) -> str:
+        """A keyword-argument name for an MLIR attribute name (section 5)."""
+        k = self._keys.get(name)
+        if k is None:
+            k = re.sub(r"\W", "_", name)
+            if not k or k[0].isdigit():
+                k = "_" + k
+            if keyword.iskeyword(k) or k in RESERVED_KEYS:
+                k += "_"
+            self._keys[name] = k
+        if used is not None:
+            while k in used:
+                k += "_"
+            used.add(k)
+        return k
+
+    # -- the statement assembler -------------------------------------------------------------
+    def statement(self, op, py_op: str | None = None, attrs=(), srcs=None, dst_types=None,
+                  module_sub: str = "ir", xla_op: str | None = None, result_names=None,
+                  dst_specs=None) -> list[str]:
+        """Emit one statement for ``op`` (section 5); returns the names bound to its results.
+
+        Args:
+            op: the MLIR op (its results are bound to the new names).
+            py_op: Python op name (default: :meth:`py_op_name`).
+            attrs: ``[(key, python source)]`` printed after ``dsts``.
+            srcs: operand names (default: the op's operands).
+            dst_types: result types for ``dsts`` (default: the op's result types).
+            module_sub: the submodule of the root that provides ``py_op``.
+            xla_op: the ``xla_op`` value (default: the MLIR op name).
+            result_names: names already allocated for the results.
+            dst_specs: pre-rendered ``dsts`` entries (overrides ``dst_types``).
+
+        Raises:
+            HiloError: an operand that is not bound yet.
+        """
+        name = op.name
+        self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
+        results = list(op.results)  # one pass over the binding's result list
+        if result_names is None:
+            result_names = self.fresh_names(len(results))
+        self.bind_results(results, result_names)
+        src_names = srcs if srcs is not None else self.names_of(op.operands)
+        if dst_specs is not None:
+            dsts = "[" + ", ".join(dst_specs) + "]"
+        elif dst_types is not None:
+            dsts = self.dsts(dst_types)
+        else:
+            dsts = self.dsts_of(tuple(op.results.types))
+        self.emit(op, name, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names)
+        return result_names
+
+    def emit(self, op, name, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names) -> None:
+        """Write ``op``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
+        xla = self.xla_repr(xla_op or name)
+        keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
+        dl = self.debug_location(op.location)
+        callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(name)}"
+        self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))
