@@ -12,23 +12,26 @@ from __future__ import annotations
 from .literals import dense_text_to_numpy, dense_to_numpy, npy_bytes, python_literal
 
 
-def print_constant(p, op) -> None:
+def print_constant(p, rec) -> None:
     """Print one constant op.
 
     Raises:
         HiloError: an element type without a numpy dtype, a dynamic shape, a
             value that is not a dense elements attribute.
     """
-    try:
-        attr = op.attributes["value"]
-    except TypeError:  # dense complex attributes cannot be handed to Python: read the text
-        attr = None
-    value = p.const_cache.get(attr) if attr is not None else None  # one rendering per distinct value
+    if rec.items is not None:
+        attr = next((a for k, a in rec.items if k == "value"), None)
+    else:  # some attribute cannot be handed to Python (dense complex): if it is the value, read the text
+        try:
+            attr = rec.op.attributes["value"]
+        except TypeError:
+            attr = None
+    value = p.const_cache.get(hash(attr)) if attr is not None else None  # one rendering per distinct value
     if value is None:
-        value, cacheable = _render(p, op, attr)
+        value, cacheable = _render(p, rec.op, attr)
         if cacheable:
-            p.const_cache[attr] = value
-    p.statement(op, "ConstantOp", [("value", value)] + p.attr_items(op, skip=("value",)))
+            p.const_cache[hash(attr)] = value
+    p.statement(rec, "ConstantOp", [("value", value)] + p.attr_items(rec, skip=("value",)))
 
 
 def _render(p, op, attr) -> tuple[str, bool]:

@@ -161,13 +161,14 @@ def _dict_config_items(p, op) -> list[tuple[str, str]]:
 # -- emitters --------------------------------------------------------------------------------
 
 
-def emit_quantize_mx(p, op, target) -> None:
+def emit_quantize_mx(p, rec, target) -> None:
     """``QuantizeMX`` -> ``QuantizeMXTensorOp``.
 
     Raises:
         HiloError: ``NCC_EVRF036`` for a missing/malformed config, a non-string
             ``dtype``, a ``dim`` out of range, a ``ui32`` result without an FP8 ``dtype``.
     """
+    op = rec.op
     cfg = json_config(op, required=True)
     if len(op.operands) < 1 or len(op.results) < 1:
         raise HiloError(f"custom_call @{target} needs an operand and a result", loc=op.location)
@@ -186,25 +187,26 @@ def emit_quantize_mx(p, op, target) -> None:
     scale_method = cfg.get("scale_method", "EMAX")
     from ..ir import ir
 
-    dsts = [p.spec(r.type) for r in op.results]
-    if _elem(op.results[0]) == "ui32":
+    dsts = [p.spec(t) for t in rec.types]
+    if str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
         packed = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}.get(dtype)
         if packed is None:
             raise HiloError(f"custom_call @{target}: a ui32 (x4-packed) result needs dtype float8_e5m2 or "
                             f"float8_e4m3fn, got {dtype!r}", loc=op.location, code="NCC_EVRF036")
-        rt = ir.RankedTensorType(op.results[0].type)
+        rt = ir.RankedTensorType(rec.types[0])
         dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{packed}')"
     attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
              ("scale_method", repr(str(scale_method))), _meta(target)]
-    p.statement(op, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
+    p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
 
 
-def emit_scaled_dot(p, op, target) -> None:
+def emit_scaled_dot(p, rec, target) -> None:
     """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'``.
 
     Raises:
         HiloError: not 4 operands and 1 result; ``NCC_EVRF036`` for a malformed ``scaled_dot_backend_config``.
     """
+    op = rec.op
     if len(op.operands) != 4 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result",
                         loc=op.location)
@@ -223,11 +225,12 @@ def emit_scaled_dot(p, op, target) -> None:
     attrs = [("lhs_batch_dimensions", repr(lb)), ("rhs_batch_dimensions", repr(rb)),
              ("lhs_contracting_dimensions", repr(lc)), ("rhs_contracting_dimensions", repr(rc)),
              ("element_dtype", repr(str(elem))), ("op", repr("mhlo.scaled_dot")), _meta(target)]
-    p.statement(op, "DotOp", attrs)
+    p.statement(rec, "DotOp", attrs)
 
 
-def emit_device_print(p, op, target) -> None:
+def emit_device_print(p, rec, target) -> None:
     """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')``."""
+    op = rec.op
     from ..ir import ir
 
     a = config_attr(op)
@@ -235,15 +238,16 @@ def emit_device_print(p, op, target) -> None:
         prefix = str(attr_to_python(a).get("prefix", ""))
     else:
         prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
-    p.statement(op, "DevicePrintOp", [("prefix", repr(prefix)), _meta(target)], xla_op="mhlo.device_print")
+    p.statement(rec, "DevicePrintOp", [("prefix", repr(prefix)), _meta(target)], xla_op="mhlo.device_print")
 
 
-def emit_softmax(p, op, target) -> None:
+def emit_softmax(p, rec, target) -> None:
     """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (config ``{"dim": <int>}``).
 
     Raises:
         HiloError: not one operand and one result; ``NCC_EVRF036`` for a missing or out-of-range ``dim``.
     """
+    op = rec.op
     cfg = json_config(op, required=True)
     if len(op.operands) != 1 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs one operand and one result", loc=op.location)
@@ -256,10 +260,10 @@ def emit_softmax(p, op, target) -> None:
     if not 0 <= dim < rank:
         raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}",
                         loc=op.location, code="NCC_EVRF036")
-    p.statement(op, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
+    p.statement(rec, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
 
 
-def emit_copy(p, op, target) -> None:
+def emit_copy(p, rec, target) -> None:
     """Copies and identity markers -> ``CopyOp``: result ``i`` is operand ``i``.
 
     ``AliasingCopy`` comes in two forms: one operand (a plain copy,
@@ -269,6 +273,7 @@ def emit_copy(p, op, target) -> None:
     ``AwsNeuronTransferWithStaticRing`` and the sharding markers take one
     operand.
     """
+    op = rec.op
     n = len(op.results)
     if n == 0 or n > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
         raise HiloError(f"custom_call @{target}: result i must have the type of operand i (it is printed as a copy)",
@@ -278,25 +283,28 @@ def emit_copy(p, op, target) -> None:
     items = [_meta(target)]
     if "output_operand_aliases" in op.attributes:
         items.append(("output_operand_aliases", p.attr_value(op.attributes["output_operand_aliases"])))
-    p.statement(op, "CopyOp", items + _dict_config_items(p, op))
+    p.statement(rec, "CopyOp", items + _dict_config_items(p, op))
 
 
-def emit_control_dep(p, op, target) -> None:
+def emit_control_dep(p, rec, target) -> None:
     """``AwsNeuronControlDep`` -> ``ControlDepOp``: result ``i`` is operand ``i``, later operands order it."""
+    op = rec.op
     if len(op.results) > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
         raise HiloError(f"custom_call @{target}: result i must have the type of operand i", loc=op.location)
-    p.statement(op, "ControlDepOp", [_meta(target)] + _dict_config_items(p, op))
+    p.statement(rec, "ControlDepOp", [_meta(target)] + _dict_config_items(p, op))
 
 
-def emit_check(p, op, target) -> None:
+def emit_check(p, rec, target) -> None:
     """``check.expect_*`` (interpreter test suite) -> ``CheckOp(check='expect_eq', ...)``."""
+    op = rec.op
     items = [("check", repr(target.split(".", 1)[1])), _meta(target)]
     items.extend(_dict_config_items(p, op))
-    p.statement(op, "CheckOp", items)
+    p.statement(rec, "CheckOp", items)
 
 
-def emit_mhlo_op(p, op, target) -> None:
-    """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs)."""
+def emit_mhlo_op(p, rec, target):
+    """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs); a walk generator."""
+    op = rec.op
     from ..ir import ir
 
     attrs = op.attributes
@@ -310,22 +318,22 @@ def emit_mhlo_op(p, op, target) -> None:
     if "called_computations" in attrs:
         names = [ir.FlatSymbolRefAttr(x).value for x in ir.ArrayAttr(attrs["called_computations"])]
         if names:
-            results = [p.fresh() for _ in range(len(op.results))]
+            results = p.fresh_names(len(rec.results))
             handle = results[0] if results else p.fresh()
             fnames = []
             hint = None
             for n in names:
                 f = p.lookup_function(op, n)
-                block = f.regions[0].blocks[0]
-                fnames.append(print_region_function(p, block, handle))
+                fname, snap = yield print_region_function(p, f.regions[0].blocks[0], handle)
+                fnames.append(fname)
                 if len(names) == 1:
-                    hint = reducer_hint(block, target.split(".", 1)[1])
+                    hint = reducer_hint(snap, target.split(".", 1)[1])
             items.append(("regions", "[" + ", ".join(fnames) + "]"))
             if hint:
                 items.append(("reducer", repr(hint)))
-            p.statement(op, py, items, xla_op=target, result_names=results)
+            p.statement(rec, py, items, xla_op=target, result_names=results)
             return
-    p.statement(op, py, items, xla_op=target)
+    p.statement(rec, py, items, xla_op=target)
 
 
 _BY_PY_OP = {
@@ -343,12 +351,16 @@ EMITTERS = {t: _BY_PY_OP[py] for t, py in _sup.CUSTOM_CALL_TARGETS.items()}
 assert set(EMITTERS) == set(_sup.CUSTOM_CALL_TARGETS)
 
 
-def emit_custom_call(p, op) -> None:
-    """Dispatch one custom call by target (the printer already checked the target is known)."""
+def emit_custom_call(p, rec):
+    """Dispatch one custom call by target (the printer already checked the target is known).
+
+    Returns the emitter's walk generator (``mhlo.<op>`` targets with called computations) or None.
+    """
+    op = rec.op
     target = _target(op)
     fn = EMITTERS.get(target)
     if fn is None:
         if _sup.custom_call_py_op(target) is None:  # pragma: no cover - check_supported ran first
             raise HiloError(f"unsupported custom_call target '{target}'", loc=op.location)
         fn = emit_mhlo_op
-    fn(p, op, target)
+    return fn(p, rec, target)

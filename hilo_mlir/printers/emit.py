@@ -18,6 +18,17 @@ function with text they rendered themselves.
 The import numbering (format section 2) follows the order in which the
 aliases are first asked for, which every caller keeps: the result specs,
 then the keyword values, then the location, then the statement's module.
+
+Each op is read through the binding once, into an :class:`OpRecord` (the
+walker's per-block snapshot); everything after that works on plain Python
+values. Values are named by integer ids (:attr:`Emitter.value_key`,
+``hash``: the binding hashes a value by its C++ pointer, which is unique
+among the values alive during a print, and the printer changes nothing), and
+the caches of uniqued types, attributes and locations are keyed the same way
+(their hash is their pointer too). ``value_key`` is the one place that
+relies on it: the checking printer (``fast_paths = False`` in
+:mod:`.driver`) keys values on the binding objects themselves, and the tests
+compare the two.
 """
 
 from __future__ import annotations
@@ -37,6 +48,41 @@ RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "par
 
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
+
+
+class OpRecord:
+    """One op as read once through the binding (see the module docstring).
+
+    Attributes:
+        op: the ``ir.Operation`` (for handlers that read more, and for errors).
+        name: the op name.
+        srcs: the operand ids (:attr:`Emitter.value_key`), in operand order.
+        results: the result ids.
+        types: the result types (``ir.Type``); ``tkeys`` their ids (``hash``).
+        loc: the ``ir.Location``; ``lkey`` the id of its attribute (``hash``).
+        nregions: the number of regions.
+        items: ``op.attributes.items()`` (``[(name, attr)]`` in order), or
+            None when the binding cannot hand an attribute to Python (dense
+            complex values): then :meth:`Emitter.attr_items` reads them by index.
+    """
+
+    __slots__ = ("op", "name", "srcs", "results", "types", "tkeys", "loc", "lkey", "nregions", "items")
+
+    def __init__(self, op, name, srcs, results=(), types=(), tkeys=(), loc=None, lkey=None, nregions=0, items=None):
+        self.op = op
+        self.name = name
+        self.srcs = srcs
+        self.results = results
+        self.types = types
+        self.tkeys = tkeys
+        self.loc = loc
+        self.lkey = lkey
+        self.nregions = nregions
+        self.items = items
+
+
+#: the "terminator" of a block without one: no operands
+NO_TERMINATOR = OpRecord(None, "", ())
 
 
 def format_statement(indent: str, results, callee: str, srcs, dsts: str, keywords: str, dl: str) -> str:
@@ -74,13 +120,16 @@ class Emitter:
         inline_limit: non-splat constants with more elements go to ``.npy`` files (:attr:`files`).
     """
 
+    #: the integer id of an ``ir.Value`` (module docstring); the checking printer uses the value itself
+    value_key = staticmethod(hash)
+
     def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
         self.root = root
         self.filename = filename
         self.inline_limit = inline_limit
         self.imports: dict[str, str] = {}  # module path -> alias, first-use order
         self.aliases: dict[str, str] = {}  # sub -> alias, for subs already allocated by mod()
-        self.names: dict = {}  # ir.Value -> python name
+        self.names: dict = {}  # value id -> python name
         self.next_value = 0
         self.per_op_counter: dict[str, int] = {}
         self.parent_stack: list[str] = []
@@ -88,18 +137,17 @@ class Emitter:
         self.indent = ""
         self.files: dict[str, bytes] = {}
         self.type_reasons: dict = {}  # type -> supported.type_reason
-        self.const_cache: dict = {}  # dense attribute -> rendered inline value (never a .npy reference)
-        self.loc_by_key: dict = {}  # location (as its LocationAttr) -> rendered prefix
-        self.ok_dsts: dict = {}  # tuple of result types that passed the check -> rendered dsts
-        self.ok_dsts1: dict = {}  # the same for single results, keyed by the type
-        self.result_reasons: dict = {}  # tuple of result types -> first type_reason (or None)
+        self.const_cache: dict[int, str] = {}  # attribute id -> rendered inline value (never a .npy reference)
+        self.loc_by_key: dict[int, str] = {}  # location attribute id -> rendered prefix
+        self.ok_dsts: dict[tuple, str] = {}  # result type ids that passed the check -> rendered dsts
+        self.result_reasons: dict[tuple, str | None] = {}  # result type ids -> first type_reason (or None)
         # False once a block argument whose type fails supported.type_reason was bound:
         # then operand types are no longer implied by the checks already done (driver).
         self.bound_types_ok = True
-        self._spec_cache: dict = {}
-        self._attr_cache: dict = {}
+        self._spec_cache: dict[int, str] = {}
+        self._attr_cache: dict[int, str] = {}
         self._loc_cache: dict[str, str] = {}
-        self._dsts_cache: dict = {}
+        self._dsts_cache: dict[tuple, str] = {}
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
         self._reprs: dict[str, str] = {}
@@ -128,31 +176,36 @@ class Emitter:
         self.next_value = first + n
         return [f"v{i}" for i in range(first, first + n)]
 
-    def name_of(self, value) -> str:
-        """The Python name bound to an MLIR value (error if not bound yet)."""
-        try:
-            return self.names[value]
-        except KeyError:
-            raise HiloError(f"printer: value {value.get_name()} is used before it is defined") from None
+    def names_of(self, rec: OpRecord) -> list[str]:
+        """The names bound to ``rec``'s operands.
 
-    def names_of(self, values) -> list[str]:
-        """:meth:`name_of` of each value (one dict lookup each; the error names the first unbound one)."""
+        Raises:
+            HiloError: an operand that is not bound yet (naming it).
+        """
         names = self.names
         try:
-            return [names[v] for v in values]
+            return [names[i] for i in rec.srcs]
         except KeyError:
-            return [self.name_of(v) for v in values]
+            pass
+        for k, i in enumerate(rec.srcs):
+            if i not in names:
+                v = rec.op.operands[k]
+                raise HiloError(f"printer: value {v.get_name()} is used before it is defined") from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def bind(self, value, name: str) -> None:
-        """Bind ``value`` (whose type was not checked yet, e.g. a block argument) to ``name``."""
-        self.names[value] = name
-        if self.bound_types_ok and _sup.type_reason(value.type, self.type_reasons):
-            self.bound_types_ok = False
+    def block_args(self, block) -> tuple:
+        """The ids of ``block``'s arguments."""
+        return tuple(map(self.value_key, block.arguments))
 
-    def bind_args(self, block, args, arg_names) -> None:
-        """:meth:`bind` each of ``args`` (``block``'s arguments) to the name at the same position."""
+    def bind_args(self, block, arg_ids, arg_names) -> None:
+        """Bind each of ``arg_ids`` (``block``'s arguments) to the name at the same position.
+
+        The arguments' types were not checked yet: one that the printers
+        cannot emit turns :attr:`bound_types_ok` off (the driver then checks
+        every op's operand types).
+        """
         names = self.names
-        for a, n in zip(args, arg_names):
+        for a, n in zip(arg_ids, arg_names):
             names[a] = n
         if self.bound_types_ok:
             reasons = self.type_reasons
@@ -161,9 +214,9 @@ class Emitter:
                     self.bound_types_ok = False
                     break
 
-    def bind_results(self, results, result_names) -> None:
+    def bind_results(self, result_ids, result_names) -> None:
         names = self.names
-        for r, n in zip(results, result_names):
+        for r, n in zip(result_ids, result_names):
             names[r] = n
 
     def write(self, line: str) -> None:
@@ -186,9 +239,10 @@ class Emitter:
     # -- types -------------------------------------------------------------------------------
     def spec(self, t) -> str:
         """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type)."""
-        s = self._spec_cache.get(t)
+        k = hash(t)
+        s = self._spec_cache.get(k)
         if s is None:
-            s = self._spec_cache[t] = self._spec(t)
+            s = self._spec_cache[k] = self._spec(t)
         return s
 
     def _spec(self, t) -> str:
@@ -210,35 +264,31 @@ class Emitter:
     def dsts(self, types) -> str:
         return "[" + ", ".join(self.spec(t) for t in types) + "]"
 
-    def dsts_of(self, types: tuple) -> str:
-        """:meth:`dsts` of a tuple of result types, cached per tuple (types are uniqued).
+    def dsts_of(self, rec: OpRecord) -> str:
+        """:meth:`dsts` of ``rec``'s result types, cached per tuple of types (types are uniqued).
 
         A tuple that passed the support check (:attr:`result_reasons`) is also
-        entered in :attr:`ok_dsts` / :attr:`ok_dsts1`, from which the walker's
-        inline path prints without checking again.
+        entered in :attr:`ok_dsts`, from which the walker's inline path prints
+        without checking again.
         """
-        d = self._dsts_cache.get(types)
+        keys = rec.tkeys
+        d = self._dsts_cache.get(keys)
         if d is None:
-            d = self._dsts_cache[types] = self.dsts(types)
-        if types not in self.ok_dsts and self.result_reasons.get(types, 1) is None:
-            self.ok_dsts[types] = d
-            if len(types) == 1:
-                self.ok_dsts1[types[0]] = d
+            d = self._dsts_cache[keys] = self.dsts(rec.types)
+        if keys not in self.ok_dsts and self.result_reasons.get(keys, 1) is None:
+            self.ok_dsts[keys] = d
         return d
 
     # -- locations ---------------------------------------------------------------------------
-    def debug_location(self, loc) -> str:
-        """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for an MLIR location (section 5)."""
-        return self.with_parent(self.location_base(loc))
+    def debug_location(self, rec: OpRecord) -> str:
+        """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for ``rec``'s location (section 5)."""
+        return self.with_parent(self.location_base(rec))
 
-    def location_base(self, loc) -> str:
-        """The ``DebugLocation(...`` text of ``loc`` without its closing part (cached per location)."""
-        # Locations are uniqued. ir.Location hashes by wrapper, but its LocationAttr (``loc.attr``)
-        # hashes by the C++ pointer: str(loc) costs ~10 us, this lookup ~0.2 us.
-        key = loc.attr
-        base = self.loc_by_key.get(key)
-        if base is None:
-            base = self.loc_by_key[key] = self.location_text(str(loc))
+    def location_base(self, rec: OpRecord) -> str:
+        """The ``DebugLocation(...`` text of ``rec``'s location without its closing part (cached per location)."""
+        base = self.loc_by_key.get(rec.lkey)
+        if base is None:  # str(loc) costs ~10 us, the lookup ~0.1 us
+            base = self.loc_by_key[rec.lkey] = self.location_text(str(rec.loc))
         return base
 
     def with_parent(self, base: str) -> str:
@@ -268,19 +318,19 @@ class Emitter:
 
     # -- attributes --------------------------------------------------------------------------
     def attr_value(self, attr) -> str:
-        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued: hashes by pointer)."""
-        hit = self._attr_cache.get(attr)
+        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued)."""
+        k = hash(attr)
+        hit = self._attr_cache.get(k)
         if hit is not None:
             return hit
-        s = self._attr_cache[attr] = attr_text(self, attr)
+        s = self._attr_cache[k] = attr_text(self, attr)
         return s
 
-    def attr_items(self, op, skip=()) -> list[tuple[str, str]]:
-        """``(key, python value)`` for every attribute of ``op`` not in ``skip`` (section 5 key rules)."""
-        attrs = op.attributes
-        try:
-            items = attrs.items()  # one binding call: [(name, attr)] in attribute order
-        except TypeError:  # an attribute the binding cannot hand to Python (dense complex): only read the others
+    def attr_items(self, rec: OpRecord, skip=()) -> list[tuple[str, str]]:
+        """``(key, python value)`` for every attribute of ``rec`` not in ``skip`` (section 5 key rules)."""
+        items = rec.items
+        if items is None:  # an attribute the binding cannot hand to Python (dense complex): only read the others
+            attrs = rec.op.attributes
             out = []
             used: set = set()
             for i in range(len(attrs)):
@@ -299,7 +349,7 @@ class Emitter:
         for name, attr in items:
             if name in skip:
                 continue
-            v = cache.get(attr)
+            v = cache.get(hash(attr))
             yield key(name, used), (v if v is not None else self.attr_value(attr))
 
     def attr_tail(self, items, skip=()) -> str:
@@ -323,45 +373,37 @@ class Emitter:
         return k
 
     # -- the statement assembler -------------------------------------------------------------
-    def statement(self, op, py_op: str | None = None, attrs=(), srcs=None, dst_types=None,
-                  module_sub: str = "ir", xla_op: str | None = None, result_names=None,
-                  dst_specs=None) -> list[str]:
-        """Emit one statement for ``op`` (section 5); returns the names bound to its results.
+    def statement(self, rec: OpRecord, py_op: str | None = None, attrs=(), srcs=None, module_sub: str = "ir",
+                  xla_op: str | None = None, result_names=None, dst_specs=None) -> list[str]:
+        """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
 
         Args:
-            op: the MLIR op (its results are bound to the new names).
+            rec: the op (its results are bound to the new names).
             py_op: Python op name (default: :meth:`py_op_name`).
             attrs: ``[(key, python source)]`` printed after ``dsts``.
             srcs: operand names (default: the op's operands).
-            dst_types: result types for ``dsts`` (default: the op's result types).
             module_sub: the submodule of the root that provides ``py_op``.
             xla_op: the ``xla_op`` value (default: the MLIR op name).
             result_names: names already allocated for the results.
-            dst_specs: pre-rendered ``dsts`` entries (overrides ``dst_types``).
+            dst_specs: pre-rendered ``dsts`` entries (default: the result types').
 
         Raises:
             HiloError: an operand that is not bound yet.
         """
-        name = op.name
+        name = rec.name
         self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
-        results = list(op.results)  # one pass over the binding's result list
         if result_names is None:
-            result_names = self.fresh_names(len(results))
-        self.bind_results(results, result_names)
-        src_names = srcs if srcs is not None else self.names_of(op.operands)
-        if dst_specs is not None:
-            dsts = "[" + ", ".join(dst_specs) + "]"
-        elif dst_types is not None:
-            dsts = self.dsts(dst_types)
-        else:
-            dsts = self.dsts_of(tuple(op.results.types))
-        self.emit(op, name, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names)
+            result_names = self.fresh_names(len(rec.results))
+        self.bind_results(rec.results, result_names)
+        src_names = srcs if srcs is not None else self.names_of(rec)
+        dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
+        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names)
         return result_names
 
-    def emit(self, op, name, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names) -> None:
-        """Write ``op``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
-        xla = self.xla_repr(xla_op or name)
+    def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names) -> None:
+        """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
+        xla = self.xla_repr(xla_op or rec.name)
         keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
-        dl = self.debug_location(op.location)
-        callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(name)}"
+        dl = self.debug_location(rec)
+        callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
         self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))

@@ -23,8 +23,8 @@ from . import supported as _sup
 from .emit import format_statement, keyword_text
 
 
-def print_group(p, op, header: str | None, attrs, block, xla_op: str) -> None:
-    """Header statement (unless ``header`` is None: transparent), body, ``setResults``.
+def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
+    """Walk generator: header statement (unless ``header`` is None: transparent), body, ``setResults``.
 
     The body block's arguments are bound to the group's operand names (a
     body without arguments captures the operands implicitly); the group's
@@ -33,52 +33,54 @@ def print_group(p, op, header: str | None, attrs, block, xla_op: str) -> None:
     Raises:
         HiloError: operand/argument or result/return count mismatch.
     """
-    operand_names = p.names_of(op.operands)
-    args = list(block.arguments)
+    op = rec.op
+    operand_names = p.names_of(rec)
+    args = p.block_args(block)
     # A body without arguments reads the operands by implicit capture (XLA-style fusions).
     if args and len(args) != len(operand_names):
-        raise HiloError(f"'{op.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments",
+        raise HiloError(f"'{rec.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments",
                         loc=op.location)
     handle = None
     if header is not None:
-        handle = _write_header(p, op, header, attrs, operand_names, xla_op)
+        handle = _write_header(p, rec, header, attrs, operand_names, xla_op)
         p.parent_stack.append(handle)
     try:
         if args:
             p.bind_args(block, args, operand_names)
-        rets = p.print_block(block)
+        ret = yield p.print_block(block)
     finally:
         if handle is not None:
             p.parent_stack.pop()
-    if len(rets) != len(op.results):
-        raise HiloError(f"'{op.name}' op has {len(op.results)} results but its body returns {len(rets)} values",
+    if len(ret.srcs) != len(rec.results):
+        raise HiloError(f"'{rec.name}' op has {len(rec.results)} results but its body returns {len(ret.srcs)} values",
                         loc=op.location)
-    ret_names = p.names_of(rets)
+    ret_names = p.names_of(ret)
     if handle is not None:
         p.write(f"{handle}.setResults([{', '.join(ret_names)}])")
-    p.bind_results(op.results, ret_names)
+    p.bind_results(rec.results, ret_names)
 
 
-def _write_header(p, op, header: str, attrs, operand_names, xla_op: str) -> str:
+def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str:
     """The group's header statement; returns its handle name."""
-    p.per_op_counter[op.name] = p.per_op_counter.get(op.name, 0) + 1
+    p.per_op_counter[rec.name] = p.per_op_counter.get(rec.name, 0) + 1
     handle = p.fresh()
-    dsts = p.dsts_of(tuple(op.results.types))
+    dsts = p.dsts_of(rec)
     keywords = keyword_text(attrs) + f", xla_op={xla_op!r}"
-    dl = p.debug_location(op.location)
+    dl = p.debug_location(rec)
     callee = f"{p.mod('frontend.XlaFE')}.{header}"
     p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
     return handle
 
 
-def print_call(p, op) -> None:
-    """``func.call``: the callee inlined at the call site behind a ``CallOp`` header (section 6).
+def print_call(p, rec):
+    """Walk generator: ``func.call``, the callee inlined at the call site behind a ``CallOp`` header (section 6).
 
     Raises:
         HiloError: an unknown callee; a recursive call (naming the call chain).
     """
     from ..ir import ir
 
+    op = rec.op
     callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
     if callee in p.call_stack:
         raise HiloError(f"recursive call to @{callee} cannot be printed (call chain: "
@@ -86,13 +88,13 @@ def print_call(p, op) -> None:
     f = p.lookup_function(op, callee)
     p.call_stack.append(callee)
     try:
-        print_group(p, op, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
+        yield print_group(p, rec, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
     finally:
         p.call_stack.pop()
 
 
-def print_kind_group(p, op, py_name, hilo_fusion_op, kind, block) -> None:
-    """The summary ``NeuronTensorOp`` (``op=``, ``hilo_fusion_op=``, ``reduce_dims=``) then the body.
+def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
+    """The summary ``NeuronTensorOp`` (``op=``, ``hilo_fusion_op=``, ``reduce_dims=``) then the body; returns the walk.
 
     ``py_name`` None is the transparent ScheduleFusion (no header).
 
@@ -100,8 +102,7 @@ def print_kind_group(p, op, py_name, hilo_fusion_op, kind, block) -> None:
         HiloError: a MulRedSqrt group without a ``reduce`` in its body.
     """
     if py_name is None:  # ScheduleFusion: transparent
-        print_group(p, op, None, (), block, "mhlo.fusion")
-        return
+        return print_group(p, rec, None, (), block, "mhlo.fusion")
     items = [("op", repr(py_name))]
     if hilo_fusion_op is not None:
         items.append(("hilo_fusion_op", repr(hilo_fusion_op)))
@@ -112,6 +113,6 @@ def print_kind_group(p, op, py_name, hilo_fusion_op, kind, block) -> None:
                 red = o.operation
                 break
         if red is None:
-            raise HiloError(f"MulRedSqrt '{op.name}' has no reduce in its body (reduce_dims)", loc=op.location)
+            raise HiloError(f"MulRedSqrt '{rec.name}' has no reduce in its body (reduce_dims)", loc=rec.op.location)
         items.append(("reduce_dims", p.attr_value(red.attributes["dimensions"])))
-    print_group(p, op, "NeuronTensorOp", items, block, "mhlo.fusion")
+    return print_group(p, rec, "NeuronTensorOp", items, block, "mhlo.fusion")

@@ -38,14 +38,15 @@ def string_attr(op, key: str) -> str | None:
     return ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
 
 
-def print_fusion(p, op) -> None:
-    """Print an ``mhlo.fusion`` by its ``FusionKind``.
+def print_fusion(p, rec):
+    """Print an ``mhlo.fusion`` by its ``FusionKind``; returns the walk of its body.
 
     Raises:
         HiloError: ``NCC_ISPP054`` for a missing or unknown FusionKind (at the fusion).
     """
+    op = rec.op
     kind = string_attr(op, "FusionKind")
     entry = _sup.FUSION_KINDS.get(kind) if kind is not None else None
     if entry is None:
         raise HiloError(f"unknown FusionKind '{kind or ''}' on '{op.name}'", loc=op.location, code="NCC_ISPP054")
-    print_kind_group(p, op, entry[0], entry[1], kind, op.regions[0].blocks[0])
+    return print_kind_group(p, rec, entry[0], entry[1], kind, op.regions[0].blocks[0])

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from ..diagnostics import HiloError
 from . import supported as _sup
-from .driver import TERMINATORS
 
 #: reducer bodies recognised for the ``reducer=`` hint
 REDUCER_HINTS = {
@@ -27,70 +26,76 @@ REDUCER_HINTS = {
 _REDUCE_LIKE = ("reduce", "reduce_window", "all_reduce", "reduce_scatter", "scatter", "map")
 
 
-def print_region_op(p, op, py_op: str | None = None, attrs=None, skip=()) -> None:
-    """An op with regions: result names first, one ``def`` per region, then the statement.
+def print_region_op(p, rec, py_op: str | None = None, attrs=None, skip=()):
+    """Walk generator: an op with regions -- result names first, one ``def`` per region, then the statement.
 
     Raises:
         HiloError: a region with more than one block.
     """
-    results = p.fresh_names(len(op.results))
+    op = rec.op
+    results = p.fresh_names(len(rec.results))
     handle = results[0] if results else p.fresh()
     fnames = []
-    hint = None
+    snaps = []
     for region in op.regions:
         blocks = list(region.blocks)
         if len(blocks) != 1:
             raise HiloError(f"'{op.name}' op: regions with {len(blocks)} blocks are not supported", loc=op.location)
-        fnames.append(print_region_function(p, blocks[0], handle))
-    short = _sup.hlo_short(op.name)
-    if len(op.regions) == 1 and short in _REDUCE_LIKE:
-        hint = reducer_hint(list(op.regions[0].blocks)[0], short)
-    items = list(attrs) if attrs is not None else p.attr_items(op, skip=skip)
+        fname, snap = yield print_region_function(p, blocks[0], handle)
+        fnames.append(fname)
+        snaps.append(snap)
+    short = _sup.hlo_short(rec.name)
+    hint = reducer_hint(snaps[0], short) if len(snaps) == 1 and short in _REDUCE_LIKE else None
+    items = list(attrs) if attrs is not None else p.attr_items(rec, skip=skip)
     items.append(("regions", "[" + ", ".join(fnames) + "]"))
     if hint:
         items.append(("reducer", repr(hint)))
-    p.statement(op, py_op, items, result_names=results)
+    p.statement(rec, py_op, items, result_names=results)
 
 
-def print_region_function(p, block, parent: str) -> str:
-    """``def v<N>(<block args>): <body>; return [<terminator operands>]``; returns the function name."""
+def print_region_function(p, block, parent: str):
+    """Walk generator: ``def v<N>(<block args>): <body>; return [<terminator operands>]``.
+
+    Returns ``(function name, snapshot)``: the snapshot is ``(argument ids,
+    records, terminator record)`` of the block, for :func:`reducer_hint`.
+    """
     fname = p.fresh()
-    args = list(block.arguments)
+    args = p.block_args(block)
     params = p.fresh_names(len(args))
     p.bind_args(block, args, params)
     p.write(f"def {fname}({', '.join(params)}):")
     outer = p.indent
     p.indent = outer + "    "
     p.parent_stack.append(parent)
+    snapshot = p.read_block(block)
     try:
-        rets = p.print_block(block)
-        p.write(f"return [{', '.join(p.names_of(rets))}]")
+        ret = yield p.print_block(block, snapshot)
+        p.write(f"return [{', '.join(p.names_of(ret))}]")
     finally:
         p.parent_stack.pop()
         p.indent = outer
-    return fname
+    return fname, (args,) + snapshot
 
 
-def reducer_hint(block, short: str) -> str | None:
-    """The ``reducer=`` hint: the body is one commutative binary op of the two block args, returned."""
-    ops = [o.operation for o in block.operations]
-    args = list(block.arguments)
-    if len(args) != 2 or len(ops) not in (1, 2):
+def reducer_hint(snapshot, short: str) -> str | None:
+    """The ``reducer=`` hint: the body is one commutative binary op of the two block args, returned.
+
+    ``snapshot`` is ``(argument ids, records, terminator record)`` of the region's block.
+    """
+    args, recs, term = snapshot
+    if len(args) != 2 or len(recs) > 1 or term.op is None or len(term.srcs) != 1:
         return None
-    term = ops[-1]
-    if term.name not in TERMINATORS or len(term.operands) != 1:
-        return None
-    if len(ops) == 1:
-        if short == "scatter" and term.operands[0] == args[1]:
+    if not recs:
+        if short == "scatter" and term.srcs[0] == args[1]:
             return "replace"
         return None
-    body = ops[0]
+    body = recs[0]
     bshort = _sup.hlo_short(body.name)
-    if bshort not in REDUCER_HINTS or len(body.operands) != 2 or len(body.results) != 1:
+    if bshort not in REDUCER_HINTS or len(body.srcs) != 2 or len(body.results) != 1:
         return None
-    if term.operands[0] != body.results[0]:
+    if term.srcs[0] != body.results[0]:
         return None
-    a, b = body.operands[0], body.operands[1]
+    a, b = body.srcs
     if (a == args[0] and b == args[1]) or (a == args[1] and b == args[0]):
         return REDUCER_HINTS[bshort]
     return None

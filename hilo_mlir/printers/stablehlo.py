@@ -35,8 +35,8 @@ from .groups import print_group, print_kind_group
 from .mhlo import string_attr
 
 
-def print_composite(p, op) -> None:
-    """Print a ``stablehlo.composite`` / ``mhlo.composite`` (docs/penguin_format.md section 6).
+def print_composite(p, rec):
+    """Walk generator: a ``stablehlo.composite`` / ``mhlo.composite`` (docs/penguin_format.md section 6).
 
     Raises:
         HiloError: unknown decomposition function; operand/argument count
@@ -45,6 +45,7 @@ def print_composite(p, op) -> None:
     """
     from ..ir import ir
 
+    op = rec.op
     attrs = op.attributes
     decomp = ir.FlatSymbolRefAttr(attrs["decomposition"]).value
     f = p.lookup_function(op, decomp)
@@ -60,11 +61,11 @@ def print_composite(p, op) -> None:
                           p.attr_value(attrs["composite_attributes"]) if "composite_attributes" in attrs else "{}"))
             items.append(("version", p.attr_value(attrs["version"]) if "version" in attrs else "0"))
             items.append(("decomposition", repr(decomp)))
-            print_group(p, op, "CompositeOp", items, block, op.name)
+            yield print_group(p, rec, "CompositeOp", items, block, op.name)
             return
         entry = _sup.COMPOSITE_KINDS.get(kind)
         if entry is None:
             raise HiloError(f"unknown CompositeKind '{kind}' on '{op.name}'", loc=op.location, code="NCC_ISPP054")
-        print_kind_group(p, op, entry[0], entry[1], kind, block)
+        yield print_kind_group(p, rec, entry[0], entry[1], kind, block)
     finally:
         p.call_stack.pop()

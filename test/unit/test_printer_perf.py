@@ -33,9 +33,11 @@ SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rm
 
 
 class _FullCheck:
-    """Mixin: every op through ``_print_op`` with the full ``check_supported`` (no fast path)."""
+    """Mixin: every op through ``_print_op`` with the full ``check_supported`` (no fast path), values keyed
+    on the binding objects instead of their integer ids."""
 
     fast_paths = False
+    value_key = staticmethod(lambda v: v)
 
 
 class _FullMhlo(_FullCheck, MhloPrinter):
