@@ -24,7 +24,7 @@ every op, but in parts: the op-name verdict once per name, result types once
 per distinct type tuple, and operand types not again when each operand is
 bound to a value whose type was already checked (:meth:`PenguinPrinter._print_op`).
 Ordinary ops whose name and result types were seen before are printed by
-:meth:`PenguinPrinter._print_inline` (the same text as the generic
+:meth:`PenguinPrinter.print_block` itself (the same text as the generic
 statement, read from the caches). ``fast_paths = False`` turns the
 shortcuts off (every op through the full check and the generic path, values
 keyed on the binding objects): the tests compare the two.
@@ -36,7 +36,7 @@ import re
 
 from ..diagnostics import HiloError
 from . import supported as _sup
-from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, NO_TERMINATOR, Emitter, OpRecord, format_statement
+from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, NO_TERMINATOR, Emitter, OpRecord, format_statement, op_record
 
 TERMINATORS = frozenset({"func.return", "mhlo.return", "stablehlo.return"})
 #: the key of the dispatch table's handler for ops with regions that have no handler of their own
@@ -106,7 +106,7 @@ class PenguinPrinter(Emitter):
         self.call_stack: list[str] = []
         self.symbols: dict = {}
         self._op_info: dict[str, tuple] = {}  # op name -> (name_reason, attribute-dependent, handler)
-        # op name -> (Python op name, repr of the name, is a constant) for ops _print_inline prints:
+        # op name -> (Python op name, repr of the name, is a constant) for ops print_block prints from the caches:
         # supported by name alone, no handler except the constant one
         self._generic: dict[str, tuple] = {}
 
@@ -238,7 +238,7 @@ class PenguinPrinter(Emitter):
             name = o.name
             srcs = tuple(map(key, o.operands))
             if name in TERMINATORS:
-                term = OpRecord(o, name, srcs)
+                term = op_record(o, name, srcs)
                 continue
             try:
                 r0 = o.result  # most ops have one result: one binding call, no result list
@@ -254,23 +254,60 @@ class PenguinPrinter(Emitter):
             except TypeError:  # an attribute the binding cannot hand to Python (dense complex)
                 items = None
             loc = o.location
-            recs.append(OpRecord(o, name, srcs, results, types, tkeys, loc, hash(loc.attr), len(o.regions), items))
+            recs.append(OpRecord((o, name, srcs, results, types, tkeys, loc, hash(loc.attr), len(o.regions), items)))
         return recs, term
 
     def print_block(self, block, snapshot=None):
         """Walk generator: print every op of ``block`` except its terminator; returns the terminator's record.
 
-        ``snapshot`` is :meth:`read_block`'s result when the caller read the block already.
+        ``snapshot`` is :meth:`read_block`'s result when the caller read the
+        block already. An ordinary op whose name and result types were seen
+        before (:attr:`_generic`, :attr:`ok_dsts`), whose operands are bound
+        and -- for a constant -- whose value was rendered before is written
+        here from the caches (the generic statement's text); every other op
+        goes through :meth:`_print_op`.
         """
         recs, term = snapshot if snapshot is not None else self.read_block(block)
         generic = self._generic if self.fast_paths else {}
+        names, ok_dsts, counter, locs = self.names, self.ok_dsts, self.per_op_counter, self.loc_by_key
+        lines, indent, parents = self.lines, self.indent, self.parent_stack  # the same objects for the whole block
         for rec in recs:
-            g = generic.get(rec.name)
-            if g is None or not self.bound_types_ok or not self._print_inline(rec, g):
-                sub = self._print_op(rec)
-                if sub is not None:
-                    yield sub
+            name, srcs, results, tkeys, lkey, nregions, items = rec[1], rec[2], rec[3], rec[5], rec[7], rec[8], rec[9]
+            g = generic.get(name)
+            if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
+                dsts = ok_dsts.get(tkeys)
+                try:
+                    src = [names[i] for i in srcs] if dsts is not None else None
+                except KeyError:
+                    src = None
+                if src is None:
+                    tail = None
+                elif g[2]:
+                    tail = self._constant_tail(items)
+                else:
+                    tail = self.attr_tail(items) if items else ""
+                if tail is not None:
+                    counter[name] = counter.get(name, 0) + 1
+                    result_names = self.fresh_names(len(results))
+                    for r, n in zip(results, result_names):
+                        names[r] = n
+                    base = locs.get(lkey) or self.location_base(rec)
+                    dl = f"{base}, parent={parents[-1]!r})" if parents else base + ")"
+                    callee = f"{self.aliases.get('ir') or self.mod('ir')}.{g[0]}"
+                    lines.append(format_statement(indent, result_names, callee, src, dsts, f"{tail}, xla_op={g[1]}", dl))
+                    continue
+            sub = self._print_op(rec)
+            if sub is not None:
+                yield sub
         return term
+
+    def _constant_tail(self, items) -> str | None:
+        """The keywords of a constant whose value was rendered before (``", value=..."`` first), else None."""
+        for k, a in items:
+            if k == "value":
+                value = self.const_cache.get(hash(a))
+                return None if value is None else f", value={value}" + self.attr_tail(items, _VALUE)
+        return None
 
     def check_supported(self, op) -> None:
         """Raise the printer's error for an op :func:`supported.unsupported_reason` rejects."""
@@ -342,43 +379,6 @@ class PenguinPrinter(Emitter):
                     break
             self.result_reasons[rec.tkeys] = r
         return r
-
-    def _print_inline(self, rec: OpRecord, g: tuple) -> bool:
-        """Print ``rec`` from the caches if it is an ordinary op seen before; False (nothing printed) otherwise.
-
-        Taken when every operand is bound, the result types passed the check
-        before (:attr:`ok_dsts`), and -- for a constant -- its value was
-        rendered before: the text is exactly the generic statement's.
-        """
-        names = self.names
-        try:
-            src = [names[i] for i in rec.srcs]
-        except KeyError:
-            return False
-        dsts = self.ok_dsts.get(rec.tkeys)
-        items = rec.items
-        if dsts is None or items is None or (not g[2] and rec.nregions):
-            return False  # result types not checked yet or rejected; unreadable attributes; an op with regions
-        if g[2]:  # a constant: its value (cached per attribute) + the other attributes
-            value = None
-            for k, a in items:
-                if k == "value":
-                    value = self.const_cache.get(hash(a))
-                    break
-            if value is None:
-                return False
-            tail = f", value={value}" + self.attr_tail(items, _VALUE)
-        else:
-            tail = self.attr_tail(items) if items else ""
-        counter = self.per_op_counter
-        counter[rec.name] = counter.get(rec.name, 0) + 1
-        result_names = self.fresh_names(len(rec.results))
-        self.bind_results(rec.results, result_names)
-        dl = self.with_parent(self.location_base(rec))
-        callee = f"{self.aliases.get('ir') or self.mod('ir')}.{g[0]}"
-        self.lines.append(format_statement(self.indent, result_names, callee, src, dsts, f"{tail}, xla_op={g[1]}", dl))
-        return True
-
 
 def _int_list(attrs, key) -> list[int]:
     if key not in attrs:

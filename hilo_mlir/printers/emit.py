@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from operator import itemgetter
 
 from ..diagnostics import HiloError
 from . import supported as _sup
@@ -50,39 +51,40 @@ _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
 
 
-class OpRecord:
-    """One op as read once through the binding (see the module docstring).
+class OpRecord(tuple):
+    """One op as read once through the binding (see the module docstring): a plain tuple with named fields.
 
-    Attributes:
-        op: the ``ir.Operation`` (for handlers that read more, and for errors).
-        name: the op name.
-        srcs: the operand ids (:attr:`Emitter.value_key`), in operand order.
-        results: the result ids.
-        types: the result types (``ir.Type``); ``tkeys`` their ids (``hash``).
-        loc: the ``ir.Location``; ``lkey`` the id of its attribute (``hash``).
-        nregions: the number of regions.
-        items: ``op.attributes.items()`` (``[(name, attr)]`` in order), or
-            None when the binding cannot hand an attribute to Python (dense
-            complex values): then :meth:`Emitter.attr_items` reads them by index.
+    Fields (in order): ``op`` (the ``ir.Operation``, for handlers that read
+    more, and for errors), ``name``, ``srcs`` (operand ids,
+    :attr:`Emitter.value_key`), ``results`` (result ids), ``types`` (result
+    ``ir.Type``s), ``tkeys`` (their ids, ``hash``), ``loc`` (the
+    ``ir.Location``), ``lkey`` (the id of its attribute), ``nregions``,
+    ``items`` (``op.attributes.items()``: ``[(name, attr)]`` in order, or None
+    when the binding cannot hand an attribute to Python -- dense complex
+    values -- and :meth:`Emitter.attr_items` reads them by index).
     """
 
-    __slots__ = ("op", "name", "srcs", "results", "types", "tkeys", "loc", "lkey", "nregions", "items")
+    __slots__ = ()
 
-    def __init__(self, op, name, srcs, results=(), types=(), tkeys=(), loc=None, lkey=None, nregions=0, items=None):
-        self.op = op
-        self.name = name
-        self.srcs = srcs
-        self.results = results
-        self.types = types
-        self.tkeys = tkeys
-        self.loc = loc
-        self.lkey = lkey
-        self.nregions = nregions
-        self.items = items
+    op = property(itemgetter(0))
+    name = property(itemgetter(1))
+    srcs = property(itemgetter(2))
+    results = property(itemgetter(3))
+    types = property(itemgetter(4))
+    tkeys = property(itemgetter(5))
+    loc = property(itemgetter(6))
+    lkey = property(itemgetter(7))
+    nregions = property(itemgetter(8))
+    items = property(itemgetter(9))
+
+
+def op_record(op, name, srcs, results=(), types=(), tkeys=(), loc=None, lkey=None, nregions=0, items=None) -> OpRecord:
+    """An :class:`OpRecord` from its fields."""
+    return OpRecord((op, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
 
 
 #: the "terminator" of a block without one: no operands
-NO_TERMINATOR = OpRecord(None, "", ())
+NO_TERMINATOR = op_record(None, "", ())
 
 
 def format_statement(indent: str, results, callee: str, srcs, dsts: str, keywords: str, dl: str) -> str:

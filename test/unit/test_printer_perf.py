@@ -1,6 +1,6 @@
 """The printer's and ``verify-supported-ops``' fast paths give exactly what the full checks give (issue 7).
 
-The printer prints most ops inline (:meth:`PenguinPrinter._print_inline`) and
+The printer prints most ops inline (:meth:`PenguinPrinter.print_block`) and
 skips the per-op operand type check when every operand is bound to a value
 whose type was already checked; ``verify-supported-ops`` answers from the op
 census (names, attribute-dependent ops, value types) without a walk. These
