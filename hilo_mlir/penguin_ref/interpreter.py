@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 
 from . import ops
@@ -36,9 +39,10 @@ _MISSING = object()
 class Interpreter:
     """Interpret a structured :class:`Program` (see :func:`run_program`)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, literal_fusions: bool = False):
         self.program = program
         self.ops = ops
+        self.literal_fusions = literal_fusions
 
     def value(self, v, env: Env, user: Statement):
         if isinstance(v, Value):
@@ -149,28 +153,42 @@ class Interpreter:
         return [self.value(r, inner, owner) for r in region.ret]
 
 
-def run_program(program: Program, inputs) -> list[np.ndarray]:
-    """Bind ``inputs`` to the program's ``markInput`` tensors, interpret, return outputs in index order."""
-    interp = Interpreter(program)
+def run_program(program: Program, inputs, literal_fusions: bool = False) -> list[np.ndarray]:
+    """Bind ``inputs`` to the program's ``markInput`` tensors, interpret, return outputs in index order.
+
+    Args:
+        program: the recorded program.
+        inputs: one array per input in ``index`` order; ``None`` (or leaving
+            out trailing ones) loads a parameter (``is_parameter_tensor=True``)
+            from its ``np_file``.
+        literal_fusions: run Expm1/Log1p fusions op by op instead of as the
+            precise primitive their kind selects.
+
+    Raises:
+        PenguinRefError: wrong input count or shape; a parameter whose
+            ``np_file`` is missing (naming the input); any statement that
+            cannot be executed.
+    """
     env = Env()
+    for d, a in zip(*bind_inputs(program, inputs)):
+        env.vals[d.results[0]] = a
+    interp = Interpreter(program, literal_fusions=literal_fusions)
+    return run_deep(_interpret, interp, env)
+
+
+def bind_inputs(program: Program, inputs) -> tuple[list, list]:
+    """``(declarations, arrays)`` in input order, converted to the declared dtypes (see :func:`run_program`)."""
     decls = sorted(program.inputs, key=lambda s: s.input_index)
     if isinstance(inputs, np.ndarray) or np.isscalar(inputs):
         inputs = [inputs]  # one array, not a sequence of rows
     inputs = list(inputs)
-    if len(inputs) != len(decls):
-        # parameters may come from their weight files
-        if len(inputs) < len(decls):
-            missing = decls[len(inputs):]
-            for d in missing:
-                wf = d.kw.get("weight_file") or d.kw.get("np_file")
-                if not wf:
-                    raise PenguinRefError(
-                        f"penguin_ref: the program has {len(decls)} inputs, {len(inputs)} given"
-                    )
-                inputs.append(program.load_npy(wf))
-        else:
-            raise PenguinRefError(f"penguin_ref: the program has {len(decls)} inputs, {len(inputs)} given")
+    if len(inputs) > len(decls):
+        raise PenguinRefError(f"penguin_ref: the program has {len(decls)} inputs, {len(inputs)} given")
+    inputs += [None] * (len(decls) - len(inputs))
+    arrays = []
     for d, a in zip(decls, inputs):
+        if a is None:
+            a = _parameter_from_file(program, d, len(decls), sum(x is not None for x in inputs))
         a = np.asarray(a)
         spec = d.spec
         if isinstance(spec, TensorSpec):
@@ -183,7 +201,28 @@ def run_program(program: Program, inputs) -> list[np.ndarray]:
                 a = a.view(dt)  # an ml_dtypes array that went through .npy
             elif a.dtype != dt:
                 a = a.astype(dt)
-        env.vals[d.results[0]] = a
+        arrays.append(a)
+    return decls, arrays
+
+
+def _parameter_from_file(program: Program, decl, n_decls: int, n_given: int):
+    """The array of a parameter input the caller did not pass, from its ``np_file``."""
+    name = decl.kw.get("name")
+    label = f"input {decl.input_index}" + (f" ('{name}')" if name is not None else "")
+    file = decl.kw.get("np_file") or decl.kw.get("weight_file")
+    if not decl.kw.get("is_parameter_tensor") or not file:
+        raise PenguinRefError(f"penguin_ref: the program has {n_decls} inputs, {n_given} given "
+                              f"({label} is not a parameter with an np_file, so it must be passed)")
+    try:
+        return program.load_npy(file, missing_ok=False)
+    except FileNotFoundError:
+        where = f" in {program.folder}" if program.folder else ""
+        raise PenguinRefError(f"penguin_ref: {label} is a parameter loaded from '{file}', which was not found "
+                              f"beside the program{where}; pass the array or write the file") from None
+
+
+def _interpret(interp, env) -> list[np.ndarray]:
+    program = interp.program
     with np.errstate(all="ignore"):
         interp.run_block(program.top, env)
         outs = sorted(program.outputs, key=lambda t: t[0])
@@ -194,6 +233,45 @@ def run_program(program: Program, inputs) -> list[np.ndarray]:
                 raise PenguinRefError(f"penguin_ref: output {idx} ({v.name}) was never computed")
             result.extend(_flatten(r))
     return result
+
+
+#: C stack of the thread the interpreter runs in, and its Python recursion limit: a region nested
+#: n deep runs as about 10 nested Python calls per level, so 1,000 levels need ~10^4 frames.
+_STACK_BYTES = 512 << 20
+_RECURSION_LIMIT = 200_000
+
+
+def run_deep(fn, *args):
+    """``fn(*args)`` in a thread with a large C stack and a raised recursion limit; its result or exception.
+
+    Nested regions execute as nested Python calls (a ``while`` body calls
+    the region functions of the ``while`` inside it), so the depth of a
+    program is limited only by this stack.
+    """
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread
+            box["error"] = e
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        t = threading.Thread(target=target, name="penguin_ref", daemon=True)
+        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+        t.start()
+    finally:
+        threading.stack_size(old_size)
+    try:
+        t.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def _flatten(r) -> list:

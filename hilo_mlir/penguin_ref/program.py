@@ -93,7 +93,13 @@ class Program:
         return reg
 
     # -- loading ------------------------------------------------------------------------------
-    def load_npy(self, path, *args, **kw):
+    def load_npy(self, path, *args, missing_ok: bool = True, **kw):
+        """The array of a ``.npy`` file named in the program: from the in-memory files, else beside the program.
+
+        Raises:
+            PenguinRefError: the file is not found (``FileNotFoundError`` instead
+                when ``missing_ok`` is False), or is not a readable ``.npy`` file.
+        """
         p = os.fspath(path)
         if not os.path.isabs(p):
             base = os.path.basename(p)
@@ -108,10 +114,14 @@ class Program:
         try:
             return np.load(p, *args, **kw)
         except FileNotFoundError:
+            if not missing_ok:
+                raise
             raise PenguinRefError(
                 f"penguin_ref: constant file '{path}' not found (looked beside the program"
                 + (f" in {self.folder}" if self.folder else "") + " and in the in-memory files)"
             ) from None
+        except (OSError, ValueError) as e:
+            raise PenguinRefError(f"penguin_ref: cannot read '{path}': {getattr(e, 'strerror', None) or e}") from None
 
     def _import(self, name, globals=None, locals=None, fromlist=(), level=0):
         top = name.split(".")[0]

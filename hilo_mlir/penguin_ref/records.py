@@ -101,6 +101,22 @@ class NpyFile:
         return f"NpyFile({self.name!r})"
 
 
+class Bits:
+    """``Bits(0x7f800001)`` / ``Bits([...])``: a constant's elements as their bit patterns (format section 5a)."""
+
+    def __init__(self, bits, *args, **kw):
+        self.bits = bits
+
+    def array(self, dtype, shape) -> np.ndarray:
+        """The elements as ``dtype`` (bit for bit), broadcast to ``shape``."""
+        dt = np.dtype(dtype)
+        a = np.asarray(self.bits, dtype=np.uint64).astype(np.dtype(f"u{dt.itemsize}")).view(dt)
+        return np.broadcast_to(a, shape).copy() if a.shape != tuple(shape) else a
+
+    def __repr__(self):
+        return f"Bits({self.bits!r})"
+
+
 class TupleSpec:
     """``TupleSpec(elements=[...])`` for tuple-typed results."""
 
@@ -209,6 +225,8 @@ class _FakeModule(types.ModuleType):
             return prog.make_region_return
         if item == "NpyFile":
             return NpyFile
+        if item == "Bits":
+            return Bits
         if item == "TupleSpec":
             return TupleSpec
         if item == "dtype":

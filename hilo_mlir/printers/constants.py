@@ -3,13 +3,19 @@
 A splat constant prints its one element; a non-splat constant with at most
 ``inline_limit`` elements a nested list; a larger one goes to
 ``const_<K>.npy`` beside ``penguin.py`` (``m<ir>.NpyFile('const_<K>.npy')``,
-one file per constant op). Inline renderings are cached per attribute
+one file per constant op). A value holding a NaN with a payload (a
+signalling NaN, or any NaN but the one ``float('nan')`` gives) prints its
+elements' bit patterns, ``m<ir>.Bits(0x7f800001)`` / ``m<ir>.Bits([...])``. Inline renderings are cached per attribute
 (attributes are uniqued), and the printer's inline path reuses them.
 """
 
 from __future__ import annotations
 
-from .literals import dense_text_to_numpy, dense_to_numpy, npy_bytes, python_literal
+import math
+
+import numpy as np
+
+from .literals import bits_literal, dense_text_to_numpy, dense_to_numpy, has_nan_payload, npy_bytes, python_literal
 
 
 def print_constant(p, rec) -> None:
@@ -52,17 +58,19 @@ def _render(p, op, attr) -> tuple[str, bool]:
             return value, True
     if attr is None:
         arr = dense_text_to_numpy(str(op), op.results[0].type, op)
-        flat = arr.reshape(-1)
-        splat = arr.size > 0 and bool((flat == flat[0]).all())
+        rows = np.ascontiguousarray(arr).reshape(-1).view(np.uint8).reshape(arr.size, -1)
+        splat = arr.size > 0 and bool((rows == rows[0]).all())  # bit for bit: keeps -0.0 and NaN payloads
     else:
         arr = dense_to_numpy(attr, op)
     if arr.ndim == 0 or splat:
-        return python_literal(arr.reshape(-1)[0]), attr is not None
-    if arr.size <= p.inline_limit:
-        return python_literal(arr), attr is not None
-    fname = f"const_{len(p.files)}.npy"  # one .npy file per constant op (not cached)
-    p.files[fname] = npy_bytes(arr)
-    return f"{p.mod('ir')}.NpyFile({fname!r})", False
+        arr = arr.reshape(-1)[:1].reshape(())
+    elif arr.size > p.inline_limit:
+        fname = f"const_{len(p.files)}.npy"  # one .npy file per constant op (not cached)
+        p.files[fname] = npy_bytes(arr)
+        return f"{p.mod('ir')}.NpyFile({fname!r})", False
+    if has_nan_payload(arr):  # NaN payloads have no float literal: the bit patterns instead
+        return f"{p.mod('ir')}.Bits({bits_literal(arr)})", attr is not None
+    return python_literal(arr if arr.ndim else arr[()]), attr is not None
 
 
 def _splat_literal(sv, ir) -> str | None:
@@ -71,5 +79,6 @@ def _splat_literal(sv, ir) -> str | None:
     if isinstance(sv, ir.IntegerAttr):
         return python_literal(int(sv.value))
     if isinstance(sv, ir.FloatAttr):
-        return python_literal(float(sv.value))
+        v = float(sv.value)
+        return None if math.isnan(v) else python_literal(v)  # a NaN: its payload is read from the array
     return None

@@ -287,6 +287,8 @@ class PenguinPrinter(Emitter):
                 else:
                     tail = self.attr_tail(items) if items else ""
                 if tail is not None:
+                    if self.scopes:
+                        self.refs(src)
                     counter[name] = counter.get(name, 0) + 1
                     result_names = self.fresh_names(len(results))
                     for r, n in zip(results, result_names):

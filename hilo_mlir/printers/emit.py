@@ -87,6 +87,24 @@ def op_record(op, name, srcs, results=(), types=(), tkeys=(), loc=None, lkey=Non
 NO_TERMINATOR = op_record(None, "", ())
 
 
+class FunctionScope:
+    """A region function being printed: its name, block parameters, captured names and lines.
+
+    Every region function is a module-level ``def`` (format section 7): a
+    name it reads that an enclosing region function binds is passed to it
+    explicitly (a *capture*, after the block parameters), so the printed
+    program has one indentation level whatever the nesting depth.
+    """
+
+    __slots__ = ("name", "params", "captures", "lines")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.params: list[str] = []
+        self.captures: dict[str, None] = {}  # ordered set, first-use order
+        self.lines: list[str] = []
+
+
 def format_statement(indent: str, results, callee: str, srcs, dsts: str, keywords: str, dl: str) -> str:
     """One statement of the program (format section 5); every statement goes through here.
 
@@ -153,6 +171,10 @@ class Emitter:
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
         self._reprs: dict[str, str] = {}
+        self.scopes: list[FunctionScope] = []  # the region functions being printed, outermost first
+        self.local_depth: dict[str, int] = {}  # name bound inside a region function -> its depth (1 = outermost)
+        self.hoisted: list[str] = []  # lines of finished nested region functions, for the module level
+        self.module_lines = self.lines
 
     # -- names -------------------------------------------------------------------------------
     def mod(self, sub: str = "") -> str:
@@ -167,16 +189,71 @@ class Emitter:
         return alias
 
     def fresh(self) -> str:
-        """A new ``v<N>`` name."""
+        """A new ``v<N>`` name (local to the region function being printed, if any)."""
         n = f"v{self.next_value}"
         self.next_value += 1
+        if self.scopes:
+            self.local_depth[n] = len(self.scopes)
         return n
 
     def fresh_names(self, n: int) -> list[str]:
         """``n`` new consecutive ``v<N>`` names."""
         first = self.next_value
         self.next_value = first + n
-        return [f"v{i}" for i in range(first, first + n)]
+        out = [f"v{i}" for i in range(first, first + n)]
+        if self.scopes:
+            depth = len(self.scopes)
+            for name in out:
+                self.local_depth[name] = depth
+        return out
+
+    # -- region functions (format section 7) --------------------------------------------------
+    def open_function(self, name: str) -> FunctionScope:
+        """Start printing region function ``name``: its lines go to its own buffer."""
+        scope = FunctionScope(name)
+        self.local_depth.pop(name, None)  # a module-level def, whatever the depth it is printed at
+        self.scopes.append(scope)
+        self.lines = scope.lines
+        self.indent = "    "
+        return scope
+
+    def close_function(self, scope: FunctionScope) -> str:
+        """Finish ``scope``; returns what the owning op's ``regions=[...]`` lists for it.
+
+        The ``def`` takes the block parameters, then the captures. A nested
+        function waits in :attr:`hoisted` and reaches the module level just
+        before the outermost function being printed; the owner passes the
+        captures with ``lambda <params>: <name>(<params>, <captures>)``.
+        """
+        popped = self.scopes.pop()
+        assert popped is scope
+        args = scope.params + list(scope.captures)
+        text = [f"def {scope.name}({', '.join(args)}):"] + scope.lines
+        if self.scopes:
+            self.hoisted.extend(text)
+            self.lines = self.scopes[-1].lines
+        else:
+            self.lines = self.module_lines
+            self.indent = ""
+            self.lines.extend(self.hoisted)
+            self.hoisted.clear()
+            self.lines.extend(text)
+        if not scope.captures:
+            return scope.name
+        return f"lambda {', '.join(scope.params)}: {scope.name}({', '.join(args)})"
+
+    def refs(self, names) -> None:
+        """Note that the statement being written reads ``names`` (captures of the region functions)."""
+        scopes = self.scopes
+        if not scopes:
+            return
+        depth = len(scopes)
+        local = self.local_depth
+        for n in names:
+            d = local.get(n)
+            if d is not None and d < depth:
+                for k in range(d, depth):  # every function between the one that binds n and this one
+                    scopes[k].captures[n] = None
 
     def names_of(self, rec: OpRecord) -> list[str]:
         """The names bound to ``rec``'s operands.
@@ -404,6 +481,8 @@ class Emitter:
 
     def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names) -> None:
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
+        if self.scopes:
+            self.refs(src_names)
         xla = self.xla_repr(xla_op or rec.name)
         keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
         dl = self.debug_location(rec)

@@ -56,6 +56,7 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
                         loc=op.location)
     ret_names = p.names_of(ret)
     if handle is not None:
+        p.refs(ret_names)
         p.write(f"{handle}.setResults([{', '.join(ret_names)}])")
     p.bind_results(rec.results, ret_names)
 
@@ -63,6 +64,7 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
 def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str:
     """The group's header statement; returns its handle name."""
     p.per_op_counter[rec.name] = p.per_op_counter.get(rec.name, 0) + 1
+    p.refs(operand_names)
     handle = p.fresh()
     dsts = p.dsts_of(rec)
     keywords = keyword_text(attrs) + f", xla_op={xla_op!r}"

@@ -8,9 +8,14 @@ text, which MLIR prints either as a ``"0x..."`` little-endian raw-data blob
 (large attributes) or as round-trip-exact decimal / per-element hex values.
 
 ``python_literal(arr)`` renders an array (or a scalar) as a Python literal
-whose conversion to the element type gives the elements back exactly
-(except NaN payloads). ``npy_bytes(arr)`` is the ``.npy`` file content
-(bfloat16 and float8 as their unsigned bit patterns, int4 as int8).
+whose conversion to the element type gives the elements back exactly,
+except NaN payloads: :func:`has_nan_payload` tells when an array holds a
+NaN other than the one ``float('nan')`` / ``float('-nan')`` converts to, and
+:func:`bits_literal` renders the elements' bit patterns instead.
+``npy_bytes(arr)`` is the ``.npy`` file content (bfloat16 and float8 as
+their unsigned bit patterns, int4 as int8). Floating values are read and
+converted bit for bit, so a signalling NaN neither loses its payload nor
+raises a floating-point warning.
 """
 
 from __future__ import annotations
@@ -82,7 +87,10 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
     if es in _NATIVE and isinstance(down, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
         dense = ir.DenseElementsAttr(attr)
         if dense.is_splat:
-            return np.full(shape, _scalar_attr(dense.get_splat_value()), dtype=dt)
+            value = _scalar_attr(dense.get_splat_value())
+            if not (isinstance(value, float) and math.isnan(value)):  # a NaN's payload is in the text only
+                return np.full(shape, value, dtype=dt)
+            return _from_text(str(attr), es, shape, dt, loc)
         arr = np.array(dense)
         return arr.astype(dt, copy=False).reshape(shape)
     return _from_text(str(attr), es, shape, dt, loc)
@@ -139,11 +147,17 @@ def _from_text(text: str, es: str, shape, dt, loc) -> np.ndarray:
             raise HiloError(f"constant data has {arr.size} elements, type needs {n}", loc=loc)
         arr = arr.view(dt) if es in _BITS else arr.astype(dt)
         return arr.reshape(shape).copy()
+    toks = list(_TOKEN.finditer(payload))
+    if len(toks) != n and len(toks) != 1:
+        raise HiloError(f"constant has {len(toks)} elements, type needs {n}", loc=loc)
+    if dt.kind == "c" or es in _BITS or dt.kind == "f":
+        arr = _float_elements(toks, es, dt)
+        if arr.size == 1 and n != 1:
+            arr = np.repeat(arr, n)
+        return arr.reshape(shape)
     vals = []
-    for m in _TOKEN.finditer(payload):
-        if m.group(1) is not None:
-            vals.append(complex(_num(m.group(1), es, dt), _num(m.group(2), es, dt)))
-        elif m.group(3) is not None:
+    for m in toks:
+        if m.group(3) is not None:
             vals.append(m.group(3) == "true")
         elif m.group(4) is not None:
             vals.append(_hex_elem(m.group(4), es, dt))
@@ -151,11 +165,31 @@ def _from_text(text: str, es: str, shape, dt, loc) -> np.ndarray:
             vals.append(_num(m.group(5), es, dt))
     if len(vals) == 1 and n != 1:
         return np.full(shape, vals[0], dtype=dt)
-    if len(vals) != n:
-        raise HiloError(f"constant has {len(vals)} elements, type needs {n}", loc=loc)
-    if es in _BITS:
-        return np.array(vals, dtype=np.float64).astype(dt).reshape(shape)
     return np.array(vals, dtype=dt).reshape(shape)
+
+
+def _float_elements(toks, es: str, dt) -> np.ndarray:
+    """Floating (or complex) elements from their tokens, flat: a hex token is the element's bit pattern
+    (taken bit for bit), a decimal one is rounded once to the element type."""
+    comp, ces = dt, es
+    if dt.kind == "c":
+        comp = np.dtype(np.float32 if dt.itemsize == 8 else np.float64)
+        ces = "f32" if dt.itemsize == 8 else "f64"
+        parts = []
+        for m in toks:
+            if m.group(1) is None:  # a complex element printed as one real number
+                parts += [m.group(0), "0.0"]
+            else:
+                parts += [m.group(1).strip(), m.group(2).strip()]
+    else:
+        parts = [m.group(0).strip() for m in toks]
+    store = _BITS.get(ces) or np.dtype(f"u{comp.itemsize}")
+    is_hex = np.array([t.startswith("0x") for t in parts], dtype=bool)
+    hex_bits = np.array([int(t, 16) if h else 0 for t, h in zip(parts, is_hex)], dtype=store)
+    decimals = np.array([0.0 if h else float(t) for t, h in zip(parts, is_hex)], dtype=np.float64)
+    with np.errstate(all="ignore"):  # decimals out of range become inf, as the parser made them
+        dec_bits = decimals.astype(comp).view(store)
+    return np.where(is_hex, hex_bits, dec_bits).astype(store).view(comp).view(dt)
 
 
 def _num(tok: str, es: str, dt):
@@ -182,20 +216,52 @@ def _hex_elem(tok: str, es: str, dt):
 def python_literal(value) -> str:
     """A scalar or array as Python source (nested lists; ``float('nan')`` etc. for non-finite)."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind == "c":
-            obj = value.astype(np.complex128).tolist()
-        elif value.dtype.kind == "b":
-            obj = value.tolist()
-        elif value.dtype.kind in "iu" and value.dtype.itemsize <= 8 and value.dtype.name not in ("int4", "uint4"):
-            obj = value.tolist()
-        elif value.dtype.name in ("int4", "uint4"):
-            obj = value.astype(np.int64).tolist()
-        else:
-            obj = value.astype(np.float64).tolist()
+        with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one without a warning
+            if value.dtype.kind == "c":
+                obj = value.astype(np.complex128).tolist()
+            elif value.dtype.kind == "b":
+                obj = value.tolist()
+            elif value.dtype.kind in "iu" and value.dtype.itemsize <= 8 and value.dtype.name not in ("int4", "uint4"):
+                obj = value.tolist()
+            elif value.dtype.name in ("int4", "uint4"):
+                obj = value.astype(np.int64).tolist()
+            else:
+                obj = value.astype(np.float64).tolist()
         return _lit(obj)
     if isinstance(value, np.generic):
         return python_literal(np.asarray(value))
     return _lit(value)
+
+
+def _bit_view(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(arr).view(np.dtype(f"u{arr.dtype.itemsize}"))
+
+
+def has_nan_payload(arr: np.ndarray) -> bool:
+    """True if a real floating array holds a NaN that ``float('nan')`` / ``float('-nan')`` would not give back."""
+    arr = np.asarray(arr)
+    if arr.dtype.kind in "biuc" or arr.dtype.name in ("int4", "uint4") or arr.size == 0:
+        return False
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(arr.astype(np.float64))
+        if not nan.any():
+            return False
+        canonical = _bit_view(np.array([math.nan, -math.nan], dtype=np.float64).astype(arr.dtype))
+    bits = _bit_view(arr)[nan]
+    return bool(np.any((bits != canonical[0]) & (bits != canonical[1])))
+
+
+def bits_literal(arr: np.ndarray) -> str:
+    """The elements' bit patterns (unsigned, the element's width) as hex literals in the array's shape."""
+    bits = _bit_view(np.asarray(arr)).reshape(np.shape(arr))
+    width = 2 * bits.dtype.itemsize
+
+    def lit(x):
+        if isinstance(x, list):
+            return "[" + ", ".join(lit(e) for e in x) + "]"
+        return f"0x{x:0{width}x}"
+
+    return lit(bits.tolist())
 
 
 def _lit(x) -> str:

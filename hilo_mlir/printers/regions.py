@@ -8,7 +8,11 @@
     v4 = m1.ReduceOp(srcs=[...], ..., regions=[v5], reducer='add', xla_op=..., dl=...)
 
 The function's parameters are the region's block arguments; it returns the
-terminator's operands. ``reducer=`` names the body when it is one
+terminator's operands. Every region function is a module-level ``def``, also
+for a region nested in another region's body: a name such a function reads
+from an enclosing region function is passed to it after the block arguments
+(``regions=[lambda v10: v9(v10, v7)]``), so the program's indentation never
+exceeds one level, whatever the nesting depth. ``reducer=`` names the body when it is one
 commutative binary op of the two arguments (or, for ``scatter``, the
 update returned unchanged).
 """
@@ -54,27 +58,28 @@ def print_region_op(p, rec, py_op: str | None = None, attrs=None, skip=()):
 
 
 def print_region_function(p, block, parent: str):
-    """Walk generator: ``def v<N>(<block args>): <body>; return [<terminator operands>]``.
+    """Walk generator: ``def v<N>(<block args>[, <captures>]): <body>; return [<terminator operands>]``.
 
-    Returns ``(function name, snapshot)``: the snapshot is ``(argument ids,
-    records, terminator record)`` of the block, for :func:`reducer_hint`.
+    The function is printed at the module level (:meth:`~.emit.Emitter.close_function`).
+    Returns ``(what regions=[...] lists for it, snapshot)``: the snapshot is
+    ``(argument ids, records, terminator record)`` of the block, for :func:`reducer_hint`.
     """
     fname = p.fresh()
     args = p.block_args(block)
-    params = p.fresh_names(len(args))
-    p.bind_args(block, args, params)
-    p.write(f"def {fname}({', '.join(params)}):")
-    outer = p.indent
-    p.indent = outer + "    "
+    scope = p.open_function(fname)
+    scope.params = p.fresh_names(len(args))
+    p.bind_args(block, args, scope.params)
     p.parent_stack.append(parent)
     snapshot = p.read_block(block)
     try:
         ret = yield p.print_block(block, snapshot)
-        p.write(f"return [{', '.join(p.names_of(ret))}]")
+        rets = p.names_of(ret)
+        p.refs(rets)
+        p.write(f"return [{', '.join(rets)}]")
     finally:
         p.parent_stack.pop()
-        p.indent = outer
-    return fname, (args,) + snapshot
+        use = p.close_function(scope)
+    return use, (args,) + snapshot
 
 
 def reducer_hint(snapshot, short: str) -> str | None:

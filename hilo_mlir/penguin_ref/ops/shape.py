@@ -24,6 +24,8 @@ def _constant(c):
         v = c.stmt.program.load_npy(v.strip())
     if type(v).__name__ == "NpyFile":
         v = c.stmt.program.load_npy(v.name)
+    if type(v).__name__ == "Bits":
+        return v.array(c.out_dtype(), c.out_shape())
     v = parse_attr(v)
     dt = c.out_dtype()
     if isinstance(v, np.ndarray):
