@@ -49,6 +49,9 @@ class CompileConfig:
             standing in for XLA's CallInliner that the B-strand runs before the
             MLIR pipeline (seed 004 "The B-strand -> C-strand Handoff").
         stablehlo: the spine selector, ``cfg[0x1CA]`` (``--spine stablehlo``).
+        model_type: not a gate: the ``model-type`` attribute of the program's
+            ``Function`` prologue (``generic``, ``transformer``, ``unet-inference``;
+            ``hilo2penguin --model-type``).
     """
 
     canonicalize: bool = False
@@ -75,11 +78,12 @@ class CompileConfig:
     raise_logistic: bool = False
     call_inliner: bool = True
     stablehlo: bool = False
+    model_type: str = "generic"
 
     @classmethod
     def gate_names(cls) -> list[str]:
-        """Every gate field except the spine selector ``stablehlo``."""
-        return [f.name for f in fields(cls) if f.name != "stablehlo"]
+        """Every gate field (the booleans) except the spine selector ``stablehlo``."""
+        return [f.name for f in fields(cls) if f.name != "stablehlo" and f.type in (bool, "bool")]
 
     @classmethod
     def preset(cls, name: str) -> "CompileConfig":

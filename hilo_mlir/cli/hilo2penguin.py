@@ -3,6 +3,7 @@
 Usage::
 
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
+                 [--model-type generic|transformer|unet-inference] [--weights INDEX=FILE.npy ...]
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
                  [--allow-unregistered-dialect]
@@ -43,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
     ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
+    ap.add_argument("--model-type", choices=("generic", "transformer", "unet-inference"), default="generic",
+                    help="the model-type the program's Function prologue records (default generic)")
+    ap.add_argument("--weights", nargs="+", default=[], metavar="INDEX=FILE.npy",
+                    help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
+                         "penguin.py as input_<INDEX>.npy, in the input's dtype")
     ap.add_argument("--dump-pass-pipeline", action="store_true", help="print the assembled spine, one pass per line, and exit")
     ap.add_argument("--mlir-timing", action="store_true", help="per-pass wall time on stderr")
     ap.add_argument("--mlir-pass-statistics", action="store_true", help="pass statistics on stderr")
@@ -71,6 +77,7 @@ def config_from_args(args) -> CompileConfig:
         if v is not None:
             setattr(cfg, name, v)
     cfg.stablehlo = args.spine == "stablehlo"
+    cfg.model_type = args.model_type
     return cfg
 
 
@@ -106,6 +113,9 @@ def run(argv: list[str]) -> int:
         return 1
     if args.batch:
         return _run_batch(args, cfg)
+    if args.batch and args.weights:
+        sys.stderr.write("hilo2penguin: error: --weights needs a single input (not --batch)\n")
+        return 1
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
         if given:
             sys.stderr.write(f"hilo2penguin: error: {flag} needs --batch\n")
@@ -124,9 +134,19 @@ def run(argv: list[str]) -> int:
         out=sys.stderr,
     )
     try:
+        weights = _read_weights(args.weights)
         data = read_input(args.input)
         loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
+        if weights:
+            from ..weights import mark_parameters
+
+            with loaded.context:
+                mark_parameters(loaded.module, weights, args.input)
         src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
+        if weights:
+            from ..weights import weight_files
+
+            src.files.update(weight_files(src, weights))
     except HiloError as e:
         sys.stderr.write(_one_line(e.format(args.input)) + "\n")
         return 1
@@ -148,6 +168,15 @@ def run(argv: list[str]) -> int:
         return 1
     sys.stdout.write(f"wrote {path}\n")
     return 0
+
+
+def _read_weights(specs) -> dict:
+    """``--weights INDEX=FILE.npy ...`` -> ``{index: array}`` (read before compiling: a bad file fails fast)."""
+    if not specs:
+        return {}
+    from ..weights import load_weight, parse_weight_args
+
+    return {i: load_weight(path, i) for i, path in parse_weight_args(specs).items()}
 
 
 def _one_line(text: str) -> str:

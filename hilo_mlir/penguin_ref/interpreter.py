@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from . import ops
+from . import kernels, ops
 from .attrs import AttrError
 from .program import Program
 from .records import PenguinRefError, Region, Statement, TensorSpec, Value
@@ -79,6 +79,9 @@ class Interpreter:
                 a = self.value(v, env, header)
                 if isinstance(spec, TensorSpec) and not env.vectorized and tuple(np.shape(a)) != spec.shape:
                     raise header.error(f"result {v.name} has shape {tuple(np.shape(a))}, the header declares {spec.shape}")
+            r = self.kernel_result(header, env)
+            if r is not None:
+                env.vals[st.kw["srcs"][0]] = r
             return
         if ops.is_header(st) and not st.regions and not st.kw.get("regions") and (
             st.set_results is not None or self.ops.op_key(st) != "call" or self.program.eager
@@ -106,6 +109,29 @@ class Interpreter:
             raise st.error(f"produced {len(out)} results, the statement declares {len(st.results)}")
         for v, arr, spec in zip(st.results, out, st.dsts):
             env.vals[v] = self.finish(st, arr, spec, env)
+
+    def kernel_result(self, header: Statement, env: Env):
+        """The result of group ``header`` if a precise kernel replaces its body (:mod:`.kernels`), else None."""
+        srcs = header.kw.get("srcs") or []
+        if self.literal_fusions or len(srcs) != 1:
+            return None
+        return kernels.precise_result(header, self.value(srcs[0], env, header), env.vectorized)
+
+    def set_results_eager(self, header: Statement, names, env: Env) -> None:
+        """``setResults`` inside a region function being run: the body already computed ``names`` (arrays).
+
+        A kernel result is written into the returned array in place (the
+        function's later statements hold that array), when that array is the
+        body's own (not one of the group's operands).
+        """
+        if len(names) != 1 or not isinstance(names[0], np.ndarray):
+            return
+        r = self.kernel_result(header, env)
+        out = names[0]
+        srcs = header.kw.get("srcs") or []
+        if r is not None and out.flags.writeable and out.shape == r.shape and out.dtype == r.dtype \
+                and not any(out is s for s in srcs):
+            out[...] = r
 
     def finish(self, st, arr, spec, env):
         if isinstance(arr, tuple):  # tuple-typed values (mhlo.tuple)
@@ -214,11 +240,17 @@ def _parameter_from_file(program: Program, decl, n_decls: int, n_given: int):
         raise PenguinRefError(f"penguin_ref: the program has {n_decls} inputs, {n_given} given "
                               f"({label} is not a parameter with an np_file, so it must be passed)")
     try:
-        return program.load_npy(file, missing_ok=False)
+        a = program.load_npy(file, missing_ok=False)
     except FileNotFoundError:
         where = f" in {program.folder}" if program.folder else ""
         raise PenguinRefError(f"penguin_ref: {label} is a parameter loaded from '{file}', which was not found "
                               f"beside the program{where}; pass the array or write the file") from None
+    spec = decl.spec
+    if isinstance(spec, TensorSpec):  # bfloat16 / float8 weights are stored as their bit patterns (as constants)
+        dt = spec.np_dtype
+        if a.dtype.kind in "uV" and a.dtype.itemsize == dt.itemsize and dt.name.startswith(("bfloat16", "float8")):
+            a = a.view(dt)
+    return a
 
 
 def _interpret(interp, env) -> list[np.ndarray]:

@@ -234,6 +234,8 @@ class Program:
             names = [names]
         header.set_results = list(names)
         if self.eager:
+            interp, env = self.eager[-1]
+            interp.set_results_eager(header, list(names), env)
             return
         st = Statement(self, "SetResults", (), {"srcs": list(names), "header": header}, self._current_line())
         st.dl = header.dl

@@ -193,6 +193,18 @@ class _Recorder:
         return f"<penguin {self.kind}>"
 
 
+class _DtypeNamespace:
+    """``<support>.dtype``: ``m2.dtype.float8_e4m3fn_x4`` is the dtype named ``'float8_e4m3fn_x4'``."""
+
+    def __getattr__(self, item):
+        if item.startswith("__"):
+            raise AttributeError(item)
+        return item
+
+
+_DTYPES = _DtypeNamespace()
+
+
 class _FakeModule(types.ModuleType):
     """A module of the Penguin API: submodules by import path, every other name an op recorder."""
 
@@ -230,7 +242,7 @@ class _FakeModule(types.ModuleType):
         if item == "TupleSpec":
             return TupleSpec
         if item == "dtype":
-            return _Recorder(prog, "dtype")
+            return _DTYPES
         return _Recorder(prog, item)
 
 

@@ -8,12 +8,14 @@ checked at import): one emitter per target family.
   ``dim`` / ``block_size`` (default 32) / ``scale_method`` (default
   ``'EMAX'``) from the backend config; a negative ``dim`` is normalised with
   the operand rank; a ``ui32`` data result gets the x4-packed FP8 container
-  dtype. A missing or malformed config is ``NCC_EVRF036``.
-* ``__op$block_scaled_dot`` (scaled matmul) -> a plain ``DotOp`` with srcs
-  ``[lhs, rhs, lhs_scale, rhs_scale]``, the four dimension lists from
-  ``scaled_dot_backend_config`` and ``op='mhlo.scaled_dot'``.
+  dtype (``<support>.dtype.float8_e4m3fn_x4``). A missing or malformed config
+  is ``NCC_EVRF036``.
+* ``__op$block_scaled_dot`` (scaled matmul) -> the ordinary ``DotOp`` of
+  :func:`.dots.print_dot_op` with srcs ``[lhs, rhs, lhs_scale, rhs_scale]``,
+  the four dimension lists from ``scaled_dot_backend_config``,
+  ``op='mhlo.scaled_dot'`` and ``element_dtype``.
 * ``AwsNeuronDevicePrint`` -> ``DevicePrintOp`` with
-  ``xla_op='mhlo.device_print'`` and ``prefix=`` the backend config text.
+  ``xla_op='mhlo.device_print'`` then ``prefix=`` the backend config text.
 * ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (the softmax that ``convert-fs-pattern-to-custom-calls`` matched).
 * ``AliasingCopy``, ``AwsNeuronTransferWithStaticRing`` and the sharding
   markers -> ``CopyOp`` (identity); ``AwsNeuronControlDep`` ->
@@ -38,6 +40,7 @@ import json
 from ..diagnostics import HiloError
 from . import supported as _sup
 from .attr_text import dtype_name
+from .dots import print_dot_op
 from .regions import print_region_function, reducer_hint
 
 
@@ -160,13 +163,20 @@ def _dict_config_items(p, op) -> list[tuple[str, str]]:
 
 # -- emitters --------------------------------------------------------------------------------
 
+#: the FP8 ``dtype`` of a QuantizeMX config -> the container dtype of its ``ui32`` (x4-packed) data result
+_X4_CONTAINERS = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}
+
 
 def emit_quantize_mx(p, rec, target) -> None:
     """``QuantizeMX`` -> ``QuantizeMXTensorOp``.
 
     Raises:
         HiloError: ``NCC_EVRF036`` for a missing/malformed config, a non-string
-            ``dtype``, a ``dim`` out of range, a ``ui32`` result without an FP8 ``dtype``.
+            ``dtype``, a ``dim`` out of range.
+
+    A ``ui32`` data result with an FP8 ``dtype`` gets the x4-packed container
+    dtype ``<support>.dtype.float8_*_x4``; with any other ``dtype`` it keeps
+    its own (``uint32``).
     """
     op = rec.op
     cfg = json_config(op, required=True)
@@ -188,13 +198,10 @@ def emit_quantize_mx(p, rec, target) -> None:
     from ..ir import ir
 
     dsts = [p.spec(t) for t in rec.types]
-    if str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
-        packed = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}.get(dtype)
-        if packed is None:
-            raise HiloError(f"custom_call @{target}: a ui32 (x4-packed) result needs dtype float8_e5m2 or "
-                            f"float8_e4m3fn, got {dtype!r}", loc=op.location, code="NCC_EVRF036")
-        rt = ir.RankedTensorType(rec.types[0])
-        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{packed}')"
+    packed = _X4_CONTAINERS.get(dtype)
+    if packed is not None and str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
+        rt = ir.RankedTensorType(rec.types[0])  # four FP8 codes per word: the packed container dtype
+        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype={p.mod('support')}.dtype.{packed})"
     attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
              ("scale_method", repr(str(scale_method))), _meta(target)]
     p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
@@ -221,15 +228,17 @@ def emit_scaled_dot(p, rec, target) -> None:
     rb = _cfg_list(op, inner, "rhs_batch_dimensions", batch)
     lc = _cfg_list(op, inner, "lhs_contracting_dimensions", [r - 1])
     rc = _cfg_list(op, inner, "rhs_contracting_dimensions", [_rank(op.operands[1]) - 1])
+    for key, dims, rank in (("lhs_batch_dimensions", lb, r), ("rhs_batch_dimensions", rb, _rank(op.operands[1])),
+                            ("lhs_contracting_dimensions", lc, r), ("rhs_contracting_dimensions", rc, _rank(op.operands[1]))):
+        if any(not 0 <= d < rank for d in dims):
+            raise HiloError(f"custom_call @{target}: {key} {dims} is out of range for rank {rank}", loc=op.location,
+                            code="NCC_EVRF036")
     elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
-    attrs = [("lhs_batch_dimensions", repr(lb)), ("rhs_batch_dimensions", repr(rb)),
-             ("lhs_contracting_dimensions", repr(lc)), ("rhs_contracting_dimensions", repr(rc)),
-             ("element_dtype", repr(str(elem))), ("op", repr("mhlo.scaled_dot")), _meta(target)]
-    p.statement(rec, "DotOp", attrs)
+    print_dot_op(p, rec, (lb, rb, lc, rc), "mhlo.scaled_dot", [("element_dtype", repr(str(elem)))])
 
 
 def emit_device_print(p, rec, target) -> None:
-    """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')``."""
+    """Device print -> ``DevicePrintOp(srcs, dsts, xla_op='mhlo.device_print', prefix='<text>', dl=...)``, nothing else."""
     op = rec.op
     from ..ir import ir
 
@@ -238,7 +247,7 @@ def emit_device_print(p, rec, target) -> None:
         prefix = str(attr_to_python(a).get("prefix", ""))
     else:
         prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
-    p.statement(rec, "DevicePrintOp", [("prefix", repr(prefix)), _meta(target)], xla_op="mhlo.device_print")
+    p.statement(rec, "DevicePrintOp", [("prefix", repr(prefix))], xla_op="mhlo.device_print", xla_first=True)
 
 
 def emit_softmax(p, rec, target) -> None:

@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import keyword
 import re
-from operator import itemgetter
 
 from ..diagnostics import HiloError
 from . import supported as _sup
 from .attr_text import attr_text, dtype_name
+from .records import OpRecord, camel, format_statement, keyword_text
+from .scopes import RegionFunctions
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
 DEFAULT_INLINE_LIMIT = 256
@@ -51,87 +52,7 @@ _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
 
 
-class OpRecord(tuple):
-    """One op as read once through the binding (see the module docstring): a plain tuple with named fields.
-
-    Fields (in order): ``op`` (the ``ir.Operation``, for handlers that read
-    more, and for errors), ``name``, ``srcs`` (operand ids,
-    :attr:`Emitter.value_key`), ``results`` (result ids), ``types`` (result
-    ``ir.Type``s), ``tkeys`` (their ids, ``hash``), ``loc`` (the
-    ``ir.Location``), ``lkey`` (the id of its attribute), ``nregions``,
-    ``items`` (``op.attributes.items()``: ``[(name, attr)]`` in order, or None
-    when the binding cannot hand an attribute to Python -- dense complex
-    values -- and :meth:`Emitter.attr_items` reads them by index).
-    """
-
-    __slots__ = ()
-
-    op = property(itemgetter(0))
-    name = property(itemgetter(1))
-    srcs = property(itemgetter(2))
-    results = property(itemgetter(3))
-    types = property(itemgetter(4))
-    tkeys = property(itemgetter(5))
-    loc = property(itemgetter(6))
-    lkey = property(itemgetter(7))
-    nregions = property(itemgetter(8))
-    items = property(itemgetter(9))
-
-
-def op_record(op, name, srcs, results=(), types=(), tkeys=(), loc=None, lkey=None, nregions=0, items=None) -> OpRecord:
-    """An :class:`OpRecord` from its fields."""
-    return OpRecord((op, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
-
-
-#: the "terminator" of a block without one: no operands
-NO_TERMINATOR = op_record(None, "", ())
-
-
-class FunctionScope:
-    """A region function being printed: its name, block parameters, captured names and lines.
-
-    Every region function is a module-level ``def`` (format section 7): a
-    name it reads that an enclosing region function binds is passed to it
-    explicitly (a *capture*, after the block parameters), so the printed
-    program has one indentation level whatever the nesting depth.
-    """
-
-    __slots__ = ("name", "params", "captures", "lines")
-
-    def __init__(self, name: str):
-        self.name = name
-        self.params: list[str] = []
-        self.captures: dict[str, None] = {}  # ordered set, first-use order
-        self.lines: list[str] = []
-
-
-def format_statement(indent: str, results, callee: str, srcs, dsts: str, keywords: str, dl: str) -> str:
-    """One statement of the program (format section 5); every statement goes through here.
-
-    Args:
-        indent: leading whitespace.
-        results: the names bound to the results (none: no assignment).
-        callee: ``m<K>.<PyOp>``.
-        srcs: the operand names.
-        dsts: the rendered ``[<spec>, ...]``.
-        keywords: ``", k=v"`` for each keyword between ``dsts`` and ``dl``, in order.
-        dl: the rendered ``DebugLocation(...)``.
-    """
-    lhs = f"{', '.join(results)} = " if results else ""
-    return f"{indent}{lhs}{callee}(srcs=[{', '.join(srcs)}], dsts={dsts}{keywords}, dl={dl})"
-
-
-def keyword_text(items) -> str:
-    """``", k=v"`` for each ``(k, v)`` (``v`` is Python source)."""
-    return "".join([f", {k}={v}" for k, v in items])
-
-
-def camel(short: str) -> str:
-    """``dot_general`` -> ``DotGeneral``."""
-    return "".join(p[:1].upper() + p[1:] for p in short.split("_"))
-
-
-class Emitter:
+class Emitter(RegionFunctions):
     """The state and the rendering primitives of one printer (see the module docstring).
 
     Args:
@@ -144,6 +65,7 @@ class Emitter:
     value_key = staticmethod(hash)
 
     def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
+        super().__init__()  # lines, indent, region-function scopes
         self.root = root
         self.filename = filename
         self.inline_limit = inline_limit
@@ -152,9 +74,8 @@ class Emitter:
         self.names: dict = {}  # value id -> python name
         self.next_value = 0
         self.per_op_counter: dict[str, int] = {}
+        self.mac_count = 0  # multiply-accumulates of the dots and convolutions printed so far
         self.parent_stack: list[str] = []
-        self.lines: list[str] = []
-        self.indent = ""
         self.files: dict[str, bytes] = {}
         self.type_reasons: dict = {}  # type -> supported.type_reason
         self.const_cache: dict[int, str] = {}  # attribute id -> rendered inline value (never a .npy reference)
@@ -171,17 +92,26 @@ class Emitter:
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
         self._reprs: dict[str, str] = {}
-        self.scopes: list[FunctionScope] = []  # the region functions being printed, outermost first
-        self.local_depth: dict[str, int] = {}  # name bound inside a region function -> its depth (1 = outermost)
-        self.hoisted: list[str] = []  # lines of finished nested region functions, for the module level
-        self.module_lines = self.lines
 
     # -- names -------------------------------------------------------------------------------
+    def module_path(self, sub: str = "") -> str:
+        """The import path of a Penguin module, derived from the root (format section 2).
+
+        ``""`` is the root, ``"support"`` its sibling (the root's last component
+        replaced: ``neuronxcc.starfish.penguin`` -> ``neuronxcc.starfish.support``),
+        anything else a submodule of the root (``"ir.Intrinsics"`` ->
+        ``<root>.ir.Intrinsics``).
+        """
+        if sub == "support":
+            parent = self.root.rpartition(".")[0]
+            return f"{parent}.support" if parent else "support"
+        return self.root + ("." + sub if sub else "")
+
     def mod(self, sub: str = "") -> str:
-        """Alias of ``root[.sub]``, allocating ``m<N>`` in first-use order."""
+        """Alias of :meth:`module_path` ``(sub)``, allocating ``m<N>`` in first-use order."""
         alias = self.aliases.get(sub)
         if alias is None:
-            path = self.root + ("." + sub if sub else "")
+            path = self.module_path(sub)
             alias = self.imports.get(path)
             if alias is None:
                 alias = self.imports[path] = f"m{len(self.imports)}"
@@ -206,54 +136,6 @@ class Emitter:
             for name in out:
                 self.local_depth[name] = depth
         return out
-
-    # -- region functions (format section 7) --------------------------------------------------
-    def open_function(self, name: str) -> FunctionScope:
-        """Start printing region function ``name``: its lines go to its own buffer."""
-        scope = FunctionScope(name)
-        self.local_depth.pop(name, None)  # a module-level def, whatever the depth it is printed at
-        self.scopes.append(scope)
-        self.lines = scope.lines
-        self.indent = "    "
-        return scope
-
-    def close_function(self, scope: FunctionScope) -> str:
-        """Finish ``scope``; returns what the owning op's ``regions=[...]`` lists for it.
-
-        The ``def`` takes the block parameters, then the captures. A nested
-        function waits in :attr:`hoisted` and reaches the module level just
-        before the outermost function being printed; the owner passes the
-        captures with ``lambda <params>: <name>(<params>, <captures>)``.
-        """
-        popped = self.scopes.pop()
-        assert popped is scope
-        args = scope.params + list(scope.captures)
-        text = [f"def {scope.name}({', '.join(args)}):"] + scope.lines
-        if self.scopes:
-            self.hoisted.extend(text)
-            self.lines = self.scopes[-1].lines
-        else:
-            self.lines = self.module_lines
-            self.indent = ""
-            self.lines.extend(self.hoisted)
-            self.hoisted.clear()
-            self.lines.extend(text)
-        if not scope.captures:
-            return scope.name
-        return f"lambda {', '.join(scope.params)}: {scope.name}({', '.join(args)})"
-
-    def refs(self, names) -> None:
-        """Note that the statement being written reads ``names`` (captures of the region functions)."""
-        scopes = self.scopes
-        if not scopes:
-            return
-        depth = len(scopes)
-        local = self.local_depth
-        for n in names:
-            d = local.get(n)
-            if d is not None and d < depth:
-                for k in range(d, depth):  # every function between the one that binds n and this one
-                    scopes[k].captures[n] = None
 
     def names_of(self, rec: OpRecord) -> list[str]:
         """The names bound to ``rec``'s operands.
@@ -453,7 +335,7 @@ class Emitter:
 
     # -- the statement assembler -------------------------------------------------------------
     def statement(self, rec: OpRecord, py_op: str | None = None, attrs=(), srcs=None, module_sub: str = "ir",
-                  xla_op: str | None = None, result_names=None, dst_specs=None) -> list[str]:
+                  xla_op: str | None = None, result_names=None, dst_specs=None, xla_first: bool = False) -> list[str]:
         """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
 
         Args:
@@ -465,6 +347,8 @@ class Emitter:
             xla_op: the ``xla_op`` value (default: the MLIR op name).
             result_names: names already allocated for the results.
             dst_specs: pre-rendered ``dsts`` entries (default: the result types').
+            xla_first: ``xla_op=`` right after ``dsts`` (the forms that print it
+                before their own keywords) instead of right before ``dl=``.
 
         Raises:
             HiloError: an operand that is not bound yet.
@@ -476,15 +360,19 @@ class Emitter:
         self.bind_results(rec.results, result_names)
         src_names = srcs if srcs is not None else self.names_of(rec)
         dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
-        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names)
+        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first)
         return result_names
 
-    def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names) -> None:
+    def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names,
+             xla_first: bool = False) -> None:
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
         if self.scopes:
             self.refs(src_names)
         xla = self.xla_repr(xla_op or rec.name)
-        keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
+        if xla_first:
+            keywords = f", xla_op={xla}" + keyword_text(attrs)
+        else:
+            keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
         dl = self.debug_location(rec)
         callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
         self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..diagnostics import HiloError
 from . import supported as _sup
-from .emit import format_statement, keyword_text
+from .records import format_statement, keyword_text
 
 
 def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
@@ -67,7 +67,7 @@ def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str
     p.refs(operand_names)
     handle = p.fresh()
     dsts = p.dsts_of(rec)
-    keywords = keyword_text(attrs) + f", xla_op={xla_op!r}"
+    keywords = f", xla_op={xla_op!r}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
     dl = p.debug_location(rec)
     callee = f"{p.mod('frontend.XlaFE')}.{header}"
     p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))

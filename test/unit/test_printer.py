@@ -89,7 +89,7 @@ class _Stub:
                 return stub.function
             if attr == "Tensor":
                 return stub.tensor
-            if attr in ("TensorSpec", "TupleSpec", "DebugLocation", "NpyFile"):
+            if attr in ("TensorSpec", "TupleSpec", "DebugLocation", "NpyFile", "Bits"):
                 return lambda *a, **kw: (attr, a, kw)
             if attr in ("NeuronTensorOp", "CompositeOp", "CallOp"):
                 return lambda **kw: stub.header(attr, kw)
@@ -105,6 +105,8 @@ class _Stub:
 
     def function(self, id_, batch_ids, attrs):
         assert id_ == 0 and batch_ids == [] and isinstance(attrs, tuple)
+        assert attrs[0].startswith("model-type=") and attrs[1].startswith("mac-count="), attrs
+        assert int(attrs[1].split("=", 1)[1]) >= 0
         stub = self
 
         class F:
@@ -119,9 +121,9 @@ class _Stub:
         stub = self
 
         class T:
-            def markInput(self, function, index, is_parameter_tensor, weight_file=None):  # noqa: N802
+            def markInput(self, function, index, is_parameter_tensor, np_file=None):  # noqa: N802
                 assert index == len(stub.inputs), "inputs out of order"
-                assert (weight_file is not None) == is_parameter_tensor
+                assert (np_file == f"input_{index}.npy") == is_parameter_tensor
                 v = _Val(spec)
                 stub.inputs.append(v)
                 return v
@@ -130,7 +132,12 @@ class _Stub:
 
     def _check_common(self, kind, kw):
         assert set(kw) >= {"srcs", "dsts", "xla_op", "dl"}, f"{kind}: missing keys {kw.keys()}"
-        assert list(kw)[-1] == "dl" and list(kw)[-2] == "xla_op", f"{kind}: xla_op, dl must come last"
+        keys = list(kw)
+        assert keys[:2] == ["srcs", "dsts"] and keys[-1] == "dl", f"{kind}: srcs, dsts first, dl last: {keys}"
+        if kind in ("NeuronTensorOp", "CompositeOp", "CallOp", "DevicePrintOp"):
+            assert keys[2] == "xla_op", f"{kind}: xla_op right after dsts"
+        else:
+            assert keys[-2] == "xla_op", f"{kind}: xla_op must come right before dl"
         for s in kw["srcs"]:
             assert isinstance(s, _Val), f"{kind}: src {s!r} is not a value"
         assert kw["dl"][0] == "DebugLocation"
@@ -219,9 +226,8 @@ def test_two_processes_give_identical_bytes(tmp_path):
     assert sorted(outs[0]) == ["const_0.npy", "const_1.npy", "penguin.py"]
 
 
-def test_large_module_prints_fast():
-    import time
-
+def test_large_module_prints_every_op():
+    """33k ops in one block print one statement each (speed is measured by bench/run.py, not here)."""
     n = 33000
     lines = ["func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {"]
     prev = "%a"
@@ -232,12 +238,10 @@ def test_large_module_prints_fast():
     ctx = make_context()
     with ctx:
         m = ir.Module.parse("\n".join(lines))
-        t = time.perf_counter()
         src, _ = print_program(m, "stablehlo")
-        dt = time.perf_counter() - t
     assert src.count("\n") == n + 9
-    assert f"v{n - 1} = m1.SubtractOp(" in src or f"v{n - 1} = m1." in src
-    assert dt < 6.0, f"printing {n} ops took {dt:.2f}s"
+    assert f"v{n} = m1.SubtractOp(srcs=[v{n - 1}, input_1]" in src  # v0 is the Function handle
+    assert f"v0.markOutput(v{n}, index=0" in src
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,14 +278,18 @@ def test_lit_inputs_execute_against_the_stub(lit_file):
         run_stub(src)
 
 
-def test_custom_root_is_used_everywhere():
+def test_custom_root_relocates_the_whole_family():
+    """Every module path derives from the root; the support module is the root's sibling."""
     text = open(os.path.join(LIT, "custom-calls.mlir")).read().split("// -----")[0]
     src, _ = _print(text, "stablehlo", root="my.backend")
     imports = [line for line in src.splitlines() if line.startswith("import ")]
-    assert imports == ["import my.backend as m0", "import my.backend.ir as m1", "import my.backend.support as m2",
+    assert imports == ["import my.backend as m0", "import my.backend.ir as m1", "import my.support as m2",
                        "import my.backend.ir.Intrinsics as m3"]
     assert "neuronxcc" not in src
+    assert "dtype=m2.dtype.float8_e4m3fn_x4" in src
     run_stub(src, root="my.backend")
+    src, _ = _print(text, "stablehlo", root="penguin")  # a root without a parent package
+    assert "import support as m2" in src.splitlines()
 
 
 # ---------------------------------------------------------------------------------------------

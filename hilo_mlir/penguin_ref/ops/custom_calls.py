@@ -171,6 +171,7 @@ def _check(c):
 
 
 _BY_PY_OP.update({
+    "DotOp": _scaled_dot,  # a DotOp printed for a custom call is the scaled matmul (op='mhlo.scaled_dot')
     "CopyOp": _passthrough,
     "ControlDepOp": _control_dep,
     "CheckOp": _check,

@@ -38,12 +38,19 @@ def dot_general(lhs, rhs, lb, rb, lc, rc, out_dtype):
 
 @impl("dot_general")
 def _dot_general(c):
+    """``DotOp`` with the four dimension lists (or a ``dot_dimension_numbers`` struct)."""
     lhs, rhs = c.srcs[:2]
     if len(c.srcs) > 2:
         raise AttrError("dot_general with extra operands (scaled dot) is not supported by the reference backend")
-    dn = c.struct(("dot_dimension_numbers", "dimension_numbers"),
-                  ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions"))
-    lb, rb, lc, rc = (ints(dn[k]) for k in ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions"))
+    if c.has("lhs_contracting_dimensions"):
+        lb = c.ints("lhs_batch_dimensions", "lhs_batching_dimensions", default=[])
+        rb = c.ints("rhs_batch_dimensions", "rhs_batching_dimensions", default=[])
+        lc, rc = c.ints("lhs_contracting_dimensions"), c.ints("rhs_contracting_dimensions")
+    else:
+        fields = ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                  "rhs_contracting_dimensions")
+        dn = c.struct(("dot_dimension_numbers", "dimension_numbers"), fields)
+        lb, rb, lc, rc = (ints(dn[k]) for k in fields)
     return dot_general(lhs, rhs, lb, rb, lc, rc, c.out_dtype())
 
 

@@ -8,7 +8,7 @@
 // RUN: rm -rf %t && mkdir -p %t && %python -W error::RuntimeWarning -m hilo_mlir.cli.opt %s --stablehlo-to-py-penguin="output=%t/penguin.py inline-constant-max-elements=4" -o /dev/null
 // RUN: %python -W error::RuntimeWarning -c "import sys, numpy as np; from hilo_mlir import penguin_ref; outs = penguin_ref.run(sys.argv[1], []); [print(' '.join(hex(b) for b in np.ascontiguousarray(o).reshape(-1).view('u%%d' %% o.dtype.itemsize).tolist())) for o in outs]" %t/penguin.py | FileCheck %s --check-prefix=BITS
 
-// CHECK-LABEL: attrs=('module=nan_payloads',)
+// CHECK-LABEL: attrs=('model-type=generic', 'mac-count=0', 'module=nan_payloads'))
 // CHECK-NEXT: [[A:v[0-9]+]] = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], value=m1.Bits([0xffc00000, 0x7fc00000, 0x7f800001, 0x7fc00123]), xla_op=
 // CHECK-NEXT: [[B:v[0-9]+]] = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(3,), dtype='bfloat16')], value=m1.Bits([0x7fc1, 0x3fc0, 0xff80]), xla_op=
 // CHECK-NEXT: [[C:v[0-9]+]] = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='float32')], value=m1.Bits(0x7f800001), xla_op=
