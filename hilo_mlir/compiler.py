@@ -141,7 +141,7 @@ def build_spine(config: CompileConfig, skip_missing: bool = False):
     return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
 
 
-def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
+def resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
     config = config or CompileConfig()
     if spine not in ("mhlo", "stablehlo"):
         raise HiloError(f"unknown spine '{spine}' (expected 'mhlo' or 'stablehlo')")
@@ -267,7 +267,7 @@ def compile_module(text: str | bytes, config: CompileConfig | None = None, spine
     Raises:
         HiloError: parse errors, pass failures, verifier failures.
     """
-    cfg = _resolve_config(config, spine)
+    cfg = resolve_config(config, spine)
     return compile_loaded(load_module(text, filename), cfg, input_types=input_types, fusion_report=fusion_report)
 
 
@@ -286,6 +286,6 @@ def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, s
     from .io_utils import read_input
 
     path = os.fspath(path)
-    cfg = _resolve_config(config, spine)
+    cfg = resolve_config(config, spine)
     data = read_input(path)
     return compile_loaded(load_module(data, path), cfg, input_types=input_types, fusion_report=fusion_report)

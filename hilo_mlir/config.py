@@ -14,7 +14,7 @@ from typing import ClassVar
 
 
 #: Fields of CompileConfig that are not gates of a pipeline step.
-_NOT_GATES = frozenset({"stablehlo", "verify_each"})
+_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type"})
 
 
 @dataclass
@@ -59,6 +59,9 @@ class CompileConfig:
             the pass that broke the IR (``--verify-each``). Default off, as the
             real compiler runs its pass manager: the module is verified once,
             before the printer.
+        model_type: not a gate: the ``model-type`` attribute of the program's
+            ``Function`` prologue (``generic``, ``transformer``, ``unet-inference``;
+            ``hilo2penguin --model-type``).
     """
 
     canonicalize: bool = False
@@ -86,6 +89,7 @@ class CompileConfig:
     call_inliner: bool = True
     stablehlo: bool = False
     verify_each: bool = False
+    model_type: str = "generic"
 
     #: Where the binary keeps each gate (``docs/provenance.md``; never shown to users).
     PROVENANCE: ClassVar[dict] = {
@@ -116,7 +120,7 @@ class CompileConfig:
 
     @classmethod
     def gate_names(cls) -> list[str]:
-        """Every gate field (not the spine selector ``stablehlo`` nor ``verify_each``)."""
+        """Every gate field (not the spine selector ``stablehlo``, ``verify_each`` nor ``model_type``)."""
         return [f.name for f in fields(cls) if f.name not in _NOT_GATES]
 
     @classmethod

@@ -23,7 +23,7 @@ import os
 import jax
 import numpy as np
 
-from .compiler import PenguinSource, compile_module
+from .compiler import PenguinSource
 from .config import CompileConfig
 from .diagnostics import HiloError
 
@@ -64,12 +64,14 @@ class PenguinProgram:
             raise HiloError(f"the program takes {n} input arrays, {len(flat)} given")
         return [np.asarray(a) for a in flat]
 
-    def run(self, *arrays) -> list:
+    def run(self, *arrays, literal_fusions: bool = False) -> list:
         """Run ``penguin.py`` with the numpy reference backend.
 
         Args:
             *arrays: the function's arguments (arrays, or pytrees of arrays that
                 flatten to ``main``'s inputs).
+            literal_fusions: run Expm1/Log1p fusions op by op (see
+                :func:`hilo_mlir.penguin_ref.run`).
 
         Returns:
             ``list[np.ndarray]``: the flattened results in ``main``'s order.
@@ -80,7 +82,7 @@ class PenguinProgram:
         """
         from . import penguin_ref
 
-        return penguin_ref.run(self.source, self._flat(arrays), files=self.files)
+        return penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
 
     def reference(self, *arrays) -> list:
         """Run the exported function with JAX (XLA CPU); flattened results as numpy arrays.
@@ -170,7 +172,7 @@ def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=No
 
 
 def compile(fn, *example_args, config: CompileConfig | None = None, spine: str = "mhlo",  # noqa: A001 - the API name
-            fusion_report: str | None = None) -> PenguinProgram:
+            fusion_report: str | None = None, params=None, model_type: str | None = None) -> PenguinProgram:
     """Compile a JAX function, a ``jax.export.Exported`` or a portable artifact to a Penguin program.
 
     Args:
@@ -186,16 +188,34 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
         spine: ``"mhlo"`` or ``"stablehlo"``.
         fusion_report: a folder to write the fusion report to (``fusion_report.json``,
             ``fusion_report.html``); the report is also ``program.source.fusion_report``.
+        params: which arguments are weights: each entry an ``int`` (a
+            positional argument: every array leaf of it) or a ``str``, a pytree
+            path in ``jax.tree_util.keystr`` form over the argument tuple
+            (``"[0]['w1']"``: argument 0's entry ``'w1'`` and everything under
+            it). Those inputs print as parameters
+            (``is_parameter_tensor=True, np_file='input_<i>.npy'``) and their
+            example values go to ``.files`` (written beside ``penguin.py``);
+            the example arguments must then be concrete arrays. Not with a
+            portable artifact.
+        model_type: the prologue's ``model-type`` (``generic``,
+            ``transformer``, ``unet-inference``; default: ``config.model_type``).
 
     Returns:
         :class:`PenguinProgram` with ``.source``, ``.write(dir)``, ``.run(*arrays)``.
 
     Raises:
         HiloError: export failures, a shape-polymorphic export without
-            concrete arguments, a shape assertion the arguments violate, and
+            concrete arguments, a shape assertion the arguments violate, a
+            ``params`` entry that selects no array (or an abstract one), and
             every error of :func:`hilo_mlir.compile_module`.
     """
+    from .compiler import resolve_config, compile_loaded, load_module
+
+    if model_type is not None:
+        config = (config or CompileConfig()).replace(model_type=model_type)
     if isinstance(fn, (bytes, bytearray, memoryview)):
+        if params is not None:
+            raise HiloError("params= needs a JAX function or an Exported, not a portable artifact")
         return _compile_artifact(fn, example_args, config, spine, fusion_report)
     input_types = None
     if isinstance(fn, jax.export.Exported) and _is_polymorphic(fn):
@@ -210,8 +230,45 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
         if _is_polymorphic(exp):
             raise HiloError("shape-polymorphic example arguments: export with concrete shapes, or compile the "
                             "Exported with concrete arguments")
+    cfg = resolve_config(config, spine)
+    weights = _weights(exp, example_args, params) if params is not None else {}
     text = exp.mlir_module()
     name = getattr(exp, "fun_name", None) or "jax_export"
-    src = compile_module(text, config=config, spine=spine, filename=f"{name}.stablehlo.mlir", input_types=input_types,
-                         fusion_report=fusion_report)
+    loaded = load_module(text, f"{name}.stablehlo.mlir")
+    if weights:
+        from .weights import mark_parameters
+
+        with loaded.context:
+            mark_parameters(loaded.module, weights, loaded.filename)
+    src = compile_loaded(loaded, cfg, input_types=input_types, fusion_report=fusion_report)
+    if weights:
+        from .weights import weight_files
+
+        src.files.update(weight_files(src, weights))
     return PenguinProgram(src, exp, text, spine)
+
+
+def _weights(exp, example_args, params) -> dict:
+    """``{main input index: array}`` for the leaves ``params`` selects (see :func:`compile`)."""
+    if isinstance(params, (int, str)):
+        params = [params]
+    leaves = jax.tree_util.tree_flatten_with_path(tuple(example_args))[0]
+    if not leaves and params:
+        raise HiloError("params= needs the example arguments (it names which of them are weights)")
+    paths = [jax.tree_util.keystr(path) for path, _ in leaves]
+    chosen: dict[int, object] = {}
+    for p in params:
+        prefix = f"[{p}]" if isinstance(p, int) else str(p)
+        hits = [i for i, k in enumerate(paths) if k == prefix or k.startswith(prefix + "[") or k.startswith(prefix + ".")]
+        if not hits:
+            raise HiloError(f"params entry {p!r} selects no argument (the arguments' paths: {', '.join(paths)})")
+        for i in hits:
+            chosen[i] = leaves[i][1]
+    kept = list(getattr(exp, "module_kept_var_idx", range(len(leaves))))
+    out = {}
+    for flat, value in chosen.items():
+        if isinstance(value, jax.ShapeDtypeStruct):
+            raise HiloError(f"params: argument {paths[flat]} is a ShapeDtypeStruct; weights need concrete values")
+        if flat in kept:  # an argument the function does not use is not an input of the module
+            out[kept.index(flat)] = np.asarray(value)
+    return out

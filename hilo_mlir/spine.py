@@ -134,6 +134,8 @@ def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool)
             raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")
         if s.argument.endswith("neuron-op-fusion"):
             opts = _op_fusion_options(config)
+        elif s.argument.endswith("to-py-penguin") and config.model_type != "generic":
+            opts = {"model_type": config.model_type}
         else:
             opts = dict(_STEP_OPTIONS.get(s.argument, {}))
         steps.append(step_for(s.argument, **opts))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .classify import one_line
 
@@ -40,6 +40,8 @@ class WorkerJob:
         input_types: static types of ``main``'s arguments (``--input-types``), or None.
         fusion_report: a folder for the fusion report (``--fusion-report``), or None.
         debug: the passes' debug lines on stderr (``--debug``).
+        weights: ``{main input index: array}`` (``--weights``): those inputs
+            print as parameters and their arrays are written beside ``penguin.py``.
     """
 
     path: str
@@ -54,6 +56,7 @@ class WorkerJob:
     input_types: object = None
     fusion_report: str | None = None
     debug: bool = False
+    weights: dict = field(default_factory=dict)
 
 
 class WriteFailed(Exception):
@@ -92,6 +95,11 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
         loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True,
                                       timeout=job.read_timeout)
     del data
+    if job.weights:
+        from ..weights import mark_parameters
+
+        with loaded.context:
+            mark_parameters(loaded.module, job.weights, job.path)
     instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}), print_before_all=job.print_before_all,
                             print_after_all=job.print_after_all, out=sys.stderr, debug=job.debug)
     try:
@@ -103,6 +111,10 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
         raise
     if job.debug:
         sys.stderr.writelines(line + "\n" for line in src.log)
+    if job.weights:
+        from ..weights import weight_files
+
+        src.files.update(weight_files(src, job.weights))
     _reports(job, src)
     send({"pass": "write"})
     try:

@@ -3,6 +3,7 @@
 Usage::
 
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
+                 [--model-type generic|transformer|unet-inference] [--weights INDEX=FILE.npy ...]
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
                  [--allow-unregistered-dialect] [--debug]
@@ -46,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
     ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
+    ap.add_argument("--model-type", choices=("generic", "transformer", "unet-inference"), default="generic",
+                    help="the model-type the program's Function prologue records (default generic)")
+    ap.add_argument("--weights", nargs="+", default=[], metavar="INDEX=FILE.npy",
+                    help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
+                         "penguin.py as input_<INDEX>.npy, in the input's dtype")
     ap.add_argument("--dump-pass-pipeline", action="store_true", help="print the assembled spine, one pass per line, and exit")
     ap.add_argument("--mlir-timing", action="store_true", help="per-pass wall time on stderr")
     ap.add_argument("--mlir-pass-statistics", action="store_true", help="pass statistics on stderr")
@@ -88,6 +94,7 @@ def config_from_args(args) -> CompileConfig:
             setattr(cfg, name, v)
     cfg.stablehlo = args.spine == "stablehlo"
     cfg.verify_each = bool(args.verify_each)
+    cfg.model_type = args.model_type
     return cfg
 
 
@@ -121,7 +128,7 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
         return 1
     if args.batch:
-        for flag, given in (("--input-types", args.input_types is not None),
+        for flag, given in (("--input-types", args.input_types is not None), ("--weights", bool(args.weights)),
                             ("--fusion-report", args.fusion_report is not None), ("--debug", args.debug)):
             if given:
                 sys.stderr.write(f"hilo2penguin: error: {flag} needs a single input, not --batch\n")
@@ -155,8 +162,22 @@ def _run_single(args, cfg) -> int:
         timing=args.mlir_timing, statistics=args.mlir_pass_statistics, input_types=args.input_types,
         fusion_report=args.fusion_report, debug=args.debug,
     )
+    try:
+        job.weights = _read_weights(args.weights)  # read before compiling: a bad file fails fast
+    except HiloError as e:
+        sys.stderr.write(_one_line(e.format(args.input)) + "\n")
+        return 1
     debug = job.print_before_all or job.print_after_all or job.timing or job.statistics or job.debug
     return run_single(job, timeout=args.timeout, forward=debug)
+
+
+def _read_weights(specs) -> dict:
+    """``--weights INDEX=FILE.npy ...`` -> ``{index: array}`` (read before compiling: a bad file fails fast)."""
+    if not specs:
+        return {}
+    from ..weights import load_weight, parse_weight_args
+
+    return {i: load_weight(path, i) for i, path in parse_weight_args(specs).items()}
 
 
 def _one_line(text: str) -> str:

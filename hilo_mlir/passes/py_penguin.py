@@ -1,7 +1,6 @@
 """The terminal printer passes (spine step 32): ``mhlo-to-py-penguin`` / ``stablehlo-to-py-penguin``.
 
-Seed 004 (terminal pass) and seed 002 section 1; the format is
-``docs/penguin_format.md``. The pass does not change the IR: it prints
+The format is ``docs/penguin_format.md``. The pass does not change the IR: it prints
 ``main`` as Penguin Python and leaves the text in the pipeline's
 ``extras["penguin_source"]`` and the large-constant ``.npy`` files in
 ``extras["penguin_files"]`` (the driver writes both into the output folder),
@@ -11,11 +10,12 @@ files beside it).
 
 import os
 
-from ..printers import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, print_program
+from ..printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, print_program
 from ..registry import Option, PassInfo, register
 
 _OPTIONS = (
-    Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports"),
+    Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)"),
+    Option("model-type", str, DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference"),
     Option("output", str, "", "write penguin.py here ('-' = stdout); default: keep it for the driver"),
     Option("inline-constant-max-elements", int, DEFAULT_INLINE_LIMIT,
            "non-splat constants with more elements are written to .npy files beside penguin.py"),
@@ -24,13 +24,16 @@ _OPTIONS = (
 
 def _run_printer(module_op, ctx):
     counts: dict = {}
+    parameters: dict = {}
     src, files = print_program(module_op, dialect=ctx.info.dialect, root=ctx.options.root,
                                filename=ctx.extras.get("filename"),
-                               inline_limit=ctx.options.inline_constant_max_elements, stats=counts)
+                               inline_limit=ctx.options.inline_constant_max_elements, stats=counts,
+                               model_type=ctx.options.model_type, parameters=parameters)
     ctx.stats["statements"] += sum(counts.values())
     ctx.stats["npy-files"] += len(files)
     ctx.extras["penguin_source"] = src
     ctx.extras["penguin_files"] = files
+    ctx.extras["penguin_parameters"] = parameters
     out = ctx.options.output
     if out == "-":
         import sys

@@ -1,4 +1,4 @@
-"""The numpy reference backend for Penguin Python programs (issue 5 item 8; DESIGN.md "The printer").
+"""The numpy reference backend for Penguin Python programs.
 
 Nothing outside this project can run the ``penguin.py`` the printers emit, so
 this package executes it with numpy: it is how we (and users) check that the
@@ -10,9 +10,11 @@ program means what the MLIR meant.
 The program's imports of the Penguin API (any module root: the printer's
 ``root`` option) are served by fake modules that record each op statement;
 the statements are then interpreted in order with numpy (see
-:mod:`.runtime` for the mechanics and :mod:`.ops` for the semantics of each
-op). ``.npy`` constants are read from the program's folder, or from the
-``files`` dict (``PenguinSource.files``) when the program is given as text.
+:mod:`.program` for the mechanics and :mod:`.ops` for the semantics of each
+op). ``.npy`` constants and parameter files are read from the program's
+folder, or from the ``files`` dict (``PenguinSource.files``) when the program
+is given as text. ``Expm1`` / ``Log1p`` fusions run as the precise primitive
+their kind selects (:mod:`.kernels`) unless ``literal_fusions=True``.
 
 Errors: :class:`PenguinRefError` (a :class:`hilo_mlir.HiloError`) naming the
 op (``xla_op`` and Python op name) and its ``DebugLocation`` for a statement
@@ -24,7 +26,9 @@ from __future__ import annotations
 
 import os
 
-from .runtime import PenguinRefError, Program, run_program
+from .interpreter import run_program
+from .program import Program
+from .records import PenguinRefError
 
 __all__ = ["run", "load", "PenguinRefError", "Program"]
 
@@ -71,7 +75,7 @@ def load(source_or_path, files: dict | None = None) -> Program:
     return prog
 
 
-def run(source_or_path, inputs, files: dict | None = None) -> list:
+def run(source_or_path, inputs, files: dict | None = None, literal_fusions: bool = False) -> list:
     """Run a Penguin program on ``inputs`` with numpy.
 
     Args:
@@ -79,9 +83,11 @@ def run(source_or_path, inputs, files: dict | None = None) -> list:
             ``penguin.py`` or its directory.
         inputs: one array per ``markInput`` tensor, in ``input_<i>`` order
             (shapes must match the program's ``TensorSpec``; dtypes are
-            converted to it). Parameters (``is_parameter_tensor=True``) left
-            out at the end are read from their ``weight_file``.
+            converted to it). A parameter (``is_parameter_tensor=True``) given
+            as ``None`` or left out at the end is read from its ``np_file``.
         files: in-memory ``.npy`` constants (see :func:`load`).
+        literal_fusions: run ``Expm1`` / ``Log1p`` fusions op by op instead of
+            as the precise primitive their kind selects (:mod:`.kernels`).
 
     Returns:
         ``list[np.ndarray]``: the outputs in ``markOutput`` index order
@@ -93,4 +99,4 @@ def run(source_or_path, inputs, files: dict | None = None) -> list:
             ``DebugLocation``).
     """
     prog = load(source_or_path, files=files)
-    return run_program(prog, inputs)
+    return run_program(prog, inputs, literal_fusions=literal_fusions)

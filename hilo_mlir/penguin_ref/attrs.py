@@ -7,8 +7,7 @@ attribute text (``'dense<[0, 1]> : tensor<2xi64>'``,
 ``'#mhlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>'``,
 ``'#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>'``). This module
 turns both into plain Python/numpy values with no MLIR dependency, so a
-``penguin.py`` can be executed by numpy alone (DESIGN.md "The printer": the
-reference backend for the emitted API).
+``penguin.py`` can be executed by numpy alone.
 """
 
 from __future__ import annotations

@@ -1,17 +1,78 @@
-"""Penguin printers: the shared driver tier and the MHLO / StableHLO printers (docs/penguin_format.md)."""
+"""Penguin printers: ``main`` of an mhlo/stablehlo module as a Penguin Python program (docs/penguin_format.md).
 
-from .driver import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, PenguinPrinter
-from .mhlo import MhloPrinter
-from .stablehlo import StableHloPrinter
+Layers, each importing only the ones above it in this list:
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "PenguinPrinter", "MhloPrinter", "StableHloPrinter",
+1. :mod:`.supported` (what can be printed), :mod:`.literals` (dense values as
+   numpy arrays and Python literals), :mod:`.attr_text` (attribute text),
+   :mod:`.records` (op records, function scopes, the one statement format
+   :func:`~.records.format_statement`);
+2. :mod:`.scopes` (region functions at the module level) and :mod:`.emit`
+   -- names, specs, locations, attribute keywords, the statement assembler;
+3. :mod:`.prologue` (``Function``, ``markInput``, ``markOutput``) and
+   :mod:`.driver` -- the module and the walk over blocks;
+4. :mod:`.groups` (fusions, composites, calls) and :mod:`.regions` (ops with regions);
+5. the handlers: :mod:`.constants`, :mod:`.dots` (every matmul, convolutions),
+   :mod:`.custom_calls`, :mod:`.mhlo` (FusionKind), :mod:`.stablehlo` (CompositeKind);
+6. this module: the one dispatch table :data:`HANDLERS` and the two printers.
+"""
+
+from .constants import print_constant
+from .custom_calls import emit_custom_call
+from .dots import print_convolution, print_dot, print_dot_general
+from .driver import REGIONS, PenguinPrinter
+from .prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
+from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT
+from .groups import print_call
+from .mhlo import print_fusion
+from .regions import print_region_op
+from .stablehlo import print_composite
+
+__all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "DEFAULT_MODEL_TYPE", "MODEL_TYPES", "HANDLERS", "PenguinPrinter", "MhloPrinter", "StableHloPrinter",
            "print_penguin", "print_program"]
+
+#: The dispatch table of both printers: short op name (both dialects), ``func.call``, or
+#: :data:`~.driver.REGIONS` (any other op with regions) -> ``handler(printer, op)``.
+#: Every other op is the generic statement.
+HANDLERS = {
+    "constant": print_constant,
+    "dot": print_dot,
+    "dot_general": print_dot_general,
+    "convolution": print_convolution,
+    "custom_call": emit_custom_call,
+    "composite": print_composite,
+    "fusion": print_fusion,
+    "func.call": print_call,
+    REGIONS: print_region_op,
+}
+
+
+class MhloPrinter(PenguinPrinter):
+    """The ``mhlo-to-py-penguin`` printer.
+
+    Both printers dispatch every op form the same way (``mhlo.fusion`` by
+    FusionKind, composites -- ``mhlo.composite`` appears when a JAX module
+    with composites is legalized to mhlo -- by CompositeKind), so a module
+    prints the same whichever form its fusions take and the printer never
+    disagrees with :func:`.supported.unsupported_reason`.
+    """
+
+    dialect = "mhlo"
+    handlers = HANDLERS
+
+
+class StableHloPrinter(PenguinPrinter):
+    """The ``stablehlo-to-py-penguin`` printer (the same table and driver as :class:`MhloPrinter`)."""
+
+    dialect = "stablehlo"
+    handlers = HANDLERS
+
 
 PRINTERS = {"mhlo": MhloPrinter, "stablehlo": StableHloPrinter}
 
 
 def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filename: str | None = None,
-                  inline_limit: int = DEFAULT_INLINE_LIMIT, stats: dict | None = None) -> tuple[str, dict]:
+                  inline_limit: int = DEFAULT_INLINE_LIMIT, stats: dict | None = None,
+                  model_type: str = DEFAULT_MODEL_TYPE, parameters: dict | None = None) -> tuple[str, dict]:
     """Print ``module`` as Penguin Python; returns ``(source, files)``.
 
     Args:
@@ -22,6 +83,8 @@ def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filen
         inline_limit: non-splat constants with more elements go to ``.npy``.
         stats: if given, receives the per-op-name statement counts
             (``{mlir op name: n}``, the printer's per-op counter).
+        model_type: the prologue's ``model-type`` (``generic``, ``transformer``, ``unet-inference``).
+        parameters: if given, receives ``{input index: np_file}`` of the parameter inputs.
 
     Returns:
         The source text and ``{file name: bytes}`` of the ``.npy`` files that
@@ -30,13 +93,16 @@ def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filen
     Raises:
         HiloError: an op the printer cannot emit (with its location and the
             reason from ``supported.unsupported_reason``), ``NCC_ISPP054``,
-            ``NCC_EVRF036``, unknown custom-call targets.
+            ``NCC_EVRF036``, unknown custom-call targets, an unknown model type.
     """
     op = module.operation if hasattr(module, "operation") else module
-    printer = PRINTERS.get(dialect or "mhlo", MhloPrinter)(root=root, filename=filename, inline_limit=inline_limit)
+    printer = PRINTERS.get(dialect or "mhlo", MhloPrinter)(root=root, filename=filename, inline_limit=inline_limit,
+                                                           model_type=model_type)
     src = printer.print_module(op)
     if stats is not None:
         stats.update(printer.per_op_counter)
+    if parameters is not None:
+        parameters.update(printer.parameters)
     return src, dict(printer.files)
 
 

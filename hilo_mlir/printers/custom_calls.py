@@ -1,4 +1,4 @@
-"""The custom-call dispatch table of both printers (seed 002 section 3; docs/penguin_format.md section 8).
+"""The custom-call dispatch table of both printers (docs/penguin_format.md section 8).
 
 ``custom_call`` ops are dispatched by ``call_target_name`` through
 :data:`EMITTERS` (the same keys as :data:`.supported.CUSTOM_CALL_TARGETS`,
@@ -8,13 +8,15 @@ checked at import): one emitter per target family.
   ``dim`` / ``block_size`` (default 32) / ``scale_method`` (default
   ``'EMAX'``) from the backend config; a negative ``dim`` is normalised with
   the operand rank; a ``ui32`` data result gets the x4-packed FP8 container
-  dtype. A missing or malformed config is ``NCC_EVRF036``.
-* ``__op$block_scaled_dot`` (scaled matmul) -> a plain ``DotOp`` with srcs
-  ``[lhs, rhs, lhs_scale, rhs_scale]``, the four dimension lists from
-  ``scaled_dot_backend_config`` and ``op='mhlo.scaled_dot'``.
+  dtype (``<support>.dtype.float8_e4m3fn_x4``). A missing or malformed config
+  is ``NCC_EVRF036``.
+* ``__op$block_scaled_dot`` (scaled matmul) -> the ordinary ``DotOp`` of
+  :func:`.dots.print_dot_op` with srcs ``[lhs, rhs, lhs_scale, rhs_scale]``,
+  the four dimension lists from ``scaled_dot_backend_config``,
+  ``op='mhlo.scaled_dot'`` and ``element_dtype``.
 * ``AwsNeuronDevicePrint`` -> ``DevicePrintOp`` with
-  ``xla_op='mhlo.device_print'`` and ``prefix=`` the backend config text.
-* ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7).
+  ``xla_op='mhlo.device_print'`` then ``prefix=`` the backend config text.
+* ``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (the softmax that ``convert-fs-pattern-to-custom-calls`` matched).
 * ``AliasingCopy``, ``AwsNeuronTransferWithStaticRing`` and the sharding
   markers -> ``CopyOp`` (identity); ``AwsNeuronControlDep`` ->
   ``ControlDepOp`` (result ``i`` is operand ``i``; the rest are ordering
@@ -37,6 +39,9 @@ import json
 
 from ..diagnostics import HiloError
 from . import supported as _sup
+from .attr_text import dtype_name
+from .dots import print_dot_op
+from .regions import print_region_function, reducer_hint
 
 
 def _target(op) -> str:
@@ -63,7 +68,7 @@ def attr_to_python(attr):
     if isinstance(a, ir.DictAttr):
         return {a[i].name: attr_to_python(a[i].attr) for i in range(len(a))}
     if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
-        from .constants import dense_to_numpy
+        from .literals import dense_to_numpy
 
         return dense_to_numpy(attr).tolist()
     return str(attr)
@@ -158,9 +163,22 @@ def _dict_config_items(p, op) -> list[tuple[str, str]]:
 
 # -- emitters --------------------------------------------------------------------------------
 
+#: the FP8 ``dtype`` of a QuantizeMX config -> the container dtype of its ``ui32`` (x4-packed) data result
+_X4_CONTAINERS = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}
 
-def emit_quantize_mx(p, op, target) -> None:
-    """``QuantizeMX`` -> ``QuantizeMXTensorOp`` (seed 002 section 3, ``printQuantizeMX``)."""
+
+def emit_quantize_mx(p, rec, target) -> None:
+    """``QuantizeMX`` -> ``QuantizeMXTensorOp``.
+
+    Raises:
+        HiloError: ``NCC_EVRF036`` for a missing/malformed config, a non-string
+            ``dtype``, a ``dim`` out of range.
+
+    A ``ui32`` data result with an FP8 ``dtype`` gets the x4-packed container
+    dtype ``<support>.dtype.float8_*_x4``; with any other ``dtype`` it keeps
+    its own (``uint32``).
+    """
+    op = rec.op
     cfg = json_config(op, required=True)
     if len(op.operands) < 1 or len(op.results) < 1:
         raise HiloError(f"custom_call @{target} needs an operand and a result", loc=op.location)
@@ -179,21 +197,23 @@ def emit_quantize_mx(p, op, target) -> None:
     scale_method = cfg.get("scale_method", "EMAX")
     from ..ir import ir
 
-    dsts = [p.spec(r.type) for r in op.results]
-    if _elem(op.results[0]) == "ui32":
-        packed = {"float8_e5m2": "float8_e5m2_x4", "float8_e4m3fn": "float8_e4m3fn_x4"}.get(dtype)
-        if packed is None:
-            raise HiloError(f"custom_call @{target}: a ui32 (x4-packed) result needs dtype float8_e5m2 or "
-                            f"float8_e4m3fn, got {dtype!r}", loc=op.location, code="NCC_EVRF036")
-        rt = ir.RankedTensorType(op.results[0].type)
-        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{packed}')"
+    dsts = [p.spec(t) for t in rec.types]
+    packed = _X4_CONTAINERS.get(dtype)
+    if packed is not None and str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
+        rt = ir.RankedTensorType(rec.types[0])  # four FP8 codes per word: the packed container dtype
+        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype={p.mod('support')}.dtype.{packed})"
     attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
              ("scale_method", repr(str(scale_method))), _meta(target)]
-    p.statement(op, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
+    p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
 
 
-def emit_scaled_dot(p, op, target) -> None:
-    """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'`` (``printScaleMatmult``)."""
+def emit_scaled_dot(p, rec, target) -> None:
+    """Scaled matmul -> ``DotOp`` with the four dimension lists and ``op='mhlo.scaled_dot'``.
+
+    Raises:
+        HiloError: not 4 operands and 1 result; ``NCC_EVRF036`` for a malformed ``scaled_dot_backend_config``.
+    """
+    op = rec.op
     if len(op.operands) != 4 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result",
                         loc=op.location)
@@ -208,17 +228,18 @@ def emit_scaled_dot(p, op, target) -> None:
     rb = _cfg_list(op, inner, "rhs_batch_dimensions", batch)
     lc = _cfg_list(op, inner, "lhs_contracting_dimensions", [r - 1])
     rc = _cfg_list(op, inner, "rhs_contracting_dimensions", [_rank(op.operands[1]) - 1])
-    from .driver import dtype_name
-
+    for key, dims, rank in (("lhs_batch_dimensions", lb, r), ("rhs_batch_dimensions", rb, _rank(op.operands[1])),
+                            ("lhs_contracting_dimensions", lc, r), ("rhs_contracting_dimensions", rc, _rank(op.operands[1]))):
+        if any(not 0 <= d < rank for d in dims):
+            raise HiloError(f"custom_call @{target}: {key} {dims} is out of range for rank {rank}", loc=op.location,
+                            code="NCC_EVRF036")
     elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
-    attrs = [("lhs_batch_dimensions", repr(lb)), ("rhs_batch_dimensions", repr(rb)),
-             ("lhs_contracting_dimensions", repr(lc)), ("rhs_contracting_dimensions", repr(rc)),
-             ("element_dtype", repr(str(elem))), ("op", repr("mhlo.scaled_dot")), _meta(target)]
-    p.statement(op, "DotOp", attrs)
+    print_dot_op(p, rec, (lb, rb, lc, rc), "mhlo.scaled_dot", [("element_dtype", repr(str(elem)))])
 
 
-def emit_device_print(p, op, target) -> None:
-    """Device print -> ``DevicePrintOp(prefix=..., xla_op='mhlo.device_print')`` (``printDevicePrintCustomCall``)."""
+def emit_device_print(p, rec, target) -> None:
+    """Device print -> ``DevicePrintOp(srcs, dsts, xla_op='mhlo.device_print', prefix='<text>', dl=...)``, nothing else."""
+    op = rec.op
     from ..ir import ir
 
     a = config_attr(op)
@@ -226,11 +247,16 @@ def emit_device_print(p, op, target) -> None:
         prefix = str(attr_to_python(a).get("prefix", ""))
     else:
         prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
-    p.statement(op, "DevicePrintOp", [("prefix", repr(prefix)), _meta(target)], xla_op="mhlo.device_print")
+    p.statement(rec, "DevicePrintOp", [("prefix", repr(prefix))], xla_op="mhlo.device_print", xla_first=True)
 
 
-def emit_softmax(p, op, target) -> None:
-    """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (DESIGN.md decision 7; config ``{"dim": <int>}``)."""
+def emit_softmax(p, rec, target) -> None:
+    """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (config ``{"dim": <int>}``).
+
+    Raises:
+        HiloError: not one operand and one result; ``NCC_EVRF036`` for a missing or out-of-range ``dim``.
+    """
+    op = rec.op
     cfg = json_config(op, required=True)
     if len(op.operands) != 1 or len(op.results) != 1:
         raise HiloError(f"custom_call @{target} needs one operand and one result", loc=op.location)
@@ -243,10 +269,10 @@ def emit_softmax(p, op, target) -> None:
     if not 0 <= dim < rank:
         raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}",
                         loc=op.location, code="NCC_EVRF036")
-    p.statement(op, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
+    p.statement(rec, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
 
 
-def emit_copy(p, op, target) -> None:
+def emit_copy(p, rec, target) -> None:
     """Copies and identity markers -> ``CopyOp``: result ``i`` is operand ``i``.
 
     ``AliasingCopy`` comes in two forms: one operand (a plain copy,
@@ -256,6 +282,7 @@ def emit_copy(p, op, target) -> None:
     ``AwsNeuronTransferWithStaticRing`` and the sharding markers take one
     operand.
     """
+    op = rec.op
     n = len(op.results)
     if n == 0 or n > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
         raise HiloError(f"custom_call @{target}: result i must have the type of operand i (it is printed as a copy)",
@@ -265,25 +292,28 @@ def emit_copy(p, op, target) -> None:
     items = [_meta(target)]
     if "output_operand_aliases" in op.attributes:
         items.append(("output_operand_aliases", p.attr_value(op.attributes["output_operand_aliases"])))
-    p.statement(op, "CopyOp", items + _dict_config_items(p, op))
+    p.statement(rec, "CopyOp", items + _dict_config_items(p, op))
 
 
-def emit_control_dep(p, op, target) -> None:
+def emit_control_dep(p, rec, target) -> None:
     """``AwsNeuronControlDep`` -> ``ControlDepOp``: result ``i`` is operand ``i``, later operands order it."""
+    op = rec.op
     if len(op.results) > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
         raise HiloError(f"custom_call @{target}: result i must have the type of operand i", loc=op.location)
-    p.statement(op, "ControlDepOp", [_meta(target)] + _dict_config_items(p, op))
+    p.statement(rec, "ControlDepOp", [_meta(target)] + _dict_config_items(p, op))
 
 
-def emit_check(p, op, target) -> None:
+def emit_check(p, rec, target) -> None:
     """``check.expect_*`` (interpreter test suite) -> ``CheckOp(check='expect_eq', ...)``."""
+    op = rec.op
     items = [("check", repr(target.split(".", 1)[1])), _meta(target)]
     items.extend(_dict_config_items(p, op))
-    p.statement(op, "CheckOp", items)
+    p.statement(rec, "CheckOp", items)
 
 
-def emit_mhlo_op(p, op, target) -> None:
-    """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs)."""
+def emit_mhlo_op(p, rec, target):
+    """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs); a walk generator."""
+    op = rec.op
     from ..ir import ir
 
     attrs = op.attributes
@@ -297,22 +327,22 @@ def emit_mhlo_op(p, op, target) -> None:
     if "called_computations" in attrs:
         names = [ir.FlatSymbolRefAttr(x).value for x in ir.ArrayAttr(attrs["called_computations"])]
         if names:
-            results = [p.fresh() for _ in range(len(op.results))]
+            results = p.fresh_names(len(rec.results))
             handle = results[0] if results else p.fresh()
             fnames = []
             hint = None
             for n in names:
                 f = p.lookup_function(op, n)
-                block = f.regions[0].blocks[0]
-                fnames.append(p.print_region_function(block, handle))
+                fname, snap = yield print_region_function(p, f.regions[0].blocks[0], handle)
+                fnames.append(fname)
                 if len(names) == 1:
-                    hint = p.reducer_hint(block, target.split(".", 1)[1])
+                    hint = reducer_hint(snap, target.split(".", 1)[1])
             items.append(("regions", "[" + ", ".join(fnames) + "]"))
             if hint:
                 items.append(("reducer", repr(hint)))
-            p.statement(op, py, items, xla_op=target, result_names=results)
+            p.statement(rec, py, items, xla_op=target, result_names=results)
             return
-    p.statement(op, py, items, xla_op=target)
+    p.statement(rec, py, items, xla_op=target)
 
 
 _BY_PY_OP = {
@@ -330,12 +360,16 @@ EMITTERS = {t: _BY_PY_OP[py] for t, py in _sup.CUSTOM_CALL_TARGETS.items()}
 assert set(EMITTERS) == set(_sup.CUSTOM_CALL_TARGETS)
 
 
-def emit_custom_call(p, op) -> None:
-    """Dispatch one custom call by target (the printer already checked the target is known)."""
+def emit_custom_call(p, rec):
+    """Dispatch one custom call by target (the printer already checked the target is known).
+
+    Returns the emitter's walk generator (``mhlo.<op>`` targets with called computations) or None.
+    """
+    op = rec.op
     target = _target(op)
     fn = EMITTERS.get(target)
     if fn is None:
         if _sup.custom_call_py_op(target) is None:  # pragma: no cover - check_supported ran first
             raise HiloError(f"unsupported custom_call target '{target}'", loc=op.location)
         fn = emit_mhlo_op
-    fn(p, op, target)
+    return fn(p, rec, target)

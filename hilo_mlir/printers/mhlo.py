@@ -1,11 +1,11 @@
-"""The MHLO printer (``mhlo-to-py-penguin``): the FusionKind dispatch surface (seed 002 section 1, DESIGN.md "The printer").
+"""The FusionKind dispatch: how an ``mhlo.fusion`` prints (format section 6).
 
 An ``mhlo.fusion`` carries its cluster inline in its region and its kind in
 the discardable string attribute ``FusionKind``. :func:`print_fusion`
 dispatches on it through :data:`~.supported.FUSION_KINDS`:
 
 =================================  =========================================
-FusionKind                         printed as (docs/penguin_format.md sec. 6)
+FusionKind                         printed as
 =================================  =========================================
 DotLogistic                        ``NeuronTensorOp(op='DotFusion')``
 MulRedSqrt                         ``NeuronTensorOp(op='MulRedSqrt', reduce_dims=[...])``
@@ -16,46 +16,37 @@ anything else / missing            ``HiloError`` with code ``NCC_ISPP054``
 =================================  =========================================
 
 The summary is followed by the fusion body re-emitted transparently and
-``<handle>.setResults([...])``. On the MHLO spine the kind string itself is
-the Python op name and no ``hilo_fusion_op`` is printed (the seed: that
-attribute is StableHLO-only). Everything else is the shared driver tier.
+``<handle>.setResults([...])``. The kind string itself is the Python op name
+and no ``hilo_fusion_op`` is printed (that keyword belongs to composites).
 """
 
 from __future__ import annotations
 
 from ..diagnostics import HiloError
 from . import supported as _sup
-from .driver import PenguinPrinter
+from .groups import print_kind_group
 
 
-def print_fusion(printer: PenguinPrinter, op) -> None:
-    """Print an ``mhlo.fusion`` by its ``FusionKind``.
+def string_attr(op, key: str) -> str | None:
+    """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent."""
+    from ..ir import ir
+
+    attrs = op.attributes
+    if key not in attrs:
+        return None
+    a = attrs[key]
+    return ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
+
+
+def print_fusion(p, rec):
+    """Print an ``mhlo.fusion`` by its ``FusionKind``; returns the walk of its body.
 
     Raises:
         HiloError: ``NCC_ISPP054`` for a missing or unknown FusionKind (at the fusion).
     """
-    kind = None
-    attrs = op.attributes
-    if "FusionKind" in attrs:
-        from ..ir import ir
-
-        a = attrs["FusionKind"]
-        kind = ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
+    op = rec.op
+    kind = string_attr(op, "FusionKind")
     entry = _sup.FUSION_KINDS.get(kind) if kind is not None else None
     if entry is None:
         raise HiloError(f"unknown FusionKind '{kind or ''}' on '{op.name}'", loc=op.location, code="NCC_ISPP054")
-    printer.print_kind_group(op, entry[0], entry[1], kind, op.regions[0].blocks[0])
-
-
-class MhloPrinter(PenguinPrinter):
-    """The ``mhlo-to-py-penguin`` printer: the shared driver tier with the MHLO label.
-
-    Both printers dispatch every op form the same way (``mhlo.fusion`` through
-    :func:`print_fusion`, composites - ``mhlo.composite`` appears when a JAX
-    module with composites is legalized to mhlo - through
-    :func:`.stablehlo.print_composite`), so a module prints the same whichever
-    form its fusions take and the printer never disagrees with
-    :func:`.supported.unsupported_reason`.
-    """
-
-    dialect = "mhlo"
+    return print_kind_group(p, rec, entry[0], entry[1], kind, op.regions[0].blocks[0])

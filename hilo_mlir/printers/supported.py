@@ -3,13 +3,12 @@
 ``unsupported_reason(op)`` returns ``None`` when the printers (both
 ``mhlo-to-py-penguin`` and ``stablehlo-to-py-penguin``) can emit ``op`` and a
 one-line reason otherwise. The printers apply it to every op they print and
-the ``verify-supported-ops`` pass (spine step 4; DESIGN.md catalogue) to every
+the ``verify-supported-ops`` pass (spine step 4) to every
 op of the module, so the two can never disagree. Both use it in parts where
 that is cheaper: :func:`name_reason` (cached per op name), :func:`op_reason`
 for the :func:`attribute_dependent` kinds, :func:`type_reason` per type.
 
-The tables are data (short op names shared by both dialects; DESIGN.md
-"Passes are data plus one function"):
+The tables are data (short op names shared by both dialects):
 
 * :data:`SUPPORTED_OPS`: ops printed by the generic statement assembler or a
   dedicated emitter (docs/penguin_format.md sections 5-7).
@@ -19,12 +18,10 @@ The tables are data (short op names shared by both dialects; DESIGN.md
   StableHLO equivalent, as ``hlo-legalize-to-stablehlo`` writes them) are
   accepted when ``<op>`` is in :data:`SUPPORTED_OPS`.
 * :data:`FUSION_KINDS` / :data:`COMPOSITE_KINDS`: the FusionKind /
-  CompositeKind dispatch tables (seed 002 section 2), kind -> (Python op name,
+  CompositeKind dispatch tables, kind -> (Python op name,
   ``hilo_fusion_op`` or None); ``None`` as Python name = transparent
   (ScheduleFusion).
 * :data:`DTYPES`: MLIR element type -> Penguin dtype string.
-
-Source: seed 002 sections 1-3, DESIGN.md "The printer" and catalogue step 4.
 """
 
 from __future__ import annotations
@@ -129,7 +126,7 @@ FUSION_KINDS = {
     "ScheduleFusion": (None, None),
 }
 
-#: CompositeKind -> (Python op name, hilo_fusion_op): the seven-way table of seed 002 section 2.
+#: CompositeKind -> (Python op name, hilo_fusion_op): the seven-way table of the StableHLO printer.
 COMPOSITE_KINDS = {
     "ScheduleFusion": (None, None),
     "MulRedSqrt": ("MulRedSqrt", "MulRedSqrt"),

@@ -1,4 +1,4 @@
-"""The Penguin printers (issue 5 items 1-7; docs/penguin_format.md).
+"""The Penguin printers (docs/penguin_format.md).
 
 * Determinism: byte-identical text and .npy files across two compilations in
   one process and across two processes.
@@ -30,9 +30,10 @@ from hilo_mlir.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.printers import supported
-from hilo_mlir.printers.constants import dense_to_numpy, npy_bytes, python_literal
+from hilo_mlir.printers.literals import dense_to_numpy, npy_bytes, python_literal
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))  # printer_census
 LIT = os.path.join(ROOT, "test", "lit", "printer")
 SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
              "swiglu_mlp_nn_silu", "transcendental"]
@@ -89,7 +90,7 @@ class _Stub:
                 return stub.function
             if attr == "Tensor":
                 return stub.tensor
-            if attr in ("TensorSpec", "TupleSpec", "DebugLocation", "NpyFile"):
+            if attr in ("TensorSpec", "TupleSpec", "DebugLocation", "NpyFile", "Bits"):
                 return lambda *a, **kw: (attr, a, kw)
             if attr in ("NeuronTensorOp", "CompositeOp", "CallOp"):
                 return lambda **kw: stub.header(attr, kw)
@@ -105,6 +106,8 @@ class _Stub:
 
     def function(self, id_, batch_ids, attrs):
         assert id_ == 0 and batch_ids == [] and isinstance(attrs, tuple)
+        assert attrs[0].startswith("model-type=") and attrs[1].startswith("mac-count="), attrs
+        assert int(attrs[1].split("=", 1)[1]) >= 0
         stub = self
 
         class F:
@@ -119,9 +122,9 @@ class _Stub:
         stub = self
 
         class T:
-            def markInput(self, function, index, is_parameter_tensor, weight_file=None):  # noqa: N802
+            def markInput(self, function, index, is_parameter_tensor, np_file=None):  # noqa: N802
                 assert index == len(stub.inputs), "inputs out of order"
-                assert (weight_file is not None) == is_parameter_tensor
+                assert (np_file == f"input_{index}.npy") == is_parameter_tensor
                 v = _Val(spec)
                 stub.inputs.append(v)
                 return v
@@ -130,7 +133,12 @@ class _Stub:
 
     def _check_common(self, kind, kw):
         assert set(kw) >= {"srcs", "dsts", "xla_op", "dl"}, f"{kind}: missing keys {kw.keys()}"
-        assert list(kw)[-1] == "dl" and list(kw)[-2] == "xla_op", f"{kind}: xla_op, dl must come last"
+        keys = list(kw)
+        assert keys[:2] == ["srcs", "dsts"] and keys[-1] == "dl", f"{kind}: srcs, dsts first, dl last: {keys}"
+        if kind in ("NeuronTensorOp", "CompositeOp", "CallOp", "DevicePrintOp"):
+            assert keys[2] == "xla_op", f"{kind}: xla_op right after dsts"
+        else:
+            assert keys[-2] == "xla_op", f"{kind}: xla_op must come right before dl"
         for s in kw["srcs"]:
             assert isinstance(s, _Val), f"{kind}: src {s!r} is not a value"
         assert kw["dl"][0] == "DebugLocation"
@@ -220,9 +228,8 @@ def test_two_processes_give_identical_bytes(tmp_path):
     assert [re.sub(r"\.[0-9a-f]{16}\.", ".", n) for n in sorted(outs[0])] == ["const_0.npy", "const_1.npy", "penguin.py"]
 
 
-def test_large_module_prints_fast():
-    import time
-
+def test_large_module_prints_every_op():
+    """33k ops in one block print one statement each (speed is measured by bench/run.py, not here)."""
     n = 33000
     lines = ["func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {"]
     prev = "%a"
@@ -233,12 +240,10 @@ def test_large_module_prints_fast():
     ctx = make_context()
     with ctx:
         m = ir.Module.parse("\n".join(lines))
-        t = time.perf_counter()
         src, _ = print_program(m, "stablehlo")
-        dt = time.perf_counter() - t
     assert src.count("\n") == n + 9
-    assert f"v{n - 1} = m1.SubtractOp(" in src or f"v{n - 1} = m1." in src
-    assert dt < 6.0, f"printing {n} ops took {dt:.2f}s"
+    assert f"v{n} = m1.SubtractOp(srcs=[v{n - 1}, input_1]" in src  # v0 is the Function handle
+    assert f"v0.markOutput(v{n}, index=0" in src
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,14 +280,18 @@ def test_lit_inputs_execute_against_the_stub(lit_file):
         run_stub(src)
 
 
-def test_custom_root_is_used_everywhere():
+def test_custom_root_relocates_the_whole_family():
+    """Every module path derives from the root; the support module is the root's sibling."""
     text = open(os.path.join(LIT, "custom-calls.mlir")).read().split("// -----")[0]
     src, _ = _print(text, "stablehlo", root="my.backend")
     imports = [line for line in src.splitlines() if line.startswith("import ")]
-    assert imports == ["import my.backend as m0", "import my.backend.ir as m1", "import my.backend.support as m2",
+    assert imports == ["import my.backend as m0", "import my.backend.ir as m1", "import my.support as m2",
                        "import my.backend.ir.Intrinsics as m3"]
     assert "neuronxcc" not in src
+    assert "dtype=m2.dtype.float8_e4m3fn_x4" in src
     run_stub(src, root="my.backend")
+    src, _ = _print(text, "stablehlo", root="penguin")  # a root without a parent package
+    assert "import support as m2" in src.splitlines()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +312,7 @@ def test_dense_to_numpy_and_literals_are_exact(mlir, dtype, expect):
     ctx = make_context()
     with ctx:
         if "complex" in mlir:
-            from hilo_mlir.printers.constants import dense_text_to_numpy
+            from hilo_mlir.printers.literals import dense_text_to_numpy
 
             arr = dense_text_to_numpy(mlir, ir.Type.parse(mlir.split(" : ")[1]))
         else:
@@ -397,7 +406,7 @@ def test_unsupported_reason_and_printer_agree_on_each_op():
 
 
 def _census_shard(files):
-    code = ("import json,sys; from hilo_mlir.printers.census import census_file; "
+    code = ("import json,sys; sys.path.insert(0, 'scripts'); from printer_census import census_file; "
             "print(json.dumps({f: census_file(f) for f in sys.argv[1:]}))")
     r = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, f"census subprocess died (a binding abort?): {r.stderr[-2000:]}"
@@ -407,7 +416,7 @@ def _census_shard(files):
 
 
 def _check_census(per_file):
-    from hilo_mlir.printers.census import summarize
+    from printer_census import summarize
 
     s = summarize(per_file)
     assert not s["violations"], s["violations"][:10]
@@ -425,7 +434,7 @@ def test_jax_corpus_ops_are_all_printable():
 
 def test_third_party_corpus_sample_printer_agrees_with_table():
     """Every 25th third-party file: each op kind is printable or has a reason, and the printer agrees."""
-    from hilo_mlir.printers.census import iter_files
+    from printer_census import iter_files
 
     files = iter_files([corpus_path("third_party")])[::25]
     _check_census(_census_shard(files))
@@ -433,7 +442,7 @@ def test_third_party_corpus_sample_printer_agrees_with_table():
 
 @pytest.mark.slow
 def test_whole_corpus_printer_agrees_with_table():
-    from hilo_mlir.printers.census import iter_files
+    from printer_census import iter_files
 
     files = iter_files([corpus_path("third_party"), corpus_path("jax")])
     per = {}

@@ -29,9 +29,7 @@ from hilo_mlir.diagnostics import HiloError, capture_diagnostics
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.passes import verify_supported_ops
 from hilo_mlir.pipeline import Pipeline
-from hilo_mlir.printers import driver, print_program
-from hilo_mlir.printers.mhlo import MhloPrinter
-from hilo_mlir.printers.stablehlo import StableHloPrinter
+from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
@@ -39,15 +37,11 @@ SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rm
 
 
 class _FullCheck:
-    """Mixin: every op through ``_print_op`` with the full ``check_supported`` (no fast path)."""
+    """Mixin: every op through ``_print_op`` with the full ``check_supported`` (no fast path), values keyed
+    on the binding objects instead of their integer ids."""
 
-    @property
-    def _bound_types_ok(self):
-        return False
-
-    @_bound_types_ok.setter
-    def _bound_types_ok(self, value):
-        pass
+    fast_paths = False
+    value_key = staticmethod(lambda v: v)
 
 
 class _FullMhlo(_FullCheck, MhloPrinter):

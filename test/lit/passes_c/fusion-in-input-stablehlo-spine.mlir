@@ -6,7 +6,7 @@
 // RUN: not hilo-opt %s --hlo-legalize-to-stablehlo 2>&1 | FileCheck %s --check-prefix=PLAIN
 
 // WROTE: wrote
-// CHECK: m{{[0-9]+}}.NeuronTensorOp(srcs=[input_0, input_1], {{.*}}op='DotFusion', hilo_fusion_op='DotLogistic', xla_op='mhlo.fusion'
+// CHECK: m{{[0-9]+}}.NeuronTensorOp(srcs=[input_0, input_1], {{.*}}xla_op='mhlo.fusion', op='DotFusion', hilo_fusion_op='DotLogistic'
 // PLAIN: failed to legalize operation 'mhlo.fusion' that was explicitly marked illegal
 func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
   %0 = "mhlo.fusion"(%a, %b) ({

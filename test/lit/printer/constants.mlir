@@ -5,20 +5,20 @@
 // RUN: hilo-opt %s --stablehlo-to-py-penguin="output=- inline-constant-max-elements=8" -o /dev/null | FileCheck %s --check-prefix=BIG
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=- inline-constant-max-elements=4})' -o /dev/null | FileCheck %s
 
-// CHECK-LABEL: attrs=('module=constants',)
-// CHECK-NEXT: v0 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2, 3), dtype='float32')], value=1.5, xla_op='{{(stablehlo|mhlo)}}.constant', dl=
-// CHECK-NEXT: v1 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(), dtype='float32')], value=0.10000000149011612, xla_op=
-// CHECK-NEXT: v2 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(3,), dtype='int32')], value=[0, -1, 2147483647], xla_op=
-// CHECK-NEXT: v3 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(4,), dtype='bool')], value=[True, False, True, True], xla_op=
-// CHECK-NEXT: v4 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(6,), dtype='bfloat16')], value=m1.NpyFile('const_0.npy'), xla_op=
-// CHECK-NEXT: v5 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='complex64')], value=[complex(1.0, 2.0), complex(-3.5, 0.0)], xla_op=
-// CHECK-NEXT: v6 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(8,), dtype='float32')], value=m1.NpyFile('const_1.npy'), xla_op=
-// CHECK-NEXT: v7 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='uint32')], value=[4294967295, 7], xla_op=
-// CHECK-NEXT: v8 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(3,), dtype='float16')], value=[1.0, 0.5, 65504.0], xla_op=
-// CHECK-NEXT: v9 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(1000,), dtype='bfloat16')], value=2.0, xla_op=
-// CHECK-NEXT: v10 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='int64')], value=[-9223372036854775808, 9223372036854775807], xla_op=
-// BIG: v4 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(6,), dtype='bfloat16')], value=[1.0, -0.0, float('nan'), float('inf'), float('-inf'), 3.140625], xla_op=
-// BIG: v6 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(8,), dtype='float32')], value=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], xla_op=
+// CHECK-LABEL: attrs=('model-type=generic', 'mac-count=0', 'module=constants'))
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2, 3), dtype='float32')], value=1.5, xla_op='{{(stablehlo|mhlo)}}.constant', dl=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(), dtype='float32')], value=0.10000000149011612, xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(3,), dtype='int32')], value=[0, -1, 2147483647], xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(4,), dtype='bool')], value=[True, False, True, True], xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(6,), dtype='bfloat16')], value=m1.NpyFile('const_0.npy'), xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='complex64')], value=[complex(1.0, 2.0), complex(-3.5, 0.0)], xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(8,), dtype='float32')], value=m1.NpyFile('const_1.npy'), xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='uint32')], value=[4294967295, 7], xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(3,), dtype='float16')], value=[1.0, 0.5, 65504.0], xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(1000,), dtype='bfloat16')], value=2.0, xla_op=
+// CHECK-NEXT: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(2,), dtype='int64')], value=[-9223372036854775808, 9223372036854775807], xla_op=
+// BIG: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(6,), dtype='bfloat16')], value=[1.0, -0.0, float('nan'), float('inf'), float('-inf'), 3.140625], xla_op=
+// BIG: {{v[0-9]+}} = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(8,), dtype='float32')], value=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], xla_op=
 // BIG-NOT: NpyFile
 module @constants {
 func.func @main() -> (tensor<2x3xf32>, tensor<f32>, tensor<3xi32>, tensor<4xi1>, tensor<6xbf16>, tensor<2xcomplex<f32>>, tensor<8xf32>, tensor<2xui32>, tensor<3xf16>, tensor<1000xbf16>, tensor<2xi64>) {

@@ -3,15 +3,15 @@
 // called_computations become region functions.
 // RUN: hilo-opt %s --stablehlo-to-py-penguin=output=- -o /dev/null | FileCheck %s
 
-// CHECK-LABEL: attrs=('module=mhlo_targets',)
-// CHECK: v0 = m1.ErfOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], xla_op='mhlo.erf', dl=
-// CHECK-NEXT: v1, v2 = m1.TopkOp(srcs=[v0], dsts=[m1.TensorSpec(shape=(4, 2), dtype='float32'), m1.TensorSpec(shape=(4, 2), dtype='int32')], k=2, largest=True, xla_op='mhlo.topk', dl=
-// CHECK-NEXT: def v4(v5, v6):
-// CHECK-NEXT:     v7 = m1.AddOp(srcs=[v5, v6], {{.*}}xla_op='stablehlo.add', dl={{.*}}parent='v3'))
-// CHECK-NEXT:     return [v7]
-// CHECK-NEXT: v3 = m1.AllReduceOp(srcs=[v0], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], replica_groups=[[0]], regions=[v4], reducer='add', xla_op='mhlo.all_reduce', dl=
-// CHECK-NEXT: function.markOutput(v1, index=0,
-// CHECK-NEXT: function.markOutput(v3, index=1,
+// CHECK-LABEL: 'module=mhlo_targets'))
+// CHECK: [[G:v[0-9]+]] = m1.ErfOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], xla_op='mhlo.erf', dl=
+// CHECK-NEXT: [[K:v[0-9]+]], {{v[0-9]+}} = m1.TopkOp(srcs=[[[G]]], dsts=[m1.TensorSpec(shape=(4, 2), dtype='float32'), m1.TensorSpec(shape=(4, 2), dtype='int32')], k=2, largest=True, xla_op='mhlo.topk', dl=
+// CHECK-NEXT: def [[SUM:v[0-9]+]]([[A:v[0-9]+]], [[B:v[0-9]+]]):
+// CHECK-NEXT:     [[S:v[0-9]+]] = m1.AddOp(srcs=[[[A]], [[B]]], {{.*}}xla_op='stablehlo.add', dl={{.*}}parent='[[U:v[0-9]+]]'))
+// CHECK-NEXT:     return [[[S]]]
+// CHECK-NEXT: [[U]] = m1.AllReduceOp(srcs=[[[G]]], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], replica_groups=[[0]], regions=[[[SUM]]], reducer='add', xla_op='mhlo.all_reduce', dl=
+// CHECK-NEXT: v0.markOutput([[K]], index=0,
+// CHECK-NEXT: v0.markOutput([[U]], index=1,
 module @mhlo_targets {
 func.func @main(%x: tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor<4x8xf32>) {
   %g = stablehlo.custom_call @mhlo.erf(%x) {mhlo.attributes = {}, mhlo.version = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -1,36 +1,43 @@
-// The custom-call table of both printers (seed 002 section 3; docs/penguin_format.md section 8).
+// The custom-call table of both printers (docs/penguin_format.md section 8).
 // RUN: hilo-opt %s --split-input-file --stablehlo-to-py-penguin=output=- -o /dev/null | FileCheck %s
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=-})' -o /dev/null | FileCheck %s
 // Errors (missing / malformed backend_config, unknown target): errors.mlir.
 
+// CHECK: import neuronxcc.starfish.support as m2
 // CHECK: import neuronxcc.starfish.penguin.ir.Intrinsics as m3
-// CHECK-LABEL: attrs=('module=custom_calls',)
-// QuantizeMX: negative dim normalised, block_size/scale_method defaults, ui32 result -> x4-packed container.
-// CHECK: v0, v1 = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype='float8_e4m3fn_x4'), m1.TensorSpec(shape=(4, 2), dtype='float8_e8m0fnu')], mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', xla_op='{{(stablehlo|mhlo)}}.custom_call', dl=m2.DebugLocation(file='{{.*}}custom-calls.mlir', line={{[0-9]+}}
-// CHECK-NEXT: v2, v3 = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 64), dtype='float8_e5m2'), m1.TensorSpec(shape=(4, 4), dtype='float8_e8m0fnu')], mx_dtype='float8_e5m2', dim=1, block_size=16, scale_method='FLOOR', target_name='QuantizeMX',
+// The scaled matmuls: 4*8 result elements x K=64, twice.
+// CHECK-LABEL: attrs=('model-type=generic', 'mac-count=4096', 'module=custom_calls'))
+// QuantizeMX: the seed's keywords in the seed's order; negative dim normalised, block_size/scale_method
+// defaults, a ui32 result with an FP8 dtype -> the x4-packed container dtype of the support module.
+// CHECK: [[Q:v[0-9]+]], {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e4m3fn_x4), m1.TensorSpec(shape=(4, 2), dtype='float8_e8m0fnu')], mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', xla_op='{{(stablehlo|mhlo)}}.custom_call', dl=m2.DebugLocation(file='{{.*}}custom-calls.mlir', line={{[0-9]+}}
+// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 64), dtype='float8_e5m2'), m1.TensorSpec(shape=(4, 4), dtype='float8_e8m0fnu')], mx_dtype='float8_e5m2', dim=1, block_size=16, scale_method='FLOOR', target_name='QuantizeMX', xla_op=
 // A dictionary config (api_version = 4) is read the same way.
-// CHECK-NEXT: v4, v5 = m3.QuantizeMXTensorOp(srcs=[input_0], {{.*}}mx_dtype='float8_e5m2', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX',
-// Scaled matmul: a plain DotOp with the four dimension lists and op='mhlo.scaled_dot'; an empty config gives the (M,K)x(N,K) defaults.
-// CHECK-NEXT: v6 = m1.DotOp(srcs=[input_0, input_1, input_2, input_3], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[1], element_dtype='float32', op='mhlo.scaled_dot', target_name='__op$block_scaled_dot', xla_op='{{(stablehlo|mhlo)}}.custom_call',
-// CHECK-NEXT: v7 = m1.DotOp(srcs=[input_0, input_1, input_2, input_3], {{.*}}lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[1], element_dtype='float32', op='mhlo.scaled_dot',
-// Device print: xla_op='mhlo.device_print' and prefix= the backend_config text.
-// CHECK-NEXT: v8 = m1.DevicePrintOp(srcs=[v7], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], prefix='scores: ', target_name='AwsNeuronDevicePrint', xla_op='mhlo.device_print', dl=
-// CHECK-NEXT: v9 = m1.SoftmaxOp(srcs=[v8], {{.*}}dim=1, target_name='AwsFSPattern5', xla_op='{{(stablehlo|mhlo)}}.custom_call',
-// CHECK-NEXT: v10 = m1.CopyOp(srcs=[v9], {{.*}}target_name='AliasingCopy', xla_op=
-// CHECK-NEXT: v11 = m1.CopyOp(srcs=[v10], {{.*}}target_name='AwsNeuronTransferWithStaticRing', xla_op=
-// CHECK-NEXT: v12 = m1.CopyOp(srcs=[v11], {{.*}}target_name='Sharding', xla_op=
+// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], {{.*}}mx_dtype='float8_e5m2', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', xla_op=
+// A ui32 result whose dtype is not an FP8 name keeps its own dtype (no error).
+// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype='uint32'), {{.*}}mx_dtype='int8', dim=1,
+// Scaled matmul: an ordinary DotOp with the four dimension lists then op='mhlo.scaled_dot'; an empty
+// config gives the (M,K)x(N,K) defaults.
+// CHECK-NEXT: [[D:v[0-9]+]] = m1.DotOp(srcs=[input_0, input_1, input_2, input_3], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[1], op='mhlo.scaled_dot', element_dtype='float32', xla_op='{{(stablehlo|mhlo)}}.custom_call', dl=
+// CHECK-NEXT: [[E:v[0-9]+]] = m1.DotOp(srcs=[input_0, input_1, input_2, input_3], {{.*}}lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[1], op='mhlo.scaled_dot', element_dtype='float32', xla_op=
+// Device print: exactly xla_op='mhlo.device_print' then prefix= the backend_config text.
+// CHECK-NEXT: [[P:v[0-9]+]] = m1.DevicePrintOp(srcs=[[[E]]], dsts=[m1.TensorSpec(shape=(4, 8), dtype='float32')], xla_op='mhlo.device_print', prefix='scores: ', dl=m2.DebugLocation(
+// CHECK-NEXT: [[F:v[0-9]+]] = m1.SoftmaxOp(srcs=[[[P]]], {{.*}}dim=1, target_name='AwsFSPattern5', xla_op='{{(stablehlo|mhlo)}}.custom_call',
+// CHECK-NEXT: [[A:v[0-9]+]] = m1.CopyOp(srcs=[[[F]]], {{.*}}target_name='AliasingCopy', xla_op=
+// CHECK-NEXT: [[T:v[0-9]+]] = m1.CopyOp(srcs=[[[A]]], {{.*}}target_name='AwsNeuronTransferWithStaticRing', xla_op=
+// CHECK-NEXT: [[H:v[0-9]+]] = m1.CopyOp(srcs=[[[T]]], {{.*}}target_name='Sharding', xla_op=
 // A dictionary config prints as a Python dict with its integers kept as int.
-// CHECK-NEXT: v13, v14 = m1.ControlDepOp(srcs=[v12, v6, v10], {{.*}}target_name='AwsNeuronControlDep', backend_config={'order': 2, 'tag': 'x'}, xla_op=
+// CHECK-NEXT: [[C0:v[0-9]+]], [[C1:v[0-9]+]] = m1.ControlDepOp(srcs=[[[H]], [[D]], [[A]]], {{.*}}target_name='AwsNeuronControlDep', backend_config={'order': 2, 'tag': 'x'}, xla_op=
 // An op without results is a bare call.
-// CHECK-NEXT: m1.CheckOp(srcs=[v13, v14], dsts=[], check='expect_close', target_name='check.expect_close', xla_op=
-// CHECK-NEXT: function.markOutput(v0, index=0,
-// CHECK-NEXT: function.markOutput(v13, index=1,
+// CHECK-NEXT: m1.CheckOp(srcs=[[[C0]], [[C1]]], dsts=[], check='expect_close', target_name='check.expect_close', xla_op=
+// CHECK-NEXT: v0.markOutput([[Q]], index=0,
+// CHECK-NEXT: v0.markOutput([[C0]], index=1,
 
 module @custom_calls {
 func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8M0FNU>, %sw: tensor<8x2xf8E8M0FNU>) -> (tensor<4x16xui32>, tensor<4x8xf32>) {
   %q:2 = stablehlo.custom_call @QuantizeMX(%x) {backend_config = "{\"dtype\": \"float8_e4m3fn\", \"dim\": -1}"} : (tensor<4x64xf32>) -> (tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>)
   %r:2 = stablehlo.custom_call @QuantizeMX(%x) {backend_config = "{\"dtype\": \"float8_e5m2\", \"dim\": 1, \"block_size\": 16, \"scale_method\": \"FLOOR\"}"} : (tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x4xf8E8M0FNU>)
   %s:2 = stablehlo.custom_call @QuantizeMX(%x) {api_version = 4 : i32, backend_config = {dtype = "float8_e5m2", dim = 1 : i64}} : (tensor<4x64xf32>) -> (tensor<4x64xf8E5M2>, tensor<4x2xf8E8M0FNU>)
+  %u:2 = stablehlo.custom_call @QuantizeMX(%x) {backend_config = "{\"dtype\": \"int8\", \"dim\": 1}"} : (tensor<4x64xf32>) -> (tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>)
   %d = stablehlo.custom_call @__op$block_scaled_dot(%x, %w, %sx, %sw) {backend_config = "{\"scaled_dot_backend_config\": {\"lhs_batch_dimensions\": [], \"rhs_batch_dimensions\": [], \"lhs_contracting_dimensions\": [1], \"rhs_contracting_dimensions\": [1], \"element_dtype\": \"float32\"}}"} : (tensor<4x64xf32>, tensor<8x64xf32>, tensor<4x2xf8E8M0FNU>, tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32>
   %e = stablehlo.custom_call @__op$block_scaled_dot(%x, %w, %sx, %sw) : (tensor<4x64xf32>, tensor<8x64xf32>, tensor<4x2xf8E8M0FNU>, tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32>
   %p = stablehlo.custom_call @AwsNeuronDevicePrint(%e) {backend_config = "scores: ", has_side_effect = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -48,11 +55,11 @@ func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8
 
 // AliasingCopy as legalize-alias writes it: (value, donated input), result 0 aliases operand 1;
 // the one-operand form (tensorizer-legalization's StableHLO copy) is a plain copy.
-// CHECK-LABEL: attrs=('module=aliasing',)
-// CHECK: v0 = m1.AddOp(srcs=[input_0, input_0],
-// CHECK-NEXT: v1 = m1.CopyOp(srcs=[v0, input_1], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], target_name='AliasingCopy', output_operand_aliases=[dict(output_tuple_indices=[], operand_index=1, operand_tuple_indices=[])], xla_op=
-// CHECK-NEXT: v2 = m1.CopyOp(srcs=[v1], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], target_name='AliasingCopy', xla_op=
-// CHECK-NEXT: function.markOutput(v2, index=0,
+// CHECK-LABEL: 'module=aliasing'))
+// CHECK: [[S:v[0-9]+]] = m1.AddOp(srcs=[input_0, input_0],
+// CHECK-NEXT: [[C:v[0-9]+]] = m1.CopyOp(srcs=[[[S]], input_1], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], target_name='AliasingCopy', output_operand_aliases=[dict(output_tuple_indices=[], operand_index=1, operand_tuple_indices=[])], xla_op=
+// CHECK-NEXT: [[D:v[0-9]+]] = m1.CopyOp(srcs=[[[C]]], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], target_name='AliasingCopy', xla_op=
+// CHECK-NEXT: v0.markOutput([[D]], index=0,
 module @aliasing {
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %a : tensor<4xf32>

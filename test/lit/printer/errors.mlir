@@ -71,10 +71,10 @@ func.func @main(%x: tensor<4x32xf32>) -> tensor<4x8xui32> {
 
 // -----
 
-func.func @main(%x: tensor<4x32xf32>) -> tensor<4x8xui32> {
-  // expected-error@+1 {{a ui32 (x4-packed) result needs dtype float8_e5m2 or float8_e4m3fn, got 'int8'}}
-  %0:2 = stablehlo.custom_call @QuantizeMX(%x) {backend_config = "{\"dtype\": \"int8\", \"dim\": 1}"} : (tensor<4x32xf32>) -> (tensor<4x8xui32>, tensor<4x1xf8E8M0FNU>)
-  return %0#0 : tensor<4x8xui32>
+func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8M0FNU>, %sw: tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{custom_call @__op$block_scaled_dot: lhs_contracting_dimensions [2] is out of range for rank 2}}
+  %d = stablehlo.custom_call @__op$block_scaled_dot(%x, %w, %sx, %sw) {backend_config = "{\"scaled_dot_backend_config\": {\"lhs_contracting_dimensions\": [2]}}"} : (tensor<4x64xf32>, tensor<8x64xf32>, tensor<4x2xf8E8M0FNU>, tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
 }
 
 // -----

@@ -1,18 +1,18 @@
-// The MHLO printer's FusionKind dispatch (seed 002 section 1; docs/penguin_format.md section 6).
+// The MHLO printer's FusionKind dispatch (docs/penguin_format.md section 6).
 // RUN: hilo-opt %s --split-input-file --mhlo-to-py-penguin=output=- -o /dev/null | FileCheck %s
 // Error cases (unknown / missing FusionKind): errors.mlir.
 
 // DotLogistic -> NeuronTensorOp(op='DotFusion'), no hilo_fusion_op on MHLO; body re-emitted with parent=; results bound by setResults.
-// CHECK-LABEL: attrs=('module=dot_logistic',)
+// CHECK-LABEL: 'module=dot_logistic'))
 // CHECK: input_0 = m1.Tensor(
 // CHECK: input_1 = m1.Tensor(
-// CHECK-NEXT: v0 = m3.NeuronTensorOp(srcs=[input_0, input_1], dsts=[m1.TensorSpec(shape=(4, 16), dtype='float32')], op='DotFusion', xla_op='mhlo.fusion', dl=m2.DebugLocation(file='', line=0, col=0, name='silu'))
-// CHECK-NEXT: v1 = m1.DotGeneralOp(srcs=[input_0, input_1], {{.*}}lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0]), xla_op='mhlo.dot', dl={{.*}}, parent='v0'))
-// CHECK-NEXT: v2 = m1.LogisticOp(srcs=[v1], {{.*}}xla_op='mhlo.logistic', dl={{.*}}parent='v0'))
-// CHECK-NEXT: v3 = m1.MultiplyOp(srcs=[v1, v2], {{.*}}parent='v0'))
-// CHECK-NEXT: v0.setResults([v3])
-// CHECK-NEXT: v4 = m1.NegateOp(srcs=[v3], {{.*}}dl=m2.DebugLocation({{.*}}name=''))
-// CHECK-NEXT: function.markOutput(v4, index=0, name='output_0', is_slow_changing=False)
+// CHECK-NEXT: [[V0:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0, input_1], dsts=[m1.TensorSpec(shape=(4, 16), dtype='float32')], xla_op='mhlo.fusion', op='DotFusion', dl=m2.DebugLocation(file='', line=0, col=0, name='silu'))
+// CHECK-NEXT: [[V1:v[0-9]+]] = m1.DotOp(srcs=[input_0, input_1], {{.*}}lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0], op='mhlo.dot', xla_op='mhlo.dot', dl={{.*}}, parent='[[V0]]'))
+// CHECK-NEXT: [[V2:v[0-9]+]] = m1.LogisticOp(srcs=[[[V1]]], {{.*}}xla_op='mhlo.logistic', dl={{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V3:v[0-9]+]] = m1.MultiplyOp(srcs=[[[V1]], [[V2]]], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V0]].setResults([[[V3]]])
+// CHECK-NEXT: [[V4:v[0-9]+]] = m1.NegateOp(srcs=[[[V3]]], {{.*}}dl=m2.DebugLocation({{.*}}name=''))
+// CHECK-NEXT: v0.markOutput([[V4]], index=0, name='output_0', is_slow_changing=False)
 // CHECK-NOT: hilo_fusion_op
 module @dot_logistic {
 func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
@@ -31,16 +31,16 @@ func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
 // -----
 
 // MulRedSqrt -> op='MulRedSqrt' with reduce_dims from the body's reduce; the constant live-in is an operand.
-// CHECK-LABEL: attrs=('module=mul_red_sqrt',)
-// CHECK: v1 = m3.NeuronTensorOp(srcs=[input_0, v0], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], op='MulRedSqrt', reduce_dims=[1], xla_op='mhlo.fusion', dl=
-// CHECK-NEXT: v2 = m1.MultiplyOp(srcs=[input_0, input_0], {{.*}}parent='v1'))
-// CHECK-NEXT: def v4(v5, v6):
-// CHECK-NEXT:     v7 = m1.AddOp(srcs=[v5, v6], {{.*}}parent='v3'))
-// CHECK-NEXT:     return [v7]
-// CHECK-NEXT: v3 = m1.ReduceOp(srcs=[v2, v0], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], dimensions=[1], regions=[v4], reducer='add', xla_op='mhlo.reduce', dl={{.*}}parent='v1'))
-// CHECK-NEXT: v8 = m1.RsqrtOp(srcs=[v3], {{.*}}parent='v1'))
-// CHECK-NEXT: v1.setResults([v8])
-// CHECK-NEXT: function.markOutput(v8, index=0
+// CHECK-LABEL: 'module=mul_red_sqrt'))
+// CHECK: [[V1:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0, [[V0:v[0-9]+]]], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], xla_op='mhlo.fusion', op='MulRedSqrt', reduce_dims=[1], dl=
+// CHECK-NEXT: [[V2:v[0-9]+]] = m1.MultiplyOp(srcs=[input_0, input_0], {{.*}}parent='[[V1]]'))
+// CHECK-NEXT: def [[V4:v[0-9]+]]([[V5:v[0-9]+]], [[V6:v[0-9]+]]):
+// CHECK-NEXT:     [[V7:v[0-9]+]] = m1.AddOp(srcs=[[[V5]], [[V6]]], {{.*}}parent='[[V3:v[0-9]+]]'))
+// CHECK-NEXT:     return [[[V7]]]
+// CHECK-NEXT: [[V3]] = m1.ReduceOp(srcs=[[[V2]], [[V0]]], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], dimensions=[1], regions=[[[V4]]], reducer='add', xla_op='mhlo.reduce', dl={{.*}}parent='[[V1]]'))
+// CHECK-NEXT: [[V8:v[0-9]+]] = m1.RsqrtOp(srcs=[[[V3]]], {{.*}}parent='[[V1]]'))
+// CHECK-NEXT: [[V1]].setResults([[[V8]]])
+// CHECK-NEXT: v0.markOutput([[V8]], index=0
 module @mul_red_sqrt {
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %z = mhlo.constant dense<0.0> : tensor<f32>
@@ -59,17 +59,17 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // Elementwise, Expm1, Log1p and DotSoftmax print the kind itself as the op name on MHLO.
 // A multi-result fusion binds both results; a returned block argument is the outer operand's name.
-// CHECK-LABEL: attrs=('module=generic_kinds',)
-// CHECK: v0 = m3.NeuronTensorOp(srcs=[input_0], {{.*}}op='Elementwise', xla_op='mhlo.fusion'
-// CHECK: v0.setResults([v1, input_0])
-// CHECK: v2 = m3.NeuronTensorOp(srcs=[v1], {{.*}}op='Expm1', xla_op='mhlo.fusion'
-// CHECK-NEXT: v3 = m1.ExponentialMinusOneOp(srcs=[v1]
-// CHECK-NEXT: v2.setResults([v3])
-// CHECK: v4 = m3.NeuronTensorOp(srcs=[v3], {{.*}}op='Log1p', xla_op='mhlo.fusion'
-// CHECK: v6 = m3.NeuronTensorOp(srcs=[v5, input_0], {{.*}}op='DotSoftmax', xla_op='mhlo.fusion'
-// CHECK: v6.setResults([v8])
-// CHECK: function.markOutput(v8, index=0, {{.*}}
-// CHECK-NEXT: function.markOutput(input_0, index=1, {{.*}}
+// CHECK-LABEL: 'module=generic_kinds'))
+// CHECK: [[V0:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0], {{.*}}xla_op='mhlo.fusion', op='Elementwise'
+// CHECK: [[V0]].setResults([[[V1:v[0-9]+]], input_0])
+// CHECK: [[V2:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V1]]], {{.*}}xla_op='mhlo.fusion', op='Expm1'
+// CHECK-NEXT: [[V3:v[0-9]+]] = m1.ExponentialMinusOneOp(srcs=[[[V1]]]
+// CHECK-NEXT: [[V2]].setResults([[[V3]]])
+// CHECK: [[V4:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V3]]], {{.*}}xla_op='mhlo.fusion', op='Log1p'
+// CHECK: [[V6:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V5:v[0-9]+]], input_0], {{.*}}xla_op='mhlo.fusion', op='DotSoftmax'
+// CHECK: [[V6]].setResults([[[V8:v[0-9]+]]])
+// CHECK: v0.markOutput([[V8]], index=0, {{.*}}
+// CHECK-NEXT: v0.markOutput(input_0, index=1, {{.*}}
 module @generic_kinds {
 func.func @main(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %0:2 = "mhlo.fusion"(%x) ({
@@ -100,14 +100,14 @@ func.func @main(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
 // -----
 
 // ScheduleFusion is transparent: no summary, no setResults, no parent=; the inner collectives in order.
-// CHECK-LABEL: attrs=('module=schedule_fusion',)
+// CHECK-LABEL: 'module=schedule_fusion'))
 // CHECK-NOT: NeuronTensorOp
-// CHECK: def v1(v2, v3):
-// CHECK: v0 = m1.ReduceScatterOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(2,), dtype='float32')], {{.*}}replica_groups=[[0]], scatter_dimension=0, regions=[v1], reducer='add', xla_op='mhlo.reduce_scatter', dl=m2.DebugLocation({{.*}}name=''))
-// CHECK-NEXT: v5 = m1.AllGatherOp(srcs=[input_1], {{.*}}xla_op='mhlo.all_gather', dl=m2.DebugLocation({{.*}}name=''))
+// CHECK: def [[V1:v[0-9]+]]([[V2:v[0-9]+]], [[V3:v[0-9]+]]):
+// CHECK: [[V0:v[0-9]+]] = m1.ReduceScatterOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(2,), dtype='float32')], {{.*}}replica_groups=[[0]], scatter_dimension=0, regions=[[[V1]]], reducer='add', xla_op='mhlo.reduce_scatter', dl=m2.DebugLocation({{.*}}name=''))
+// CHECK-NEXT: [[V5:v[0-9]+]] = m1.AllGatherOp(srcs=[input_1], {{.*}}xla_op='mhlo.all_gather', dl=m2.DebugLocation({{.*}}name=''))
 // CHECK-NOT: setResults
-// CHECK: function.markOutput(v0, index=0,
-// CHECK-NEXT: function.markOutput(v5, index=1,
+// CHECK: v0.markOutput([[V0]], index=0,
+// CHECK-NEXT: v0.markOutput([[V5]], index=1,
 module @schedule_fusion {
 func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %0:2 = "mhlo.fusion"(%x, %y) ({
@@ -127,13 +127,13 @@ func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<
 // -----
 
 // A fusion nested in a fusion: parent= is the innermost header.
-// CHECK-LABEL: attrs=('module=nested',)
-// CHECK: v0 = m3.NeuronTensorOp(srcs=[input_0], {{.*}}op='Elementwise', xla_op='mhlo.fusion', dl=m2.DebugLocation({{.*}}name=''))
-// CHECK-NEXT: v1 = m3.NeuronTensorOp(srcs=[input_0], {{.*}}op='Expm1', xla_op='mhlo.fusion', dl={{.*}}parent='v0'))
-// CHECK-NEXT: v2 = m1.ExponentialMinusOneOp(srcs=[input_0], {{.*}}parent='v1'))
-// CHECK-NEXT: v1.setResults([v2])
-// CHECK-NEXT: v3 = m1.NegateOp(srcs=[v2], {{.*}}parent='v0'))
-// CHECK-NEXT: v0.setResults([v3])
+// CHECK-LABEL: 'module=nested'))
+// CHECK: [[V0:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0], {{.*}}xla_op='mhlo.fusion', op='Elementwise', dl=m2.DebugLocation({{.*}}name=''))
+// CHECK-NEXT: [[V1:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0], {{.*}}xla_op='mhlo.fusion', op='Expm1', dl={{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V2:v[0-9]+]] = m1.ExponentialMinusOneOp(srcs=[input_0], {{.*}}parent='[[V1]]'))
+// CHECK-NEXT: [[V1]].setResults([[[V2]]])
+// CHECK-NEXT: [[V3:v[0-9]+]] = m1.NegateOp(srcs=[[[V2]]], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V0]].setResults([[[V3]]])
 module @nested {
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "mhlo.fusion"(%x) ({

@@ -1,49 +1,49 @@
-// The StableHLO printer's CompositeKind dispatch: the seven-way table of seed 002 section 2
+// The StableHLO printer's CompositeKind dispatch: the seven-way table
 // (docs/penguin_format.md section 6). Composite operands are aliased onto the decomposition's
 // arguments (inner ops use the composite's operand names); parent= comes from the nesting stack.
 // RUN: hilo-opt %s --split-input-file --stablehlo-to-py-penguin=output=- -o /dev/null | FileCheck %s
 // The MHLO spine sees these as mhlo.composite after legalization and prints them the same way.
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=-})' -o /dev/null | FileCheck %s --check-prefix=MHLO
 
-// CHECK-LABEL: attrs=('module=seven_kinds',)
-// CHECK: v0 = m3.NeuronTensorOp(srcs=[input_0, input_1], dsts=[m1.TensorSpec(shape=(4, 16), dtype='float32')], op='DotFusion', hilo_fusion_op='DotLogistic', xla_op='mhlo.fusion', dl=m2.DebugLocation(file='{{.*}}stablehlo-composites.mlir', line=49, col=8, name=''))
-// CHECK-NEXT: v1 = m1.DotGeneralOp(srcs=[input_0, input_1], {{.*}}xla_op='stablehlo.dot_general', dl={{.*}}parent='v0'))
-// CHECK-NEXT: v2 = m1.LogisticOp(srcs=[v1], {{.*}}parent='v0'))
-// CHECK-NEXT: v3 = m1.MultiplyOp(srcs=[v1, v2], {{.*}}parent='v0'))
-// CHECK-NEXT: v0.setResults([v3])
-// CHECK-NEXT: v4 = m3.NeuronTensorOp(srcs=[v3], {{.*}}op='Elementwise', hilo_fusion_op='Expm1', xla_op='mhlo.fusion'
-// CHECK-NEXT: v5 = m1.ExponentialMinusOneOp(srcs=[v3], {{.*}}xla_op='stablehlo.exponential_minus_one', dl={{.*}}parent='v4'))
-// CHECK-NEXT: v4.setResults([v5])
-// CHECK-NEXT: v6 = m3.NeuronTensorOp(srcs=[v5], {{.*}}op='Elementwise', hilo_fusion_op='Log1p', xla_op='mhlo.fusion'
-// CHECK-NEXT: v7 = m1.LogPlusOneOp(srcs=[v5], {{.*}}parent='v6'))
-// CHECK-NEXT: v6.setResults([v7])
-// CHECK-NEXT: v8 = m3.NeuronTensorOp(srcs=[v7], {{.*}}op='Elementwise', hilo_fusion_op='Elementwise', xla_op='mhlo.fusion'
-// CHECK-NEXT: v9 = m1.ExponentialOp(srcs=[v7], {{.*}}parent='v8'))
-// CHECK-NEXT: v8.setResults([v9])
-// CHECK-NEXT: v10 = m3.NeuronTensorOp(srcs=[v9, input_2], {{.*}}op='DotSoftmax', hilo_fusion_op='DotSoftmax', xla_op='mhlo.fusion'
-// CHECK: v10.setResults([v12])
-// CHECK-NEXT: v13 = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(), dtype='float32')], value=0.0
-// CHECK-NEXT: v14 = m3.NeuronTensorOp(srcs=[v12, v13], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], op='MulRedSqrt', hilo_fusion_op='MulRedSqrt', reduce_dims=[1], xla_op='mhlo.fusion'
-// CHECK-NEXT: v15 = m1.MultiplyOp(srcs=[v12, v12], {{.*}}parent='v14'))
-// CHECK-NEXT: def v17(v18, v19):
-// CHECK-NEXT:     v20 = m1.AddOp(srcs=[v18, v19], {{.*}}parent='v16'))
-// CHECK-NEXT:     return [v20]
-// CHECK-NEXT: v16 = m1.ReduceOp(srcs=[v15, v13], {{.*}}dimensions=[1], regions=[v17], reducer='add', xla_op='stablehlo.reduce', dl={{.*}}parent='v14'))
-// CHECK-NEXT: v21 = m1.SqrtOp(srcs=[v16], {{.*}}parent='v14'))
-// CHECK-NEXT: v14.setResults([v21])
+// CHECK-LABEL: 'module=seven_kinds'))
+// CHECK: [[V0:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0, input_1], dsts=[m1.TensorSpec(shape=(4, 16), dtype='float32')], xla_op='mhlo.fusion', op='DotFusion', hilo_fusion_op='DotLogistic', dl=m2.DebugLocation(file='{{.*}}stablehlo-composites.mlir', line=49, col=8, name=''))
+// CHECK-NEXT: [[V1:v[0-9]+]] = m1.DotOp(srcs=[input_0, input_1], {{.*}}lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0], op='stablehlo.dot_general', xla_op='stablehlo.dot_general', dl={{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V2:v[0-9]+]] = m1.LogisticOp(srcs=[[[V1]]], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V3:v[0-9]+]] = m1.MultiplyOp(srcs=[[[V1]], [[V2]]], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V0]].setResults([[[V3]]])
+// CHECK-NEXT: [[V4:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V3]]], {{.*}}xla_op='mhlo.fusion', op='Elementwise', hilo_fusion_op='Expm1'
+// CHECK-NEXT: [[V5:v[0-9]+]] = m1.ExponentialMinusOneOp(srcs=[[[V3]]], {{.*}}xla_op='stablehlo.exponential_minus_one', dl={{.*}}parent='[[V4]]'))
+// CHECK-NEXT: [[V4]].setResults([[[V5]]])
+// CHECK-NEXT: [[V6:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V5]]], {{.*}}xla_op='mhlo.fusion', op='Elementwise', hilo_fusion_op='Log1p'
+// CHECK-NEXT: [[V7:v[0-9]+]] = m1.LogPlusOneOp(srcs=[[[V5]]], {{.*}}parent='[[V6]]'))
+// CHECK-NEXT: [[V6]].setResults([[[V7]]])
+// CHECK-NEXT: [[V8:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V7]]], {{.*}}xla_op='mhlo.fusion', op='Elementwise', hilo_fusion_op='Elementwise'
+// CHECK-NEXT: [[V9:v[0-9]+]] = m1.ExponentialOp(srcs=[[[V7]]], {{.*}}parent='[[V8]]'))
+// CHECK-NEXT: [[V8]].setResults([[[V9]]])
+// CHECK-NEXT: [[V10:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V9]], input_2], {{.*}}xla_op='mhlo.fusion', op='DotSoftmax', hilo_fusion_op='DotSoftmax'
+// CHECK: [[V10]].setResults([[[V12:v[0-9]+]]])
+// CHECK-NEXT: [[V13:v[0-9]+]] = m1.ConstantOp(srcs=[], dsts=[m1.TensorSpec(shape=(), dtype='float32')], value=0.0
+// CHECK-NEXT: [[V14:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V12]], [[V13]]], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], xla_op='mhlo.fusion', op='MulRedSqrt', hilo_fusion_op='MulRedSqrt', reduce_dims=[1]
+// CHECK-NEXT: [[V15:v[0-9]+]] = m1.MultiplyOp(srcs=[[[V12]], [[V12]]], {{.*}}parent='[[V14]]'))
+// CHECK-NEXT: def [[V17:v[0-9]+]]([[V18:v[0-9]+]], [[V19:v[0-9]+]]):
+// CHECK-NEXT:     [[V20:v[0-9]+]] = m1.AddOp(srcs=[[[V18]], [[V19]]], {{.*}}parent='[[V16:v[0-9]+]]'))
+// CHECK-NEXT:     return [[[V20]]]
+// CHECK-NEXT: [[V16]] = m1.ReduceOp(srcs=[[[V15]], [[V13]]], {{.*}}dimensions=[1], regions=[[[V17]]], reducer='add', xla_op='stablehlo.reduce', dl={{.*}}parent='[[V14]]'))
+// CHECK-NEXT: [[V21:v[0-9]+]] = m1.SqrtOp(srcs=[[[V16]]], {{.*}}parent='[[V14]]'))
+// CHECK-NEXT: [[V14]].setResults([[[V21]]])
 // ScheduleFusion: transparent.
-// CHECK-NEXT: v22 = m1.AllGatherOp(srcs=[v21], {{.*}}xla_op='stablehlo.all_gather', dl=m2.DebugLocation({{[^)]*}}name=''))
-// CHECK-NEXT: function.markOutput(v22, index=0,
-// MHLO-LABEL: attrs=('module=seven_kinds',)
-// MHLO: v0 = m3.NeuronTensorOp(srcs=[input_0, input_1], {{.*}}op='DotFusion', hilo_fusion_op='DotLogistic', xla_op='mhlo.fusion'
-// MHLO: v1 = m1.DotGeneralOp(srcs=[input_0, input_1], {{.*}}xla_op='mhlo.dot_general', dl={{.*}}parent='v0'))
+// CHECK-NEXT: [[V22:v[0-9]+]] = m1.AllGatherOp(srcs=[[[V21]]], {{.*}}xla_op='stablehlo.all_gather', dl=m2.DebugLocation({{[^)]*}}name=''))
+// CHECK-NEXT: v0.markOutput([[V22]], index=0,
+// MHLO-LABEL: 'module=seven_kinds'))
+// MHLO: [[V0:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0, input_1], {{.*}}xla_op='mhlo.fusion', op='DotFusion', hilo_fusion_op='DotLogistic'
+// MHLO: [[V1:v[0-9]+]] = m1.DotOp(srcs=[input_0, input_1], {{.*}}lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0], op='mhlo.dot_general', xla_op='mhlo.dot_general', dl={{.*}}parent='[[V0]]'))
 // MHLO: op='Elementwise', hilo_fusion_op='Expm1'
 // MHLO: op='Elementwise', hilo_fusion_op='Log1p'
 // MHLO: op='Elementwise', hilo_fusion_op='Elementwise'
 // MHLO: op='DotSoftmax', hilo_fusion_op='DotSoftmax'
 // MHLO: op='MulRedSqrt', hilo_fusion_op='MulRedSqrt', reduce_dims=[1]
 // MHLO-NOT: ScheduleFusion
-// MHLO: v22 = m1.AllGatherOp(srcs=[v21], {{.*}}xla_op='mhlo.all_gather'
+// MHLO: [[V22:v[0-9]+]] = m1.AllGatherOp(srcs=[[[V21:v[0-9]+]]], {{.*}}xla_op='mhlo.all_gather'
 module @seven_kinds {
 func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16x16xf32>) -> tensor<4xf32> {
   %0 = stablehlo.composite "neuron.DotLogistic" %a, %b {decomposition = @neuron.DotLogistic.impl, version = 1 : i32, CompositeKind = "DotLogistic"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
@@ -95,19 +95,19 @@ func.func private @neuron.ScheduleFusion.impl(%x: tensor<4xf32>) -> tensor<4xf32
 
 // A composite JAX emits itself (no CompositeKind): printed through its decomposition behind a CompositeOp header.
 // Two instances of one decomposition are both re-emitted; nested composites get the innermost parent.
-// CHECK-LABEL: attrs=('module=foreign',)
-// CHECK: v0 = m3.CompositeOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], name='chlo.tan', composite_attributes={'k': 3, 'mode': 'fast'}, version=1, decomposition='chlo.tan.impl', xla_op='stablehlo.composite', dl=
-// CHECK-NEXT: v1 = m3.NeuronTensorOp(srcs=[input_0], {{.*}}op='Elementwise', hilo_fusion_op='Elementwise', xla_op='mhlo.fusion', dl={{.*}}parent='v0'))
-// CHECK-NEXT: v2 = m1.SineOp(srcs=[input_0], {{.*}}parent='v1'))
-// CHECK-NEXT: v1.setResults([v2])
-// CHECK-NEXT: v3 = m1.CosineOp(srcs=[input_0], {{.*}}parent='v0'))
-// CHECK-NEXT: v4 = m1.DivideOp(srcs=[v2, v3], {{.*}}parent='v0'))
-// CHECK-NEXT: v0.setResults([v4])
-// CHECK-NEXT: v5 = m3.CompositeOp(srcs=[v4], {{.*}}name='chlo.tan', {{.*}}dl=m2.DebugLocation({{[^)]*}}name=''))
-// CHECK-NEXT: v6 = m3.NeuronTensorOp(srcs=[v4], {{.*}}parent='v5'))
-// CHECK-NEXT: v7 = m1.SineOp(srcs=[v4], {{.*}}parent='v6'))
-// CHECK: v5.setResults([v9])
-// CHECK-NEXT: function.markOutput(v9, index=0,
+// CHECK-LABEL: 'module=foreign'))
+// CHECK: [[V0:v[0-9]+]] = m3.CompositeOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4,), dtype='float32')], xla_op='stablehlo.composite', name='chlo.tan', composite_attributes={'k': 3, 'mode': 'fast'}, version=1, decomposition='chlo.tan.impl', dl=
+// CHECK-NEXT: [[V1:v[0-9]+]] = m3.NeuronTensorOp(srcs=[input_0], {{.*}}xla_op='mhlo.fusion', op='Elementwise', hilo_fusion_op='Elementwise', dl={{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V2:v[0-9]+]] = m1.SineOp(srcs=[input_0], {{.*}}parent='[[V1]]'))
+// CHECK-NEXT: [[V1]].setResults([[[V2]]])
+// CHECK-NEXT: [[V3:v[0-9]+]] = m1.CosineOp(srcs=[input_0], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V4:v[0-9]+]] = m1.DivideOp(srcs=[[[V2]], [[V3]]], {{.*}}parent='[[V0]]'))
+// CHECK-NEXT: [[V0]].setResults([[[V4]]])
+// CHECK-NEXT: [[V5:v[0-9]+]] = m3.CompositeOp(srcs=[[[V4]]], {{.*}}name='chlo.tan', {{.*}}dl=m2.DebugLocation({{[^)]*}}name=''))
+// CHECK-NEXT: [[V6:v[0-9]+]] = m3.NeuronTensorOp(srcs=[[[V4]]], {{.*}}parent='[[V5]]'))
+// CHECK-NEXT: [[V7:v[0-9]+]] = m1.SineOp(srcs=[[[V4]]], {{.*}}parent='[[V6]]'))
+// CHECK: [[V5]].setResults([[[V9:v[0-9]+]]])
+// CHECK-NEXT: v0.markOutput([[V9]], index=0,
 module @foreign {
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.composite "chlo.tan" %a {composite_attributes = {mode = "fast", k = 3 : i64}, decomposition = @chlo.tan.impl, version = 1 : i32} : (tensor<4xf32>) -> tensor<4xf32>

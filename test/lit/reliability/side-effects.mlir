@@ -3,7 +3,7 @@
 // RUN: hilo2penguin %s -o %t/m --preset all && FileCheck %s < %t/m/penguin.py
 // RUN: hilo2penguin %s -o %t/s --preset all --spine stablehlo && FileCheck %s < %t/s/penguin.py
 
-// CHECK-LABEL: function =
+// CHECK-LABEL: = m0.Function(
 // CHECK: prefix='first_effect'
 // CHECK: prefix='second_effect'
 // CHECK: prefix='third_effect'

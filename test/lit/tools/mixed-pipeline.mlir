@@ -4,13 +4,13 @@
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(func.func(mhlo-to-py-penguin))' 2>&1 | FileCheck %s --check-prefix=NEST
 
 // CHECK: import neuronxcc.starfish.penguin as m0
-// CHECK: input_0 = {{.*}}.markInput(function, index=0, is_parameter_tensor=False)
-// CHECK: v0 = m1.AddOp(srcs=[input_0, input_0], {{.*}}xla_op='mhlo.add'
-// CHECK-NEXT: v1 = m1.MultiplyOp(srcs=[v0, v0], {{.*}}xla_op='mhlo.multiply'
-// CHECK-NEXT: function.markOutput(v1, index=0, name={{.*}}, is_slow_changing=False)
+// CHECK: input_0 = {{.*}}.markInput(v0, index=0, is_parameter_tensor=False)
+// CHECK: [[A:v[0-9]+]] = m1.AddOp(srcs=[input_0, input_0], {{.*}}xla_op='mhlo.add'
+// CHECK-NEXT: [[M:v[0-9]+]] = m1.MultiplyOp(srcs=[[[A]], [[A]]], {{.*}}xla_op='mhlo.multiply'
+// CHECK-NEXT: v0.markOutput([[M]], index=0, name={{.*}}, is_slow_changing=False)
 
 // FLAGS: import my.penguin as m0
-// FLAGS: MultiplyOp(srcs=[v0, v0]
+// FLAGS: MultiplyOp(srcs=[v1, v1]
 
 // NEST: error: pass 'mhlo-to-py-penguin' anchors on 'builtin.module' and cannot be nested under 'func.func'
 

@@ -23,7 +23,7 @@
 // CHECK-LABEL: func.func @main
 // CHECK-NEXT: %[[A:.*]] = stablehlo.add
 // CHECK-NEXT: stablehlo.multiply %[[A]], %[[A]]
-// PENGUIN: function.markOutput
+// PENGUIN: v0.markOutput
 // PENGUIN-NOT: module
 
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -14,7 +14,7 @@
 // EMPTY: error: invalid pass pipeline 'builtin.module(,cse)': expected a pass or op name at column 16
 // UNKNOWN: error: unknown pass 'no-such-pass' (pass pipeline column 16)
 // CLOSE: error: unknown pass 'canonicalise' (did you mean 'canonicalize'
-// OPT: error: pass 'mhlo-to-py-penguin' has no option 'nope' (options: root, output, inline-constant-max-elements)
+// OPT: error: pass 'mhlo-to-py-penguin' has no option 'nope' (options: root, model-type, output, inline-constant-max-elements)
 // CPPOPT: error: invalid options for pass 'canonicalize'{{.*}}(pass pipeline column 16)
 // FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
 

@@ -1,10 +1,11 @@
-"""Op census of a corpus against the printers' table (issue 5 "Done when": every op kind is printable or rejected).
+#!/usr/bin/env python3
+"""Op census of a corpus against the printers' table: every op kind is printable or rejected with a reason.
 
-``python -m hilo_mlir.printers.census [--json OUT] [--markdown] PATH...`` parses
+``python3 scripts/printer_census.py [--json OUT] [--markdown] PATH...`` parses
 every ``.mlir`` file under the given paths (unregistered dialects allowed),
 walks every op, and records per op kind (the op name; ``custom_call @target``
 for custom calls) how often it occurs and
-:func:`~.supported.unsupported_reason`'s verdict (``None`` = printable). It
+:func:`hilo_mlir.printers.supported.unsupported_reason`'s verdict (``None`` = printable). It
 then prints each module's ``main`` with the printer of its dialect and checks
 that the printer agrees with the table: a module whose ops are all printable
 must print; a module with an unsupported op must fail with a
@@ -22,9 +23,11 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 
 def _kind(op) -> str:
-    from .supported import custom_call_target, hlo_short
+    from hilo_mlir.printers.supported import custom_call_target, hlo_short
 
     if hlo_short(op.name) == "custom_call":
         return f"{op.name} @{custom_call_target(op)}"
@@ -40,10 +43,10 @@ def census_file(path: str) -> dict:
     rejected), ``n_type_rejected`` counts instances of a printable kind
     rejected for a type (dynamic shape, element type), with one such reason.
     """
-    from ..diagnostics import HiloError
-    from ..ir import ir, make_context
-    from . import print_program
-    from .supported import op_reason, unsupported_reason
+    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.printers import print_program
+    from hilo_mlir.printers.supported import op_reason, unsupported_reason
 
     result = {"kinds": {}, "print": None, "first_reason": None}
     ctx = make_context(allow_unregistered_dialects=True)

@@ -1,0 +1,26 @@
+"""numpy implementations of the Penguin statements (one function per MLIR op).
+
+Dispatch (:mod:`.dispatch`) is on the statement's ``xla_op``
+(``'mhlo.add'`` / ``'stablehlo.add'`` -> ``add``); statements without
+``xla_op`` fall back to their Python op name. Semantics follow the StableHLO
+specification (the same as ``hilo_mlir.testing.evaluate``), with the
+arithmetic conventions of :mod:`.numeric`: floats narrower than f32 are
+computed in f32 and rounded once per op, f32 in f64 and rounded once, as XLA
+CPU does per op (bit-identical to XLA on random bf16 inputs for
+exp/tanh/logistic/rsqrt); dot/convolution/reduce accumulate wide.
+
+The modules, one family each: :mod:`.elementwise`, :mod:`.shape`,
+:mod:`.reductions`, :mod:`.dot_conv`, :mod:`.indexing`, :mod:`.control`,
+:mod:`.custom_calls`. Importing this package registers all of them.
+"""
+
+from . import control, custom_calls, dot_conv, elementwise, indexing, reductions, shape  # noqa: F401 - registration
+from .call import OpCall
+from .dispatch import CUSTOM_CALLS, IMPLS, is_header, is_summary, lookup, op_key
+from .dot_conv import dot_general
+from .elementwise import compare
+from .numeric import cast, widen
+from .shape import pad
+
+__all__ = ["OpCall", "CUSTOM_CALLS", "IMPLS", "is_header", "is_summary", "lookup", "op_key", "dot_general", "compare", "cast",
+           "widen", "pad"]

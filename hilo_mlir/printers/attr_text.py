@@ -1,0 +1,151 @@
+"""MLIR attributes as Python literal text (docs/penguin_format.md section 5, the attribute table).
+
+:func:`attr_text` is the one conversion; the printer caches its result per
+attribute (attributes are uniqued, so the cache hashes by pointer). It is
+split by attribute family:
+
+* builtin scalars and containers (bool, integer, float, string, symbol
+  reference, unit, type, dense arrays, dense elements, array, dictionary);
+* the mhlo/stablehlo structured attributes (dot, convolution, gather and
+  scatter dimension numbers, channel handles, output-operand aliases) as
+  ``dict(...)`` calls with one keyword per field;
+* enum attributes (comparison direction and type, precision, transpose, rng
+  algorithm and distribution, fft type, fusion kind) as their keyword string;
+* anything else as its MLIR text in a ``str``.
+
+The functions take the printer (``p``) for what depends on its state:
+``p.attr_value`` (cached recursion into elements) and ``p.spec`` (tensor
+types as ``TensorSpec``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .literals import dense_to_numpy, python_literal
+from .supported import DTYPES
+
+_ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
+_ENUM_CLASSES = ("ComparisonDirectionAttr", "ComparisonTypeAttr", "PrecisionAttr", "TransposeAttr",
+                 "RngAlgorithmAttr", "RngDistributionAttr", "FftTypeAttr", "FusionKindAttr")
+
+
+def dtype_name(elem_type) -> str:
+    """Penguin dtype string for an MLIR element type (``f32`` -> ``'float32'``); unknown types keep their text."""
+    s = str(elem_type)
+    return DTYPES.get(s, s)
+
+
+def dict_call(**kw) -> str:
+    """``dict(k=repr(v), ...)`` in keyword order."""
+    return "dict(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+
+
+def attr_text(p, attr) -> str:
+    """An MLIR attribute as Python source (uncached; :meth:`Emitter.attr_value` caches it)."""
+    from ..ir import ir
+
+    a = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
+    text = _builtin_text(p, a, attr, ir)
+    if text is not None:
+        return text
+    text = _dialect_text(attr)
+    if text is not None:
+        return text
+    text = str(attr)
+    m = _ENUM_TEXT.match(text)
+    if m:
+        return repr(m.group(1))
+    return repr(text)
+
+
+def _builtin_text(p, a, attr, ir) -> str | None:
+    """Builtin attributes (``a`` is ``attr`` downcast), or None for any other kind."""
+    if isinstance(a, ir.BoolAttr):
+        return "True" if a.value else "False"
+    if isinstance(a, ir.IntegerAttr):
+        return str(int(a.value))  # the binding already reads unsigned types as unsigned
+    if isinstance(a, ir.FloatAttr):
+        return python_literal(float(a.value))
+    if isinstance(a, (ir.StringAttr, ir.FlatSymbolRefAttr)):
+        return repr(a.value)
+    if isinstance(a, ir.UnitAttr):
+        return "True"
+    if isinstance(a, ir.TypeAttr):
+        t = a.value
+        if t.typeid == ir.RankedTensorType.static_typeid or t.typeid == ir.TupleType.static_typeid:
+            return p.spec(t)
+        return repr(dtype_name(t))
+    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+        return repr([int(x) for x in a])
+    if isinstance(a, ir.DenseBoolArrayAttr):
+        return repr([bool(x) for x in a])
+    if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
+        return python_literal(dense_to_numpy(attr))
+    if isinstance(a, ir.ArrayAttr):
+        return "[" + ", ".join(p.attr_value(x) for x in a) + "]"
+    if isinstance(a, ir.DictAttr):
+        items = []
+        for i in range(len(a)):
+            na = a[i]
+            items.append(f"{na.name!r}: {p.attr_value(na.attr)}")
+        return "{" + ", ".join(items) + "}"
+    return None
+
+
+def _dialect_text(attr) -> str | None:
+    """The mhlo/stablehlo structured and enum attributes, or None."""
+    from ..ir import mhlo, stablehlo
+
+    for dialect in (stablehlo, mhlo):
+        text = _struct_text(dialect, attr)
+        if text is not None:
+            return text
+        for cls in _ENUM_CLASSES:
+            c = getattr(dialect, cls, None)
+            if c is not None and c.isinstance(attr):
+                return repr(str(c(attr).value))
+    return None
+
+
+def _struct_text(dialect, attr) -> str | None:
+    """Dimension numbers, channel handles and output-operand aliases of one dialect as ``dict(...)``."""
+    if dialect.DotDimensionNumbers.isinstance(attr):
+        d = dialect.DotDimensionNumbers(attr)
+        return dict_call(lhs_batching_dimensions=list(d.lhs_batching_dimensions),
+                         rhs_batching_dimensions=list(d.rhs_batching_dimensions),
+                         lhs_contracting_dimensions=list(d.lhs_contracting_dimensions),
+                         rhs_contracting_dimensions=list(d.rhs_contracting_dimensions))
+    if dialect.ConvDimensionNumbers.isinstance(attr):
+        d = dialect.ConvDimensionNumbers(attr)
+        return dict_call(input_batch_dimension=d.input_batch_dimension,
+                         input_feature_dimension=d.input_feature_dimension,
+                         input_spatial_dimensions=list(d.input_spatial_dimensions),
+                         kernel_input_feature_dimension=d.kernel_input_feature_dimension,
+                         kernel_output_feature_dimension=d.kernel_output_feature_dimension,
+                         kernel_spatial_dimensions=list(d.kernel_spatial_dimensions),
+                         output_batch_dimension=d.output_batch_dimension,
+                         output_feature_dimension=d.output_feature_dimension,
+                         output_spatial_dimensions=list(d.output_spatial_dimensions))
+    if dialect.GatherDimensionNumbers.isinstance(attr):
+        d = dialect.GatherDimensionNumbers(attr)
+        return dict_call(offset_dims=list(d.offset_dims), collapsed_slice_dims=list(d.collapsed_slice_dims),
+                         operand_batching_dims=list(d.operand_batching_dims),
+                         start_indices_batching_dims=list(d.start_indices_batching_dims),
+                         start_index_map=list(d.start_index_map), index_vector_dim=d.index_vector_dim)
+    if dialect.ScatterDimensionNumbers.isinstance(attr):
+        d = dialect.ScatterDimensionNumbers(attr)
+        return dict_call(update_window_dims=list(d.update_window_dims),
+                         inserted_window_dims=list(d.inserted_window_dims),
+                         input_batching_dims=list(d.input_batching_dims),
+                         scatter_indices_batching_dims=list(d.scatter_indices_batching_dims),
+                         scatter_dims_to_operand_dims=list(d.scattered_dims_to_operand_dims),
+                         index_vector_dim=d.index_vector_dim)
+    if dialect.ChannelHandle.isinstance(attr):
+        d = dialect.ChannelHandle(attr)
+        return dict_call(handle=d.handle, type=d.channel_type)
+    if dialect.OutputOperandAlias.isinstance(attr):
+        d = dialect.OutputOperandAlias(attr)
+        return dict_call(output_tuple_indices=list(d.output_tuple_indices), operand_index=d.operand_index,
+                         operand_tuple_indices=list(d.operand_tuple_indices))
+    return None

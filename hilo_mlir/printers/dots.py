@@ -1,0 +1,108 @@
+"""Contractions: every matmul through one :func:`print_dot_op`; convolutions counted (format section 9).
+
+``dot``, ``dot_general`` and the scaled matmul (:mod:`.custom_calls`) print
+as one statement form::
+
+    v = m1.DotOp(srcs=[lhs, rhs(, lhs_scale, rhs_scale)], dsts=[...],
+                 lhs_batch_dimensions=[...], rhs_batch_dimensions=[...],
+                 lhs_contracting_dimensions=[...], rhs_contracting_dimensions=[...],
+                 op='<tag>', <other keywords>, xla_op='<mlir op>', dl=...)
+
+``<tag>`` is the op's own name for ``dot`` / ``dot_general`` and
+``'mhlo.scaled_dot'`` for the scaled matmul. ``dot`` has the dimension
+numbers it implies (lhs contracting ``[rank - 1]``, rhs contracting ``[0]``,
+no batch). The op's other attributes (``precision_config``,
+``algorithm``, ...) follow ``op=`` as ordinary keywords.
+
+Each printed contraction adds its multiply-accumulates to the printer's
+``mac_count`` (the prologue's ``mac-count``): a dot, result elements times
+the product of the contracting dimension sizes; a convolution, result
+elements times (kernel elements / output features).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..diagnostics import HiloError
+
+_DIM_KEYS = ("lhs_batch_dimensions", "rhs_batch_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions")
+
+
+def _attr(rec, name: str):
+    """The attribute ``name`` of ``rec`` (from its snapshot when the binding could read them all), or None."""
+    if rec.items is not None:
+        return next((a for k, a in rec.items if k == name), None)
+    attrs = rec.op.attributes
+    return attrs[name] if name in attrs else None
+
+
+def _shape(t) -> tuple:
+    from ..ir import ir
+
+    return tuple(ir.RankedTensorType(t).shape)
+
+
+def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
+    """The one ``DotOp`` statement: the four dimension lists, ``op=tag``, then ``items``; counts the MACs.
+
+    Args:
+        rec: the op record (operand 0 is the lhs).
+        dims: ``(lhs batch, rhs batch, lhs contracting, rhs contracting)`` lists of ints.
+        tag: the ``op=`` value.
+        items: further ``(keyword, source)`` pairs, printed after ``op=``.
+    """
+    attrs = [(k, repr([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)]
+    attrs.append(("op", repr(tag)))
+    attrs.extend(items)
+    lhs = _shape(rec.op.operands[0].type)
+    result = _shape(rec.types[0]) if len(rec.types) == 1 else ()
+    p.mac_count += math.prod(result) * math.prod(lhs[d] for d in dims[2])
+    p.statement(rec, "DotOp", attrs)
+
+
+def print_dot(p, rec) -> None:
+    """``dot``: the contraction of the lhs's last dimension with the rhs's first."""
+    lhs_rank = len(_shape(rec.op.operands[0].type))
+    print_dot_op(p, rec, ([], [], [lhs_rank - 1], [0]), rec.name, p.attr_items(rec))
+
+
+def print_dot_general(p, rec) -> None:
+    """``dot_general``: the dimension lists from ``dot_dimension_numbers``; its other attributes after ``op=``.
+
+    Raises:
+        HiloError: no ``dot_dimension_numbers`` attribute.
+    """
+    from ..ir import mhlo, stablehlo
+
+    attr = _attr(rec, "dot_dimension_numbers")
+    for dialect in (stablehlo, mhlo):
+        if attr is not None and dialect.DotDimensionNumbers.isinstance(attr):
+            d = dialect.DotDimensionNumbers(attr)
+            dims = (list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions),
+                    list(d.lhs_contracting_dimensions), list(d.rhs_contracting_dimensions))
+            break
+    else:
+        raise HiloError(f"'{rec.name}' op has no dot_dimension_numbers", loc=rec.op.location)
+    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)))
+
+
+def print_convolution(p, rec) -> None:
+    """``convolution``: the generic statement; its MACs counted.
+
+    Raises:
+        HiloError: no ``dimension_numbers`` attribute.
+    """
+    from ..ir import mhlo, stablehlo
+
+    dn = _attr(rec, "dimension_numbers")
+    if dn is None:
+        raise HiloError(f"'{rec.name}' op has no dimension_numbers", loc=rec.op.location)
+    kernel = _shape(rec.op.operands[1].type)
+    for dialect in (stablehlo, mhlo):
+        if dialect.ConvDimensionNumbers.isinstance(dn):
+            out_features = kernel[dialect.ConvDimensionNumbers(dn).kernel_output_feature_dimension]
+            if out_features:
+                p.mac_count += math.prod(_shape(rec.types[0])) * (math.prod(kernel) // out_features)
+            break
+    p.statement(rec, attrs=p.attr_items(rec))

@@ -1,0 +1,378 @@
+"""The bottom layer of the printers: names, specs, locations, attribute text and the one statement format.
+
+:class:`Emitter` holds every piece of a printer's state: the ``m<N>`` import
+aliases (numbered in first-use order), the value names (``input_<i>``,
+``v<N>``), the per-op-name counter, the nesting stack that gives body ops
+their ``parent=``, the output lines, the ``.npy`` files of large constants,
+and the caches (rendered types, attributes, locations, keyword names). One
+instance prints one module; nothing is process-global, so two prints of the
+same module in one process give identical text.
+
+Every statement of a program is written by :func:`format_statement` (format
+section 5):
+``[<results> = ]<module>.<PyOp>(srcs=[...], dsts=[...]<keywords>, dl=<location>)``.
+:meth:`Emitter.statement` assembles one for an op; the walker's inline path
+(:mod:`.driver`) and the group headers (:mod:`.groups`) call the same
+function with text they rendered themselves.
+
+The import numbering (format section 2) follows the order in which the
+aliases are first asked for, which every caller keeps: the result specs,
+then the keyword values, then the location, then the statement's module.
+
+Each op is read through the binding once, into an :class:`OpRecord` (the
+walker's per-block snapshot); everything after that works on plain Python
+values. Values are named by integer ids (:attr:`Emitter.value_key`,
+``hash``: the binding hashes a value by its C++ pointer, which is unique
+among the values alive during a print, and the printer changes nothing), and
+the caches of uniqued types, attributes and locations are keyed the same way
+(their hash is their pointer too). ``value_key`` is the one place that
+relies on it: the checking printer (``fast_paths = False`` in
+:mod:`.driver`) keys values on the binding objects themselves, and the tests
+compare the two.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from ..diagnostics import HiloError
+from . import supported as _sup
+from .attr_text import attr_text, dtype_name
+from .records import OpRecord, camel, format_statement, keyword_text
+from .scopes import RegionFunctions
+
+DEFAULT_ROOT = "neuronxcc.starfish.penguin"
+DEFAULT_INLINE_LIMIT = 256
+
+#: Keyword names the statement itself uses; an MLIR attribute with one of these names gets a trailing ``_``.
+RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer"})
+
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
+
+
+class Emitter(RegionFunctions):
+    """The state and the rendering primitives of one printer (see the module docstring).
+
+    Args:
+        root: the Penguin module root (default ``neuronxcc.starfish.penguin``).
+        filename: substituted for the parser's ``-`` buffer name in locations.
+        inline_limit: non-splat constants with more elements go to ``.npy`` files (:attr:`files`).
+    """
+
+    #: the integer id of an ``ir.Value`` (module docstring); the checking printer uses the value itself
+    value_key = staticmethod(hash)
+
+    def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
+        super().__init__()  # lines, indent, region-function scopes
+        self.root = root
+        self.filename = filename
+        self.inline_limit = inline_limit
+        self.imports: dict[str, str] = {}  # module path -> alias, first-use order
+        self.aliases: dict[str, str] = {}  # sub -> alias, for subs already allocated by mod()
+        self.names: dict = {}  # value id -> python name
+        self.next_value = 0
+        self.per_op_counter: dict[str, int] = {}
+        self.mac_count = 0  # multiply-accumulates of the dots and convolutions printed so far
+        self.parent_stack: list[str] = []
+        self.files: dict[str, bytes] = {}
+        self.type_reasons: dict = {}  # type -> supported.type_reason
+        self.const_cache: dict[int, str] = {}  # attribute id -> rendered inline value (never a .npy reference)
+        self.loc_by_key: dict[int, str] = {}  # location attribute id -> rendered prefix
+        self.ok_dsts: dict[tuple, str] = {}  # result type ids that passed the check -> rendered dsts
+        self.result_reasons: dict[tuple, str | None] = {}  # result type ids -> first type_reason (or None)
+        # False once a block argument whose type fails supported.type_reason was bound:
+        # then operand types are no longer implied by the checks already done (driver).
+        self.bound_types_ok = True
+        self._spec_cache: dict[int, str] = {}
+        self._attr_cache: dict[int, str] = {}
+        self._loc_cache: dict[str, str] = {}
+        self._dsts_cache: dict[tuple, str] = {}
+        self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
+        self._py_op_names: dict[str, str] = {}
+        self._reprs: dict[str, str] = {}
+
+    # -- names -------------------------------------------------------------------------------
+    def module_path(self, sub: str = "") -> str:
+        """The import path of a Penguin module, derived from the root (format section 2).
+
+        ``""`` is the root, ``"support"`` its sibling (the root's last component
+        replaced: ``neuronxcc.starfish.penguin`` -> ``neuronxcc.starfish.support``),
+        anything else a submodule of the root (``"ir.Intrinsics"`` ->
+        ``<root>.ir.Intrinsics``).
+        """
+        if sub == "support":
+            parent = self.root.rpartition(".")[0]
+            return f"{parent}.support" if parent else "support"
+        return self.root + ("." + sub if sub else "")
+
+    def mod(self, sub: str = "") -> str:
+        """Alias of :meth:`module_path` ``(sub)``, allocating ``m<N>`` in first-use order."""
+        alias = self.aliases.get(sub)
+        if alias is None:
+            path = self.module_path(sub)
+            alias = self.imports.get(path)
+            if alias is None:
+                alias = self.imports[path] = f"m{len(self.imports)}"
+            self.aliases[sub] = alias
+        return alias
+
+    def fresh(self) -> str:
+        """A new ``v<N>`` name (local to the region function being printed, if any)."""
+        n = f"v{self.next_value}"
+        self.next_value += 1
+        if self.scopes:
+            self.local_depth[n] = len(self.scopes)
+        return n
+
+    def fresh_names(self, n: int) -> list[str]:
+        """``n`` new consecutive ``v<N>`` names."""
+        first = self.next_value
+        self.next_value = first + n
+        out = [f"v{i}" for i in range(first, first + n)]
+        if self.scopes:
+            depth = len(self.scopes)
+            for name in out:
+                self.local_depth[name] = depth
+        return out
+
+    def names_of(self, rec: OpRecord) -> list[str]:
+        """The names bound to ``rec``'s operands.
+
+        Raises:
+            HiloError: an operand that is not bound yet (naming it).
+        """
+        names = self.names
+        try:
+            return [names[i] for i in rec.srcs]
+        except KeyError:
+            pass
+        for k, i in enumerate(rec.srcs):
+            if i not in names:
+                v = rec.op.operands[k]
+                raise HiloError(f"printer: value {v.get_name()} is used before it is defined") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def block_args(self, block) -> tuple:
+        """The ids of ``block``'s arguments."""
+        return tuple(map(self.value_key, block.arguments))
+
+    def bind_args(self, block, arg_ids, arg_names) -> None:
+        """Bind each of ``arg_ids`` (``block``'s arguments) to the name at the same position.
+
+        The arguments' types were not checked yet: one that the printers
+        cannot emit turns :attr:`bound_types_ok` off (the driver then checks
+        every op's operand types).
+        """
+        names = self.names
+        for a, n in zip(arg_ids, arg_names):
+            names[a] = n
+        if self.bound_types_ok:
+            reasons = self.type_reasons
+            for t in block.arguments.types[:len(arg_names)]:
+                if _sup.type_reason(t, reasons):
+                    self.bound_types_ok = False
+                    break
+
+    def bind_results(self, result_ids, result_names) -> None:
+        names = self.names
+        for r, n in zip(result_ids, result_names):
+            names[r] = n
+
+    def write(self, line: str) -> None:
+        self.lines.append(self.indent + line)
+
+    def py_op_name(self, op_name: str) -> str:
+        """The generic Python op name of an MLIR op name (``mhlo.dot_general`` -> ``DotGeneralOp``)."""
+        py = self._py_op_names.get(op_name)
+        if py is None:
+            py = self._py_op_names[op_name] = camel(op_name.split(".", 1)[-1]) + "Op"
+        return py
+
+    def xla_repr(self, xla_op: str) -> str:
+        """``repr`` of an ``xla_op`` string (cached)."""
+        r = self._reprs.get(xla_op)
+        if r is None:
+            r = self._reprs[xla_op] = repr(xla_op)
+        return r
+
+    # -- types -------------------------------------------------------------------------------
+    def spec(self, t) -> str:
+        """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type)."""
+        k = hash(t)
+        s = self._spec_cache.get(k)
+        if s is None:
+            s = self._spec_cache[k] = self._spec(t)
+        return s
+
+    def _spec(self, t) -> str:
+        from ..ir import ir
+
+        ir_mod = self.mod("ir")
+        tid = t.typeid
+        if tid == ir.RankedTensorType.static_typeid:
+            rt = ir.RankedTensorType(t)
+            return f"{ir_mod}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{dtype_name(rt.element_type)}')"
+        if tid == ir.TupleType.static_typeid:
+            tt = ir.TupleType(t)
+            return f"{ir_mod}.TupleSpec(elements=[{', '.join(self.spec(tt.get_type(i)) for i in range(tt.num_types))}])"
+        s = str(t)
+        if s.endswith(".token"):
+            return f"{ir_mod}.TensorSpec(shape=(), dtype='token')"
+        return f"{ir_mod}.TensorSpec(shape=(), dtype='{dtype_name(s)}')"
+
+    def dsts(self, types) -> str:
+        return "[" + ", ".join(self.spec(t) for t in types) + "]"
+
+    def dsts_of(self, rec: OpRecord) -> str:
+        """:meth:`dsts` of ``rec``'s result types, cached per tuple of types (types are uniqued).
+
+        A tuple that passed the support check (:attr:`result_reasons`) is also
+        entered in :attr:`ok_dsts`, from which the walker's inline path prints
+        without checking again.
+        """
+        keys = rec.tkeys
+        d = self._dsts_cache.get(keys)
+        if d is None:
+            d = self._dsts_cache[keys] = self.dsts(rec.types)
+        if keys not in self.ok_dsts and self.result_reasons.get(keys, 1) is None:
+            self.ok_dsts[keys] = d
+        return d
+
+    # -- locations ---------------------------------------------------------------------------
+    def debug_location(self, rec: OpRecord) -> str:
+        """``m<S>.DebugLocation(file=, line=, col=, name=[, parent=])`` for ``rec``'s location (section 5)."""
+        return self.with_parent(self.location_base(rec))
+
+    def location_base(self, rec: OpRecord) -> str:
+        """The ``DebugLocation(...`` text of ``rec``'s location without its closing part (cached per location)."""
+        base = self.loc_by_key.get(rec.lkey)
+        if base is None:  # str(loc) costs ~10 us, the lookup ~0.1 us
+            base = self.loc_by_key[rec.lkey] = self.location_text(str(rec.loc))
+        return base
+
+    def with_parent(self, base: str) -> str:
+        """Close a location prefix, adding ``parent=`` the innermost enclosing handle."""
+        if self.parent_stack:
+            return f"{base}, parent={self.parent_stack[-1]!r})"
+        return base + ")"
+
+    def location_text(self, text: str) -> str:
+        """The ``DebugLocation(...`` prefix for the text of a location (file/line/col/name)."""
+        base = self._loc_cache.get(text)
+        if base is None:
+            f, line, col = "", 0, 0
+            m = _FILE_LOC.search(text)
+            if m:
+                f, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+                if f == "-" and self.filename:
+                    f = self.filename
+            name = ""
+            for q in _QUOTED.finditer(text):
+                if q.group(2) is None:
+                    name = q.group(1)
+                    break
+            base = f"{self.mod('support')}.DebugLocation(file={f!r}, line={line}, col={col}, name={name!r}"
+            self._loc_cache[text] = base
+        return base
+
+    # -- attributes --------------------------------------------------------------------------
+    def attr_value(self, attr) -> str:
+        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued)."""
+        k = hash(attr)
+        hit = self._attr_cache.get(k)
+        if hit is not None:
+            return hit
+        s = self._attr_cache[k] = attr_text(self, attr)
+        return s
+
+    def attr_items(self, rec: OpRecord, skip=()) -> list[tuple[str, str]]:
+        """``(key, python value)`` for every attribute of ``rec`` not in ``skip`` (section 5 key rules)."""
+        items = rec.items
+        if items is None:  # an attribute the binding cannot hand to Python (dense complex): only read the others
+            attrs = rec.op.attributes
+            out = []
+            used: set = set()
+            for i in range(len(attrs)):
+                na = attrs[i]
+                if na.name in skip:
+                    continue
+                out.append((self.key(na.name, used), self.attr_value(na.attr)))
+            return out
+        return list(self.attr_pairs(items, skip)) if items else []
+
+    def attr_pairs(self, items, skip=()):
+        """``(keyword, value text)`` for each ``(name, attr)`` of ``op.attributes.items()`` not in ``skip``."""
+        used: set = set()
+        key = self.key
+        cache = self._attr_cache
+        for name, attr in items:
+            if name in skip:
+                continue
+            v = cache.get(hash(attr))
+            yield key(name, used), (v if v is not None else self.attr_value(attr))
+
+    def attr_tail(self, items, skip=()) -> str:
+        """:func:`keyword_text` of :meth:`attr_pairs`: the same keys in the same order as :meth:`attr_items`."""
+        return "".join([f", {k}={v}" for k, v in self.attr_pairs(items, skip)])
+
+    def key(self, name: str, used: set | None = None) -> str:
+        """A keyword-argument name for an MLIR attribute name (section 5)."""
+        k = self._keys.get(name)
+        if k is None:
+            k = re.sub(r"\W", "_", name)
+            if not k or k[0].isdigit():
+                k = "_" + k
+            if keyword.iskeyword(k) or k in RESERVED_KEYS:
+                k += "_"
+            self._keys[name] = k
+        if used is not None:
+            while k in used:
+                k += "_"
+            used.add(k)
+        return k
+
+    # -- the statement assembler -------------------------------------------------------------
+    def statement(self, rec: OpRecord, py_op: str | None = None, attrs=(), srcs=None, module_sub: str = "ir",
+                  xla_op: str | None = None, result_names=None, dst_specs=None, xla_first: bool = False) -> list[str]:
+        """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
+
+        Args:
+            rec: the op (its results are bound to the new names).
+            py_op: Python op name (default: :meth:`py_op_name`).
+            attrs: ``[(key, python source)]`` printed after ``dsts``.
+            srcs: operand names (default: the op's operands).
+            module_sub: the submodule of the root that provides ``py_op``.
+            xla_op: the ``xla_op`` value (default: the MLIR op name).
+            result_names: names already allocated for the results.
+            dst_specs: pre-rendered ``dsts`` entries (default: the result types').
+            xla_first: ``xla_op=`` right after ``dsts`` (the forms that print it
+                before their own keywords) instead of right before ``dl=``.
+
+        Raises:
+            HiloError: an operand that is not bound yet.
+        """
+        name = rec.name
+        self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
+        if result_names is None:
+            result_names = self.fresh_names(len(rec.results))
+        self.bind_results(rec.results, result_names)
+        src_names = srcs if srcs is not None else self.names_of(rec)
+        dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
+        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first)
+        return result_names
+
+    def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names,
+             xla_first: bool = False) -> None:
+        """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
+        if self.scopes:
+            self.refs(src_names)
+        xla = self.xla_repr(xla_op or rec.name)
+        if xla_first:
+            keywords = f", xla_op={xla}" + keyword_text(attrs)
+        else:
+            keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
+        dl = self.debug_location(rec)
+        callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
+        self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))

@@ -1,0 +1,120 @@
+"""Groups: fusions, composites and calls printed as header, body, ``setResults`` (format section 6).
+
+A group is an op whose meaning is a block printed in place: the region of an
+``mhlo.fusion``, the decomposition of a ``stablehlo.composite``, the callee
+of a ``func.call``. :func:`print_group` writes
+
+1. the header statement (``NeuronTensorOp``, ``CompositeOp`` or ``CallOp``
+   from ``<root>.frontend.XlaFE``), whose handle becomes the ``parent=`` of
+   the body ops -- unless the group is transparent (``ScheduleFusion``);
+2. the body, with the block's arguments bound to the group's operand names;
+3. ``<handle>.setResults([...])`` with the names the body returns, which
+   from then on *are* the group's results.
+
+:func:`print_kind_group` adds the summary keywords of a FusionKind /
+CompositeKind (the tables are in :mod:`.supported`; the dispatch on the
+kind attribute is in :mod:`.mhlo` and :mod:`.stablehlo`).
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import HiloError
+from . import supported as _sup
+from .records import format_statement, keyword_text
+
+
+def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
+    """Walk generator: header statement (unless ``header`` is None: transparent), body, ``setResults``.
+
+    The body block's arguments are bound to the group's operand names (a
+    body without arguments captures the operands implicitly); the group's
+    results are bound to the names the body returns.
+
+    Raises:
+        HiloError: operand/argument or result/return count mismatch.
+    """
+    op = rec.op
+    operand_names = p.names_of(rec)
+    args = p.block_args(block)
+    # A body without arguments reads the operands by implicit capture (XLA-style fusions).
+    if args and len(args) != len(operand_names):
+        raise HiloError(f"'{rec.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments",
+                        loc=op.location)
+    handle = None
+    if header is not None:
+        handle = _write_header(p, rec, header, attrs, operand_names, xla_op)
+        p.parent_stack.append(handle)
+    try:
+        if args:
+            p.bind_args(block, args, operand_names)
+        ret = yield p.print_block(block)
+    finally:
+        if handle is not None:
+            p.parent_stack.pop()
+    if len(ret.srcs) != len(rec.results):
+        raise HiloError(f"'{rec.name}' op has {len(rec.results)} results but its body returns {len(ret.srcs)} values",
+                        loc=op.location)
+    ret_names = p.names_of(ret)
+    if handle is not None:
+        p.refs(ret_names)
+        p.write(f"{handle}.setResults([{', '.join(ret_names)}])")
+    p.bind_results(rec.results, ret_names)
+
+
+def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str:
+    """The group's header statement; returns its handle name."""
+    p.per_op_counter[rec.name] = p.per_op_counter.get(rec.name, 0) + 1
+    p.refs(operand_names)
+    handle = p.fresh()
+    dsts = p.dsts_of(rec)
+    keywords = f", xla_op={xla_op!r}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
+    dl = p.debug_location(rec)
+    callee = f"{p.mod('frontend.XlaFE')}.{header}"
+    p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
+    return handle
+
+
+def print_call(p, rec):
+    """Walk generator: ``func.call``, the callee inlined at the call site behind a ``CallOp`` header (section 6).
+
+    Raises:
+        HiloError: an unknown callee; a recursive call (naming the call chain).
+    """
+    from ..ir import ir
+
+    op = rec.op
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    if callee in p.call_stack:
+        raise HiloError(f"recursive call to @{callee} cannot be printed (call chain: "
+                        + " -> ".join("@" + c for c in p.call_stack + [callee]) + ")", loc=op.location)
+    f = p.lookup_function(op, callee)
+    p.call_stack.append(callee)
+    try:
+        yield print_group(p, rec, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
+    finally:
+        p.call_stack.pop()
+
+
+def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
+    """The summary ``NeuronTensorOp`` (``op=``, ``hilo_fusion_op=``, ``reduce_dims=``) then the body; returns the walk.
+
+    ``py_name`` None is the transparent ScheduleFusion (no header).
+
+    Raises:
+        HiloError: a MulRedSqrt group without a ``reduce`` in its body.
+    """
+    if py_name is None:  # ScheduleFusion: transparent
+        return print_group(p, rec, None, (), block, "mhlo.fusion")
+    items = [("op", repr(py_name))]
+    if hilo_fusion_op is not None:
+        items.append(("hilo_fusion_op", repr(hilo_fusion_op)))
+    if kind == "MulRedSqrt":
+        red = None
+        for o in block.operations:
+            if _sup.hlo_short(o.operation.name) == "reduce":
+                red = o.operation
+                break
+        if red is None:
+            raise HiloError(f"MulRedSqrt '{rec.name}' has no reduce in its body (reduce_dims)", loc=rec.op.location)
+        items.append(("reduce_dims", p.attr_value(red.attributes["dimensions"])))
+    return print_group(p, rec, "NeuronTensorOp", items, block, "mhlo.fusion")

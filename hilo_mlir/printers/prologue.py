@@ -1,0 +1,139 @@
+"""The prologue and epilogue of a program: the ``Function`` line, one ``markInput`` per entry argument,
+one ``markOutput`` per result (format sections 3 and 4)."""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import HiloError
+from . import supported as _sup
+
+#: the ``model-type`` values of the Function prologue (neuronx-cc's ``--model-type``)
+MODEL_TYPES = ("generic", "transformer", "unet-inference")
+DEFAULT_MODEL_TYPE = "generic"
+
+
+def parameter_file(index: int) -> str:
+    """The ``np_file`` a parameter input is loaded from: ``input_<index>.npy`` beside ``penguin.py``."""
+    return f"input_{index}.npy"
+
+
+def print_prologue(p, main, body) -> None:
+    """The ``Function`` line (filled in by :func:`function_line`) and one ``markInput`` per entry argument.
+
+    ``input_<i> = m1.Tensor(name=, spec=).markInput(<function>, index=<i>,
+    is_parameter_tensor=<i in slowChangingIns>[, np_file='input_<i>.npy'])``
+    (format section 3).
+
+    Raises:
+        HiloError: an entry argument whose type the printers cannot emit.
+    """
+    p.mod()  # the root is m0: the Function line comes first
+    p.function = p.fresh()
+    p.write("")  # the Function line, written once the body is printed
+    slow_ins = set(_int_list(main.attributes, "slowChangingIns"))
+    input_names = _str_list(main.attributes, "input_names")
+    args = body.arguments
+    key = p.value_key
+    for i, (arg, t) in enumerate(zip(args, args.types)):
+        reason = _sup.type_reason(t, p.type_reasons)
+        if reason:
+            raise HiloError(f"entry argument {i}: {reason}", loc=main.location)
+        name = f"input_{i}"
+        p.names[key(arg)] = name
+        label = input_names[i] if input_names and i < len(input_names) else _loc_name(arg) or name
+        extra = ""
+        if i in slow_ins:
+            p.parameters[i] = parameter_file(i)
+            extra = f", np_file={p.parameters[i]!r}"
+        p.write(
+            f"{name} = {p.mod('ir')}.Tensor(name={label!r}, spec={p.spec(t)})"
+            f".markInput({p.function}, index={i}, is_parameter_tensor={i in slow_ins}{extra})"
+        )
+
+
+def function_line(p, module) -> str:
+    """``v<N> = m0.Function(id_=0, batch_ids=[], attrs=('model-type=<T>', 'mac-count=<N>', ...))``.
+
+    After ``model-type`` and ``mac-count`` (the multiply-accumulates of
+    every dot and convolution printed): ``module=<sym_name>`` when the
+    module has one, ``num-partitions=`` / ``num-replicas=`` when set.
+    """
+    from ..ir import ir
+
+    fn_attrs = [f"model-type={p.model_type}", f"mac-count={p.mac_count}"]
+    mattrs = module.attributes
+    if "sym_name" in mattrs:
+        fn_attrs.append(f"module={ir.StringAttr(mattrs['sym_name']).value}")
+    for key, label in (("mhlo.num_partitions", "num-partitions"), ("mhlo.num_replicas", "num-replicas")):
+        if key in mattrs:
+            try:
+                fn_attrs.append(f"{label}={int(ir.IntegerAttr(mattrs[key]).value)}")
+            except (ValueError, TypeError):
+                pass
+    attrs_src = "(" + ", ".join(repr(a) for a in fn_attrs) + ")"
+    return f"{p.function} = {p.aliases['']}.Function(id_=0, batch_ids=[], attrs={attrs_src})"
+
+
+def print_epilogue(p, main, ret) -> None:
+    """One ``<function>.markOutput(...)`` per result, slow/fast from ``slowChangingOuts`` (section 4)."""
+    slow_outs = set(_int_list(main.attributes, "slowChangingOuts"))
+    out_names = _str_list(main.attributes, "output_names")
+    info = _result_infos(main)
+    for j, v in enumerate(p.names_of(ret)):
+        if out_names and j < len(out_names):
+            label = out_names[j]
+        elif j < len(info) and info[j]:
+            label = info[j]
+        else:
+            label = f"output_{j}"
+        p.write(f"{p.function}.markOutput({v}, index={j}, name={label!r}, "
+                   f"is_slow_changing={j in slow_outs})")
+
+
+def _int_list(attrs, key) -> list[int]:
+    if key not in attrs:
+        return []
+    from ..ir import ir
+
+    a = attrs[key].maybe_downcast()
+    if isinstance(a, ir.ArrayAttr):
+        return [int(ir.IntegerAttr(x).value) for x in a]
+    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
+        return [int(x) for x in a]
+    from .literals import dense_to_numpy
+
+    return [int(x) for x in dense_to_numpy(attrs[key]).reshape(-1)]
+
+
+def _str_list(attrs, key) -> list[str] | None:
+    if key not in attrs:
+        return None
+    from ..ir import ir
+
+    a = attrs[key].maybe_downcast()
+    if isinstance(a, ir.ArrayAttr):
+        return [ir.StringAttr(x).value if x.typeid == ir.StringAttr.static_typeid else str(x) for x in a]
+    return None
+
+
+def _loc_name(arg) -> str | None:
+    try:
+        text = str(arg.location)
+    except Exception:  # noqa: BLE001 - older bindings have no BlockArgument.location
+        return None
+    m = re.match(r'loc\("((?:[^"\\]|\\.)*)"\)$', text)
+    return m.group(1) if m else None
+
+
+def _result_infos(main) -> list[str | None]:
+    from ..ir import ir
+
+    attrs = main.attributes
+    if "res_attrs" not in attrs:
+        return []
+    out = []
+    for d in ir.ArrayAttr(attrs["res_attrs"]):
+        d = ir.DictAttr(d)
+        out.append(ir.StringAttr(d["jax.result_info"]).value if "jax.result_info" in d else None)
+    return out
