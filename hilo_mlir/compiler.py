@@ -18,7 +18,6 @@ from .config import CompileConfig
 from .dialects import hlo_short_name
 from .diagnostics import HiloError, capture_diagnostics, from_mlir_error
 from .pipeline import Instrumentation, Pipeline, gc_paused, step_for
-from .spine import register_mlir_compile_passes
 
 
 class PenguinSource(str):
@@ -201,12 +200,9 @@ def build_spine(config: CompileConfig, skip_missing: bool = False):
     Every spine step is a registered pass, so a missing one is an error
     (``skip_missing=True`` only for experiments with a partial registry).
     """
-    steps = []
-    if config.call_inliner:
-        steps.append(step_for("call-inliner"))
-    if config.raise_logistic:
-        steps.append(step_for("raise-logistic"))
-    return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+    from . import spine
+
+    return spine.build_spine(config, skip_missing=skip_missing)
 
 
 # --------------------------------------------------------------------------- input validation
@@ -515,7 +511,14 @@ def strip_sharding(loaded: LoadedModule) -> int:
     return removed
 
 
-def _resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
+def _resolve_config(config: CompileConfig | str | None, spine: str) -> CompileConfig:
+    if isinstance(config, str):
+        try:
+            config = CompileConfig.preset(config)
+        except ValueError as e:
+            raise HiloError(str(e)) from None
+    elif config is not None and not isinstance(config, CompileConfig):
+        raise HiloError(f"config must be a CompileConfig or a preset name ('default', 'all'), not {type(config).__name__}")
     config = config or CompileConfig()
     if spine not in ("mhlo", "stablehlo"):
         raise HiloError(f"unknown spine '{spine}' (expected 'mhlo' or 'stablehlo')")

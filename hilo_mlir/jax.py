@@ -6,8 +6,8 @@
     ...     return jnp.tanh(x @ w)
     >>> prog = hj.compile(f, jnp.ones((4, 8)), jnp.ones((8, 2)), spine="stablehlo")
     >>> prog.write("out")                       # out/penguin.py (+ .npy constants)
-    >>> y, = prog.run(x, w)                     # numpy reference backend
-    >>> y_jax, = prog.reference(x, w)           # the same function run by JAX
+    >>> y = prog.run(x, w)                      # numpy reference backend: f's output structure
+    >>> y_jax = prog.reference(x, w)            # the same function run by JAX
 
 ``jax.export`` produces the StableHLO module (``Exported.mlir_module()``),
 :func:`hilo_mlir.compile_module` runs the spine and the printer, and
@@ -62,7 +62,7 @@ class PenguinProgram:
             raise HiloError(f"the program takes {n} input arrays, {len(flat)} given")
         return [np.asarray(a) for a in flat]
 
-    def run(self, *arrays) -> list:
+    def run(self, *arrays):
         """Run ``penguin.py`` with the numpy reference backend.
 
         Args:
@@ -70,7 +70,10 @@ class PenguinProgram:
                 flatten to ``main``'s inputs).
 
         Returns:
-            ``list[np.ndarray]``: the flattened results in ``main``'s order.
+            The results in the function's output structure (its pytree: one
+            ``np.ndarray`` for a function returning an array, a tuple, a dict
+            ...), as :meth:`reference` returns them. ``penguin_ref.run`` gives
+            the flat list in ``main``'s order.
 
         Raises:
             HiloError: wrong number/shape of inputs; a statement the backend
@@ -78,12 +81,13 @@ class PenguinProgram:
         """
         from . import penguin_ref
 
-        return penguin_ref.run(self.source, self._flat(arrays), files=self.files)
+        flat = penguin_ref.run(self.source, self._flat(arrays), files=self.files)
+        return jax.tree_util.tree_unflatten(self.exported.out_tree, list(flat))
 
-    def reference(self, *arrays) -> list:
-        """Run the exported function with JAX (XLA CPU); flattened results as numpy arrays."""
+    def reference(self, *arrays):
+        """Run the exported function with JAX (XLA CPU): its results as numpy arrays, in its output structure."""
         out = self.exported.call(*self._unflat(arrays))
-        return [np.asarray(o) for o in jax.tree_util.tree_leaves(out)]
+        return jax.tree_util.tree_map(np.asarray, out)
 
     def _unflat(self, arrays):
         flat = self._flat(arrays)
@@ -141,7 +145,7 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
         *example_args: arrays or ``jax.ShapeDtypeStruct`` giving the input
             shapes/dtypes (not used when ``fn`` is an ``Exported``).
         config: :class:`hilo_mlir.CompileConfig` (default: the binary's
-            defaults; ``CompileConfig.preset("all")`` turns every gate on).
+            defaults), or a preset name: ``"default"`` or ``"all"`` (every gate on).
         spine: ``"mhlo"`` or ``"stablehlo"``.
 
     Returns:

@@ -264,6 +264,11 @@ class PassInfo:
     statistics: tuple = field(default=())
     state: type | None = None
     terminal: bool = False
+    #: the pass reads ops of either HLO dialect alike (an analysis such as
+    #: verify-supported-ops): no "use its twin" warning on a module of the other dialect
+    any_dialect: bool = False
+    #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
+    origin: str = ""
     #: TEMPORARY (removed once every pass is ported): True when every mutation of
     #: the pass goes through ``ctx.rewriter``; an unported pass is taken as
     #: "everything changed" after it runs.
@@ -402,6 +407,30 @@ def get(argument: str) -> PassInfo:
         raise HiloError(f"unknown pass '{argument}'{hint}") from None
 
 
+def twin_of(info: PassInfo) -> str | None:
+    """The argument of ``info``'s twin over the other dialect (``fold-iota`` <-> ``stablehlo-fold-iota``,
+    ``mhlo-to-py-penguin`` <-> ``stablehlo-to-py-penguin``), or None."""
+    arg = info.argument
+    if info.dialect == "mhlo":
+        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-"):]] if arg.startswith("mhlo-") else [])
+        want = "stablehlo"
+    elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
+        rest = arg[len("stablehlo-"):]
+        cands, want = [rest, "mhlo-" + rest], "mhlo"
+    else:
+        return None
+    for c in cands:
+        other = _REGISTRY.get(c)
+        if other is not None and other.dialect == want:
+            return c
+    return None
+
+
+def plugin_passes() -> list[PassInfo]:
+    """The passes plugins registered (``PassInfo.origin`` set), sorted by argument."""
+    return sorted((p for p in _REGISTRY.values() if p.origin), key=lambda p: p.argument)
+
+
 def all_passes() -> list[PassInfo]:
     """Every registered pass, sorted by argument."""
     _load()
@@ -436,13 +465,13 @@ def descriptions() -> list[dict]:
     if not _LOADED and os.path.exists(MANIFEST):
         with open(MANIFEST, encoding="utf-8") as f:
             return json.load(f)["passes"]
-    return [describe(p) for p in all_passes()]
+    return [describe(p) for p in all_passes() if not p.origin]
 
 
 def write_manifest(path: str = MANIFEST) -> None:
     """Write the manifest of the built-in passes (run after adding or changing a pass:
     ``python3 -m hilo_mlir.registry``; a test fails while it is stale)."""
-    data = {"passes": [describe(p) for p in all_passes()]}
+    data = {"passes": [describe(p) for p in all_passes() if not p.origin]}
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

@@ -3,9 +3,9 @@
 Usage::
 
     hilo2penguin INPUT -o OUTDIR [--spine mhlo|stablehlo] [--preset default|all]
-                 [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline]
-                 [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-after-all]
-                 [--allow-unregistered-dialect]
+                 [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline] [--list-spine]
+                 [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-{before,after}[-all]...]
+                 [--mlir-pass-pipeline-crash-reproducer=FILE] [--verify-each] [--version]
     hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
 
 Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
@@ -16,27 +16,29 @@ crashed / timeout; exit 0 only if every module is ok or rejected.
 INPUT is a ``.mlir`` file (stablehlo or mhlo, detected) or a serialized
 ``HloModuleProto`` (``.pb``). The Penguin program goes to ``OUTDIR/penguin.py``
 (written to a temporary name and renamed into place only after everything
-succeeded). Exit 0 on success, 1 on any error (one line on stderr).
+succeeded). Exit 0 on success, 1 on any error (``file:line:col: error: ...``
+with the source line on stderr).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from ..config import CompileConfig
-from .common import bool_flag
 from ..diagnostics import HiloError
+from .flags import ArgumentParser, UsageError, add_ir_printing_flags, check_pass_filters, instrumentation_from_args
+
+TOOL = "hilo2penguin"
 
 
 def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="hilo2penguin",
+def build_parser() -> ArgumentParser:
+    ap = ArgumentParser(
+        prog=TOOL,
         description="Compile an mhlo/stablehlo module or an HloModuleProto to a Penguin Python program (penguin.py).",
     )
     ap.add_argument("inputs", nargs="*", metavar="INPUT",
@@ -44,15 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
     ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
-    ap.add_argument("--dump-pass-pipeline", action="store_true", help="print the assembled spine, one pass per line, and exit")
-    ap.add_argument("--mlir-timing", action="store_true", help="per-pass wall time on stderr")
-    ap.add_argument("--mlir-pass-statistics", action="store_true", help="pass statistics on stderr")
-    ap.add_argument("--mlir-print-ir-after-all", action="store_true", help="IR after every pass on stderr")
-    ap.add_argument("--mlir-print-ir-before-all", action="store_true", help="IR before every pass on stderr")
-    ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
-    ap.add_argument("--verify-each", nargs="?", const=True, default=False, type=bool_flag, metavar="BOOL",
-                    help="run the verifier after every pass and name the pass that broke the IR "
-                         "(default false: the module is verified once, before printing)")
+    ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
+    ap.add_bool_flag("--dump-pass-pipeline",
+                     help="print the whole pipeline (import step, spine, every option) as one "
+                          "'builtin.module(...)' that hilo-opt --pass-pipeline accepts, and exit")
+    ap.add_bool_flag("--list-spine", help="print the spine, one step per line with its number and gate, and exit")
+    ap.add_bool_flag("--allow-unregistered-dialect", help="accept ops of unknown dialects")
+    add_ir_printing_flags(ap, verify_each_default=False)
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name in CompileConfig.gate_names():
         g.add_argument(f"--enable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=True, default=None,
                        help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})")
-        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=f"turn '{_kebab(name)}' off")
+        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False,
+                       help=f"turn '{_kebab(name)}' off")
     return ap
 
 
@@ -79,80 +80,116 @@ def config_from_args(args) -> CompileConfig:
     return cfg
 
 
-def run(argv: list[str]) -> int:
+def _parse(argv: list[str]):
     ap = build_parser()
+    args = ap.parse_args(argv)
+    check_pass_filters(args)
+    return args
 
-    class _Err(Exception):
-        pass
 
-    def _error(msg):
-        raise _Err(msg)
-
-    ap.error = _error
+def run(argv: list[str]) -> int:
     try:
-        args = ap.parse_args(argv)
-    except _Err as e:
-        sys.stderr.write(f"hilo2penguin: error: {e} (see 'hilo2penguin --help')\n")
+        args = _parse(argv)
+    except UsageError as e:
+        sys.stderr.write(f"{TOOL}: error: {e} (see 'hilo2penguin --help')\n")
         return 1
-    cfg = config_from_args(args)
+    if args.version:
+        from .flags import version_text
 
-    from .. import compiler
-    from ..pipeline import Instrumentation
-
-    if args.dump_pass_pipeline:
-        for step in compiler.build_spine(cfg):
-            sys.stdout.write(step.text() + "\n")
+        sys.stdout.write(version_text(TOOL))
         return 0
+    try:
+        cfg = config_from_args(args)
+        if args.dump_pass_pipeline or args.list_spine:
+            from .. import spine
+
+            sys.stdout.write(spine.pipeline_text(cfg) + "\n" if args.dump_pass_pipeline else spine.list_spine(cfg))
+            return 0
+        problem = _check_inputs(args)
+        if problem:
+            sys.stderr.write(f"{TOOL}: error: {problem}\n")
+            return 1
+        if args.batch:
+            return _run_batch(args, cfg)
+        return _compile_one(args, cfg)
+    except HiloError as e:
+        sys.stderr.write(e.render(tool=TOOL) + "\n")
+        return 1
+
+
+def _check_inputs(args) -> str | None:
     if not args.inputs:
-        sys.stderr.write("hilo2penguin: error: no input file (see 'hilo2penguin --help')\n")
-        return 1
+        return "no input file (see 'hilo2penguin --help')"
     if not args.outdir:
-        sys.stderr.write("hilo2penguin: error: no output folder: pass -o OUTDIR\n")
-        return 1
+        return "no output folder: pass -o OUTDIR"
     if args.batch:
-        return _run_batch(args, cfg)
+        return None
     for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--timeout", args.timeout is not None)):
         if given:
-            sys.stderr.write(f"hilo2penguin: error: {flag} needs --batch\n")
-            return 1
+            return f"{flag} needs --batch"
     if len(args.inputs) > 1:
-        sys.stderr.write("hilo2penguin: error: several inputs given: pass one input, or use --batch\n")
-        return 1
-    args.input = args.inputs[0]
+        return "several inputs given: pass one input, or use --batch"
+    return None
 
+
+def _compile_one(args, cfg) -> int:
+    from .. import compiler
     from ..io_utils import read_input
     from ..packaging import write_program
 
-    instr = Instrumentation(
-        print_after_all=args.mlir_print_ir_after_all,
-        print_before_all=args.mlir_print_ir_before_all,
-        out=sys.stderr,
-    )
+    path = args.inputs[0]
+    instr = instrumentation_from_args(args, out=sys.stderr)
+    sources: dict = {}
+    before = None
     try:
-        data = read_input(args.input)
-        loaded = compiler.load_module(data, args.input, allow_unregistered=args.allow_unregistered_dialect)
+        data = read_input(path)
+        if not data.startswith(b"ML\xefR"):
+            try:
+                sources[path] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        loaded = compiler.load_module(data, path, allow_unregistered=args.allow_unregistered_dialect)
+        if instr.reproducer:
+            from ..reproducer import snapshot
+
+            with loaded.context:
+                before = snapshot(loaded.module, path)
         src = compiler.compile_loaded(loaded, cfg, instrumentation=instr)
     except HiloError as e:
-        sys.stderr.write(_one_line(e.format(args.input)) + "\n")
+        if before is not None:
+            _import_reproducer(e, instr.reproducer, before, cfg)
+        e.message = _one_line(e.message)
+        sys.stderr.write(e.render(path, sources=sources, tool=TOOL) + "\n")
         return 1
-    if args.mlir_timing:
-        from ..pipeline import Pipeline
-
-        p = Pipeline([])
-        p.timings = src.timings
-        sys.stderr.write(p.timing_report())
-    if args.mlir_pass_statistics:
-        for name, stats in src.statistics.items():
-            sys.stderr.write(f"{name}\n")
-            for k in sorted(stats):
-                sys.stderr.write(f"  ({k}) {stats[k]}\n")
+    _reports(args, src)
     try:
-        path = write_program(args.outdir, src)
+        out = write_program(args.outdir, src)
     except OSError as e:
-        sys.stderr.write(f"hilo2penguin: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
+        sys.stderr.write(f"{TOOL}: error: cannot write to output folder '{args.outdir}': {e.strerror or e}\n")
         return 1
-    sys.stdout.write(f"wrote {path}\n")
+    sys.stdout.write(f"wrote {out}\n")
     return 0
+
+
+def _import_reproducer(e: HiloError, path: str, before: str, cfg) -> None:
+    """A failure before the spine (validation, the bridge): the reproducer is the input and the
+    whole pipeline, whose import step fails the same way."""
+    if any("reproducer generated at" in n.message for n in e.notes):
+        return  # the spine's pipeline wrote the local reproducer of the failing pass
+    from .. import spine
+    from ..reproducer import write_reproducer
+
+    e.notes = list(e.notes) + [write_reproducer(path, before, spine.pipeline_text(cfg), verify_each=cfg.verify_each,
+                                                failing=e.pass_name or "HiloImport")]
+
+
+def _reports(args, src) -> None:
+    from ..instrumentation import statistics_report, timing_report
+
+    if args.mlir_timing:
+        sys.stderr.write(timing_report(src.timings))
+    if args.mlir_pass_statistics:
+        sys.stderr.write(statistics_report(src.statistics))
 
 
 def _one_line(text: str) -> str:
@@ -164,10 +201,10 @@ def _run_batch(args, cfg) -> int:
     from ..batch import run_batch
 
     if args.jobs is not None and args.jobs < 1:
-        sys.stderr.write("hilo2penguin: error: --jobs must be at least 1\n")
+        sys.stderr.write(f"{TOOL}: error: --jobs must be at least 1\n")
         return 1
     if args.timeout is not None and args.timeout <= 0:
-        sys.stderr.write("hilo2penguin: error: --timeout must be positive\n")
+        sys.stderr.write(f"{TOOL}: error: --timeout must be positive\n")
         return 1
     jobs = args.jobs or os.cpu_count() or 1
     try:
@@ -182,7 +219,7 @@ def main() -> None:
     """Console-script entry point."""
     from .common import run_main
 
-    run_main("hilo2penguin", run)
+    run_main(TOOL, run)
 
 
 if __name__ == "__main__":

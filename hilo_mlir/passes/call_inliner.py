@@ -56,6 +56,17 @@ def _remap_operands(op, mapping: dict) -> None:
     op.walk(visit)
 
 
+def _at_call_site(op, call_loc) -> None:
+    """Give ``op`` and every op nested in it ``callsite(<its location> at <call location>)``,
+    as MLIR's inliner does, so diagnostics and ``DebugLocation`` name the user's call."""
+
+    def visit(inner):
+        inner.location = ir.Location.callsite(inner.location, [call_loc])
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+
+
 def _inline_call(call, callee) -> None:
     body = callee.regions[0].blocks[0]
     mapping = {identity_key(a): v for a, v in zip(body.arguments, call.operands)}
@@ -64,6 +75,7 @@ def _inline_call(call, callee) -> None:
     ip = ir.InsertionPoint(call)
     for o in ops[:-1]:
         clone = o.clone(ip=ip)
+        _at_call_site(clone, call.location)
         _remap_operands(clone, mapping)
         for old, new in zip(o.results, clone.results):
             mapping[identity_key(old)] = new

@@ -101,5 +101,6 @@ register_twins(
     _run,
     anchor="builtin.module",
     class_name="VerifySupportedOps",
+    any_dialect=True,
     source="seed 004 step 4 (gate cfg[0x136]); DESIGN.md catalogue row 4 (our definition)",
 )

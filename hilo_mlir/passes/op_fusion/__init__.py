@@ -93,9 +93,10 @@ register_twins(
     run_op_fusion,
     class_name="NeuronOpFusion",
     options=(
-        Option("fuse-dot-logistic", bool, False, "Run fuseDotLogisticOp and fuseMulRedSqrt (cl::opt byte @0x9c717b8)"),
+        Option("fuse-dot-logistic", bool, False, "Run fuseDotLogisticOp and fuseMulRedSqrt"),
         Option("general-elementwise-fusion", bool, False,
-               "General elementwise-op fusion: fuseExpm1Op, fuseLog1pOp, fuseElementwiseOps (cl::opt byte @0x9c716f8)"),
+               "General elementwise-op fusion: fuseExpm1Op, fuseLog1pOp, fuseElementwiseOps"),
     ),
-    source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680); DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
+    source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680; option cl::opt bytes @0x9c717b8, @0x9c716f8); "
+           "DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
 )
