@@ -7,6 +7,14 @@ Public API (imported lazily so that ``hilo-opt --help`` stays fast and never imp
 * :class:`PenguinSource` -- what the compile returns (a ``str`` with ``.statistics``, ``.files``, ``.timings``).
 * :class:`HiloError` -- every user-facing failure.
 * :mod:`hilo_mlir.jax` -- the JAX export flow (``hj.compile(f, *args)``; the only module that imports ``jax``).
+
+The pass plugin API (README "Writing a pass plugin"; stable):
+
+* :func:`register` / :func:`register_twins` -- add a pass (or an MHLO/StableHLO pair);
+* :class:`PassInfo`, :class:`Option`, :class:`Statistic` -- what a pass declares;
+* :class:`PassContext` -- what ``run(op, ctx)`` gets (``ctx.rewriter``, ``ctx.options``, ``ctx.stats``, ...);
+* :func:`load_plugin` -- load a plugin file or module (``--load-pass-plugin``);
+* :class:`PassEdit` -- an edit of the spine (``CompileConfig.insert_pass_after(...)`` and friends).
 """
 
 _EXPORTS = {
@@ -15,6 +23,14 @@ _EXPORTS = {
     "PenguinSource": ("compiler", "PenguinSource"),
     "CompileConfig": ("config", "CompileConfig"),
     "HiloError": ("diagnostics", "HiloError"),
+    "register": ("registry", "register"),
+    "register_twins": ("registry", "register_twins"),
+    "PassInfo": ("registry", "PassInfo"),
+    "Option": ("registry", "Option"),
+    "Statistic": ("registry", "Statistic"),
+    "PassContext": ("registry", "PassContext"),
+    "load_plugin": ("plugins", "load_plugin"),
+    "PassEdit": ("spine_edits", "PassEdit"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 
 
 #: Fields of CompileConfig that are not gates of a pipeline step.
-_NOT_GATES = frozenset({"stablehlo", "verify_each"})
+_NOT_GATES = frozenset({"stablehlo", "verify_each", "pass_edits"})
 
 
 @dataclass
@@ -57,6 +57,10 @@ class CompileConfig:
             the pass that broke the IR (``--verify-each``). Default off, as the
             binary runs its pass manager: the module is verified once, before
             the printer.
+        pass_edits: not a gate: edits of the spine (passes inserted, steps
+            replaced or disabled; :class:`hilo_mlir.spine_edits.PassEdit`), in
+            order. Build them with :meth:`insert_pass_after` and friends
+            (``hilo2penguin --insert-pass-after`` ...).
     """
 
     canonicalize: bool = False
@@ -84,6 +88,7 @@ class CompileConfig:
     call_inliner: bool = True
     stablehlo: bool = False
     verify_each: bool = False
+    pass_edits: tuple = ()
 
     @classmethod
     def gate_names(cls) -> list[str]:
@@ -101,3 +106,25 @@ class CompileConfig:
 
     def replace(self, **kw) -> "CompileConfig":
         return dataclasses.replace(self, **kw)
+
+    def _edit(self, kind: str, step: str, pipeline: str = "") -> "CompileConfig":
+        from .spine_edits import PassEdit
+
+        return self.replace(pass_edits=tuple(self.pass_edits) + (PassEdit(kind, step, pipeline),))
+
+    def insert_pass_after(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with ``pipeline`` (``"my-pass{opt=1}"``) run right after spine step ``step``
+        (a pass argument such as ``"neuron-op-fusion"`` or a step number such as ``"15"``)."""
+        return self._edit("insert-after", step, pipeline)
+
+    def insert_pass_before(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with ``pipeline`` run right before spine step ``step``."""
+        return self._edit("insert-before", step, pipeline)
+
+    def replace_pass(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with spine step ``step`` replaced by ``pipeline``."""
+        return self._edit("replace", step, pipeline)
+
+    def disable_pass(self, step: str) -> "CompileConfig":
+        """A copy without spine step ``step``."""
+        return self._edit("disable", step)

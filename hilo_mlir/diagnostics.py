@@ -229,6 +229,8 @@ def _source_line(sources, loc: FileLoc) -> str | None:
 def _one(severity: str, message: str, where: FileLoc | None, sources, prefix: str) -> list[str]:
     if where is None:
         return [f"{prefix}{severity}: {message}"]
+    if where.line == 0:  # the implicit module of a file: no line to show
+        return [f"{where.file}: {severity}: {message}"]
     out = [f"{where}: {severity}: {message}"]
     src = _source_line(sources, where)
     if src is not None:

@@ -25,6 +25,8 @@ parser know them; they run through the binding's ``PassManager``.
 from __future__ import annotations
 
 import collections
+import contextvars
+import dataclasses
 import importlib
 import json
 import os
@@ -357,10 +359,50 @@ _REGISTRY: dict[str, PassInfo] = {}
 _LOADED = False
 
 
+#: the plugin being loaded (set by :mod:`hilo_mlir.plugins`): recorded as ``PassInfo.origin``
+_ORIGIN: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_pass_origin", default="")
+
+
+def _manifest_arguments() -> frozenset:
+    """The built-in pass arguments (from the manifest: no pass is imported)."""
+    global _BUILT_IN
+    if _BUILT_IN is None:
+        try:
+            with open(MANIFEST, encoding="utf-8") as f:
+                _BUILT_IN = frozenset(p["argument"] for p in json.load(f)["passes"])
+        except OSError:
+            _BUILT_IN = frozenset()
+    return _BUILT_IN
+
+
+_BUILT_IN: frozenset | None = None
+
+
 def register(info: PassInfo) -> PassInfo:
-    """Add ``info`` to the registry (argument must be new)."""
-    if info.argument in _REGISTRY:
-        raise ValueError(f"pass '{info.argument}' registered twice")
+    """Add a pass to the registry; returns the registered :class:`PassInfo`.
+
+    The public API of pass plugins (``hilo_mlir.register``). A pass registered
+    while a plugin loads records the plugin as its ``origin`` and is taken as
+    mutating only through ``ctx.rewriter`` (the pipeline derives what it
+    changed from the rewriter's record).
+
+    Raises:
+        HiloError: located at this call: the argument exists already (a
+            built-in pass, or one of another plugin), or ``info`` is malformed
+            (see :mod:`hilo_mlir.pass_checks`).
+    """
+    from .pass_checks import check_pass, error
+
+    if not isinstance(info, PassInfo):
+        raise error(f"register() takes a PassInfo, got {type(info).__name__}")
+    check_pass(info)
+    origin = _ORIGIN.get()
+    other = _REGISTRY.get(info.argument)
+    if other is not None or (origin and info.argument in _manifest_arguments()):
+        by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
+        raise error(f"pass '{info.argument}' is already registered ({by}); choose another argument")
+    if origin:
+        info = dataclasses.replace(info, origin=origin, ported=True)
     _REGISTRY[info.argument] = info
     return info
 
@@ -368,9 +410,20 @@ def register(info: PassInfo) -> PassInfo:
 def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[PassInfo, PassInfo]:
     """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
 
-    ``class_name`` (if given) gets the ``StableHLO`` prefix for the twin, as in the binary.
+    One implementation for both dialects: ``ctx.d`` is the twin's
+    :class:`~hilo_mlir.dialects.DialectTable`. ``class_name`` (if given) gets
+    the ``StableHLO`` prefix for the twin, as in the binary. The other keywords
+    are :class:`PassInfo` fields. Returns both PassInfos.
+
+    Raises:
+        HiloError: as :func:`register`, or an unknown keyword (located at this call).
     """
+    from .pass_checks import error
+
     cls = kw.pop("class_name", "")
+    unknown = sorted(set(kw) - {f.name for f in dataclasses.fields(PassInfo)})
+    if unknown or "dialect" in kw:
+        raise error(f"register_twins() got an unexpected keyword {(unknown or ['dialect'])[0]!r}")
     a = register(PassInfo(argument, summary, run, dialect="mhlo", class_name=cls, **kw))
     b = register(
         PassInfo(
@@ -390,8 +443,12 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes.
+    # Pass families register themselves on import of hilo_mlir.passes; then the
+    # installed plugins (entry-point group hilo_mlir.passes).
     importlib.import_module("hilo_mlir.passes")
+    from . import plugins
+
+    plugins.load_entry_points()
 
 
 def get(argument: str) -> PassInfo:

@@ -197,8 +197,26 @@ def _step(argument: str, config: CompileConfig) -> Step:
     return step_for(argument, **dict(_STEP_OPTIONS.get(argument, {})))
 
 
+def _mhlo_names(config: CompileConfig) -> dict:
+    """Entry index -> the MHLO argument of that StableHLO step (so ``neuron-op-fusion`` names its twin)."""
+    if not config.stablehlo:
+        return {}
+    by_ordinal = {s.ordinal: s.argument for s in MHLO_SPINE}
+    return {i: by_ordinal[e.label] for i, e in enumerate(spine_entries(config)) if e.label in by_ordinal}
+
+
 def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
-    """The steps ``hilo2penguin`` runs for ``config``: the enabled pre-passes, then the spine."""
+    """The steps ``hilo2penguin`` runs for ``config``: the enabled pre-passes, then the spine,
+    with ``config.pass_edits`` applied (:mod:`hilo_mlir.spine_edits`).
+
+    Raises:
+        HiloError: an edit names an unknown step or pass, or a step whose gate is off.
+    """
+    edits = tuple(getattr(config, "pass_edits", ()) or ())
+    if edits:
+        from .spine_edits import apply_edits
+
+        return apply_edits(spine_entries(config), lambda e: _step(e.argument, config), edits, _mhlo_names(config))
     steps = []
     for arg, gate in PRE_PASSES:
         if getattr(config, gate):
@@ -225,10 +243,30 @@ def _gate_text(e: SpineEntry) -> str:
 
 
 def list_spine(config: CompileConfig) -> str:
-    """The ``--list-spine`` table: step label, pass (with its options when it runs), gate."""
+    """The ``--list-spine`` table: step label, pass (with its options when it runs), gate.
+
+    A step whose gate is off is shown in parentheses; with ``config.pass_edits``,
+    an inserted pass has the label ``+`` and the gate column says where it
+    was placed, a replaced or disabled step says so.
+    """
+    from .spine_edits import edited_rows
+
     rows = [("step", "pass", "gate")]
-    for e in spine_entries(config):
-        text = _step(e.argument, config).text() if e.enabled else e.argument
-        rows.append((e.label, text if e.enabled else f"({text})", _gate_text(e)))
+    entries = spine_entries(config)
+    edited: dict = {}
+    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config),
+                                  tuple(config.pass_edits), _mhlo_names(config)):
+        edited.setdefault(id(e), []).append((s, note))
+    for e in entries:
+        if not e.enabled:
+            rows.append((e.label, f"({e.argument})", _gate_text(e)))
+            continue
+        for s, note in edited[id(e)]:
+            if note == "":
+                rows.append((e.label, s.text(), _gate_text(e)))
+            elif note == "disabled":
+                rows.append((e.label, f"({e.argument})", "disabled"))
+            else:
+                rows.append(("+" if not note.startswith("replaces") else e.label, s.text(), note))
     width = max(len(r[1]) for r in rows)
     return "".join(f"{r[0]:<5} {r[1]:<{width}}  {r[2]}\n" for r in rows)

@@ -164,7 +164,7 @@ def _resolve_pass(el: Element, anchor: str) -> Step:
         if err:
             if info is None:
                 registry.get(el.name)  # raises "unknown pass" with suggestions
-            known = ", ".join(o.name for o in info.options) or "none"
+            known = (", ".join(o.name for o in info.options) or "none") if info is not None else "see hilo-opt --help"
             m = re.search(r"no such option ([^\s;]+)", err)
             if m:  # the same message as for our passes' options
                 raise HiloError(f"pass '{el.name}' has no option '{m.group(1)}' (options: {known})")

@@ -10,6 +10,9 @@
   ``--mlir-timing``, ``--mlir-pass-statistics``, crash reproducer and
   threading flags, turned into an :class:`~hilo_mlir.instrumentation.Instrumentation`.
 * :func:`version_text`: ``--version``.
+* :func:`add_plugin_flag` / :func:`load_plugins`: ``--load-pass-plugin``,
+  loaded before anything else is parsed (a plugin's passes are flags and
+  pipeline names too).
 
 Importing this module does not import the bindings.
 """
@@ -201,3 +204,50 @@ def version_text(tool: str) -> str:
     except Exception as e:  # noqa: BLE001 - --version must not fail
         lines.append(f"  StableHLO unknown ({type(e).__name__})")
     return "\n".join(lines) + "\n"
+
+
+PLUGIN_FLAG = "--load-pass-plugin"
+
+
+def add_plugin_flag(ap: ArgumentParser) -> None:
+    ap.add_argument(PLUGIN_FLAG, action="append", default=[], metavar="PATH_OR_MODULE",
+                    help="load passes from a Python file or an importable module (repeatable); installed packages "
+                         "with a 'hilo_mlir.passes' entry point are loaded automatically")
+
+
+def plugin_args(argv: list[str]) -> list[str]:
+    """The values of every ``--load-pass-plugin`` in ``argv`` (``=VALUE`` or the next argument)."""
+    out = []
+    for i, a in enumerate(argv):
+        if a == PLUGIN_FLAG:
+            if i + 1 >= len(argv):
+                raise UsageError(f"argument {PLUGIN_FLAG}: expected one argument")
+            out.append(argv[i + 1])
+        elif a.startswith(PLUGIN_FLAG + "="):
+            out.append(a[len(PLUGIN_FLAG) + 1:])
+    return out
+
+
+def load_plugins(argv: list[str], entry_points: bool = True) -> None:
+    """Load the plugins ``argv`` names (and, with ``entry_points``, the installed ones).
+
+    Raises:
+        UsageError: ``--load-pass-plugin`` without a value.
+        HiloError: a plugin that cannot be loaded (:mod:`hilo_mlir.plugins`).
+    """
+    paths = plugin_args(argv)
+    if not paths and not entry_points:
+        return
+    from .. import plugins
+
+    if entry_points:
+        plugins.load_entry_points()
+    for p in paths:
+        plugins.load_plugin(p)
+
+
+def render_error(e, tool: str, filename=None, sources=None) -> str:
+    """A HiloError as the tools print it; a plugin's error quotes the plugin's line."""
+    merged = dict(sources or {})
+    merged.update(getattr(e, "sources", None) or {})
+    return e.render(filename, sources=merged, tool=tool)

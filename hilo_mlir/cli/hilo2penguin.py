@@ -6,6 +6,8 @@ Usage::
                  [--enable-<gate> | --disable-<gate> ...] [--dump-pass-pipeline] [--list-spine]
                  [--mlir-timing] [--mlir-pass-statistics] [--mlir-print-ir-{before,after}[-all]...]
                  [--mlir-pass-pipeline-crash-reproducer=FILE] [--verify-each] [--version]
+                 [--load-pass-plugin=PATH_OR_MODULE] [--insert-pass-after STEP=PASS] [--insert-pass-before STEP=PASS]
+                 [--replace-pass STEP=PASS] [--disable-pass STEP]
     hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
 
 Batch mode (:mod:`hilo_mlir.batch`): INPUTS are files or folders (recursively
@@ -27,7 +29,16 @@ import sys
 
 from ..config import CompileConfig
 from ..diagnostics import HiloError
-from .flags import ArgumentParser, UsageError, add_ir_printing_flags, check_pass_filters, instrumentation_from_args
+from .flags import (
+    ArgumentParser,
+    UsageError,
+    add_ir_printing_flags,
+    add_plugin_flag,
+    check_pass_filters,
+    instrumentation_from_args,
+    load_plugins,
+    render_error,
+)
 
 TOOL = "hilo2penguin"
 
@@ -36,10 +47,32 @@ def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
+def _plugin_epilog() -> str | None:
+    from .. import registry
+
+    passes = registry.plugin_passes()
+    if not passes:
+        return None
+    lines = ["plugin passes (for --insert-pass-after/--insert-pass-before/--replace-pass):"]
+    lines += [f"  {p.argument}: {p.summary} (plugin: {p.origin})" for p in passes]
+    return "\n".join(lines)
+
+
+def _edit(kind: str):
+    def parse(text: str):
+        return kind, text
+
+    return parse
+
+
 def build_parser() -> ArgumentParser:
+    import argparse
+
     ap = ArgumentParser(
         prog=TOOL,
         description="Compile an mhlo/stablehlo module or an HloModuleProto to a Penguin Python program (penguin.py).",
+        epilog=_plugin_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("inputs", nargs="*", metavar="INPUT",
                     help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb); with --batch: files or folders")
@@ -53,6 +86,16 @@ def build_parser() -> ArgumentParser:
     ap.add_bool_flag("--list-spine", help="print the spine, one step per line with its number and gate, and exit")
     ap.add_bool_flag("--allow-unregistered-dialect", help="accept ops of unknown dialects")
     add_ir_printing_flags(ap, verify_each_default=False)
+    e = ap.add_argument_group("plugins and spine edits (STEP: a spine pass argument such as neuron-op-fusion, "
+                              "or a step number such as 15 or 14a; see --list-spine)")
+    add_plugin_flag(e)
+    for flag, kind, meta, text in (
+        ("--insert-pass-after", "insert-after", "STEP=PASS", "run PASS[{options}] right after STEP (repeatable)"),
+        ("--insert-pass-before", "insert-before", "STEP=PASS", "run PASS[{options}] right before STEP (repeatable)"),
+        ("--replace-pass", "replace", "STEP=PASS", "run PASS[{options}] instead of STEP"),
+        ("--disable-pass", "disable", "STEP", "do not run STEP"),
+    ):
+        e.add_argument(flag, dest="pass_edits", action="append", default=[], type=_edit(kind), metavar=meta, help=text)
     b = ap.add_argument_group("batch mode")
     b.add_argument("--batch", action="store_true",
                    help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
@@ -77,10 +120,14 @@ def config_from_args(args) -> CompileConfig:
             setattr(cfg, name, v)
     cfg.stablehlo = args.spine == "stablehlo"
     cfg.verify_each = bool(args.verify_each)
+    from ..spine_edits import PassEdit
+
+    cfg.pass_edits = tuple(PassEdit.parse(kind, text) for kind, text in args.pass_edits)
     return cfg
 
 
 def _parse(argv: list[str]):
+    load_plugins(argv)  # first: the parser's help lists the plugins' passes
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)
@@ -92,6 +139,9 @@ def run(argv: list[str]) -> int:
         args = _parse(argv)
     except UsageError as e:
         sys.stderr.write(f"{TOOL}: error: {e} (see 'hilo2penguin --help')\n")
+        return 1
+    except HiloError as e:
+        sys.stderr.write(render_error(e, TOOL) + "\n")
         return 1
     if args.version:
         from .flags import version_text
@@ -140,6 +190,14 @@ def _compile_one(args, cfg) -> int:
     path = args.inputs[0]
     instr = instrumentation_from_args(args, out=sys.stderr)
     sources: dict = {}
+
+    def warn(d):
+        from ..diagnostics import render
+
+        sys.stderr.write(render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path,
+                                sources=sources, tool=TOOL) + "\n")
+
+    instr.on_diagnostic = warn
     before = None
     try:
         data = read_input(path)
@@ -159,7 +217,7 @@ def _compile_one(args, cfg) -> int:
         if before is not None:
             _import_reproducer(e, instr.reproducer, before, cfg)
         e.message = _one_line(e.message)
-        sys.stderr.write(e.render(path, sources=sources, tool=TOOL) + "\n")
+        sys.stderr.write(render_error(e, TOOL, path, sources) + "\n")
         return 1
     _reports(args, src)
     try:

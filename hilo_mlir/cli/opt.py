@@ -5,7 +5,7 @@ Usage::
     hilo-opt [INPUT|-] [-o OUT] [--pass-pipeline='builtin.module(...)' | --<pass>[=<options>] ...]
              [--split-input-file] [--verify-diagnostics] [--verify-each[=false]] [--emit-bytecode]
              [--mlir-print-ir-{before,after}[-all]...] [--mlir-pass-pipeline-crash-reproducer=FILE]
-             [--run-reproducer] [--version] [--help]
+             [--run-reproducer] [--load-pass-plugin=PATH_OR_MODULE] [--version] [--help]
 
 Exit status 0 on success, 1 on any parse, pass or verifier failure: the
 diagnostic is ``file:line:col: error: ...`` with the source line and a caret
@@ -21,7 +21,16 @@ import io
 import sys
 
 from ..diagnostics import Diagnostic, HiloError, location_line, location_to_str
-from .flags import ArgumentParser, UsageError, add_ir_printing_flags, check_pass_filters, instrumentation_from_args
+from .flags import (
+    ArgumentParser,
+    UsageError,
+    add_ir_printing_flags,
+    add_plugin_flag,
+    check_pass_filters,
+    instrumentation_from_args,
+    load_plugins,
+    render_error,
+)
 
 TOOL = "hilo-opt"
 
@@ -35,6 +44,7 @@ def build_parser(pass_flags=()) -> ArgumentParser:
                     help="textual pass pipeline, e.g. 'builtin.module(func.func(neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)'")
     ap.add_argument("-h", "--help", action="store_true", help="show this help (every flag and pass) and exit")
     ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
+    add_plugin_flag(ap)
     for flag, text in (
         ("--split-input-file", "split the input on '// -----' and process each chunk; outputs re-joined with '// -----'"),
         ("--verify-diagnostics",
@@ -204,6 +214,7 @@ def run(argv: list[str]) -> int:
     """Entry point body; returns the exit code."""
     argv = list(argv)
     try:
+        load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
         if any(a in ("-h", "--help", "-help") for a in argv):
             from .opt_help import help_text
 
@@ -220,7 +231,7 @@ def run(argv: list[str]) -> int:
     except UsageError as e:
         return _usage_error(str(e))
     except HiloError as e:
-        sys.stderr.write(e.render(tool=TOOL) + "\n")
+        sys.stderr.write(render_error(e, TOOL) + "\n")
         return 1
     return _run_parsed(args, pass_flags)
 

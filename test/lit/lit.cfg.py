@@ -32,6 +32,8 @@ filecheck = next((p for p in (os.path.join(_bindir, "filecheck"), os.path.join(_
                  None) or shutil.which("filecheck") or shutil.which("FileCheck") or f"{python} -m filecheck"
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
+# The example pass plugins (examples/plugins/), loaded by path in their tests.
+config.substitutions.append(("%plugins", os.path.join(root, "examples", "plugins")))
 # Tests that read ../shared/corpus say `REQUIRES: shared-corpus` (they are then
 # reported UNSUPPORTED, not failed, in a checkout without ../shared); everything
 # else, including what only needs examples/, always runs.
