@@ -3,24 +3,49 @@
 Public API (imported lazily so that ``hilo-opt --help`` stays fast and never imports ``jax``):
 
 * :func:`compile_file` / :func:`compile_module` -- the main job (``hilo2penguin``).
-* :class:`CompileConfig` -- one boolean per pipeline gate.
+* :class:`CompileConfig` -- one boolean per pipeline gate (or a preset name, ``"default"`` / ``"all"``).
+* :class:`PenguinSource` -- what the compile returns (a ``str`` with ``.statistics``, ``.files``, ``.timings``).
 * :class:`HiloError` -- every user-facing failure.
+* :mod:`hilo_mlir.jax` -- the JAX export flow (``hj.compile(f, *args)``; the only module that imports ``jax``).
+
+The pass plugin API (README "Writing a pass plugin"; stable):
+
+* :func:`register` / :func:`register_twins` -- add a pass (or an MHLO/StableHLO pair);
+* :class:`PassInfo`, :class:`Option`, :class:`Statistic` -- what a pass declares;
+* :class:`PassContext` -- what ``run(op, ctx)`` gets (``ctx.rewriter``, ``ctx.options``, ``ctx.stats``, ...);
+* :func:`load_plugin` -- load a plugin file or module (``--load-pass-plugin``);
+* :class:`PassEdit` -- an edit of the spine (``CompileConfig.insert_pass_after(...)`` and friends).
 """
 
-__all__ = ["compile_file", "compile_module", "CompileConfig", "HiloError", "PenguinSource"]
+_EXPORTS = {
+    "compile_file": ("compiler", "compile_file"),
+    "compile_module": ("compiler", "compile_module"),
+    "PenguinSource": ("compiler", "PenguinSource"),
+    "CompileConfig": ("config", "CompileConfig"),
+    "HiloError": ("diagnostics", "HiloError"),
+    "register": ("registry", "register"),
+    "register_twins": ("registry", "register_twins"),
+    "PassInfo": ("registry", "PassInfo"),
+    "Option": ("registry", "Option"),
+    "Statistic": ("registry", "Statistic"),
+    "PassContext": ("registry", "PassContext"),
+    "load_plugin": ("plugins", "load_plugin"),
+    "PassEdit": ("spine_edits", "PassEdit"),
+}
+
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name):
-    if name in ("compile_file", "compile_module", "PenguinSource"):
-        from . import compiler
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'hilo_mlir' has no attribute '{name}'")
+    import importlib
 
-        return getattr(compiler, name)
-    if name == "CompileConfig":
-        from .config import CompileConfig
+    value = getattr(importlib.import_module(f"{__name__}.{target[0]}"), target[1])
+    globals()[name] = value
+    return value
 
-        return CompileConfig
-    if name == "HiloError":
-        from .diagnostics import HiloError
 
-        return HiloError
-    raise AttributeError(name)
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -35,7 +35,6 @@ from .frontend.printability import UnprintableOps, check_printable  # noqa: F401
 from .frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
 from .frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
 from .pipeline import Instrumentation, Pipeline, gc_paused, step_for
-from .spine import register_mlir_compile_passes
 
 __all__ = [
     "PenguinSource", "LoadedModule", "load_module", "compile_loaded", "compile_module", "compile_file",
@@ -133,15 +132,24 @@ def build_spine(config: CompileConfig, skip_missing: bool = False):
     Every spine step is a registered pass, so a missing one is an error
     (``skip_missing=True`` only for experiments with a partial registry).
     """
-    steps = []
-    if config.call_inliner:
-        steps.append(step_for("call-inliner"))
-    if config.raise_logistic:
-        steps.append(step_for("raise-logistic"))
-    return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+    from . import spine
+
+    return spine.build_spine(config, skip_missing=skip_missing)
 
 
-def resolve_config(config: CompileConfig | None, spine: str) -> CompileConfig:
+def resolve_config(config: CompileConfig | str | None, spine: str) -> CompileConfig:
+    """``config`` (a :class:`CompileConfig`, a preset name or None) for ``spine``.
+
+    Raises:
+        HiloError: an unknown preset or spine, or a ``config`` of another type.
+    """
+    if isinstance(config, str):
+        try:
+            config = CompileConfig.preset(config)
+        except ValueError as e:
+            raise HiloError(str(e)) from None
+    elif config is not None and not isinstance(config, CompileConfig):
+        raise HiloError(f"config must be a CompileConfig or a preset name ('default', 'all'), not {type(config).__name__}")
     config = config or CompileConfig()
     if spine not in ("mhlo", "stablehlo"):
         raise HiloError(f"unknown spine '{spine}' (expected 'mhlo' or 'stablehlo')")

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 
 #: Fields of CompileConfig that are not gates of a pipeline step.
-_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type"})
+_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits"})
 
 
 @dataclass
@@ -62,6 +62,10 @@ class CompileConfig:
         model_type: not a gate: the ``model-type`` attribute of the program's
             ``Function`` prologue (``generic``, ``transformer``, ``unet-inference``;
             ``hilo2penguin --model-type``).
+        pass_edits: not a gate: edits of the spine (passes inserted, steps
+            replaced or disabled; :class:`hilo_mlir.spine_edits.PassEdit`), in
+            order. Build them with :meth:`insert_pass_after` and friends
+            (``hilo2penguin --insert-pass-after`` ...).
     """
 
     canonicalize: bool = False
@@ -90,6 +94,7 @@ class CompileConfig:
     stablehlo: bool = False
     verify_each: bool = False
     model_type: str = "generic"
+    pass_edits: tuple = ()
 
     #: Where the binary keeps each gate (``docs/provenance.md``; never shown to users).
     PROVENANCE: ClassVar[dict] = {
@@ -120,7 +125,7 @@ class CompileConfig:
 
     @classmethod
     def gate_names(cls) -> list[str]:
-        """Every gate field (not the spine selector ``stablehlo``, ``verify_each`` nor ``model_type``)."""
+        """Every gate field (not the spine selector ``stablehlo``, nor ``verify_each``, ``model_type``, ``pass_edits``)."""
         return [f.name for f in fields(cls) if f.name not in _NOT_GATES]
 
     @classmethod
@@ -134,3 +139,25 @@ class CompileConfig:
 
     def replace(self, **kw) -> "CompileConfig":
         return dataclasses.replace(self, **kw)
+
+    def _edit(self, kind: str, step: str, pipeline: str = "") -> "CompileConfig":
+        from .spine_edits import PassEdit
+
+        return self.replace(pass_edits=tuple(self.pass_edits) + (PassEdit(kind, step, pipeline),))
+
+    def insert_pass_after(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with ``pipeline`` (``"my-pass{opt=1}"``) run right after spine step ``step``
+        (a pass argument such as ``"neuron-op-fusion"`` or a step number such as ``"15"``)."""
+        return self._edit("insert-after", step, pipeline)
+
+    def insert_pass_before(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with ``pipeline`` run right before spine step ``step``."""
+        return self._edit("insert-before", step, pipeline)
+
+    def replace_pass(self, step: str, pipeline: str) -> "CompileConfig":
+        """A copy with spine step ``step`` replaced by ``pipeline``."""
+        return self._edit("replace", step, pipeline)
+
+    def disable_pass(self, step: str) -> "CompileConfig":
+        """A copy without spine step ``step``."""
+        return self._edit("disable", step)

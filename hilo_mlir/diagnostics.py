@@ -1,9 +1,16 @@
 """Errors and locations (DESIGN.md "Rules of the IR"; the brief's "Bad input").
 
 Every failure the user can cause ends as one :class:`HiloError`: a message, an
-optional error code from the seeds (``NCC_DRV001``, ``NCC_ISPP054``,
-``NCC_EVRF036``), and a location rendered as ``file:line:col``. The CLIs turn it
-into one line on stderr and exit code 1; nothing else prints a traceback.
+optional error code (``NCC_DRV001``, ``NCC_ISPP054``, ``NCC_EVRF036``), and a
+location rendered as ``file:line:col``; nothing prints a traceback.
+
+:meth:`HiloError.format` is the one-line form (batch reports, the API).
+The command-line tools print :func:`render`: MLIR's
+``SourceMgrDiagnosticHandler`` layout, i.e. ``file:line:col: error: ...``,
+the source line and a caret under the column when the location is in a file
+the tool read, then one ``note:`` per secondary location. A call-site
+location (``callsite(<callee> at <caller>)``, what inlining leaves) reports
+at the callee and adds ``note: called from`` at each caller, as MLIR does.
 """
 
 from __future__ import annotations
@@ -44,18 +51,232 @@ def location_line(loc) -> int | None:
     return int(m.group(2)) if m else None
 
 
+@dataclass(frozen=True)
+class FileLoc:
+    """A file location: ``file:line:col`` (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class _LocParser:
+    """Reads the printed form of an MLIR location (``loc(...)``) into its location stack."""
+
+    def __init__(self, text: str):
+        self.t = text
+        self.i = 0
+
+    def peek(self, s: str) -> bool:
+        while self.i < len(self.t) and self.t[self.i] == " ":
+            self.i += 1
+        return self.t.startswith(s, self.i)
+
+    def eat(self, s: str) -> bool:
+        if self.peek(s):
+            self.i += len(s)
+            return True
+        return False
+
+    def string(self) -> str:
+        assert self.t[self.i] == '"'
+        j = self.i + 1
+        out = []
+        while j < len(self.t) and self.t[j] != '"':
+            if self.t[j] == "\\" and j + 1 < len(self.t):
+                j += 1
+            out.append(self.t[j])
+            j += 1
+        self.i = j + 1
+        return "".join(out)
+
+    def integer(self) -> int:
+        m = re.compile(r"\d+").match(self.t, self.i)
+        if not m:
+            raise ValueError(self.t[self.i:])
+        self.i = m.end()
+        return int(m.group(0))
+
+    def loc(self) -> tuple:
+        """One location as a tree: ("file", FileLoc) | ("callsite", callee, caller) | ("fused", [..])
+        | ("name", child | None) | ("unknown",)."""
+        if self.eat("loc("):
+            inner = self.loc()
+            self.eat(")")
+            return inner
+        if self.eat("callsite("):
+            callee = self.loc()
+            self.eat("at")
+            caller = self.loc()
+            self.eat(")")
+            return ("callsite", callee, caller)
+        if self.eat("fused"):
+            if self.peek("<"):
+                depth = 0
+                while self.i < len(self.t):
+                    c = self.t[self.i]
+                    self.i += 1
+                    depth += c == "<"
+                    depth -= c == ">"
+                    if depth == 0:
+                        break
+            self.eat("[")
+            parts = [self.loc()]
+            while self.eat(","):
+                parts.append(self.loc())
+            self.eat("]")
+            return ("fused", parts)
+        if self.eat("unknown"):
+            return ("unknown",)
+        if self.peek('"'):
+            name = self.string()
+            if self.eat(":"):
+                line = self.integer()
+                self.eat(":")
+                col = self.integer()
+                if self.eat("to"):  # a range: keep its start
+                    self.eat(":")
+                    self.integer()
+                    if self.eat(":"):
+                        self.integer()
+                return ("file", FileLoc(name, line, col))
+            if self.eat("("):
+                child = self.loc()
+                self.eat(")")
+                return ("name", child)
+            return ("name", None)
+        raise ValueError(self.t[self.i:])
+
+
+def _showable(tree) -> FileLoc | None:
+    """The location MLIR shows for a location (its ``findLocToShow``)."""
+    kind = tree[0]
+    if kind == "file":
+        return tree[1]
+    if kind == "callsite":
+        return _showable(tree[1])
+    if kind == "name":
+        return _showable(tree[1]) if tree[1] is not None else None
+    if kind == "fused":
+        for part in tree[1]:
+            f = _showable(part)
+            if f is not None:
+                return f
+    return None
+
+
+def location_stack(loc, filename: str | None = None) -> list[tuple[FileLoc, str]]:
+    """``[(file location, context)]`` to show for ``loc``: the primary location first
+    (context ``""``), then each caller of a call-site location (context ``"called from"``).
+    The parser's ``-`` buffer name becomes ``filename``. Empty for an unknown location."""
+    text = str(loc)
+    try:
+        tree = _LocParser(text).loc()
+    except (ValueError, IndexError, AssertionError):
+        m = _FILE_LOC.search(text)
+        tree = ("file", FileLoc(m.group(1), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
+    stack = []
+    first = _showable(tree)
+    if first is not None:
+        stack.append((first, ""))
+    while tree[0] == "callsite":
+        tree = tree[2]
+        f = _showable(tree)
+        if f is not None:
+            stack.append((f, "called from"))
+    if filename:
+        stack = [(FileLoc(filename, f.line, f.col) if f.file == "-" else f, c) for f, c in stack]
+    return stack
+
+
 @dataclass
 class Diagnostic:
-    """One diagnostic: severity (error/warning/remark/note), message, location."""
+    """One diagnostic: severity (error/warning/remark/note), message, location.
+
+    ``loc`` is the ``file:line:col`` text; ``raw`` (optional) the MLIR location
+    it came from, so that :func:`render` can follow call sites.
+    """
 
     severity: str
     message: str
     loc: str | None = None  # "file:line:col"
     line: int | None = None
+    raw: object = None
 
     def format(self) -> str:
         where = f"{self.loc}: " if self.loc else ""
         return f"{where}{self.severity}: {self.message}"
+
+    @property
+    def col(self) -> int | None:
+        m = re.search(r":(\d+):(\d+)$", self.loc or "")
+        return int(m.group(2)) if m else None
+
+
+def _source_line(sources, loc: FileLoc) -> str | None:
+    text = sources.get(loc.file) if sources else None
+    if text is None:
+        return None
+    lines = text.split("\n")
+    if not 1 <= loc.line <= len(lines):
+        return None
+    return lines[loc.line - 1].rstrip("\r")
+
+
+def _one(severity: str, message: str, where: FileLoc | None, sources, prefix: str) -> list[str]:
+    if where is None:
+        return [f"{prefix}{severity}: {message}"]
+    if where.line == 0:  # the implicit module of a file: no line to show
+        return [f"{where.file}: {severity}: {message}"]
+    out = [f"{where}: {severity}: {message}"]
+    src = _source_line(sources, where)
+    if src is not None:
+        out.append(src)
+        out.append(" " * max(where.col - 1, 0) + "^")
+    return out
+
+
+def render(severity: str, message: str, loc=None, *, filename: str | None = None, sources: dict | None = None,
+           notes=(), tool: str | None = None) -> str:
+    """A diagnostic as the tools print it (MLIR's layout; see the module docstring).
+
+    Args:
+        severity: ``error``, ``warning``, ``remark`` or ``note``.
+        message: the text (one line).
+        loc: an ``ir.Location``, its printed form, a ``file:line:col`` string, or None.
+        filename: replaces the parser's ``-`` buffer name.
+        sources: ``{file name: text}`` of the files whose lines may be quoted.
+        notes: :class:`Diagnostic` notes (and secondary errors), each rendered the same way.
+        tool: prefix of a diagnostic without a location (``hilo-opt: error: ...``), as argparse does.
+
+    Returns:
+        The text, lines joined with ``\n`` (no trailing newline).
+    """
+    prefix = f"{tool}: " if tool else ""
+    stack = _stack_of(loc, filename)
+    lines = _one(severity, message, stack[0][0] if stack else None, sources, prefix)
+    if not stack and loc is not None and isinstance(loc, str) and not loc.startswith("loc(") and loc:
+        lines = [f"{loc}: {severity}: {message}"]  # a name location or a bare file name
+    for f, ctx in stack[1:]:
+        lines += _one("note", ctx, f, sources, prefix)
+    for n in notes:
+        lines.append(render(n.severity, n.message, n.raw if n.raw is not None else n.loc, filename=filename,
+                            sources=sources, tool=tool))
+    return "\n".join(lines)
+
+
+def _stack_of(loc, filename):
+    if loc is None:
+        return []
+    text = str(loc)
+    m = re.fullmatch(r"(.+):(\d+):(\d+)", text)
+    if m and not text.startswith("loc("):
+        f = m.group(1)
+        return [(FileLoc(filename if (f == "-" and filename) else f, int(m.group(2)), int(m.group(3))), "")]
+    return location_stack(loc, filename)
 
 
 @dataclass
@@ -93,6 +314,19 @@ class HiloError(Exception):
     @property
     def line(self) -> int | None:
         return location_line(self.loc) if self.loc is not None else None
+
+    def render(self, filename: str | None = None, sources: dict | None = None, tool: str | None = None) -> str:
+        """The multi-line form the tools print (:func:`render`): source line, caret, notes."""
+        fname = filename or self.filename
+        code = f"{self.code}: " if self.code else ""
+        if self.loc is None and fname:
+            head = render("error", code + self.message, None, notes=self.notes, filename=fname, sources=sources)
+            return f"{fname}: {head}"
+        loc = self.loc
+        if loc is not None and location_to_str(loc, fname) is not None and not location_stack(loc, fname) \
+                and not re.fullmatch(r".+:\d+:\d+", str(loc)):
+            loc = location_to_str(loc, fname)  # a name location: shown by its name
+        return render("error", code + self.message, loc, filename=fname, sources=sources, notes=self.notes, tool=tool)
 
 
 class PassFailure(HiloError):

@@ -6,8 +6,8 @@
     ...     return jnp.tanh(x @ w)
     >>> prog = hj.compile(f, jnp.ones((4, 8)), jnp.ones((8, 2)), spine="stablehlo")
     >>> prog.write("out")                       # out/penguin.py (+ .npy constants)
-    >>> y, = prog.run(x, w)                     # numpy reference backend
-    >>> y_jax, = prog.reference(x, w)           # the same function run by JAX
+    >>> y = prog.run(x, w)                      # numpy reference backend: f's output structure
+    >>> y_jax = prog.reference(x, w)            # the same function run by JAX
 
 ``jax.export`` produces the StableHLO module (``Exported.mlir_module()``),
 :func:`hilo_mlir.compile_module` runs the spine and the printer, and
@@ -64,7 +64,7 @@ class PenguinProgram:
             raise HiloError(f"the program takes {n} input arrays, {len(flat)} given")
         return [np.asarray(a) for a in flat]
 
-    def run(self, *arrays, literal_fusions: bool = False) -> list:
+    def run(self, *arrays, literal_fusions: bool = False):
         """Run ``penguin.py`` with the numpy reference backend.
 
         Args:
@@ -74,7 +74,11 @@ class PenguinProgram:
                 :func:`hilo_mlir.penguin_ref.run`).
 
         Returns:
-            ``list[np.ndarray]``: the flattened results in ``main``'s order.
+            The results in the function's output structure (its pytree: one
+            ``np.ndarray`` for a function returning an array, a tuple, a dict
+            ...), as :meth:`reference` returns them; for a program compiled
+            from a portable artifact, the flat list in ``main``'s order (as
+            ``penguin_ref.run`` gives it).
 
         Raises:
             HiloError: wrong number/shape of inputs; a statement the backend
@@ -82,10 +86,13 @@ class PenguinProgram:
         """
         from . import penguin_ref
 
-        return penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
+        flat = penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
+        if self.exported is None:  # a portable artifact: no output structure is known
+            return list(flat)
+        return jax.tree_util.tree_unflatten(self.exported.out_tree, list(flat))
 
-    def reference(self, *arrays) -> list:
-        """Run the exported function with JAX (XLA CPU); flattened results as numpy arrays.
+    def reference(self, *arrays):
+        """Run the exported function with JAX (XLA CPU): its results as numpy arrays, in its output structure.
 
         Raises:
             HiloError: the program was compiled from a portable artifact (there is no JAX function).
@@ -93,7 +100,7 @@ class PenguinProgram:
         if self.exported is None:
             raise HiloError("no JAX function to run: this program was compiled from a portable artifact")
         out = self.exported.call(*self._unflat(arrays))
-        return [np.asarray(o) for o in jax.tree_util.tree_leaves(out)]
+        return jax.tree_util.tree_map(np.asarray, out)
 
     def _unflat(self, arrays):
         flat = self._flat(arrays)
@@ -184,7 +191,7 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
             the concrete arguments to specialize it to (``input_types``); not
             used with a static ``Exported``.
         config: :class:`hilo_mlir.CompileConfig` (default: the binary's
-            defaults; ``CompileConfig.preset("all")`` turns every gate on).
+            defaults), or a preset name: ``"default"`` or ``"all"`` (every gate on).
         spine: ``"mhlo"`` or ``"stablehlo"``.
         fusion_report: a folder to write the fusion report to (``fusion_report.json``,
             ``fusion_report.html``); the report is also ``program.source.fusion_report``.
@@ -211,8 +218,9 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
     """
     from .compiler import resolve_config, compile_loaded, load_module
 
+    config = resolve_config(config, spine)
     if model_type is not None:
-        config = (config or CompileConfig()).replace(model_type=model_type)
+        config = config.replace(model_type=model_type)
     if isinstance(fn, (bytes, bytearray, memoryview)):
         if params is not None:
             raise HiloError("params= needs a JAX function or an Exported, not a portable artifact")

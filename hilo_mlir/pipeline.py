@@ -1,8 +1,9 @@
-"""Textual pass pipelines: our parser and our executor.
+"""Textual pass pipelines: resolving them into steps, and our executor.
 
 MLIR's pipeline syntax (``builtin.module(func.func(cse,neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)``)
-is parsed here, not by the binding, so that Python passes and upstream C++
-passes mix in one pipeline, with nesting and options.
+is parsed by :mod:`hilo_mlir.pipeline_parser`, not by the binding, so that
+Python passes and upstream C++ passes mix in one pipeline, with nesting and
+options.
 
 Execution model (DESIGN.md "Rules of the IR"): each step runs on the module,
 then the verifier runs and a failure names the pass that broke the IR.
@@ -14,307 +15,32 @@ then the verifier runs and a failure names the pass that broke the IR.
 * An upstream C++ pass runs in a one-pass binding ``PassManager`` built from
   its textual form (nesting kept: ``func.func(cse)``).
 
-The instrumentation (``--mlir-print-ir-before/after-all``, ``--mlir-timing``,
-``--mlir-pass-statistics``) is ours and prints in MLIR's formats.
+The instrumentation (``--mlir-print-ir-*``, ``--mlir-timing``,
+``--mlir-pass-statistics``, crash reproducers) is ours and prints in MLIR's
+formats (:mod:`hilo_mlir.instrumentation`, :mod:`hilo_mlir.reproducer`); the
+executor calls it through hooks around each step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import io
-import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
 from . import registry
-from .diagnostics import HiloError, from_mlir_error
-from .registry import PassContext, PassInfo
-
-# --------------------------------------------------------------------------- parser
-
-
-@dataclass
-class Element:
-    """One element of a textual pipeline: a pass (``children is None``) or an op anchor."""
-
-    name: str
-    options: str = ""  # raw text between { }
-    children: list | None = None
-    col: int = 0
-
-
-class _Parser:
-    def __init__(self, text: str):
-        self.text = text
-        self.i = 0
-
-    def error(self, msg: str) -> HiloError:
-        return HiloError(f"invalid pass pipeline '{self.text}': {msg} at column {self.i + 1}")
-
-    def ws(self):
-        while self.i < len(self.text) and self.text[self.i].isspace():
-            self.i += 1
-
-    def parse(self) -> list[Element]:
-        self.ws()
-        if self.i >= len(self.text):
-            return []
-        els = self.parse_list()
-        self.ws()
-        if self.i != len(self.text):
-            raise self.error(f"unexpected '{self.text[self.i]}'")
-        return els
-
-    def parse_list(self) -> list[Element]:
-        els = [self.parse_element()]
-        while True:
-            self.ws()
-            if self.i < len(self.text) and self.text[self.i] == ",":
-                self.i += 1
-                els.append(self.parse_element())
-            else:
-                return els
-
-    def parse_element(self) -> Element:
-        self.ws()
-        start = self.i
-        while self.i < len(self.text) and (self.text[self.i].isalnum() or self.text[self.i] in "-_.$"):
-            self.i += 1
-        name = self.text[start:self.i]
-        if not name:
-            raise self.error("expected a pass or op name")
-        el = Element(name, col=start + 1)
-        self.ws()
-        if self.i < len(self.text) and self.text[self.i] == "{":
-            el.options = self.parse_braced()
-            self.ws()
-        if self.i < len(self.text) and self.text[self.i] == "(":
-            self.i += 1
-            self.ws()
-            if self.i < len(self.text) and self.text[self.i] == ")":
-                el.children = []
-            else:
-                el.children = self.parse_list()
-            self.ws()
-            if self.i >= len(self.text) or self.text[self.i] != ")":
-                raise self.error("expected ')'")
-            self.i += 1
-        return el
-
-    def parse_braced(self) -> str:
-        assert self.text[self.i] == "{"
-        depth, start = 0, self.i + 1
-        quote = None
-        while self.i < len(self.text):
-            c = self.text[self.i]
-            if quote:
-                if c == quote:
-                    quote = None
-            elif c in "'\"":
-                quote = c
-            elif c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    self.i += 1
-                    return self.text[start:self.i - 1]
-            self.i += 1
-        raise self.error("unterminated '{'")
-
-
-def parse_pipeline(text: str) -> list[Element]:
-    """Parse MLIR textual pipeline syntax into a tree of :class:`Element`.
-
-    Raises:
-        HiloError: on a syntax error (message names the column).
-    """
-    return _Parser(text).parse()
-
-
-def parse_options(text: str, pass_arg: str) -> dict[str, str]:
-    """Split ``a=1 b=true c={x y}`` (MLIR option syntax, space-separated) into a dict."""
-    out: dict[str, str] = {}
-    i, n = 0, len(text)
-    while i < n:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            break
-        start = i
-        while i < n and not text[i].isspace() and text[i] != "=":
-            i += 1
-        key = text[start:i]
-        if not key:
-            raise HiloError(f"malformed options '{text}' for pass '{pass_arg}'")
-        if i < n and text[i] == "=":
-            i += 1
-            vstart, depth, quote = i, 0, None
-            while i < n:
-                c = text[i]
-                if quote:
-                    if c == quote:
-                        quote = None
-                elif c in "'\"":
-                    quote = c
-                elif c in "{[(":
-                    depth += 1
-                elif c in "}])":
-                    depth -= 1
-                elif c.isspace() and depth == 0:
-                    break
-                i += 1
-            out[key] = text[vstart:i]
-        else:
-            out[key] = "true"
-    return out
-
-
-# --------------------------------------------------------------------------- steps
-
-
-@dataclass
-class Step:
-    """One executable step: a Python pass or an upstream pass in textual form."""
-
-    info: PassInfo | None
-    argument: str
-    options: dict = field(default_factory=dict)
-    cpp_text: str | None = None  # the textual pipeline for the binding (C++ passes)
-    anchor: str = "builtin.module"
-
-    @property
-    def display(self) -> str:
-        name = self.info.display_name if self.info else self.argument
-        return f"{name} ({self.argument})"
-
-    def text(self) -> str:
-        """This step in pipeline syntax (for ``--dump-pass-pipeline``)."""
-        if self.cpp_text is not None:
-            return self.cpp_text
-        if not self.options:
-            return self.argument
-        defaults = {o.name: o.default for o in self.info.options} if self.info is not None else {}
-        diff = {k: v for k, v in self.options.items() if defaults.get(k) != v}
-        if not diff:
-            return self.argument
-        opts = " ".join(f"{k}={_fmt(v)}" for k, v in diff.items())
-        return f"{self.argument}{{{opts}}}"
-
-
-def _fmt(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-def _upstream_ok(text: str) -> str | None:
-    """Return None if the binding parses ``builtin.module(text)``, else its error."""
-    from .ir import passmanager, make_context
-
-    with make_context():
-        try:
-            passmanager.PassManager.parse(f"builtin.module({text})")
-            return None
-        except Exception as e:  # binding raises ValueError / MLIRError
-            return str(e).strip().splitlines()[-1] if str(e).strip() else "cannot parse"
-
-
-def _element_text(el: Element) -> str:
-    s = el.name
-    if el.options:
-        s += "{" + el.options + "}"
-    if el.children is not None:
-        s += "(" + ",".join(_element_text(c) for c in el.children) + ")"
-    return s
-
-
-def build_steps(elements: list[Element], anchor: str = "builtin.module") -> list[Step]:
-    """Resolve a parsed pipeline into steps; unknown passes or options raise HiloError."""
-    steps: list[Step] = []
-    for el in elements:
-        if el.children is not None:
-            if el.name not in ("builtin.module", "func.func"):
-                # Other op anchors: upstream only.
-                text = _element_text(el)
-                err = _upstream_ok(text)
-                if err:
-                    raise HiloError(f"invalid pass pipeline element '{text}': {err}")
-                steps.append(Step(None, el.name, cpp_text=_wrap(anchor, text)))
-                continue
-            if anchor == "func.func" and el.name == "builtin.module":
-                raise HiloError("'builtin.module' cannot be nested under 'func.func' in a pass pipeline")
-            steps.extend(build_steps(el.children, el.name))
-            continue
-        try:
-            steps.append(_resolve_pass(el, anchor))
-        except HiloError as e:
-            if el.col and " at column " not in e.message:
-                e.message = f"{e.message} (pass pipeline column {el.col})"
-            raise
-    return steps
-
-
-def _wrap(anchor: str, text: str) -> str:
-    return f"func.func({text})" if anchor == "func.func" else text
-
-
-def _resolve_pass(el: Element, anchor: str) -> Step:
-    registry._load()
-    info = registry._REGISTRY.get(el.name)
-    if info is None or info.upstream:
-        text = el.name + ("{" + el.options + "}" if el.options else "")
-        if info is not None and info.anchor == "func.func" and anchor == "builtin.module":
-            text_w = f"func.func({text})"
-        else:
-            text_w = _wrap(anchor, text)
-        err = _upstream_ok(text_w)
-        if err:
-            if info is None:
-                registry.get(el.name)  # raises "unknown pass" with suggestions
-            raise HiloError(f"invalid options for pass '{el.name}': {err}")
-        return Step(info, el.name, cpp_text=text_w, anchor=anchor)
-    if anchor == "func.func" and info.anchor == "builtin.module":
-        raise HiloError(f"pass '{info.argument}' anchors on 'builtin.module' and cannot be nested under 'func.func'")
-    opts = info.resolve_options(parse_options(el.options, info.argument))
-    return Step(info, info.argument, opts, anchor=info.anchor)
-
-
-def steps_from_text(text: str) -> list[Step]:
-    """Parse and resolve a textual pipeline (``builtin.module(...)`` or a bare list)."""
-    return build_steps(parse_pipeline(text))
-
-
-def step_for(argument: str, **options) -> Step:
-    """A step for a registered pass with typed options (``step_for('neuron-op-fusion', fuse_dot_logistic=True)``)."""
-    info = registry.get(argument)
-    if info.upstream:
-        opt = " ".join(f"{k.replace('_', '-')}={_fmt(v)}" for k, v in options.items())
-        text = argument + (f"{{{opt}}}" if opt else "")
-        if info.anchor == "func.func":
-            text = f"func.func({text})"
-        return Step(info, argument, cpp_text=text)
-    return Step(info, argument, info.resolve_options(options), anchor=info.anchor)
-
+from .diagnostics import Diagnostic, HiloError, from_mlir_error, location_line, location_to_str
+from .instrumentation import (  # noqa: F401  (re-exported: the drivers' and tests' names)
+    Instrumentation,
+    IRPrinter,
+    module_to_text,
+    statistics_report,
+    timing_report,
+)
+from .pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
+from .registry import PassContext
+from .steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
 
 # --------------------------------------------------------------------------- executor
-
-
-@dataclass
-class Instrumentation:
-    """What to report while running (the ``--mlir-*`` flags)."""
-
-    print_before_all: bool = False
-    print_after_all: bool = False
-    timing: bool = False
-    statistics: bool = False
-    print_generic: bool = False
-    print_debuginfo: bool = False
-    out: Any = None  # stream for dumps and reports; default stderr
-    on_pass_start: Callable[[str], None] | None = None  # hears each pass argument before it runs (crash attribution)
-    debug: bool = False  # --debug: the driver sets extras["debug"]; passes may then do debug-only work
 
 
 @contextlib.contextmanager
@@ -334,6 +60,18 @@ def gc_paused():
     finally:
         if was:
             gc.enable()
+
+
+def _as_instrumentation(instr) -> Instrumentation:
+    """``instr`` as an :class:`Instrumentation` (an object with some of its attributes is copied)."""
+    if instr is None:
+        return Instrumentation()
+    if isinstance(instr, Instrumentation):
+        return instr
+    import dataclasses
+
+    return Instrumentation(**{f.name: getattr(instr, f.name) for f in dataclasses.fields(Instrumentation)
+                              if hasattr(instr, f.name)})
 
 
 class Pipeline:
@@ -366,7 +104,7 @@ class Pipeline:
         from .analysis.check import enabled_by_env
 
         self.steps = list(steps)
-        self.instr = instrumentation or Instrumentation()
+        self.instr = _as_instrumentation(instrumentation)
         self.stats: dict[str, registry.Statistics] = {}
         self.timings: list[tuple[str, float]] = []
         self.verify_timings: list[tuple[str, float]] = []
@@ -376,6 +114,14 @@ class Pipeline:
         self.last_pass: str | None = None
         self.check_analyses = enabled_by_env() if check_analyses is None else bool(check_analyses)
         self.verify_each = verify_each or self.check_analyses
+        #: where the crash reproducer was written (None: no failure, or not asked for)
+        self.reproducer_path: str | None = None
+        self._printer = IRPrinter(self.instr)
+        self._after_dumps: list = []
+        self._snapshot: str | None = None
+        self._current = None
+        self._warned: set = set()
+        self._dialect_seen: set = set()  # dialects the module had ops of when last asked
 
     @classmethod
     def from_text(cls, text: str, **kw) -> "Pipeline":
@@ -386,9 +132,10 @@ class Pipeline:
         return "builtin.module(" + ",".join(s.text() for s in self.steps) + ")"
 
     def _dump(self, module, title: str) -> None:
-        out = self.instr.out or sys.stderr
+        out = self.instr.stream
         out.write(f"// -----// IR Dump {title} //----- //\n")
-        out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo))
+        out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo,
+                                 self.instr.elide_elements_if_larger))
         out.write("\n")
 
     def run(self, module, census=None) -> None:
@@ -413,8 +160,11 @@ class Pipeline:
         if census is not None:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran
+        step = None
+        self.extras.setdefault("pipeline_steps", self.steps)  # what the import step reads (hilo-import)
         try:
             for step in self.steps:
+                self._before_step(step, op)
                 if not self.verify_each and unverified and step.info is not None and step.info.terminal:
                     self._verify(op, step, final=True)
                     unverified = False
@@ -424,44 +174,110 @@ class Pipeline:
                     if not self.verify_each:
                         unverified = True
                     elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
-                        self._verify(op, step)
-                if self.instr.print_after_all:
-                    self._dump(module, f"After {step.display}")
+                        self._verify_step(op, step)
+                self._printer.emit(self._after_dumps)
+                self._after_dumps = []
+            step = None
             if unverified:
                 self._verify(op, None, final=True)
+        except Exception as e:  # noqa: BLE001 - every failure gets its reproducer, then goes on
+            self._on_failure(step, e)
+            raise
         finally:
+            self._snapshot = None
             am.close()
+
+    # -- instrumentation hooks ---------------------------------------------------------
+
+    def _before_step(self, step: Step, op) -> None:
+        """Before a step: the crash reproducer's snapshot of the IR (``instr.reproducer``)."""
+        if self.instr.reproducer:
+            from .reproducer import snapshot
+
+            self._snapshot = snapshot(op, self.extras.get("filename"))
+
+    def _on_failure(self, step: Step | None, exc: Exception) -> None:
+        """A step (or the final verification) failed: write the crash reproducer, once."""
+        if not self.instr.reproducer or self.reproducer_path is not None or self._snapshot is None:
+            return
+        from .reproducer import write_reproducer
+
+        steps = [step] if step is not None else self.steps
+        text = "builtin.module(" + ",".join(s.text() for s in steps) + ")"
+        note = write_reproducer(self.instr.reproducer, self._snapshot, text, verify_each=self.verify_each,
+                                failing=(step.pass_name if step is not None else None))
+        self.reproducer_path = self.instr.reproducer if note.severity == "note" else None
+        if isinstance(exc, HiloError):
+            exc.notes = list(exc.notes) + [note]
+        else:
+            self.instr.stream.write(note.format() + "\n")
+
+    def _warn_dialect(self, step: Step, op, am) -> None:
+        """Warn when a pass for one dialect runs on a module that only has ops of the other
+        (it would do nothing), naming its twin. Printers (terminal) and passes that read
+        either dialect (``PassInfo.any_dialect``) print both: no warning."""
+        info = step.info
+        if info is None or info.dialect not in ("mhlo", "stablehlo") or info.terminal or info.any_dialect \
+                or step.argument in self._warned or info.dialect in self._dialect_seen:
+            return
+        from .analysis.census import Census
+
+        names = am.get(Census, op).names
+        own, other = (("mhlo.", "stablehlo.") if info.dialect == "mhlo" else ("stablehlo.", "mhlo."))
+        if any(n.startswith(own) for n in names):
+            # Python passes never change the dialect: no need to ask again until an upstream step ran
+            self._dialect_seen.add(info.dialect)
+            return
+        if not any(n.startswith(other) for n in names):
+            return
+        self._warned.add(step.argument)
+        twin = registry.twin_of(info)
+        hint = f": use its twin '{twin}'" if twin else ""
+        msg = (f"pass '{step.argument}' works on {info.dialect} ops but the module has none "
+               f"(it has {other[:-1]} ops){hint}")
+        self.warn(msg, op.location)
+
+    def warn(self, message: str, loc=None) -> None:
+        """Emit a warning diagnostic (to ``instr.on_diagnostic``, else printed to the dump stream)."""
+        fname = self.extras.get("filename")
+        d = Diagnostic("warning", message, location_to_str(loc, fname) if loc is not None else None,
+                       location_line(loc) if loc is not None else None, raw=str(loc) if loc is not None else None)
+        if self.instr.on_diagnostic is not None:
+            self.instr.on_diagnostic(d)
+        else:
+            self.instr.stream.write(d.format() + "\n")
+
+    # -- steps -----------------------------------------------------------------------------
 
     def _run_step(self, step: Step, module, op, rewriter, am):
         """Run one step; return the :class:`~hilo_mlir.rewriter.Change` it recorded."""
-        from .ir import ir, passmanager
+        from .ir import ir
         from .rewriter import Change
 
         self.last_pass = step.argument
         if self.instr.on_pass_start:
             self.instr.on_pass_start(step.argument)
-        if self.instr.print_before_all:
-            self._dump(module, f"Before {step.display}")
+        self._warn_dialect(step, op, am)
         t0 = time.perf_counter()
+        self._current = op
         try:
             if step.cpp_text is not None:
-                pm = passmanager.PassManager.parse(f"builtin.module({step.cpp_text})")
-                pm.enable_verifier(self.verify_each)
                 am.invalidate_all()  # an upstream pass may change anything
+                self._dialect_seen.clear()
                 rewriter.take_changes()
-                pm.run(op)
+                self._run_upstream(step, op)
                 changed = Change.UNKNOWN
             else:
                 changed = self._run_python(step, op, rewriter, am)
         except HiloError as e:
             am.invalidate_all()
             rewriter.take_changes()
-            if self.instr.print_after_all:
-                self._dump(module, f"After {step.display} Failed")
+            self._printer.failed(step, self._current)
             e.pass_name = step.argument
             raise
         except ir.MLIRError as e:
             am.invalidate_all()
+            self._printer.failed(step, self._current)
             err = from_mlir_error(e)
             err.message = f"{err.message} (in pass '{step.argument}')"
             err.pass_name = step.argument
@@ -469,8 +285,42 @@ class Pipeline:
         self.timings.append((step.display, time.perf_counter() - t0))
         return changed
 
+    def _anchors(self, step: Step, op) -> list:
+        """The ops a step runs on one by one while its IR is dumped: each top-level function
+        for a function pass, else the module."""
+        func_step = (step.cpp_text.startswith("func.func(") if step.cpp_text is not None
+                     else step.info is not None and step.info.anchor == "func.func")
+        if not (func_step and self._printer.active(step)):
+            return [op]
+        return [f.operation for f in op.regions[0].blocks[0].operations if f.operation.name == "func.func"]
+
+    def _run_upstream(self, step: Step, op) -> None:
+        """An upstream step: one binding ``PassManager`` on the module, or per function while dumping."""
+        from .ir import passmanager
+
+        assert step.cpp_text is not None, "an upstream step has its textual form"
+        anchors = self._anchors(step, op)
+        per_function = anchors != [op]
+        pm = passmanager.PassManager.parse(step.cpp_text if per_function else f"builtin.module({step.cpp_text})")
+        pm.enable_verifier(self.verify_each)
+        for anchor in anchors:
+            self._current = anchor
+            self._printer.before(step, anchor)
+            before = self._fingerprint(anchor) if self._printer.tracks_change else None
+            pm.run(anchor)  # the binding's pass manager verified it
+            changed = before is None or before != self._fingerprint(anchor)
+            self._printer.emit([self._printer.capture_after(step, anchor, changed)])
+
+    @staticmethod
+    def _fingerprint(op) -> str:
+        from .instrumentation import op_text
+
+        return op_text(op, None, enable_debug_info=True, print_generic_op_form=True)
+
     def _run_python(self, step: Step, op, rewriter, am):
         from .analysis.check import Snapshot, check_step
+        from .ir import identity_key
+        from .rewriter import Change
 
         info = step.info
         assert info is not None and info.run is not None, "a Python step has its PassInfo"
@@ -482,11 +332,36 @@ class Pipeline:
         ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op,
                           stats=stats, log=self.log, extras=self.extras)
         rewriter.take_changes()
-        info.run_on_module(op, ctx)
-        changed, _tops = rewriter.take_changes()
+        anchors = self._anchors(step, op)
+        if anchors == [op]:
+            self._printer.before(step, op)
+            info.run_on_module(op, ctx)
+            changed, _tops = rewriter.take_changes()
+            self._after_dumps.append(self._printer.capture_after(step, op, changed != Change.NONE))
+        else:  # a function pass while its IR is dumped: function by function, as MLIR's pass manager
+            changed = Change.NONE
+            for f in anchors:
+                self._current = f
+                self._printer.before(step, f)
+                info.run_on(f, ctx)
+                c, tops = rewriter.take_changes()
+                changed |= c
+                mine = bool(tops.get(identity_key(f))) or bool(c & Change.UNKNOWN)
+                # printed at once, function by function as MLIR's pass manager does (the
+                # module is verified after the last function)
+                self._printer.emit([self._printer.capture_after(step, f, mine)])
         if before is not None:
             check_step(step.argument, op, before, changed, am)
         return changed
+
+    def _verify_step(self, op, step: Step) -> None:
+        """The verifier after ``step`` (``--verify-each``); a failure dumps "After ... Failed"."""
+        try:
+            self._verify(op, step)
+        except HiloError:
+            self._after_dumps = []
+            self._printer.failed(step, op)
+            raise
 
     def _verify(self, op, step: Step | None, final: bool = False) -> None:
         from .ir import ir
@@ -512,34 +387,8 @@ class Pipeline:
 
     def timing_report(self, extra: tuple | list = ()) -> str:
         """MLIR's ``--mlir-timing`` report (wall time only)."""
-        rows = list(extra) + self.timings
-        total = sum(t for _, t in rows) or 1e-12
-        buf = io.StringIO()
-        bar = "===" + "-" * 73 + "==="
-        buf.write(bar + "\n" + " " * 25 + "... Execution time report ...\n" + bar + "\n")
-        buf.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
-        buf.write("  ----Wall Time----  ----Name----\n")
-        for name, t in rows:
-            buf.write(f"    {t:.4f} ({100 * t / total:5.1f}%)  {name}\n")
-        buf.write(f"    {total:.4f} (100.0%)  Total\n")
-        return buf.getvalue()
+        return timing_report(list(extra) + self.timings)
 
     def statistics_report(self) -> str:
         """MLIR's ``--mlir-pass-statistics`` report for our Python passes."""
-        buf = io.StringIO()
-        bar = "===" + "-" * 73 + "==="
-        buf.write(bar + "\n" + " " * 25 + "... Pass statistics report ...\n" + bar + "\n")
-        for name, counter in self.stats.items():
-            buf.write(f"{name}\n")
-            for k in sorted(counter):
-                buf.write(f"  ({k}) {counter[k]}\n")
-        return buf.getvalue()
-
-
-def module_to_text(module, generic: bool = False, debuginfo: bool = False) -> str:
-    """Print a module (or op) as MLIR text, optionally generic form / with locations."""
-    op = module.operation if hasattr(module, "operation") else module
-    buf = io.StringIO()
-    op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True)
-    text = buf.getvalue()
-    return text if text.endswith("\n") else text + "\n"
+        return statistics_report(self.stats)

@@ -25,6 +25,8 @@ parser know them; they run through the binding's ``PassManager``.
 from __future__ import annotations
 
 import collections
+import contextvars
+import dataclasses
 import importlib
 import json
 import os
@@ -251,6 +253,11 @@ class PassInfo:
     statistics: tuple = field(default=())
     state: type | None = None
     terminal: bool = False
+    #: the pass reads ops of either HLO dialect alike (an analysis such as
+    #: verify-supported-ops): no "use its twin" warning on a module of the other dialect
+    any_dialect: bool = False
+    #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
+    origin: str = ""
 
     @property
     def dialect_table(self) -> DialectTable | None:
@@ -335,10 +342,50 @@ _REGISTRY: dict[str, PassInfo] = {}
 _LOADED = False
 
 
+#: the plugin being loaded (set by :mod:`hilo_mlir.plugins`): recorded as ``PassInfo.origin``
+_ORIGIN: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_pass_origin", default="")
+
+
+def _manifest_arguments() -> frozenset:
+    """The built-in pass arguments (from the manifest: no pass is imported)."""
+    global _BUILT_IN
+    if _BUILT_IN is None:
+        try:
+            with open(MANIFEST, encoding="utf-8") as f:
+                _BUILT_IN = frozenset(p["argument"] for p in json.load(f)["passes"])
+        except OSError:
+            _BUILT_IN = frozenset()
+    return _BUILT_IN
+
+
+_BUILT_IN: frozenset | None = None
+
+
 def register(info: PassInfo) -> PassInfo:
-    """Add ``info`` to the registry (argument must be new)."""
-    if info.argument in _REGISTRY:
-        raise ValueError(f"pass '{info.argument}' registered twice")
+    """Add a pass to the registry; returns the registered :class:`PassInfo`.
+
+    The public API of pass plugins (``hilo_mlir.register``). A pass registered
+    while a plugin loads records the plugin as its ``origin`` and is taken as
+    mutating only through ``ctx.rewriter`` (the pipeline derives what it
+    changed from the rewriter's record).
+
+    Raises:
+        HiloError: located at this call: the argument exists already (a
+            built-in pass, or one of another plugin), or ``info`` is malformed
+            (see :mod:`hilo_mlir.pass_checks`).
+    """
+    from .pass_checks import check_pass, error
+
+    if not isinstance(info, PassInfo):
+        raise error(f"register() takes a PassInfo, got {type(info).__name__}")
+    check_pass(info)
+    origin = _ORIGIN.get()
+    other = _REGISTRY.get(info.argument)
+    if other is not None or (origin and info.argument in _manifest_arguments()):
+        by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
+        raise error(f"pass '{info.argument}' is already registered ({by}); choose another argument")
+    if origin:
+        info = dataclasses.replace(info, origin=origin)
     _REGISTRY[info.argument] = info
     return info
 
@@ -346,9 +393,20 @@ def register(info: PassInfo) -> PassInfo:
 def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[PassInfo, PassInfo]:
     """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
 
-    ``class_name`` (if given) gets the ``StableHLO`` prefix for the twin, as in the binary.
+    One implementation for both dialects: ``ctx.d`` is the twin's
+    :class:`~hilo_mlir.dialects.DialectTable`. ``class_name`` (if given) gets
+    the ``StableHLO`` prefix for the twin, as in the binary. The other keywords
+    are :class:`PassInfo` fields. Returns both PassInfos.
+
+    Raises:
+        HiloError: as :func:`register`, or an unknown keyword (located at this call).
     """
+    from .pass_checks import error
+
     cls = kw.pop("class_name", "")
+    unknown = sorted(set(kw) - {f.name for f in dataclasses.fields(PassInfo)})
+    if unknown or "dialect" in kw:
+        raise error(f"register_twins() got an unexpected keyword {(unknown or ['dialect'])[0]!r}")
     a = register(PassInfo(argument, summary, run, dialect="mhlo", class_name=cls, **kw))
     b = register(
         PassInfo(
@@ -368,8 +426,12 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes.
+    # Pass families register themselves on import of hilo_mlir.passes; then the
+    # installed plugins (entry-point group hilo_mlir.passes).
     importlib.import_module("hilo_mlir.passes")
+    from . import plugins
+
+    plugins.load_entry_points()
 
 
 def get(argument: str) -> PassInfo:
@@ -383,6 +445,30 @@ def get(argument: str) -> PassInfo:
         close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
         hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         raise HiloError(f"unknown pass '{argument}'{hint}") from None
+
+
+def twin_of(info: PassInfo) -> str | None:
+    """The argument of ``info``'s twin over the other dialect (``fold-iota`` <-> ``stablehlo-fold-iota``,
+    ``mhlo-to-py-penguin`` <-> ``stablehlo-to-py-penguin``), or None."""
+    arg = info.argument
+    if info.dialect == "mhlo":
+        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-"):]] if arg.startswith("mhlo-") else [])
+        want = "stablehlo"
+    elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
+        rest = arg[len("stablehlo-"):]
+        cands, want = [rest, "mhlo-" + rest], "mhlo"
+    else:
+        return None
+    for c in cands:
+        other = _REGISTRY.get(c)
+        if other is not None and other.dialect == want:
+            return c
+    return None
+
+
+def plugin_passes() -> list[PassInfo]:
+    """The passes plugins registered (``PassInfo.origin`` set), sorted by argument."""
+    return sorted((p for p in _REGISTRY.values() if p.origin), key=lambda p: p.argument)
 
 
 def all_passes() -> list[PassInfo]:
@@ -419,13 +505,13 @@ def descriptions() -> list[dict]:
     if not _LOADED and os.path.exists(MANIFEST):
         with open(MANIFEST, encoding="utf-8") as f:
             return json.load(f)["passes"]
-    return [describe(p) for p in all_passes()]
+    return [describe(p) for p in all_passes() if not p.origin]
 
 
 def write_manifest(path: str = MANIFEST) -> None:
     """Write the manifest of the built-in passes (run after adding or changing a pass:
     ``python3 -m hilo_mlir.registry``; a test fails while it is stale)."""
-    data = {"passes": [describe(p) for p in all_passes()]}
+    data = {"passes": [describe(p) for p in all_passes() if not p.origin]}
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

@@ -11,6 +11,12 @@ prepends it there.
 the enabled steps; ``register_mlir_compile_passes`` is the dispatcher on
 ``config.stablehlo`` and logs ``MHLO Lowering Enabled`` / ``StableHLO Lowering
 Enabled`` at info level, as the binary does.
+
+:func:`spine_entries` is the whole spine of a config as data (every step,
+with its label, gate and whether it runs), :func:`build_spine` the steps
+``hilo2penguin`` runs, :func:`pipeline_text` the one textual pipeline
+``--dump-pass-pipeline`` prints (the import step first, every option), and
+:func:`list_spine` the ``--list-spine`` table.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 
 from . import registry
 from .config import CompileConfig
-from .pipeline import Step, step_for
+from .steps import Step, step_for
 
 log = logging.getLogger("hilo_mlir")
 
@@ -159,3 +165,110 @@ def register_mlir_compile_passes(steps: list[Step], config: CompileConfig, skip_
         return register_stablehlo_passes(steps, config, skip_missing)
     log.info("MHLO Lowering Enabled")
     return register_mhlo_passes(steps, config, skip_missing)
+
+
+# --------------------------------------------------------------------------- the spine as data
+
+
+@dataclass(frozen=True)
+class SpineEntry:
+    """One step of a config's spine: its label (seed ordinal, or ``pre`` for the pre-passes),
+    pass argument, gate field (None = unconditional), and whether it runs."""
+
+    label: str
+    argument: str
+    gate: str | None
+    enabled: bool
+
+
+#: passes the driver runs before the spine, with their CompileConfig gate
+PRE_PASSES = (("call-inliner", "call_inliner"), ("raise-logistic", "raise_logistic"))
+
+
+def spine_entries(config: CompileConfig) -> list[SpineEntry]:
+    """Every step of ``config``'s spine in order, the pre-passes first, gated-off ones included."""
+    out = [SpineEntry("pre", arg, gate, bool(getattr(config, gate))) for arg, gate in PRE_PASSES]
+    for s in (STABLEHLO_SPINE if config.stablehlo else MHLO_SPINE):
+        out.append(SpineEntry(s.ordinal, s.argument, s.gate, s.gate is None or bool(getattr(config, s.gate))))
+    return out
+
+
+def _step(argument: str, config: CompileConfig) -> Step:
+    if argument.endswith("neuron-op-fusion"):
+        return step_for(argument, **_op_fusion_options(config))
+    return step_for(argument, **dict(_STEP_OPTIONS.get(argument, {})))
+
+
+def _mhlo_names(config: CompileConfig) -> dict:
+    """Entry index -> the MHLO argument of that StableHLO step (so ``neuron-op-fusion`` names its twin)."""
+    if not config.stablehlo:
+        return {}
+    by_ordinal = {s.ordinal: s.argument for s in MHLO_SPINE}
+    return {i: by_ordinal[e.label] for i, e in enumerate(spine_entries(config)) if e.label in by_ordinal}
+
+
+def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """The steps ``hilo2penguin`` runs for ``config``: the enabled pre-passes, then the spine,
+    with ``config.pass_edits`` applied (:mod:`hilo_mlir.spine_edits`).
+
+    Raises:
+        HiloError: an edit names an unknown step or pass, or a step whose gate is off.
+    """
+    edits = tuple(getattr(config, "pass_edits", ()) or ())
+    if edits:
+        from .spine_edits import apply_edits
+
+        return apply_edits(spine_entries(config), lambda e: _step(e.argument, config), edits, _mhlo_names(config))
+    steps = []
+    for arg, gate in PRE_PASSES:
+        if getattr(config, gate):
+            steps.append(step_for(arg))
+    return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+
+
+def import_step() -> Step:
+    """The driver's import step as a pass (``hilo-import``: validation, sharding, the bridge to mhlo)."""
+    return step_for("hilo-import")
+
+
+def pipeline_text(config: CompileConfig) -> str:
+    """``builtin.module(hilo-import,...)``: everything ``hilo2penguin`` runs for ``config``, every
+    option spelled out, as ``hilo-opt --pass-pipeline`` accepts it."""
+    steps = [import_step()] + build_spine(config)
+    return "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")"
+
+
+def _gate_text(e: SpineEntry) -> str:
+    if e.gate is None:
+        return "-"
+    return f"{e.gate.replace('_', '-')}={'on' if e.enabled else 'off'}"
+
+
+def list_spine(config: CompileConfig) -> str:
+    """The ``--list-spine`` table: step label, pass (with its options when it runs), gate.
+
+    A step whose gate is off is shown in parentheses; with ``config.pass_edits``,
+    an inserted pass has the label ``+`` and the gate column says where it
+    was placed, a replaced or disabled step says so.
+    """
+    from .spine_edits import edited_rows
+
+    rows = [("step", "pass", "gate")]
+    entries = spine_entries(config)
+    edited: dict = {}
+    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config),
+                                  tuple(config.pass_edits), _mhlo_names(config)):
+        edited.setdefault(id(e), []).append((s, note))
+    for e in entries:
+        if not e.enabled:
+            rows.append((e.label, f"({e.argument})", _gate_text(e)))
+            continue
+        for s, note in edited[id(e)]:
+            if note == "":
+                rows.append((e.label, s.text(), _gate_text(e)))
+            elif note == "disabled":
+                rows.append((e.label, f"({e.argument})", "disabled"))
+            else:
+                rows.append(("+" if not note.startswith("replaces") else e.label, s.text(), note))
+    width = max(len(r[1]) for r in rows)
+    return "".join(f"{r[0]:<5} {r[1]:<{width}}  {r[2]}\n" for r in rows)

@@ -61,7 +61,10 @@ def run_single(job: WorkerJob, timeout: float | None = None, forward: bool = Fal
         stdout.write(f"wrote {final.get('path')}\n")
         stdout.write("".join(line + "\n" for line in final.get("report") or ()))
         return 0
-    if r.status == "rejected" and r.diagnostics:
+    rendered = (o.final or {}).get("rendered")
+    if r.status == "rejected" and rendered and not r.diagnostics:
+        stderr.write(rendered.rstrip("\n") + "\n")
+    elif r.status == "rejected" and r.diagnostics:
         stderr.write("".join(line + "\n" for line in r.diagnostics))
     else:
         stderr.write(" ".join(message(r, job, timeout).split()) + "\n")

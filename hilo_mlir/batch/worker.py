@@ -40,6 +40,11 @@ class WorkerJob:
         input_types: static types of ``main``'s arguments (``--input-types``), or None.
         fusion_report: a folder for the fusion report (``--fusion-report``), or None.
         debug: the passes' debug lines on stderr (``--debug``).
+        instrumentation: the :class:`~hilo_mlir.instrumentation.Instrumentation`
+            the tool built from its flags (IR printing, reproducer, warnings), or
+            None for the plain one; its ``on_pass_start`` is the worker's.
+        render: ``render(error, reproducer_snapshot) -> str``: the rejection as
+            the tool prints it (source line, notes), or None for one line.
         weights: ``{main input index: array}`` (``--weights``): those inputs
             print as parameters and their arrays are written beside ``penguin.py``.
     """
@@ -57,6 +62,9 @@ class WorkerJob:
     fusion_report: str | None = None
     debug: bool = False
     weights: dict = field(default_factory=dict)
+    instrumentation: object = None
+    render: object = None
+    snapshot: str | None = None  # the input as parsed, for a crash reproducer (set in the worker)
 
 
 class WriteFailed(Exception):
@@ -100,8 +108,16 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
 
         with loaded.context:
             mark_parameters(loaded.module, job.weights, job.path)
-    instr = Instrumentation(on_pass_start=lambda arg: send({"pass": arg}), print_before_all=job.print_before_all,
-                            print_after_all=job.print_after_all, out=sys.stderr, debug=job.debug)
+    instr = job.instrumentation
+    if instr is None:
+        instr = Instrumentation(print_before_all=job.print_before_all, print_after_all=job.print_after_all,
+                                out=sys.stderr, debug=job.debug)
+    instr.on_pass_start = lambda arg: send({"pass": arg})
+    if getattr(instr, "reproducer", None):
+        from ..reproducer import snapshot
+
+        with loaded.context:
+            job.snapshot = snapshot(loaded.module, job.path)
     try:
         src = compiler.compile_loaded(loaded, job.config, instrumentation=instr, input_types=job.input_types,
                                       fusion_report=job.fusion_report)
@@ -148,6 +164,8 @@ def compile_one(job: WorkerJob, send) -> None:
             send({"status": "ok", "path": path, "report": lines})
         except HiloError as e:
             msg = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
+            if job.render is not None:
+                msg["rendered"] = job.render(e, job.snapshot)
             lines = e.lines(job.path) if hasattr(e, "lines") else []
             if len(lines) > 1:  # several independent errors (one per blocking op): each its own line
                 msg["diagnostics"] = [one_line(x) for x in lines]

@@ -11,7 +11,8 @@ from ..diagnostics import HiloError, internal_error
 def run_main(tool: str, run, argv=None) -> None:
     """Call ``run(argv)`` and exit with its code: 0 success, 1 any error (one line), 130 on Ctrl-C.
 
-    A ``HiloError`` prints as ``file:line:col: error: ...``; any other exception
+    A ``HiloError`` prints as ``file:line:col: error: ...`` (``<tool>: error: ...``
+    without a location); any other exception
     as one ``<tool>: internal error: ...`` line (traceback only with
     ``HILO_MLIR_TRACEBACK=1``). Output piped into e.g. ``head`` stops quietly.
     """
@@ -23,7 +24,7 @@ def run_main(tool: str, run, argv=None) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
     except HiloError as e:
-        sys.stderr.write(e.format() + "\n")
+        sys.stderr.write(e.render(tool=tool) + "\n")
         code = 1
     except Exception as e:  # noqa: BLE001 - never a traceback for the user
         code = internal_error(tool, e)

@@ -56,6 +56,21 @@ def _remap_operands(op, mapping: dict, rw) -> None:
         rw.set_operand(inner, i, new)
 
 
+def _at_call_site(op, call_loc) -> None:
+    """Give ``op`` and every op nested in it ``callsite(<its location> at <call location>)``,
+    as MLIR's inliner does, so diagnostics and ``DebugLocation`` name the user's call."""
+
+    nested = []
+
+    def visit(inner):
+        nested.append(inner)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    for inner in nested:  # set after the walk (never mutate inside a walk callback)
+        inner.location = ir.Location.callsite(inner.location, [call_loc])
+
+
 def _inline_call(call, callee, rw) -> None:
     body = callee.regions[0].blocks[0]
     mapping = {identity_key(a): v for a, v in zip(body.arguments, call.operands)}
@@ -63,6 +78,7 @@ def _inline_call(call, callee, rw) -> None:
     term = ops[-1]
     for o in ops[:-1]:
         clone = rw.clone(o, before=call)
+        _at_call_site(clone, call.location)  # part of creating the clone: no change of its own to record
         _remap_operands(clone, mapping, rw)
         for old, new in zip(o.results, clone.results):
             mapping[identity_key(old)] = new

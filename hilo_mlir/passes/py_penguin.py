@@ -16,7 +16,7 @@ from ..registry import Option, PassInfo, register
 _OPTIONS = (
     Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)"),
     Option("model-type", str, DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference"),
-    Option("output", str, "", "write penguin.py here ('-' = stdout); default: keep it for the driver"),
+    Option("output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver"),
     Option("inline-constant-max-elements", int, DEFAULT_INLINE_LIMIT,
            "non-splat constants with more elements are written to .npy files beside penguin.py"),
 )
@@ -40,17 +40,20 @@ def _run_printer(module_op, ctx):
 
         sys.stdout.write(src)
     elif out:
-        # Like hilo2penguin's OUTDIR: the folder is created, and penguin.py plus
-        # its .npy files are renamed into place only once all were written.
+        # As hilo-opt's -o: the folder must exist (a missing one is an error, never
+        # created); penguin.py plus its .npy files are renamed into place only once
+        # all were written.
+        from ..diagnostics import HiloError
         from ..packaging import write_program
 
         folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder):
+            raise HiloError(f"cannot write output file '{out}': no such directory '{os.path.dirname(out) or folder}'")
         if os.path.basename(out) == "penguin.py":
             write_program(folder, src, files)
         else:
             from ..io_utils import atomic_write_bytes
 
-            os.makedirs(folder, exist_ok=True)
             for name, data in files.items():
                 atomic_write_bytes(os.path.join(folder, name), data)
             atomic_write_bytes(out, src.encode("utf-8"))

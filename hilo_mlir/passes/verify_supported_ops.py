@@ -99,5 +99,6 @@ register_twins(
     anchor="builtin.module",
     class_name="VerifySupportedOps",
     statistics=("ops-rejected",),
+    any_dialect=True,
     source="seed 004 step 4 (gate cfg[0x136]); DESIGN.md catalogue row 4 (our definition)",
 )

@@ -26,14 +26,20 @@ config.substitutions.append(("hilo-test-opt", f"{python} {os.path.join(root, 'te
 config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.cli.opt"))
 config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.cli.hilo2penguin"))
 config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.cli.penguin_run"))
-# The Python filecheck package installed beside this Python (pip puts its script
-# next to sys.executable, also in a venv that is not on PATH), else PATH.
+# `FileCheck` (and `filecheck`) in RUN lines: the Python filecheck package installed
+# beside this Python (pip puts its script next to sys.executable, also in a venv
+# that is not on PATH), else one on PATH, else the package run as a module.
 _bindir = os.path.dirname(python)
 filecheck = next((p for p in (os.path.join(_bindir, "filecheck"), os.path.join(_bindir, "FileCheck")) if os.path.exists(p)),
-                 None) or shutil.which("filecheck") or shutil.which("FileCheck") or "filecheck"
+                 None) or shutil.which("filecheck") or shutil.which("FileCheck") or f"{python} -m filecheck"
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
+# The example pass plugins (examples/plugins/), loaded by path in their tests.
+config.substitutions.append(("%plugins", os.path.join(root, "examples", "plugins")))
+# Tests that read ../shared/corpus say `REQUIRES: shared-corpus` (they are then
+# reported UNSUPPORTED, not failed, in a checkout without ../shared); everything
+# else, including what only needs examples/, always runs.
 shared = os.path.abspath(os.path.join(root, "..", "shared"))
-if os.path.isdir(shared):
+if os.path.isdir(os.path.join(shared, "corpus")):
     config.available_features.add("shared-corpus")
     config.substitutions.append(("%corpus", os.path.join(shared, "corpus")))

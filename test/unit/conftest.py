@@ -13,12 +13,27 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
 
 
+#: the start of the skip reason of every test that needs ../shared (counted by the summary below)
+SHARED_MISSING = "../shared/corpus not available"
+
+
 def corpus_path(*parts) -> pathlib.Path:
     """Path under ../shared/corpus, or skip the test with a reason when it is absent."""
     p = CORPUS.joinpath(*parts)
     if not p.exists():
-        pytest.skip(f"../shared/corpus not available ({p} missing): run from the project checkout beside shared/")
+        pytest.skip(f"{SHARED_MISSING} ({p} missing): run from the project checkout beside shared/")
     return p
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say how many tests were skipped because ../shared is absent (they are not failures,
+    but they did not run)."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    marks = ("../shared", "corpus not available", str(SHARED))
+    n = sum(1 for r in skipped if any(m in str(getattr(r, "longrepr", "")) for m in marks))
+    if n:
+        terminalreporter.write_sep("-", f"{n} test(s) skipped because ../shared is absent "
+                                        f"(expected at {SHARED}); they need the project checkout beside shared/")
 
 
 @pytest.fixture

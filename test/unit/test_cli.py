@@ -76,9 +76,12 @@ def test_hilo2penguin_bad_inputs_leave_nothing(tmp_path):
     bad.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a : tensor<4xf32>\n}\n")
     r = run("-m", "hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(out))
     assert r.returncode == 1
-    assert r.stderr.startswith(f"{bad}:2:")
-    assert "Traceback" not in r.stderr
-    assert len(r.stderr.strip().splitlines()) == 1
+    # one diagnostic: file:line:col, the source line, a caret under the column
+    lines = r.stderr.rstrip("\n").splitlines()
+    assert lines[0].startswith(f"{bad}:2:") and "error:" in lines[0]
+    assert lines[1] == "  %0 = stablehlo.add %a : tensor<4xf32>"
+    assert lines[2] == " " * (int(lines[0].split(":")[2]) - 1) + "^"
+    assert len(lines) == 3 and "Traceback" not in r.stderr
     assert not (out / "penguin.py").exists()
 
     pb = tmp_path / "bad.pb"
@@ -106,10 +109,10 @@ def test_existing_output_folder_files_are_left_alone(tmp_path):
     assert (out / "keep.txt").read_text() == "mine"
 
 
-def test_dump_pass_pipeline_lists_passes_in_order():
+def test_dump_pass_pipeline_is_one_pipeline_ending_in_the_printer():
     r = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline")
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.split()
-    assert lines[-1] == "mhlo-to-py-penguin"
+    assert r.stdout.count("\n") == 1 and r.stdout.startswith("builtin.module(hilo-import,")
+    assert r.stdout.rstrip().endswith("mhlo-to-py-penguin{inline-constant-max-elements=256 output= root=neuronxcc.starfish.penguin})")
     r2 = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline", "--spine", "stablehlo")
-    assert r2.stdout.split()[-1] == "stablehlo-to-py-penguin"
+    assert ",stablehlo-to-py-penguin{" in r2.stdout

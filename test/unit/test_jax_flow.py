@@ -67,7 +67,7 @@ def test_pytree_arguments_and_bf16():
     params = {"w": np.ones((3, 2), np.float32) * 0.5, "b": np.array([1.5, -2.0], jnp.bfloat16)}
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     prog = hj.compile(f, params, x)
-    (got,) = prog.run(params, x)
+    got = prog.run(params, x)  # f returns one array: so does run
     want = np.asarray(jax.jit(f)(params, x))
     assert got.dtype == want.dtype and np.array_equal(got.astype(np.float32), want.astype(np.float32))
 
@@ -87,7 +87,7 @@ def test_write_then_run_from_disk_with_npy_constants(tmp_path):
     on_disk = sorted(re.sub(r"\.[0-9a-f]{16}\.", ".", n) for n in os.listdir(tmp_path / "out"))
     assert on_disk == sorted(["penguin.py", *prog.files])
     (from_disk,) = penguin_ref.run(path, [x])
-    (in_memory,) = prog.run(x)
+    in_memory = prog.run(x)
     np.testing.assert_array_equal(from_disk, in_memory)
     np.testing.assert_allclose(from_disk, np.asarray(jax.jit(f)(x)), rtol=1e-5, atol=1e-6)
     # and through the CLI

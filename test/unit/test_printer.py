@@ -219,6 +219,7 @@ def test_two_processes_give_identical_bytes(tmp_path):
     outs = []
     for i in range(2):
         d = tmp_path / f"o{i}"
+        d.mkdir()  # output= needs an existing folder, as -o does
         subprocess.run([sys.executable, "-m", "hilo_mlir.cli.opt", src,
                         "--stablehlo-to-py-penguin=output=" + str(d / "penguin.py") + " inline-constant-max-elements=4",
                         "-o", os.devnull], check=True, cwd=ROOT)

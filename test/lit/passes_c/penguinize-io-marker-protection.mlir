@@ -15,11 +15,11 @@
 // UNPROTECTED-NOT: custom_call
 // PY: input_0 = {{.*}}is_parameter_tensor=False
 // PY: input_1 = {{.*}}is_parameter_tensor=True
-// IR: IR Dump After Canonicalizer (canonicalize)
+// IR: IR Dump After CanonicalizerPass: canonicalize
 // IR: mhlo.custom_call @AwsNeuronTransferWithStaticRing(%arg1) {api_version = 0 : i32, has_side_effect = true}
-// IR: IR Dump After RemoveDeadValues (remove-dead-values)
+// IR: IR Dump After RemoveDeadValuesPass: remove-dead-values
 // IR: mhlo.custom_call @AwsNeuronTransferWithStaticRing(%arg1) {api_version = 0 : i32, has_side_effect = true}
-// IR: IR Dump After PenguinizeFunctions (penguinize-io)
+// IR: IR Dump After PenguinizeFunctions: penguinize-io
 // IR: slowChangingIns = dense<1> : tensor<1xi32>
 // IR-NOT: AwsNeuronTransferWithStaticRing
 func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {

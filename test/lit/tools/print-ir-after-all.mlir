@@ -2,21 +2,21 @@
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(cse)' --mlir-print-ir-before-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(canonicalize,cse)' --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMING
 
-// CHECK: // -----// IR Dump After Canonicalizer (canonicalize) //----- //
+// CHECK: // -----// IR Dump After CanonicalizerPass: canonicalize{{[{].*[}]}} //----- //
 // CHECK: stablehlo.add
 // CHECK: stablehlo.add
-// CHECK: // -----// IR Dump After CSE (cse) //----- //
+// CHECK: // -----// IR Dump After CSEPass: cse //----- //
 // CHECK: func.func @f
 // CHECK: %[[A:.*]] = stablehlo.add
 // CHECK-NEXT: stablehlo.multiply %[[A]], %[[A]]
 
-// BEFORE: // -----// IR Dump Before CSE (cse) //----- //
+// BEFORE: // -----// IR Dump Before CSEPass: cse //----- //
 // BEFORE: stablehlo.add
 // BEFORE: stablehlo.add
 
 // TIMING: ... Execution time report ...
-// TIMING: Canonicalizer (canonicalize)
-// TIMING: CSE (cse)
+// TIMING: CanonicalizerPass (canonicalize)
+// TIMING: CSEPass (cse)
 // TIMING: (100.0%)  Total
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {

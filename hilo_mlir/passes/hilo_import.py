@@ -1,0 +1,56 @@
+"""``hilo-import``: the driver's import step as a pass, so that a dumped pipeline is complete.
+
+``hilo2penguin`` does, between reading the input and running the spine
+(:func:`hilo_mlir.compiler.compile_loaded`): refuse inputs the spine cannot
+compile (:func:`~hilo_mlir.compiler.validate_input`), keep the parameter
+markers alive, drop sharding annotations, and bring the module to mhlo
+(``chlo-legalize-to-stablehlo`` when chlo is present, then
+``stablehlo-legalize-to-hlo``). This pass does the same, in the same order,
+on the module of a ``hilo-opt`` run; ``hilo2penguin --dump-pass-pipeline``
+starts with it, so that ``hilo-opt IN --pass-pipeline="$(hilo2penguin
+--dump-pass-pipeline)"`` prints the ``penguin.py`` that ``hilo2penguin IN``
+writes.
+
+What the spine allows (token values need ``replace-token-type-with-u8``,
+complex types ``lower-complex``) is read from the pipeline the pass runs in,
+as the driver reads it from the spine.
+"""
+
+from __future__ import annotations
+
+from ..registry import PassInfo, register
+
+
+def _run(module_op, ctx) -> None:
+    from .. import compiler
+    from ..config import CompileConfig
+    from .penguinize_io import protect_markers
+
+    steps = list(ctx.extras.get("pipeline_steps", ()))
+    args = {s.argument for s in steps}
+    allow_complex = "lower-complex" in args or "stablehlo-lower-complex" in args
+    module = module_op.opview if hasattr(module_op, "opview") else module_op
+    loaded = compiler.LoadedModule(module_op.context, module, ctx.extras.get("filename") or "<stdin>")
+    loaded.dialect = compiler.detect_dialect(module, compiler.input_census(loaded))
+    compiler.validate_input(loaded, CompileConfig(lower_complex=allow_complex), steps)
+    census = compiler.input_census(loaded)
+    tops = [op.operation for op in module.body.operations]
+    call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
+    protect_markers(module_op, [c for t in tops for c in census.ops_named(t, *call_names)])
+    compiler.strip_sharding(loaded)
+    compiler.to_mhlo(loaded)
+    loaded.extras.clear()
+    ctx.rewriter.notify_unknown_change()  # validation reads; the bridge is upstream passes
+
+
+register(
+    PassInfo(
+        "hilo-import",
+        "The driver's import: validate the input, keep parameter markers, drop sharding, bring it to mhlo",
+        _run,
+        anchor="builtin.module",
+        class_name="HiloImport",
+        ported=True,
+        source="ours: hilo2penguin's import step (compiler.compile_loaded) as a pass",
+    )
+)

@@ -1,0 +1,120 @@
+"""Crash reproducers: every kind of failure writes one, and replaying it fails the same way.
+
+Kinds: an error the pass reports, a verifier failure after the pass, an
+exception in the pass (a bug), and, in ``hilo2penguin``, a failure of the
+import step before the spine (the reproducer is then the input and the whole
+dumped pipeline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from hilo_mlir import registry
+from hilo_mlir.cli import hilo2penguin, opt
+from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.instrumentation import Instrumentation
+from hilo_mlir.ir import ir, make_context
+from hilo_mlir.pipeline import Pipeline, steps_from_text
+from hilo_mlir.registry import PassInfo
+from hilo_mlir.reproducer import read_reproducer, reproducer_text
+
+MODULE = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def _break_ir(func_op, ctx):
+    """Makes the add's result type wrong (the verifier fails after the pass)."""
+    with ir.Location.unknown():
+        for op in func_op.regions[0].blocks[0].operations:
+            if op.operation.name == "stablehlo.add":
+                ctx.rewriter.set_type(op.operation.results[0], ir.RankedTensorType.get([2], ir.F32Type.get()))
+
+
+def _crash(func_op, ctx):
+    raise ZeroDivisionError("a bug in the pass")
+
+
+@pytest.fixture
+def test_passes():
+    infos = [PassInfo("test-break-ir", "test: breaks the IR", _break_ir, ported=True),
+             PassInfo("test-crash", "test: raises", _crash, ported=True)]
+    for i in infos:
+        registry.register(i)
+    yield
+    for i in infos:
+        registry._REGISTRY.pop(i.argument, None)
+
+
+def _fail(pipeline: str, path):
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        p = Pipeline(steps_from_text(pipeline), instrumentation=Instrumentation(reproducer=str(path)))
+        with pytest.raises(Exception) as info:
+            p.run(m)
+    return info.value
+
+
+def _replay(path, capsys) -> tuple[int, str]:
+    rc = opt.run([str(path), "--run-reproducer", "-o", str(path) + ".out"])
+    return rc, capsys.readouterr().err
+
+
+def test_verifier_failure_after_a_pass(tmp_path, test_passes, capsys):
+    repro = tmp_path / "r.mlir"
+    err = _fail("builtin.module(func.func(cse),test-break-ir,canonicalize)", repro)
+    assert isinstance(err, HiloError) and "verifier failed after pass 'test-break-ir'" in err.message
+    assert any("reproducer generated at" in n.message for n in err.notes)
+    body, entries = read_reproducer(repro.read_text())
+    assert entries == {"pipeline": "builtin.module(test-break-ir)", "disable_threading": True, "verify_each": True}
+    assert "tensor<4xf32>" in body  # the IR before the pass
+    rc, stderr = _replay(repro, capsys)
+    assert rc == 1 and "verifier failed after pass 'test-break-ir'" in stderr
+
+
+def test_exception_in_a_pass(tmp_path, test_passes, capsys):
+    repro = tmp_path / "r.mlir"
+    err = _fail("builtin.module(test-crash)", repro)
+    assert isinstance(err, ZeroDivisionError)
+    assert "reproducer generated at" in capsys.readouterr().err
+    assert read_reproducer(repro.read_text())[1]["pipeline"] == "builtin.module(test-crash)"
+    with pytest.raises(ZeroDivisionError):  # replaying it meets the same bug
+        opt.run([str(repro), "--run-reproducer"])
+
+
+def test_hilo2penguin_import_failure_reproduces_with_the_whole_pipeline(tmp_path, capsys):
+    src = tmp_path / "in.mlir"
+    src.write_text(MODULE.replace("@main", "@entry"))  # no main: refused by the import step
+    repro = tmp_path / "r.mlir"
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = hilo2penguin.run([str(src), "-o", str(tmp_path / "out"), f"--mlir-pass-pipeline-crash-reproducer={repro}"])
+    first = capsys.readouterr().err
+    assert rc == 1 and "no 'main' function" in first and "reproducer generated at" in first
+    _body, entries = read_reproducer(repro.read_text())
+    assert entries["pipeline"].startswith("builtin.module(hilo-import,call-inliner,")
+    rc, stderr = _replay(repro, capsys)
+    assert rc == 1
+    assert stderr.splitlines()[0] == first.splitlines()[0]  # the same error at the same place
+
+
+def test_reproducer_block_round_trips_quotes():
+    text = reproducer_text("module {}\n", 'builtin.module(p{s="a b"})', verify_each=False)
+    body, entries = read_reproducer(text)
+    assert entries == {"pipeline": 'builtin.module(p{s="a b"})', "disable_threading": True, "verify_each": False}
+    assert body.strip() == "module {}"
+
+
+def test_unwritable_reproducer_does_not_hide_the_error(tmp_path):
+    with make_context():
+        m = ir.Module.parse(MODULE.replace("return %0", "%1 = func.call @main(%0) : (tensor<4xf32>) -> tensor<4xf32>\n  return %1"))
+        p = Pipeline(steps_from_text("builtin.module(call-inliner)"),
+                     instrumentation=Instrumentation(reproducer=str(tmp_path / "missing" / "r.mlir")))
+        with pytest.raises(HiloError, match="recursive") as info:
+            p.run(m)
+    assert any(n.severity == "warning" and "could not write the crash reproducer" in n.message for n in info.value.notes)
