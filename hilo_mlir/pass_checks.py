@@ -18,7 +18,9 @@ from .diagnostics import HiloError
 
 #: a pass argument / option / statistic name: kebab-case
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-_STAT = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:-?\{[a-z_]+\}(?:-[a-z0-9]+)*)?$")
+#: kebab-case with at most one ``{placeholder}`` (a name that is only a placeholder, e.g. the
+#: histogram's ``{op-name}``, is one statistic per value)
+_STAT = re.compile(r"^(?!-)(?=.)(?:[a-z][a-z0-9]*(?:-[a-z0-9]+)*)?(?:-?\{[a-z][a-z0-9_-]*\}(?:-[a-z0-9]+)*)?$")
 _HERE = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), n))
          for n in ("registry.py", "pass_checks.py")}
 ANCHORS = ("func.func", "builtin.module")

@@ -50,7 +50,6 @@ register(
         _run,
         anchor="builtin.module",
         class_name="HiloImport",
-        ported=True,
         source="ours: hilo2penguin's import step (compiler.compile_loaded) as a pass",
     )
 )

@@ -43,8 +43,8 @@ def _crash(func_op, ctx):
 
 @pytest.fixture
 def test_passes():
-    infos = [PassInfo("test-break-ir", "test: breaks the IR", _break_ir, ported=True),
-             PassInfo("test-crash", "test: raises", _crash, ported=True)]
+    infos = [PassInfo("test-break-ir", "test: breaks the IR", _break_ir),
+             PassInfo("test-crash", "test: raises", _crash)]
     for i in infos:
         registry.register(i)
     yield
