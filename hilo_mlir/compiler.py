@@ -196,11 +196,11 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
                 refine_shapes(loaded, input_types)
         if notify:
             notify("validate-input")
-        census = _before_spine(loaded, config, steps, instrumentation)
+        census = run_import_stages(loaded, config, steps, instrumentation)
         return _run_spine(loaded, config, steps, instrumentation, census, fusion_report)
 
 
-def _before_spine(loaded: LoadedModule, config: CompileConfig, steps, instrumentation):
+def run_import_stages(loaded: LoadedModule, config: CompileConfig, steps, instrumentation):
     """Validation, marker protection, sharding strip, printability and bridge; returns the census to start the spine from."""
     from .passes.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
 

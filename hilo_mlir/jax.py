@@ -23,7 +23,7 @@ import os
 import jax
 import numpy as np
 
-from .compiler import PenguinSource
+from .compiler import PenguinSource, compile_module
 from .config import CompileConfig
 from .diagnostics import HiloError
 

@@ -124,7 +124,20 @@ def _error_lines_ok(stderr: str, tool: str) -> str | None:
     if tool == "opt":  # hilo-opt, as mlir-opt, prints every diagnostic (errors and their notes)
         bad = [ln for ln in lines if not re.search(r"(^|: )(error|note|warning|remark): ", ln)]
         return f"not a diagnostic line: {bad[0]}" if bad else None
-    return None if len(lines) == 1 else f"{len(lines)} lines: {lines[:3]}"
+    # hilo2penguin: one error (or one per blocking op, each located), each line optionally followed by the
+    # source line and a caret under the column (as mlir-opt prints them), and its notes
+    diag = re.compile(r"(^|: )(error|note): ")
+    caret = re.compile(r"^\s*\^~*\s*$")
+    i, errors = 0, 0
+    while i < len(lines):
+        if diag.search(lines[i]):
+            errors += " error: " in lines[i] or lines[i].startswith(f"{tool}: error")
+            i += 1
+        elif i + 1 < len(lines) and caret.match(lines[i + 1]):
+            i += 2  # a source line and its caret
+        else:
+            return f"not a diagnostic line: {lines[i]}"
+    return None if errors else f"no error line: {lines[:3]}"
 
 
 def verdict_of_process(rc, stderr: str, outdir: str | None, tool: str = "hilo2penguin") -> tuple[str, str]:

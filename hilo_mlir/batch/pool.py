@@ -127,6 +127,9 @@ class WorkerPool:
                 job.last_pass = msg["pass"]
             if "input" in msg:
                 job.input_kind = msg["input"]
+            if "warning" in msg:  # a diagnostic the tool prints as it comes (single-file mode)
+                sys.stderr.write(str(msg["warning"]).rstrip("\n") + "\n")
+                sys.stderr.flush()
             if "status" in msg:
                 job.final = msg
 

@@ -64,6 +64,7 @@ class WorkerJob:
     weights: dict = field(default_factory=dict)
     instrumentation: object = None
     render: object = None
+    warn: object = None  # warn(diagnostic) -> str: a warning as the tool prints it (sent to the parent)
     snapshot: str | None = None  # the input as parsed, for a crash reproducer (set in the worker)
 
 
@@ -113,6 +114,8 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
         instr = Instrumentation(print_before_all=job.print_before_all, print_after_all=job.print_after_all,
                                 out=sys.stderr, debug=job.debug)
     instr.on_pass_start = lambda arg: send({"pass": arg})
+    if job.warn is not None:
+        instr.on_diagnostic = lambda d: send({"warning": job.warn(d)})
     if getattr(instr, "reproducer", None):
         from ..reproducer import snapshot
 

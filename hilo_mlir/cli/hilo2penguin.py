@@ -89,7 +89,7 @@ def build_parser() -> ArgumentParser:
                     help="the model-type the program's Function prologue records (default generic)")
     ap.add_argument("--weights", nargs="+", default=[], metavar="INDEX=FILE.npy",
                     help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
-                         "penguin.py as input_<INDEX>.npy, in the input's dtype")
+                         "penguin.py as input_<INDEX>.<content hash>.npy, in the input's dtype")
     ap.add_argument("--input-types", default=None, metavar="TYPES",
                     help="static types of main's arguments, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>': specializes a "
                          "shape-polymorphic module and refines every shape (JAX's shape assertions are checked)")
@@ -232,11 +232,11 @@ def _compile_one(args, cfg) -> int:
                 sources[path] = None
         return {k: v for k, v in sources.items() if v is not None}
 
-    def warn(d):
+    def warn(d) -> str:
         from ..diagnostics import render
 
-        sys.stderr.write(render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path,
-                                sources=source_of(), tool=TOOL) + "\n")
+        return render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path,
+                      sources=source_of(), tool=TOOL)
 
     def render_rejection(e: HiloError, before: str | None) -> str:
         if before is not None:
@@ -244,11 +244,11 @@ def _compile_one(args, cfg) -> int:
         e.message = _one_line(e.message)
         return render_error(e, TOOL, path, source_of())
 
-    instr.on_diagnostic = warn
     job = WorkerJob(
         path, args.outdir, cfg, allow_unregistered=args.allow_unregistered_dialect, read_timeout=args.timeout,
         timing=args.mlir_timing, statistics=args.mlir_pass_statistics, input_types=args.input_types,
         fusion_report=args.fusion_report, debug=args.debug, instrumentation=instr, render=render_rejection,
+        warn=warn,
     )
     job.weights = _read_weights(args.weights)  # read before compiling: a bad file fails fast
     forward = bool(instr.print_before_all or instr.print_after_all or instr.print_before or instr.print_after

@@ -3,7 +3,8 @@
 ``hilo2penguin`` does, between reading the input and running the spine
 (:func:`hilo_mlir.compiler.compile_loaded`): refuse inputs the spine cannot
 compile (:func:`~hilo_mlir.compiler.validate_input`), keep the parameter
-markers alive, drop sharding annotations, and bring the module to mhlo
+markers alive, drop sharding annotations, check that the printer can emit
+every op that will reach it, and bring the module to mhlo
 (``chlo-legalize-to-stablehlo`` when chlo is present, then
 ``stablehlo-legalize-to-hlo``). This pass does the same, in the same order,
 on the module of a ``hilo-opt`` run; ``hilo2penguin --dump-pass-pipeline``
@@ -24,22 +25,13 @@ from ..registry import PassInfo, register
 def _run(module_op, ctx) -> None:
     from .. import compiler
     from ..config import CompileConfig
-    from .penguinize_io import protect_markers
 
     steps = list(ctx.extras.get("pipeline_steps", ()))
     args = {s.argument for s in steps}
     allow_complex = "lower-complex" in args or "stablehlo-lower-complex" in args
     module = module_op.opview if hasattr(module_op, "opview") else module_op
     loaded = compiler.LoadedModule(module_op.context, module, ctx.extras.get("filename") or "<stdin>")
-    loaded.dialect = compiler.detect_dialect(module, compiler.input_census(loaded))
-    compiler.validate_input(loaded, CompileConfig(lower_complex=allow_complex), steps)
-    census = compiler.input_census(loaded)
-    tops = [op.operation for op in module.body.operations]
-    call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
-    protect_markers(module_op, [c for t in tops for c in census.ops_named(t, *call_names)])
-    compiler.strip_sharding(loaded)
-    compiler.to_mhlo(loaded)
-    loaded.extras.clear()
+    compiler.run_import_stages(loaded, CompileConfig(lower_complex=allow_complex), steps, None)
     ctx.rewriter.notify_unknown_change()  # validation reads; the bridge is upstream passes
 
 

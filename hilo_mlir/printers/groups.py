@@ -18,6 +18,7 @@ kind attribute is in :mod:`.mhlo` and :mod:`.stablehlo`).
 
 from __future__ import annotations
 
+from ..dialects import MHLO
 from ..diagnostics import HiloError
 from . import supported as _sup
 from .records import format_statement, keyword_text
@@ -78,7 +79,8 @@ def print_call(p, rec):
     """Walk generator: ``func.call``, the callee inlined at the call site behind a ``CallOp`` header (section 6).
 
     Raises:
-        HiloError: an unknown callee; a recursive call (naming the call chain).
+        HiloError: an unknown callee; a callee that is only a declaration (no body
+            to inline); a recursive call (naming the call chain).
     """
     from ..ir import ir
 
@@ -88,6 +90,9 @@ def print_call(p, rec):
         raise HiloError(f"recursive call to @{callee} cannot be printed (call chain: "
                         + " -> ".join("@" + c for c in p.call_stack + [callee]) + ")", loc=op.location)
     f = p.lookup_function(op, callee)
+    if not len(f.regions[0].blocks):
+        raise HiloError(f"call to @{callee} cannot be printed: @{callee} is a declaration without a body "
+                        "(the printer inlines every callee at its call site)", loc=op.location)
     p.call_stack.append(callee)
     try:
         yield print_group(p, rec, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
@@ -104,7 +109,7 @@ def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
         HiloError: a MulRedSqrt group without a ``reduce`` in its body.
     """
     if py_name is None:  # ScheduleFusion: transparent
-        return print_group(p, rec, None, (), block, "mhlo.fusion")
+        return print_group(p, rec, None, (), block, MHLO.fusion)
     items = [("op", repr(py_name))]
     if hilo_fusion_op is not None:
         items.append(("hilo_fusion_op", repr(hilo_fusion_op)))
@@ -117,4 +122,4 @@ def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
         if red is None:
             raise HiloError(f"MulRedSqrt '{rec.name}' has no reduce in its body (reduce_dims)", loc=rec.op.location)
         items.append(("reduce_dims", p.attr_value(red.attributes["dimensions"])))
-    return print_group(p, rec, "NeuronTensorOp", items, block, "mhlo.fusion")
+    return print_group(p, rec, "NeuronTensorOp", items, block, MHLO.fusion)

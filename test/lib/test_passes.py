@@ -85,6 +85,7 @@ try:
         class_name="TestFusionCluster",
         statistics=("clusters", "refused"),
         source="tests of seed 000 FusionCluster::codeGen / DESIGN.md 'The op-fusion core'",
+        origin="test/lib/test_passes.py",
     )
 except ValueError:  # already registered (this file imported under a second module name)
     pass

@@ -114,7 +114,7 @@ def test_verifier_failure_names_the_pass():
 
     def breaker(f, ctx):
         ops = list(f.regions[0].blocks[0].operations)
-        ops[-1].operation.move_before(ops[0].operation)  # return first: invalid
+        ctx.rewriter.move_before(ops[-1].operation, ops[0].operation)  # return first: invalid
 
     info = registry.PassInfo("test-breaker", "breaks IR", breaker)
     with make_context():

@@ -40,7 +40,8 @@ REJECTED = [
     ("unknown-dialect.mlir", "{p}:2:17: error: operation being parsed with an unregistered dialect (use --allow-unregistered-dialect to accept unknown dialects)"),
     ("no-main.mlir", "{p}:1:1: error: no 'main' function: the entry function must be named 'main' (found public function @forward)"),
     ("two-entries.mlir", "{p}:1:1: error: no 'main' and 2 candidate entry functions: @forward ({p}:1:1), @backward ({p}:4:1); name the entry function 'main'"),
-    ("dynamic-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"),
+    ("dynamic-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"
+     "; for a shape-polymorphic module give the static input types, --input-types='tensor<?x4xf32>' with every ? replaced by its size (input_types= in the API)"),
     ("dynamic-shape.mlir", "{p}:3:8: error: 'stablehlo.convert' op result #0 has dynamic shape tensor<?xf32>: dynamic shapes are not supported (every dimension must be static)"),
     ("tuple-arg.mlir", "{p}:1:1: error: 'func.func' op entry function @main argument #0 has tuple type tuple<tensor<4xf32>, tensor<2xi32>>: tuple-typed arguments are not supported (pass the elements as separate arguments)"),
     ("bad-terminator.mlir", "{p}:3:3: error: 'mhlo.return' op cannot terminate function @main (expected 'func.return')"),
@@ -89,7 +90,9 @@ def test_bounded_dynamic_and_unranked_are_refused():
         compiler.compile_module(bounded, filename="b.mlir")
     assert e.value.format() == (
         "b.mlir:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?xf32, #stablehlo.bounds<8>>: "
-        "dynamic shapes are not supported (every dimension must be static)"
+        "dynamic shapes are not supported (every dimension must be static); for a shape-polymorphic module give the "
+        "static input types, --input-types='tensor<?xf32, #stablehlo.bounds<8>>' with every ? replaced by its size "
+        "(input_types= in the API)"
     )
     unranked = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tensor.cast %a : tensor<4xf32> to tensor<*xf32>\n  return %a : tensor<4xf32>\n}\n"
     with pytest.raises(HiloError) as e:

@@ -127,7 +127,7 @@ def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
     monkeypatch.setattr(compiler, "validate_input", lambda *a, **k: None)
     monkeypatch.setattr(compiler, "check_printable", lambda *a, **k: None)
     stdout, stderr = io.StringIO(), io.StringIO()
-    cfg = CompileConfig(stablehlo=True)
+    cfg = CompileConfig(stablehlo=True, verify_each=True)  # the verifier aborts right after the pass that broke the IR
     rc = batch.run_batch([str(src)], str(out), cfg, jobs=1, report=str(report), stdout=stdout, stderr=stderr, tty=False)
     assert rc == 1
     doc = json.loads(report.read_text())

@@ -114,7 +114,10 @@ def test_sigint_right_at_the_start_is_not_lost(tmp_path):
             assert doc["interrupted"] is True and doc["total"] == 6
             assert "interrupted: " in stdout and "of 6 modules finished" in stdout
         elif p.returncode == -signal.SIGINT:
-            assert stderr == ""  # before Python installed its handler: the default action
+            # before Python installed its handler, or after the batch ended while the interpreter shuts
+            # down (finalization restores the default action): then every module was finished and reported
+            finished = report.exists() and json.loads(report.read_text()).get("interrupted") is False
+            assert stderr == "" or (finished and stderr.count("] ok ") == 6), stderr
         else:
             assert p.returncode == 1 and stderr.rstrip().endswith("KeyboardInterrupt"), (p.returncode, stderr)
             assert "hilo_mlir" not in stderr, stderr  # Python's start-up, not our code
@@ -124,7 +127,10 @@ def test_sigint_right_at_the_start_is_not_lost(tmp_path):
 def test_parent_death_ends_the_workers(tmp_path):
     p, out, report = _start(tmp_path, n=40, jobs=2)
     _wait_for_progress(p, out, lines=1)
-    workers = _procs_with(str(out), exclude=(p.pid,))
+    workers: list[int] = []
+    t0 = time.monotonic()
+    while not workers and time.monotonic() - t0 < 10:  # a worker lives ~50 ms: look until one is caught alive
+        workers = _procs_with(str(out), exclude=(p.pid,))
     assert workers, "no worker seen"
     p.kill()
     p.wait()

@@ -70,12 +70,12 @@ def test_dump_names_every_step_with_every_option():
     names = [e.name if e.name != "func.func" else e.children[0].name for e in elements[0].children]
     assert names == ["hilo-import"] + [s.argument for s in spine.build_spine(cfg)]
     fusion = next(e for e in elements[0].children if e.name == "stablehlo-neuron-op-fusion")
-    assert fusion.options == "fuse-dot-logistic=true general-elementwise-fusion=true"  # defaults spelled out too
+    assert fusion.options == "fuse-dot-logistic=true general-elementwise-fusion=true report="  # defaults spelled out too
 
 
 def test_dump_follows_the_gates():
     text = _dump("--enable-op-fusion", "--disable-sixty-four-hack")
-    assert "neuron-op-fusion{fuse-dot-logistic=false general-elementwise-fusion=false}" in text
+    assert "neuron-op-fusion{fuse-dot-logistic=false general-elementwise-fusion=false report=}" in text
     assert "sixty-four-hack" not in text
 
 

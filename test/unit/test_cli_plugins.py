@@ -87,7 +87,7 @@ def test_plugin_in_the_spine_of_a_real_model(tmp_path):
     flags = ["--preset", "all", f"--load-pass-plugin={PLUGIN}", "--insert-pass-after", edit]
     dump = h2p("--dump-pass-pipeline", *flags)
     assert dump.returncode == 0, dump.stderr
-    assert ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true},dissolve-small-fusions{max-ops=3}," \
+    assert ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=},dissolve-small-fusions{max-ops=3}," \
         in dump.stdout
     listed = h2p("--list-spine", *flags).stdout
     assert "+     dissolve-small-fusions{max-ops=3}" in listed and "inserted after 15 'neuron-op-fusion'" in listed
@@ -288,7 +288,7 @@ def test_edits_in_the_spine(tmp_path):
     assert r.returncode == 0, r.stderr
     seq = r.stdout
     assert ",remove-dead-values{canonicalize=true},cse,neuron-inst-combine,func.func(cse),symbol-dce,neuron-op-fusion{" in seq
-    assert ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true},canonicalize{" in seq
+    assert ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=},canonicalize{" in seq
     assert "fold-iota" not in seq and "hoist-compute" not in seq
     r = h2p("--dump-pass-pipeline", "--spine", "stablehlo", "--insert-pass-after", "14a=cse")
     assert ",fusion-to-composite,cse," in r.stdout, r.stderr

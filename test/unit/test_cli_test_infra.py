@@ -17,6 +17,7 @@ def test_pytest_summary_counts_tests_skipped_without_shared(tmp_path):
     unit = checkout / "test" / "unit"
     unit.mkdir(parents=True)
     shutil.copy(ROOT / "test" / "unit" / "conftest.py", unit / "conftest.py")
+    shutil.copytree(ROOT / "test" / "lib", checkout / "test" / "lib")  # the test-only passes conftest imports
     (unit / "test_x.py").write_text(
         "from conftest import corpus_path\n"
         "def test_needs_corpus():\n    corpus_path('jax', 'a.mlir')\n"

@@ -9,7 +9,7 @@
 // RUN: not hilo2penguin --insert-pass-after 'neuron-op-fusion=dissolve-small-fusions' --dump-pass-pipeline 2>&1 | FileCheck %s --check-prefix=GATE
 // RUN: not hilo2penguin --preset all --insert-pass-after 'neuron-op-fusion=dissolve-small-fusions' --dump-pass-pipeline 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
 
-// DUMP: ,neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true},dissolve-small-fusions{max-ops=3},fold-iota{
+// DUMP: ,neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=},dissolve-small-fusions{max-ops=3},fold-iota{
 // STATS: DissolveSmallFusions
 // STATS-NEXT:   (fusions-dissolved) 1
 // STATS-NEXT:   (fusions-seen) 3

@@ -4,8 +4,9 @@
 // RUN: cp %S/Inputs/syntax-error.mlir %t/in/sub/b.mlir
 // RUN: cp %S/Inputs/dynamic-conv-abort.mlir %t/in/c.mlir
 // RUN: echo mine > %t/out/keep.txt
-// The validator refuses mhlo.dynamic_conv up front; the fixture switches validation off so it reaches the aborting upstream pass.
-// RUN: not %python %S/Inputs/unvalidated_driver.py --batch %t/in -o %t/out --spine stablehlo --jobs 2 --report %t/report.json > %t/summary.txt 2> %t/progress.txt
+// The validator refuses mhlo.dynamic_conv up front; the fixture switches validation off so it reaches the aborting upstream pass
+// (its verifier aborts on the IR the pass made: --verify-each runs it right after that pass).
+// RUN: not %python %S/Inputs/unvalidated_driver.py --batch %t/in -o %t/out --spine stablehlo --verify-each --jobs 2 --report %t/report.json > %t/summary.txt 2> %t/progress.txt
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t/summary.txt
 // RUN: FileCheck %s --check-prefix=PROGRESS < %t/progress.txt
 // RUN: FileCheck %s --check-prefix=REPORT < %t/report.json

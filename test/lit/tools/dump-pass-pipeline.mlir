@@ -20,10 +20,10 @@
 // hilo-opt's own --dump-pass-pipeline is mlir-opt's: to stderr, then the pipeline runs.
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(func.func(cse),canonicalize)' --dump-pass-pipeline 2>&1 >/dev/null | FileCheck %s --check-prefix=OPT
 
-// MHLO: {{^}}builtin.module(hilo-import,call-inliner,collective-broadcast-to-all-gather,lower-complex,remove-dead-values{canonicalize=true},neuron-inst-combine,replace-token-type-with-u8,scatter-motion,prune-functions,sixty-four-hack,penguinize-io,canonicalize-for-tensorizer,tensorizer-legalization,legalize-alias,mlir-instruction-histogram{output=},mhlo-to-py-penguin{inline-constant-max-elements=256 output= root=neuronxcc.starfish.penguin}){{$}}
-// SHLO: builtin.module(hilo-import,call-inliner,raise-logistic,canonicalize{
+// MHLO: {{^}}builtin.module(hilo-import,call-inliner,collective-broadcast-to-all-gather,lower-complex,remove-dead-values{canonicalize=true},neuron-inst-combine,replace-token-type-with-u8,scatter-motion,prune-functions,sixty-four-hack,penguinize-io,canonicalize-for-tensorizer,tensorizer-legalization,legalize-alias,mlir-instruction-histogram{output=},mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=neuronxcc.starfish.penguin}){{$}}
+// SHLO: builtin.module(hilo-import,call-inliner,raise-logistic{report=},canonicalize{
 // SHLO-SAME: hlo-legalize-to-stablehlo{allow-experimental-features=false allow-xla-features=true}
-// SHLO-SAME: stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}
+// SHLO-SAME: stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=}
 // SHLO-SAME: stablehlo-to-py-penguin{
 
 // LIST: step  pass

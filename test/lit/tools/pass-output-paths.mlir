@@ -10,7 +10,7 @@
 
 // PRINTER: error: cannot write output file '{{.*}}missing/penguin.py': no such directory
 // HIST: error: cannot write output file '{{.*}}missing/h.txt': no such directory
-// WRITTEN: function.markOutput
+// WRITTEN: v0.markOutput(
 
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %a : tensor<4xf32>
