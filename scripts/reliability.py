@@ -121,12 +121,11 @@ def _error_lines_ok(stderr: str, tool: str) -> str | None:
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     if not lines:
         return "exit 1 without a diagnostic"
-    if tool == "opt":  # hilo-opt, as mlir-opt, prints every diagnostic (errors and their notes)
-        bad = [ln for ln in lines if not re.search(r"(^|: )(error|note|warning|remark): ", ln)]
-        return f"not a diagnostic line: {bad[0]}" if bad else None
-    # hilo2penguin: one error (or one per blocking op, each located), each line optionally followed by the
-    # source line and a caret under the column (as mlir-opt prints them), and its notes
-    diag = re.compile(r"(^|: )(error|note): ")
+    # Diagnostics as mlir-opt prints them: each line ``file:line:col: <severity>: ...``, optionally followed
+    # by the source line and a caret under the column. hilo2penguin: errors (one, or one per blocking op)
+    # and their notes; hilo-opt, as mlir-opt, every diagnostic (warnings and remarks too).
+    severities = "error|note|warning|remark" if tool == "opt" else "error|note"
+    diag = re.compile(rf"(^|: )({severities}): ")
     caret = re.compile(r"^\s*\^~*\s*$")
     i, errors = 0, 0
     while i < len(lines):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, FileLoc, location_stack, render
 
-_EXPECT = re.compile(r"expected-(error|warning|remark|note)(-re)?(?:@([+-]\d+|above|below|unknown))?\s*\{\{(.*)\}\}\s*$")
+_EXPECT = re.compile(r"expected-(error|warning|remark|note)(-re)? *(?:@([+-]\d+|above|below|unknown))? *\{\{(.*)\}\}\s*$")
 
 
 @dataclass

@@ -204,7 +204,8 @@ def emit_quantize_mx(p, rec, target) -> None:
         dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype={p.mod('support')}.dtype.{packed})"
     attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
              ("scale_method", repr(str(scale_method))), _meta(target)]
-    p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics")
+    # the binary's form: target_name then the debug location, no xla_op tag
+    p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics", with_xla=False)
 
 
 def emit_scaled_dot(p, rec, target) -> None:

@@ -335,7 +335,8 @@ class Emitter(RegionFunctions):
 
     # -- the statement assembler -------------------------------------------------------------
     def statement(self, rec: OpRecord, py_op: str | None = None, attrs=(), srcs=None, module_sub: str = "ir",
-                  xla_op: str | None = None, result_names=None, dst_specs=None, xla_first: bool = False) -> list[str]:
+                  xla_op: str | None = None, result_names=None, dst_specs=None, xla_first: bool = False,
+                  with_xla: bool = True) -> list[str]:
         """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
 
         Args:
@@ -349,6 +350,7 @@ class Emitter(RegionFunctions):
             dst_specs: pre-rendered ``dsts`` entries (default: the result types').
             xla_first: ``xla_op=`` right after ``dsts`` (the forms that print it
                 before their own keywords) instead of right before ``dl=``.
+            with_xla: False for the forms printed without ``xla_op=`` (QuantizeMX).
 
         Raises:
             HiloError: an operand that is not bound yet.
@@ -360,16 +362,18 @@ class Emitter(RegionFunctions):
         self.bind_results(rec.results, result_names)
         src_names = srcs if srcs is not None else self.names_of(rec)
         dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
-        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first)
+        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla)
         return result_names
 
     def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names,
-             xla_first: bool = False) -> None:
+             xla_first: bool = False, with_xla: bool = True) -> None:
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
         if self.scopes:
             self.refs(src_names)
         xla = self.xla_repr(xla_op or rec.name)
-        if xla_first:
+        if not with_xla:
+            keywords = keyword_text(attrs)
+        elif xla_first:
             keywords = f", xla_op={xla}" + keyword_text(attrs)
         else:
             keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"

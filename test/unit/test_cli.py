@@ -113,6 +113,6 @@ def test_dump_pass_pipeline_is_one_pipeline_ending_in_the_printer():
     r = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline")
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("\n") == 1 and r.stdout.startswith("builtin.module(hilo-import,")
-    assert r.stdout.rstrip().endswith("mhlo-to-py-penguin{inline-constant-max-elements=256 output= root=neuronxcc.starfish.penguin})")
+    assert r.stdout.rstrip().endswith("mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=neuronxcc.starfish.penguin})")
     r2 = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline", "--spine", "stablehlo")
     assert ",stablehlo-to-py-penguin{" in r2.stdout

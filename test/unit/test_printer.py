@@ -132,10 +132,14 @@ class _Stub:
         return T()
 
     def _check_common(self, kind, kw):
-        assert set(kw) >= {"srcs", "dsts", "xla_op", "dl"}, f"{kind}: missing keys {kw.keys()}"
+        # QuantizeMX is printed as the binary prints it: target_name, then the debug location (no xla_op)
+        required = {"srcs", "dsts", "dl"} if kind == "QuantizeMXTensorOp" else {"srcs", "dsts", "xla_op", "dl"}
+        assert set(kw) >= required, f"{kind}: missing keys {kw.keys()}"
         keys = list(kw)
         assert keys[:2] == ["srcs", "dsts"] and keys[-1] == "dl", f"{kind}: srcs, dsts first, dl last: {keys}"
-        if kind in ("NeuronTensorOp", "CompositeOp", "CallOp", "DevicePrintOp"):
+        if kind == "QuantizeMXTensorOp":
+            assert "xla_op" not in kw and keys[-2] == "target_name", f"{kind}: target_name right before dl: {keys}"
+        elif kind in ("NeuronTensorOp", "CompositeOp", "CallOp", "DevicePrintOp"):
             assert keys[2] == "xla_op", f"{kind}: xla_op right after dsts"
         else:
             assert keys[-2] == "xla_op", f"{kind}: xla_op must come right before dl"

@@ -9,10 +9,10 @@
 // CHECK-LABEL: attrs=('model-type=generic', 'mac-count=4096', 'module=custom_calls'))
 // QuantizeMX: the seed's keywords in the seed's order; negative dim normalised, block_size/scale_method
 // defaults, a ui32 result with an FP8 dtype -> the x4-packed container dtype of the support module.
-// CHECK: [[Q:v[0-9]+]], {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e4m3fn_x4), m1.TensorSpec(shape=(4, 2), dtype='float8_e8m0fnu')], mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', xla_op='{{(stablehlo|mhlo)}}.custom_call', dl=m2.DebugLocation(file='{{.*}}custom-calls.mlir', line={{[0-9]+}}
-// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 64), dtype='float8_e5m2'), m1.TensorSpec(shape=(4, 4), dtype='float8_e8m0fnu')], mx_dtype='float8_e5m2', dim=1, block_size=16, scale_method='FLOOR', target_name='QuantizeMX', xla_op=
+// CHECK: [[Q:v[0-9]+]], {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e4m3fn_x4), m1.TensorSpec(shape=(4, 2), dtype='float8_e8m0fnu')], mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', dl=m2.DebugLocation(file='{{.*}}custom-calls.mlir', line={{[0-9]+}}
+// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 64), dtype='float8_e5m2'), m1.TensorSpec(shape=(4, 4), dtype='float8_e8m0fnu')], mx_dtype='float8_e5m2', dim=1, block_size=16, scale_method='FLOOR', target_name='QuantizeMX', dl=
 // A dictionary config (api_version = 4) is read the same way.
-// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], {{.*}}mx_dtype='float8_e5m2', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', xla_op=
+// CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], {{.*}}mx_dtype='float8_e5m2', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', dl=
 // A ui32 result whose dtype is not an FP8 name keeps its own dtype (no error).
 // CHECK-NEXT: {{v[0-9]+}}, {{v[0-9]+}} = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype='uint32'), {{.*}}mx_dtype='int8', dim=1,
 // Scaled matmul: an ordinary DotOp with the four dimension lists then op='mhlo.scaled_dot'; an empty

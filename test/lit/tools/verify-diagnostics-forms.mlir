@@ -23,6 +23,15 @@ module {
 
 // -----
 
+// Spaces before '@' and before the text, as upstream tests write them.
+func.func @spaced(%a: tensor<4xf32>, %b: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+1   {{requires the same shape}}
+  %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // An error at an unknown location.
 func.func @unknown(%a: tensor<4xf32>, %b: tensor<2xf32>) -> tensor<4xf32> {
   // expected-error@unknown {{requires the same shape}}
@@ -37,3 +46,4 @@ func.func @unknown(%a: tensor<4xf32>, %b: tensor<2xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: {{^}}  // expected-{{e}}rror-re
 // CHECK-NEXT: {{^}}     ^
 // CHECK: verify-mismatch-forms.mlir:13:6: error: expected note "never" was not produced
+// CHECK: verify-mismatch-forms.mlir:20:6: error: expected error "never produced" was not produced

@@ -13,3 +13,10 @@ func.func @note(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-note@+1 {{never}}
   return %a : tensor<4xf32>
 }
+
+// -----
+
+func.func @spaced_never(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{never produced}}
+  return %a : tensor<4xf32>
+}
