@@ -52,8 +52,16 @@ def _start(tmp_path, n=40, jobs=2):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.Popen([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(out),
                           "--jobs", str(jobs), "--report", str(report)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                         preexec_fn=_terminal_signals)
     return p, out, report
+
+
+def _terminal_signals() -> None:
+    """SIGINT/SIGTERM as at a terminal: a test run started in the background inherits SIGINT
+    ignored, and the tool keeps an ignored signal ignored (as a shell's background job expects)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _wait_for_progress(p, report_dir, lines=2, limit=60.0):
