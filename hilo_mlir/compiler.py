@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 
 from .config import CompileConfig
-from .diagnostics import HiloError, capture_diagnostics, out_of_memory
+from .diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
 from .frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
 from .frontend.printability import UnprintableOps, check_printable  # noqa: F401 (public API)
 from .frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
@@ -184,6 +184,15 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     Raises:
         HiloError: a refused input, a failing pass or verifier, no printer.
     """
+    try:
+        return _compile_loaded(loaded, config, instrumentation, input_types, fusion_report)
+    except (RuntimeError, UnicodeDecodeError) as e:  # before the spine (the pipeline names its own passes)
+        if not not_utf8(e):
+            raise
+        raise HiloError(NOT_UTF8_MESSAGE, filename=loaded.filename) from None
+
+
+def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation, input_types, fusion_report):
     with gc_paused():
         steps = build_spine(config)
         notify = getattr(instrumentation, "on_pass_start", None)

@@ -421,3 +421,19 @@ class out_of_memory:
         if tp is not None and issubclass(tp, MemoryError):
             raise HiloError(f"out of memory while {self.phase}") from None
         return False
+
+
+def not_utf8(e: BaseException) -> bool:
+    """``e`` is the binding's failure to read an MLIR string (a name or attribute) that is not valid UTF-8.
+
+    MLIR strings are bytes (``"\\FF"`` parses); the Python binding raises a
+    ``RuntimeError`` when such a string is read as ``str``.
+    """
+    return isinstance(e, (RuntimeError, UnicodeDecodeError)) and (
+        isinstance(e, UnicodeDecodeError) or "str_from_cstr_and_size" in str(e))
+
+
+#: what a pass or stage that met such a string reports (the op and string are not known to Python)
+NOT_UTF8_MESSAGE = ("the module holds a string (a symbol name or a string attribute) that is not valid UTF-8; "
+                    "it cannot be compiled")
+

@@ -170,7 +170,8 @@ def _step(draw, g: _Graph) -> None:
         )
     elif kind == "concatenate":
         dim = draw(st.integers(0, len(shape) - 1))
-        cands = [v for v in g.values if v[2] == dt and len(v[1]) == len(shape) and all(a == b for i, (a, b) in enumerate(zip(v[1], shape)) if i != dim)]
+        cands = [v for v in g.values if v[2] == dt and len(v[1]) == len(shape)
+                 and all(a == b for i, (a, b) in enumerate(zip(v[1], shape)) if i != dim)]
         ys = draw(st.lists(st.sampled_from(cands), min_size=1, max_size=3))
         parts = [x] + ys
         out = tuple(sum(p[1][dim] for p in parts) if i == dim else d for i, d in enumerate(shape))
@@ -183,7 +184,8 @@ def _step(draw, g: _Graph) -> None:
     elif kind == "transpose":
         perm = draw(st.permutations(list(range(len(shape)))))
         out = tuple(shape[p] for p in perm)
-        g.emit(f'"stablehlo.transpose"({name}) {{permutation = array<i64: {", ".join(map(str, perm))}>}} : ({t}) -> {_tt(out, dt)}', out, dt)
+        perm_text = ", ".join(map(str, perm))
+        g.emit(f'"stablehlo.transpose"({name}) {{permutation = array<i64: {perm_text}>}} : ({t}) -> {_tt(out, dt)}', out, dt)
     elif kind == "broadcast":
         if len(shape) >= 3:
             g.emit(f'"stablehlo.negate"({name}) : ({t}) -> {t}' if is_float else f'"stablehlo.abs"({name}) : ({t}) -> {t}', shape, dt)
@@ -191,7 +193,9 @@ def _step(draw, g: _Graph) -> None:
         lead = draw(st.integers(1, 3))
         out = (lead,) + shape
         dims = ", ".join(str(i + 1) for i in range(len(shape)))
-        g.emit(f'"stablehlo.broadcast_in_dim"({name}) {{broadcast_dimensions = array<i64{": " + dims if dims else ""}>}} : ({t}) -> {_tt(out, dt)}', out, dt)
+        dims_text = ": " + dims if dims else ""
+        g.emit(f'"stablehlo.broadcast_in_dim"({name}) {{broadcast_dimensions = array<i64{dims_text}>}} : ({t}) -> {_tt(out, dt)}',
+               out, dt)
     elif kind == "slice":
         starts, limits, strides, out = [], [], [], []
         for d in shape:

@@ -28,7 +28,7 @@ import gc
 import time
 
 from . import registry
-from .diagnostics import Diagnostic, HiloError, from_mlir_error, location_line, location_to_str
+from .diagnostics import NOT_UTF8_MESSAGE, Diagnostic, HiloError, from_mlir_error, location_line, location_to_str, not_utf8
 from .instrumentation import (  # noqa: F401  (re-exported: the drivers' and tests' names)
     Instrumentation,
     IRPrinter,
@@ -280,6 +280,14 @@ class Pipeline:
             self._printer.failed(step, self._current)
             err = from_mlir_error(e)
             err.message = f"{err.message} (in pass '{step.argument}')"
+            err.pass_name = step.argument
+            raise err from None
+        except (RuntimeError, UnicodeDecodeError) as e:
+            if not not_utf8(e):
+                raise
+            am.invalidate_all()
+            self._printer.failed(step, self._current)
+            err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.extras.get("filename"))
             err.pass_name = step.argument
             raise err from None
         self.timings.append((step.display, time.perf_counter() - t0))

@@ -47,13 +47,18 @@ REASONS = (
     ("unregistered dialect", r"unregistered dialect"),
     ("bad function terminator", r"cannot terminate function"),
     ("memref (buffer) type", r"memref types are not supported"),
-    ("upstream legalization failed (names the pass)", r"failed to legalize operation|in pass '(chlo-legalize-to-stablehlo|stablehlo-legalize-to-hlo|hlo-legalize-to-stablehlo)'"),
+    ("upstream legalization failed (names the pass)",
+     r"failed to legalize operation|in pass '(chlo-legalize-to-stablehlo|stablehlo-legalize-to-hlo|hlo-legalize-to-stablehlo)'"),
     ("op with no Penguin equivalent (fft, solvers, rng, ragged_dot, ...)", r"(has|have) no Penguin (equivalent|statement)"),
     ("op must be decomposed first (batch_norm, einsum, ...)", r"must be (decomposed|lowered) .*before printing"),
     ("element type not supported by the printers", r"element type \S+ is not supported"),
     ("non-mhlo/stablehlo op (e.g. check.*)", r"is not an mhlo/stablehlo op"),
-    ("invalid input (parse/verify)", r"error: (expected |custom op|unknown |use of undeclared|'[a-z_.]+' op requires|'[a-z_.]+' op (failed|expect|attribute|operand|result|has|must|requires|inferred|all|number))"),
-    ("printer: unsupported op / custom call", r"cannot be emitted|(cannot|can't|does not|not) (print|emit)|unsupported (op|custom)|unknown custom.call|custom_call target|NCC_ISPP|NCC_EVRF"),
+    ("invalid input (parse/verify)",
+     r"error: (expected |custom op|unknown |use of undeclared|'[a-z_.]+' op requires"
+     r"|'[a-z_.]+' op (failed|expect|attribute|operand|result|has|must|requires|inferred|all|number))"),
+    ("printer: unsupported op / custom call",
+     r"cannot be emitted|(cannot|can't|does not|not) (print|emit)|unsupported (op|custom)|unknown custom.call"
+     r"|custom_call target|NCC_ISPP|NCC_EVRF"),
     ("verify-supported-ops: unsupported op", r"not supported"),
     ("out-of-range 64-bit constant", r"out of range|does not fit"),
 )

@@ -178,7 +178,7 @@ class Census:
                         self._compact(key, n)
         if len(names) == 1:
             return list(index.get(names[0], ()))
-        out = []
+        out: list = []
         for n in names:
             out.extend(index.get(n, ()))
         return out
@@ -414,6 +414,6 @@ class Census:
                                f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})")
         if self._types is not None:
             fresh.types()
-            if +self._types != +fresh._types:
+            if fresh._types is None or +self._types != +fresh._types:
                 out.append("value types differ")
         return out

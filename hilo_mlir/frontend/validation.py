@@ -43,7 +43,8 @@ from ..type_legality import type_problem
 #: ``mhlo.dynamic_conv`` in ``hlo-legalize-to-stablehlo``), so they are refused
 #: before any rewrite even when their types happen to be static.
 DYNAMIC_SHAPE_OPS = frozenset(
-    ["dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape", "real_dynamic_slice", "set_dimension_size", "get_dimension_size", "compute_reshape_shape", "cstr_reshapable"]
+    ["dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
+     "real_dynamic_slice", "set_dimension_size", "get_dimension_size", "compute_reshape_shape", "cstr_reshapable"]
 )
 _TOKEN_PASS = "replace-token-type-with-u8"
 _COMPLEX_PASS = "lower-complex"
@@ -118,7 +119,8 @@ class TypeVerdicts:
         self.allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
         self.complex_why = None
         if not self.allow_complex:
-            self.complex_why = "LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex else "the pass is not available"
+            self.complex_why = ("LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex
+                                else "the pass is not available")
         self._cache: dict = {}  # type -> message or None (types are uniqued; most values share a few types)
 
     def __call__(self, t) -> str | None:

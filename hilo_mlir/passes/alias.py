@@ -127,12 +127,14 @@ def run_legalize_alias(module_op, ctx) -> None:
             p = defining_op(v)
             if is_aliasing_copy(p) and p.operands[1] == a:
                 continue
-            alias = ir.Attribute.parse(f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>")
+            alias = ir.Attribute.parse(f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, "
+                                       "operand_tuple_indices = []>")
             attrs = {
                 "call_target_name": ir.StringAttr.get(ALIASING_COPY),
                 "output_operand_aliases": ir.ArrayAttr.get([alias]),
             }
-            if p is not None and len(p.results) == 1 and "neuron.symName" in p.attributes and isinstance(p.attributes["neuron.symName"], ir.StringAttr):
+            if (p is not None and len(p.results) == 1 and "neuron.symName" in p.attributes
+                    and isinstance(p.attributes["neuron.symName"], ir.StringAttr)):
                 attrs["neuron.symName"] = p.attributes["neuron.symName"]  # the copy is now the output tensor
                 rw.remove_attr(p, "neuron.symName")
             c = rw.create(d.name("custom_call"), results=[v.type], operands=[v, a], attributes=attrs, loc=ret.location, before=ret)

@@ -98,24 +98,35 @@ def _run(module_op, ctx) -> None:
         if not pending:
             break
         for call in pending:
-            name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-            callee = funcs.get(name)
-            if callee is None or len(callee.regions[0].blocks) == 0:
-                raise op_error(call, f"cannot inline call to '@{name}': no function body")
-            if len(callee.regions[0].blocks) != 1:
-                raise op_error(call, f"cannot inline call to '@{name}': callee has more than one block")
-            if _calls_in(callee) and any(
-                ir.FlatSymbolRefAttr(c.attributes["callee"]).value == name for c in _calls_in(callee)
-            ):
-                raise op_error(call, f"cannot inline recursive call to '@{name}'")
-            _inline_call(call, callee, ctx.rewriter)
+            _inline_call(call, _inlinable_callee(call, funcs), ctx.rewriter)
             inlined += 1
     else:
         raise op_error(module_op, "call-inliner: call graph is recursive")
     if not inlined:
         return
     ctx.stats["calls-inlined"] += inlined
-    # Erase private callees nothing refers to any more.
+    _erase_unreferenced_private(funcs, ctx)
+
+
+def _inlinable_callee(call, funcs: dict):
+    """The ``func.func`` ``call`` calls.
+
+    Raises:
+        HiloError: the callee is missing or a declaration, has more than one block, or calls itself.
+    """
+    name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+    callee = funcs.get(name)
+    if callee is None or len(callee.regions[0].blocks) == 0:
+        raise op_error(call, f"cannot inline call to '@{name}': no function body")
+    if len(callee.regions[0].blocks) != 1:
+        raise op_error(call, f"cannot inline call to '@{name}': callee has more than one block")
+    if any(ir.FlatSymbolRefAttr(c.attributes["callee"]).value == name for c in _calls_in(callee)):
+        raise op_error(call, f"cannot inline recursive call to '@{name}'")
+    return callee
+
+
+def _erase_unreferenced_private(funcs: dict, ctx) -> None:
+    """Erase the private functions nothing refers to any more (after inlining)."""
     text_refs = set()
     for f in funcs.values():
         def visit(op):

@@ -52,6 +52,55 @@ def _key(op):
     return (op.name, tuple(op.operands), attrs, tuple(str(r.type) for r in op.results))
 
 
+def _rewrite_operands(op, repl: dict, rw) -> bool:
+    """Point every operand of ``op`` that ``repl`` maps at its replacement; True if one was rewritten."""
+    touched = False
+    for i, v in enumerate(list(op.operands)):
+        nv = repl.get(v)
+        if nv is not None:
+            rw.set_operand(op, i, nv)
+            touched = True
+    return touched
+
+
+def _lookup(table: list[dict], key):
+    """The innermost scope's entry for ``key`` (None if no enclosing scope has one)."""
+    for scope in reversed(table):
+        prev = scope.get(key)
+        if prev is not None:
+            return prev
+    return None
+
+
+def _cse(op, touched: bool, table: list[dict], repl: dict) -> bool:
+    """CSE ``op`` against the scopes ``table``: True (its results now map to its twin's in ``repl``) when an
+    equal op dominates it and one of the two was touched by a barrier removal; else record it in the
+    innermost scope (if no equal op is there yet) and return False."""
+    k = _key(op)
+    prev = _lookup(table, k)
+    if prev is not None and (touched or prev[1]):
+        for r_old, r_new in zip(op.results, prev[0].results):
+            repl[r_old] = r_new
+        return True
+    if prev is None:
+        table[-1][k] = (op, touched)
+    return False
+
+
+def _has_barrier(func_op) -> bool:
+    """Whether ``func_op`` holds an optimization barrier (a walk that stops at the first)."""
+    found = []
+
+    def find(op):
+        if _is_barrier(op):
+            found.append(True)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    func_op.walk(find)
+    return bool(found)
+
+
 def _run(func_op, ctx):
     """One walk in dominance order with a value map and a scoped hash table.
 
@@ -69,52 +118,26 @@ def _run(func_op, ctx):
     rw = ctx.rewriter
 
     def walk_block(block, table: list[dict]):
-        scope: dict = {}
-        table.append(scope)
+        table.append({})
         for view in list(block.operations):
             op = view.operation
-            touched = False
-            for i, v in enumerate(list(op.operands)):
-                nv = repl.get(v)
-                if nv is not None:
-                    rw.set_operand(op, i, nv)
-                    touched = True
+            touched = _rewrite_operands(op, repl, rw)
             if _is_barrier(op):
                 for res, val in zip(op.results, op.operands):
                     repl[res] = val
                 dead.append(op)
                 stats["barriers-removed"] += 1
                 continue
-            if _cse_candidate(op):
-                k = _key(op)
-                prev = None
-                for s in reversed(table):
-                    prev = s.get(k)
-                    if prev is not None:
-                        break
-                if prev is not None and (touched or prev[1]):
-                    for r_old, r_new in zip(op.results, prev[0].results):
-                        repl[r_old] = r_new
-                    dead.append(op)
-                    stats["ops-cse"] += 1
-                    continue
-                if prev is None:
-                    scope[k] = (op, touched)
+            if _cse_candidate(op) and _cse(op, touched, table, repl):
+                dead.append(op)
+                stats["ops-cse"] += 1
+                continue
             for region in op.regions:
                 for b in region.blocks:
                     walk_block(b, table)
         table.pop()
 
-    has_barrier = []
-
-    def find(op):
-        if _is_barrier(op):
-            has_barrier.append(True)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    func_op.walk(find)
-    if not has_barrier:
+    if not _has_barrier(func_op):
         return
     for region in func_op.regions:
         for b in region.blocks:

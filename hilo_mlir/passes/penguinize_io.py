@@ -285,27 +285,34 @@ def _flatten_results(main, d, ctx):
     return leaves_of, old_types, len(flat_vals)
 
 
+def _alias_leaf(module_op, old_types, leaves_of, path, where) -> int:
+    """The flat result index ``path`` names in @main's old result structure (root: the single result, or
+    the result list).
+
+    Raises:
+        HiloError: an empty or out-of-range path, a path through a non-tuple, or one naming a tuple.
+    """
+    if len(old_types) == 1:
+        t, base, rest = old_types[0], 0, list(path)
+    else:
+        if not path:
+            raise HiloError(f"{where}: empty output_index but @main has {len(old_types)} results", loc=module_op.location)
+        if not 0 <= path[0] < len(old_types):
+            raise HiloError(f"{where}: output index {path[0]} out of range", loc=module_op.location)
+        t, base, rest = old_types[path[0]], leaves_of[path[0]][0] if leaves_of[path[0]] else 0, list(path[1:])
+    for k in rest:
+        if not isinstance(t, ir.TupleType) or not 0 <= k < t.num_types:
+            raise HiloError(f"{where}: output index path {list(path)} does not name a result of @main", loc=module_op.location)
+        base += _leaf_offsets([t.get_type(j) for j in range(t.num_types)])[k]
+        t = t.get_type(k)
+    if _leaf_count(t) != 1:
+        raise HiloError(f"{where}: output {list(path)} is a tuple of {_leaf_count(t)} leaves and cannot alias one input",
+                        loc=module_op.location)
+    return base
+
+
 def _remap_aliases(module_op, main, flat_info, rw):
     leaves_of, old_types, n_flat = flat_info
-
-    def one_leaf(path, where):
-        # Resolve a path into the old result structure (root = the single result, or the result list).
-        if len(old_types) == 1:
-            t, base, rest = old_types[0], 0, list(path)
-        else:
-            if not path:
-                raise HiloError(f"{where}: empty output_index but @main has {len(old_types)} results", loc=module_op.location)
-            if not 0 <= path[0] < len(old_types):
-                raise HiloError(f"{where}: output index {path[0]} out of range", loc=module_op.location)
-            t, base, rest = old_types[path[0]], leaves_of[path[0]][0] if leaves_of[path[0]] else 0, list(path[1:])
-        for k in rest:
-            if not isinstance(t, ir.TupleType) or not 0 <= k < t.num_types:
-                raise HiloError(f"{where}: output index path {list(path)} does not name a result of @main", loc=module_op.location)
-            base += _leaf_offsets([t.get_type(j) for j in range(t.num_types)])[k]
-            t = t.get_type(k)
-        if _leaf_count(t) != 1:
-            raise HiloError(f"{where}: output {list(path)} is a tuple of {_leaf_count(t)} leaves and cannot alias one input", loc=module_op.location)
-        return base
 
     n_args = len(func_type(main).inputs)
     arg_attrs = dict_list(main, "arg_attrs", n_args) if "arg_attrs" in main.attributes else None
@@ -336,7 +343,7 @@ def _remap_aliases(module_op, main, flat_info, rw):
         for e in entries:
             items = dict_items(e)
             path = int_list_of(items, "output_index")
-            flat = one_leaf(path, f"'{key}' entry {e}")
+            flat = _alias_leaf(module_op, old_types, leaves_of, path, f"'{key}' entry {e}")
             items["output_index"] = ir.DenseI64ArrayAttr.get([flat] if n_flat > 1 else [])
             out.append(ir.DictAttr.get(items))
         _set_attr(rw, module_op, key, ir.ArrayAttr.get(out))

@@ -204,6 +204,38 @@ def _set_constant_value(rewriter, op, narrowed_type, vals) -> None:
     rewriter.set_attr(op, "value", value)
 
 
+def _check_op(op, narrow, ranges, ctx):
+    """Refuse ``op`` if narrowing cannot keep its numbers; the narrowed value of a 64-bit constant, else None.
+
+    ``ranges()`` gives the module's :class:`IntRanges` (built on first need).
+
+    Raises:
+        HiloError: an op that needs 64-bit integers, a width-dependent op without a range proof, a
+            bitcast_convert between a narrowed and a kept width, an out-of-range constant.
+    """
+    short = hlo_short_name(op.name)
+    if short in _REQUIRES_64:
+        raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
+    if short in WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
+        why = width_dependent_reason(short, op, ranges())
+        if why is not None:
+            raise op_error(
+                op,
+                f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits "
+                f"({why}); sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
+            )
+        ctx.stats["width-dependent-ops-proven"] += 1
+    if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
+        return _constant_values(op, ranges, ctx.d)
+    if short == "bitcast_convert":
+        src, dst = op.operands[0].type, op.results[0].type
+        if (narrow(src) is None) != (narrow(dst) is None):
+            r = ranges().range_of(op.operands[0])
+            known = f" (operand values in {r})" if isinstance(r, IntRange) else ""
+            raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
+    return None
+
+
 def _run(module_op, ctx):
     with module_op.context, module_op.location:
         narrow = _Narrower()
@@ -229,28 +261,9 @@ def _run(module_op, ctx):
         # 1. Checks and new constant values first: an error leaves the module untouched.
         new_values = {}  # index in `ops` -> values (ops are not dict keys: their hash follows their types)
         for i, op in enumerate(ops):
-            short = hlo_short_name(op.name)
-            if short in _REQUIRES_64:
-                raise op_error(op, "requires 64-bit integer types and cannot be narrowed by sixty-four-hack")
-            if short in WIDTH_DEPENDENT and op.operands and narrow(op.operands[0].type) is not None:
-                why = width_dependent_reason(short, op, ranges())
-                if why is not None:
-                    raise op_error(
-                        op,
-                        f"bit-level op on {op.operands[0].type} gives different results once narrowed to 32 bits "
-                        f"({why}); sixty-four-hack cannot keep its semantics (disable the gate to keep 64-bit integers)",
-                    )
-                ctx.stats["width-dependent-ops-proven"] += 1
-            if (short == "constant" or op.name == "arith.constant") and len(op.results) == 1:
-                vals = _constant_values(op, ranges, ctx.d)
-                if vals is not None:
-                    new_values[i] = vals
-            elif short == "bitcast_convert":
-                src, dst = op.operands[0].type, op.results[0].type
-                if (narrow(src) is None) != (narrow(dst) is None):
-                    r = ranges().range_of(op.operands[0])
-                    known = f" (operand values in {r})" if isinstance(r, IntRange) else ""
-                    raise op_error(op, f"bitcast_convert {src} -> {dst} cannot be narrowed to 32 bits by sixty-four-hack{known}")
+            vals = _check_op(op, narrow, ranges, ctx)
+            if vals is not None:
+                new_values[i] = vals
         if ctx.extras.get("debug"):  # --debug: the analysis runs even when no check needed it
             _report(ctx, ops, ranges(), narrow)
         # 2. Retype, through the rewriter (it records attribute and type changes).

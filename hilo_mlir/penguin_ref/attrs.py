@@ -217,6 +217,37 @@ def _parse_conv_pretty(body: str) -> dict:
     }
 
 
+def _parse_array(s: str) -> list:
+    """``array<i64: 1, 2>`` -> ``[1, 2]`` (``i1``: booleans; ``f*``: floats)."""
+    m = re.fullmatch(r"array<\s*(\w+)\s*(?::(.*))?>", s, re.S)
+    if not m:
+        raise AttrError(f"cannot read {s!r}")
+    items = [x.strip() for x in (m.group(2) or "").split(",") if x.strip()]
+    if m.group(1) == "i1":
+        return [x == "true" for x in items]
+    if m.group(1).startswith("f"):
+        return [float(x) for x in items]
+    return [int(x) for x in items]
+
+
+def _parse_structured(kind: str, body: str):
+    """The body of ``#d.<kind><...>`` as a dict (``key = value`` parts; a bare word is True)."""
+    if kind == "conv":
+        if not body.startswith("raw"):
+            return _parse_conv_pretty(body)
+        body = body[3:]
+    out: dict = {}
+    for part in _split_top(body):
+        if not part:
+            continue
+        if "=" not in part:
+            out[part] = True
+            continue
+        k, v = part.split("=", 1)
+        out[k.strip()] = _parse_value(v)
+    return out
+
+
 def parse_attr(value):
     """Normalise one attribute value (Python literal or MLIR attribute text).
 
@@ -231,36 +262,13 @@ def parse_attr(value):
     if s.startswith("dense<"):
         return parse_dense(s)
     if s.startswith("array<"):
-        m = re.fullmatch(r"array<\s*(\w+)\s*(?::(.*))?>", s, re.S)
-        if not m:
-            raise AttrError(f"cannot read {s!r}")
-        items = [x.strip() for x in (m.group(2) or "").split(",") if x.strip()]
-        if m.group(1) == "i1":
-            return [x == "true" for x in items]
-        if m.group(1).startswith("f"):
-            return [float(x) for x in items]
-        return [int(x) for x in items]
+        return _parse_array(s)
     m = re.fullmatch(r"#(\w+)<\s*(\w+)\s+(\w+)\s*>", s)
     if m:  # enum: #stablehlo<comparison_direction GT>
         return m.group(3)
     m = re.fullmatch(r"#(\w+)\.(\w+)<(.*)>", s, re.S)
     if m:
-        kind, body = m.group(2), m.group(3).strip()
-        if kind == "conv":
-            if body.startswith("raw"):
-                body = body[3:]
-            else:
-                return _parse_conv_pretty(body)
-        out = {}
-        for part in _split_top(body):
-            if not part:
-                continue
-            if "=" not in part:
-                out[part] = True
-                continue
-            k, v = part.split("=", 1)
-            out[k.strip()] = _parse_value(v)
-        return out
+        return _parse_structured(m.group(2), m.group(3).strip())
     if s.startswith("{") and s.endswith("}"):
         try:
             return json.loads(s)

@@ -74,14 +74,7 @@ class Interpreter:
         if st.kind == "BlockArgument":
             return
         if st.kind == "SetResults":
-            header = st.kw["header"]
-            for v, spec in zip(st.kw["srcs"], header.dsts):
-                a = self.value(v, env, header)
-                if isinstance(spec, TensorSpec) and not env.vectorized and tuple(np.shape(a)) != spec.shape:
-                    raise header.error(f"result {v.name} has shape {tuple(np.shape(a))}, the header declares {spec.shape}")
-            r = self.kernel_result(header, env)
-            if r is not None:
-                env.vals[st.kw["srcs"][0]] = r
+            self.set_results(st, env)
             return
         if ops.is_header(st) and not st.regions and not st.kw.get("regions") and (
             st.set_results is not None or self.ops.op_key(st) != "call" or self.program.eager
@@ -109,6 +102,18 @@ class Interpreter:
             raise st.error(f"produced {len(out)} results, the statement declares {len(st.results)}")
         for v, arr, spec in zip(st.results, out, st.dsts):
             env.vals[v] = self.finish(st, arr, spec, env)
+
+    def set_results(self, st: Statement, env: Env) -> None:
+        """``setResults`` of a group: check the body's results against the header's specs; a precise
+        kernel (:mod:`.kernels`) may replace the body's result."""
+        header = st.kw["header"]
+        for v, spec in zip(st.kw["srcs"], header.dsts):
+            a = self.value(v, env, header)
+            if isinstance(spec, TensorSpec) and not env.vectorized and tuple(np.shape(a)) != spec.shape:
+                raise header.error(f"result {v.name} has shape {tuple(np.shape(a))}, the header declares {spec.shape}")
+        r = self.kernel_result(header, env)
+        if r is not None:
+            env.vals[st.kw["srcs"][0]] = r
 
     def kernel_result(self, header: Statement, env: Env):
         """The result of group ``header`` if a precise kernel replaces its body (:mod:`.kernels`), else None."""

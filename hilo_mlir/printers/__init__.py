@@ -27,8 +27,8 @@ from .mhlo import print_fusion
 from .regions import print_region_op
 from .stablehlo import print_composite
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "DEFAULT_MODEL_TYPE", "MODEL_TYPES", "HANDLERS", "PenguinPrinter", "MhloPrinter", "StableHloPrinter",
-           "print_penguin", "print_program"]
+__all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "DEFAULT_MODEL_TYPE", "MODEL_TYPES", "HANDLERS", "PenguinPrinter",
+           "MhloPrinter", "StableHloPrinter", "print_penguin", "print_program"]
 
 #: The dispatch table of both printers: short op name (both dialects), ``func.call``, or
 #: :data:`~.driver.REGIONS` (any other op with regions) -> ``handler(printer, op)``.

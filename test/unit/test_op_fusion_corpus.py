@@ -136,7 +136,7 @@ def test_third_party_testdata_keeps_numbers():
     for f in sorted(root.glob("*.mlir")):
         if "dynamic" in f.name:
             continue
-        text = "\n".join(l for l in f.read_text().splitlines() if "custom_call @check." not in l)
+        text = "\n".join(ln for ln in f.read_text().splitlines() if "custom_call @check." not in ln)
         if "custom_call" in text or "chlo." in text:
             continue
         out, _ = fuse(text, "stablehlo", pre="raise-logistic")

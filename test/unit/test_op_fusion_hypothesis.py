@@ -64,10 +64,10 @@ def dags(draw):
         elif kind == "transpose":
             v = new(); lines.append(f"  {v} = stablehlo.transpose {pick()}, dims = [1, 0] : ({T}) -> {T}")
         elif kind == "silu":
-            d, l, v = new(), new(), new()
+            d, lg, v = new(), new(), new()
             lines.append(f"  {d} = stablehlo.dot_general {pick()}, {pick()}, contracting_dims = [1] x [0] : ({T}, {T}) -> {T}")
-            lines.append(f"  {l} = stablehlo.logistic {d} : {T}")
-            lines.append(f"  {v} = stablehlo.multiply {d}, {l} : {T}")
+            lines.append(f"  {lg} = stablehlo.logistic {d} : {T}")
+            lines.append(f"  {v} = stablehlo.multiply {d}, {lg} : {T}")
             vals.extend([d])
         elif kind == "rms":
             s, r, b, a, v = new(), new(), new(), new(), new()

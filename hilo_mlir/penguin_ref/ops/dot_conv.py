@@ -93,8 +93,8 @@ def _conv(c):
         if flips:
             w = np.flip(w, axis=flips)
     x = pad(x, np.zeros((), acc), [0, 0] + [p[0] for p in padding], [0, 0] + [p[1] for p in padding], [0, 0] + [d - 1 for d in ldil])
-    N, C = x.shape[:2]
-    O, I = w.shape[:2]
+    N = x.shape[0]
+    c_out = w.shape[0]
     ks = w.shape[2:]
     eff = [(k - 1) * d + 1 for k, d in zip(ks, rdil)]
     out_sp = [max((s - e) // st + 1, 0) if s >= e else 0 for s, e, st in zip(x.shape[2:], eff, strides)]
@@ -102,7 +102,7 @@ def _conv(c):
         # batch groups: split the batch into bgc groups, output features split accordingly
         nb = N // bgc
         xs = [x[g * nb:(g + 1) * nb] for g in range(bgc)]
-        og = O // bgc
+        og = c_out // bgc
         outs = [_conv_core(xs[g], w[g * og:(g + 1) * og], fgc, ks, rdil, strides, out_sp, acc) for g in range(bgc)]
         y = np.concatenate(outs, axis=1)
     else:
@@ -116,15 +116,16 @@ def _conv(c):
 
 
 def _conv_core(x, w, fgc, ks, rdil, strides, out_sp, acc):
-    N, C = x.shape[:2]
-    O, I = w.shape[:2]
-    og = O // fgc
-    y = np.zeros((N, O) + tuple(out_sp), dtype=acc)
+    N = x.shape[0]
+    c_out, c_in = w.shape[:2]  # c_in: input features per feature group
+    og = c_out // fgc
+    y = np.zeros((N, c_out) + tuple(out_sp), dtype=acc)
     for g in range(fgc):
-        xg = x[:, g * I:(g + 1) * I]
+        xg = x[:, g * c_in:(g + 1) * c_in]
         wg = w[g * og:(g + 1) * og]
         for k in np.ndindex(*ks):
-            sl = tuple(slice(kk * d, kk * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0) for kk, d, m, st in zip(k, rdil, out_sp, strides))
+            sl = tuple(slice(kk * d, kk * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0)
+                       for kk, d, m, st in zip(k, rdil, out_sp, strides))
             patch = xg[(slice(None), slice(None)) + sl]  # N I S...
             y[:, g * og:(g + 1) * og] += np.einsum("ni...,oi->no...", patch, wg[(slice(None), slice(None)) + k])
     return y

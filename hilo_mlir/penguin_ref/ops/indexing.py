@@ -10,7 +10,8 @@ from .elementwise import total_order_key
 from .numeric import cast, is_float, widen
 from .reductions import ufunc_for
 
-_GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims", "start_index_map", "index_vector_dim")
+_GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+                  "start_index_map", "index_vector_dim")
 
 
 @impl("gather")
@@ -53,7 +54,8 @@ def _gather(c):
     return np.transpose(tmp, perm).reshape(out_shape)
 
 
-_SCATTER_FIELDS = ("update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim")
+_SCATTER_FIELDS = ("update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
+                   "scatter_dims_to_operand_dims", "index_vector_dim")
 
 
 @impl("scatter")

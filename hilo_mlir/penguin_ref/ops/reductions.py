@@ -69,7 +69,8 @@ def _reduce_window(c):
     body = None if uf is not None else c.region(0)
     acc = [np.broadcast_to(widen(i) if uf is not None else i, out_shape).copy() for i in inits]
     for off in itertools.product(*[range(w) for w in win]):
-        sl = tuple(slice(o * d, o * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0) for o, d, m, st in zip(off, wdil, out_shape, strides))
+        sl = tuple(slice(o * d, o * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0)
+                   for o, d, m, st in zip(off, wdil, out_shape, strides))
         vals = [p[sl] for p in padded]
         if uf is not None:
             acc = [uf(acc[0], widen(vals[0]))]

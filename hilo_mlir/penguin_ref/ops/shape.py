@@ -30,7 +30,8 @@ def _constant(c):
     dt = c.out_dtype()
     if isinstance(v, np.ndarray):
         arr = v
-        if arr.dtype != dt and arr.dtype.kind in "uV" and arr.dtype.itemsize == dt.itemsize and (dt in NARROW_FLOATS or dt.kind == "V" or dt.name.startswith("float8")):
+        same_size = arr.dtype != dt and arr.dtype.kind in "uV" and arr.dtype.itemsize == dt.itemsize
+        if same_size and (dt in NARROW_FLOATS or dt.kind == "V" or dt.name.startswith("float8")):
             arr = arr.view(dt)  # bf16 / f8 stored as their bit patterns
     else:
         try:  # convert the literal straight to the result dtype (exact for 64-bit ints, rounds floats once)
@@ -99,7 +100,7 @@ def _slice(c):
     start = c.ints("start_indices")
     limit = c.ints("limit_indices")
     strides = c.ints("strides", default=[1] * a.ndim)
-    return a[tuple(slice(s, l, st) for s, l, st in zip(start, limit, strides))].copy()
+    return a[tuple(slice(s, e, st) for s, e, st in zip(start, limit, strides))].copy()
 
 
 def _clamped_starts(idx_arrays, shape, sizes):
@@ -145,7 +146,8 @@ def pad(a, value, low, high, interior):
         for n, lo, hi, i in zip(a.shape, low, high, interior)
     ]
     out = np.full(shape, value, dtype=a.dtype)
-    idx = tuple(slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else max(lo, 0), i + 1) for n, lo, i in zip(a.shape, low, interior))
+    idx = tuple(slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else max(lo, 0), i + 1)
+                for n, lo, i in zip(a.shape, low, interior))
     out[idx] = a
     # negative padding crops
     crop = tuple(slice(-lo if lo < 0 else 0, (s + hi) if hi < 0 else s) for lo, hi, s in zip(low, high, out.shape))
