@@ -370,7 +370,9 @@ def internal_error(tool: str, exc: BaseException) -> int:
 
     if os.environ.get("HILO_MLIR_TRACEBACK"):
         traceback.print_exc()
-    sys.stderr.write(f"{tool}: internal error: {type(exc).__name__}: {exc} (set HILO_MLIR_TRACEBACK=1 for details)\n")
+    where = getattr(exc, "hilo_pass", None)
+    during = f" (while running pass '{where}')" if where else ""
+    sys.stderr.write(f"{tool}: internal error: {type(exc).__name__}: {exc}{during} (set HILO_MLIR_TRACEBACK=1 for details)\n")
     return 1
 
 

@@ -284,14 +284,34 @@ class Pipeline:
             raise err from None
         except (RuntimeError, UnicodeDecodeError) as e:
             if not not_utf8(e):
-                raise
+                raise self._unexpected(step, e, am) from e
             am.invalidate_all()
             self._printer.failed(step, self._current)
             err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.extras.get("filename"))
             err.pass_name = step.argument
             raise err from None
+        except Exception as e:  # noqa: BLE001 - re-raised, named after the pass
+            raise self._unexpected(step, e, am) from e
         self.timings.append((step.display, time.perf_counter() - t0))
         return changed
+
+    def _unexpected(self, step: Step, e: Exception, am) -> Exception:
+        """What to raise for an exception a pass raised that is not a diagnostic: a plugin's bug is a
+        ``HiloError`` naming the pass and its plugin; any other keeps its type and carries the pass's
+        argument as ``hilo_pass`` (the tools' "internal error" line names it)."""
+        am.invalidate_all()
+        self._printer.failed(step, self._current)
+        origin = step.info.origin if step.info is not None else ""
+        if origin:
+            err = HiloError(f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}",
+                            filename=self.extras.get("filename"))
+            err.pass_name = step.argument
+            return err
+        try:
+            e.hilo_pass = step.argument  # type: ignore[attr-defined]
+        except AttributeError:  # an exception type without a __dict__
+            pass
+        return e
 
     def _anchors(self, step: Step, op) -> list:
         """The ops a step runs on one by one while its IR is dumped: each top-level function

@@ -10,7 +10,10 @@ step back (``full=True``: every option, for ``--dump-pass-pipeline``).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from . import registry
@@ -99,16 +102,39 @@ def _full_upstream_text(cpp_text: str) -> str:
     return " ".join(printed[len("builtin.module("):-1].split())
 
 
+@contextlib.contextmanager
+def _llvm_stderr(into: list):
+    """Collect what C++ writes to file descriptor 2 inside the block (LLVM's option parser reports a bad
+    option value there, e.g. "for the --max-iterations option: 'abc' value invalid ...") into ``into``."""
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            into.append(tmp.read().decode("utf-8", "replace"))
+
+
 def _upstream_ok(text: str) -> str | None:
-    """Return None if the binding parses ``builtin.module(text)``, else its error."""
+    """Return None if the binding parses ``builtin.module(text)``, else its error (with what LLVM's
+    option parser printed, which would otherwise reach the terminal raw)."""
     from .ir import passmanager
 
+    llvm: list = []
     with _parse_context():
         try:
-            passmanager.PassManager.parse(f"builtin.module({text})")
+            with _llvm_stderr(llvm):
+                passmanager.PassManager.parse(f"builtin.module({text})")
             return None
         except Exception as e:  # binding raises ValueError / MLIRError
-            lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+            said = [ln.strip().lstrip(":").strip() for ln in "".join(llvm).splitlines() if ln.strip()]
+            lines = said + [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
             return "; ".join(lines) if lines else "cannot parse"
 
 

@@ -15,7 +15,8 @@
 // UNKNOWN: error: unknown pass 'no-such-pass' (pass pipeline column 16)
 // CLOSE: error: unknown pass 'canonicalise' (did you mean 'canonicalize'
 // OPT: error: pass 'mhlo-to-py-penguin' has no option 'nope' (options: root, model-type, output, inline-constant-max-elements)
-// CPPOPT: error: invalid options for pass 'canonicalize'{{.*}}(pass pipeline column 16)
+// CPPOPT: {{^}}hilo-opt: error: invalid options for pass 'canonicalize': for the --max-iterations option: 'abc' value invalid for long argument!{{.*}}(pass pipeline column 16)
+// CPPOPT-NOT: {{.}}
 // FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
