@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dialects import MHLO, STABLEHLO
 from .ir import ir, make_context, passmanager, stablehlo_ext
 
 
@@ -77,7 +78,7 @@ def inline_fusions(module) -> None:
         fusions = []
 
         def visit(op):
-            if op.name == "mhlo.fusion":
+            if op.name == MHLO.fusion:
                 fusions.append(op)
             return ir.WalkResult.ADVANCE
 
@@ -123,7 +124,7 @@ def _widen_results(m) -> None:
         rt = ir.RankedTensorType(v.type)
         if str(rt.element_type) in _NO_BUFFER:
             t32 = ir.RankedTensorType.get(rt.shape, ir.F32Type.get())
-            cv = ir.Operation.create("stablehlo.convert", results=[t32], operands=[v], loc=ret.location, ip=ir.InsertionPoint(ret))
+            cv = ir.Operation.create(STABLEHLO.name("convert"), results=[t32], operands=[v], loc=ret.location, ip=ir.InsertionPoint(ret))
             new_vals.append(cv.result)
             changed = True
         else:

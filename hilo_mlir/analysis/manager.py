@@ -55,6 +55,9 @@ class AnalysisManager:
         self._cache: dict[tuple, Any] = {}
         self._scope: dict[tuple, int | None] = {}  # top-level op key, or None for the module
         self._ops: dict[tuple, Any] = {}  # the op each analysis describes
+        # scope -> keys of the analyses in it: a change in one top-level op visits only its analyses and
+        # the module's (one change per moved op: a scan of every cached analysis was quadratic)
+        self._by_scope: dict[int | None, set] = {}
         rewriter.add_listener(self)
 
     # ------------------------------------------------------------------ queries
@@ -97,15 +100,19 @@ class AnalysisManager:
         if not self._cache:
             return
         bit = kind._value_  # plain ints: IntFlag arithmetic is slow
-        for key in list(self._cache):
-            cls = type(self._cache[key])
+        if top is None:  # a change of the module itself: every analysis is in its scope
+            keys = list(self._cache)
+        else:
+            keys = [*self._by_scope.get(top, ()), *self._by_scope.get(None, ())]
+        for key in keys:
+            inst = self._cache.get(key)
+            if inst is None:
+                continue
+            cls = type(inst)
             kept = _KEPT.get(cls)
             if kept is None:
                 kept = _KEPT[cls] = int(cls.preserved_by)
-            if not (bit & ~kept):
-                continue
-            scope = self._scope[key]
-            if scope is None or top is None or scope == top:
+            if bit & ~kept:
                 self._drop(key)
 
     def notify_unknown_change(self) -> None:
@@ -116,13 +123,20 @@ class AnalysisManager:
     def _store(self, key, op, inst) -> None:
         self._cache[key] = inst
         self._ops[key] = op
-        self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
+        scope = self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
+        self._by_scope.setdefault(scope, set()).add(key)
         if hasattr(inst, "notify_inserted"):
             self.rewriter.add_listener(inst)
 
     def _drop(self, key) -> None:
         inst = self._cache.pop(key, None)
-        self._scope.pop(key, None)
+        if key in self._scope:
+            scope = self._scope.pop(key)
+            keys = self._by_scope.get(scope)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._by_scope[scope]
         self._ops.pop(key, None)
         if inst is not None and hasattr(inst, "notify_inserted"):
             self.rewriter.remove_listener(inst)

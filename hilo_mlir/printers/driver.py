@@ -33,13 +33,12 @@ keyed on the binding objects): the tests compare the two.
 from __future__ import annotations
 
 from ..diagnostics import HiloError
+from ..dialects import TERMINATORS
 from . import prologue
 from . import supported as _sup
 from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
 from .prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
 from .records import NO_TERMINATOR, OpRecord, format_statement, op_record
-
-TERMINATORS = frozenset({"func.return", "mhlo.return", "stablehlo.return"})
 
 #: the key of the dispatch table's handler for ops with regions that have no handler of their own
 REGIONS = "(regions)"

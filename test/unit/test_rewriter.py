@@ -237,3 +237,41 @@ def test_any_edit_sequence_keeps_the_census_current(edits):
         for f in top_funcs(op):
             for name in ("stablehlo.constant", "stablehlo.add", "func.return"):
                 assert [op_key(o) for o in census.ops_named(f, name)] == [op_key(o) for o in Census(op).ops_named(f, name)]
+
+
+class _PerFunction:
+    """A test analysis of one function, kept by attribute changes only."""
+
+    preserved_by = Change.ATTRIBUTE
+
+    def __init__(self, op, am):
+        self.op = op
+
+
+class _OfModule:
+    """A test analysis of the module, kept by nothing."""
+
+    preserved_by = Change.NONE
+
+    def __init__(self, op, am):
+        self.op = op
+
+
+def test_a_change_drops_the_analyses_of_its_function_and_of_the_module_only(module):
+    op, rw, am, _census = _setup(module)
+    main, helper = top_funcs(op)[:2]
+    am.get(_PerFunction, main)
+    am.get(_PerFunction, helper)
+    am.get(_OfModule, op)
+    ops = _main_ops(op)
+    rw.set_attr(ops[0], "test.mark", ir.UnitAttr.get())  # kept by attribute changes
+    assert am.cached(_PerFunction, main) is not None and am.cached(_PerFunction, helper) is not None
+    assert am.cached(_OfModule, op) is None  # the module's analyses see every change
+    am.get(_OfModule, op)
+    rw.move_before(ops[1], ops[0])  # a move inside main
+    assert am.cached(_PerFunction, main) is None
+    assert am.cached(_PerFunction, helper) is not None  # another function: kept
+    assert am.cached(_OfModule, op) is None
+    am.get(_PerFunction, main)
+    rw.notify_unknown_change()
+    assert am.entries() == []  # an unknown change drops everything, the census included
