@@ -257,7 +257,7 @@ def _read(args) -> tuple[str, str | bytes]:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from ..frontend.binary import read_binary
-    from ..frontend.limits import check_dim_numbers
+    from ..frontend.limits import check_dim_numbers, check_strings_utf8
     from ..frontend.loading import BYTECODE_MAGIC, input_kind
     from ..io_utils import decode_text, read_input
 
@@ -269,6 +269,7 @@ def _read(args) -> tuple[str, str | bytes]:
         return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
+    check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
     return filename, text
 
 

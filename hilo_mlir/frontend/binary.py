@@ -61,9 +61,12 @@ def _touch(module) -> None:
     buf = io.BytesIO()
     module.operation.print(file=buf, binary=True, large_elements_limit=16, assume_verified=True)
     try:
-        buf.getvalue().decode("utf-8")
+        text = buf.getvalue().decode("utf-8")
     except UnicodeDecodeError:
         raise HiloError("the module contains a name or string that is not valid UTF-8") from None
+    from .limits import check_strings_utf8
+
+    check_strings_utf8(text, None)  # escaped in the printed form: a walk reading it would abort
     advance = ir.WalkResult.ADVANCE
 
     def visit(op):

@@ -25,6 +25,7 @@ use, the cgroup's ``memory.max`` minus ``memory.current``, and the machine's
 
 from __future__ import annotations
 
+import re
 import resource
 
 from ..diagnostics import HiloError
@@ -182,3 +183,61 @@ def check_constants(constants, filename: str, headroom: int | None = None) -> No
                 f"'{c.name}' op: this {_mb(n)} constant does not fit in the memory left "
                 f"(writing it out needs about {_mb(CONSTANT_COPIES * n)}; {_mb(left)} available)",
                 loc=c.location, filename=filename)
+
+
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+_ESCAPES = {"n": b"\n", "t": b"\t", "\\": b"\\", '"': b'"'}
+
+
+def _string_bytes(body: str) -> bytes:
+    """The bytes an MLIR string literal's body stands for (``\\XX`` hex escapes, ``\\n``, ``\\t``, ``\\\\``, ``\\"``)."""
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            if _HEX2.fullmatch(body, i + 1, i + 3):
+                out.append(int(body[i + 1:i + 3], 16))
+                i += 3
+                continue
+            out += _ESCAPES.get(body[i + 1], body[i + 1].encode("utf-8"))
+            i += 2
+            continue
+        out += c.encode("utf-8")
+        i += 1
+    return bytes(out)
+
+
+def first_non_utf8_string(text: str) -> int | None:
+    """Offset in ``text`` of the first string literal whose escapes spell bytes that are not valid UTF-8.
+
+    MLIR strings are bytes (``"\\FF"`` parses); the Python bindings abort the
+    process when such a string reaches Python (a diagnostic quoting it, a
+    walk reading it), so the drivers refuse it first. None when every string
+    is UTF-8 (without a backslash in ``text``, at once).
+    """
+    if "\\" not in text:
+        return None
+    for m in _STRING.finditer(text):
+        body = m.group(1)
+        if "\\" not in body:
+            continue
+        try:
+            _string_bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return m.start()
+    return None
+
+
+def check_strings_utf8(text: str, filename: str | None) -> None:
+    """Refuse a module text holding a string literal that is not valid UTF-8 (see :func:`first_non_utf8_string`).
+
+    Raises:
+        HiloError: located at the string (``filename`` None: not located).
+    """
+    at = first_non_utf8_string(text)
+    if at is not None:
+        from ..diagnostics import NOT_UTF8_MESSAGE
+
+        raise HiloError(NOT_UTF8_MESSAGE, loc=_loc(text, at, filename) if filename else None, filename=filename)

@@ -197,10 +197,11 @@ def load_module(
         else:
             payload = data
             if kind == "text":
-                from .limits import check_dim_numbers
+                from .limits import check_dim_numbers, check_strings_utf8
 
                 payload = decode_text(data, filename)
                 check_dim_numbers(payload, filename)  # before the parser allocates by them
+                check_strings_utf8(payload, filename)  # before a diagnostic or pass reads such a string
             try:
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:

@@ -349,3 +349,14 @@ def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
     assert [ln.split(":")[1] for ln in lines[:LIMIT]] == [str(2 + 2 * i) for i in range(LIMIT)]  # one per op, in order
     assert lines[-1] == f"many.mlir: error: 5 more ops cannot be emitted by the Penguin printer (the first {LIMIT} are listed)"
     assert e.value.format() == lines[0]  # the API's one-line form is the first blocker
+
+
+def test_string_literals_that_are_not_utf8_are_found_by_their_escapes():
+    from hilo_mlir.frontend.limits import first_non_utf8_string
+
+    assert first_non_utf8_string('func.func @f() attributes {a = "plain"}') is None  # no backslash: fast path
+    assert first_non_utf8_string(r'x = "caf\C3\A9" y = "\22quoted\22" z = "tab\09 \\ \n"') is None  # valid UTF-8
+    text = r'a = "ok" b = "\FF" c = "\C3"'
+    assert first_non_utf8_string(text) == text.index(r'"\FF"')  # the first bad one
+    assert first_non_utf8_string(r'a = "\"\FF"') == 4  # an escaped quote does not end the string
+    assert first_non_utf8_string(r'a = "\C3"') == 4  # a truncated sequence
