@@ -106,7 +106,7 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
     key = os.path.realpath(target) if looks_like_path else target
     if key in _loaded:
         return _loaded[key]
-    registry._load()
+    registry.load()
     what = f"'{target}'"
     if looks_like_path:
         path = target
@@ -160,19 +160,17 @@ def _importable(name: str) -> bool:
 
 def _run_registering(origin: str, action, what: str, files: set) -> list:
     """Run ``action`` with ``origin`` recorded on every pass it registers; errors become PluginError."""
-    before = set(registry._REGISTRY)
-    token = registry._ORIGIN.set(origin)
+    before = registry.arguments()
     try:
-        action()
+        with registry.registering_for(origin):
+            action()
     except PluginError:
         raise
     except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure of user code is one error
-        for arg in set(registry._REGISTRY) - before:  # nothing half-registered stays behind
-            registry._REGISTRY.pop(arg, None)
+        for arg in registry.arguments() - before:  # nothing half-registered stays behind
+            registry.unregister(arg)
         raise _fail(what, e, files) from None
-    finally:
-        registry._ORIGIN.reset(token)
-    return [registry._REGISTRY[a] for a in sorted(set(registry._REGISTRY) - before)]
+    return [registry.lookup(a, load=False) for a in sorted(registry.arguments() - before)]
 
 
 def load_entry_points() -> list:

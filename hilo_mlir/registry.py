@@ -24,6 +24,7 @@ parser know them; they run through the binding's ``PassManager``.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import importlib
@@ -291,6 +292,38 @@ def _load() -> None:
     from . import plugins
 
     plugins.load_entry_points()
+
+
+def load() -> None:
+    """Import every built-in pass family and the installed plugins' entry points (once per process)."""
+    _load()
+
+
+def lookup(argument: str, load: bool = True) -> PassInfo | None:
+    """The pass registered as ``argument``, or None (``load=False``: what is registered so far)."""
+    if load:
+        _load()
+    return _REGISTRY.get(argument)
+
+
+def arguments() -> set[str]:
+    """The arguments registered so far (nothing is imported)."""
+    return set(_REGISTRY)
+
+
+def unregister(argument: str) -> None:
+    """Forget ``argument`` (a plugin that failed halfway leaves nothing behind)."""
+    _REGISTRY.pop(argument, None)
+
+
+@contextlib.contextmanager
+def registering_for(origin: str):
+    """Inside the block, every pass registered records ``origin`` (a plugin's file or package) as its origin."""
+    token = _ORIGIN.set(origin)
+    try:
+        yield
+    finally:
+        _ORIGIN.reset(token)
 
 
 def get(argument: str) -> PassInfo:

@@ -178,8 +178,7 @@ def _wrap(anchor: str, text: str) -> str:
 
 
 def _resolve_pass(el: Element, anchor: str) -> Step:
-    registry._load()
-    info = registry._REGISTRY.get(el.name)
+    info = registry.lookup(el.name)
     if info is None or info.upstream:
         text = el.name + ("{" + el.options + "}" if el.options else "")
         if info is not None and info.anchor == "func.func" and anchor == "builtin.module":

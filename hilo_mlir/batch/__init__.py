@@ -66,7 +66,7 @@ def _preload(items) -> None:
     from .. import ir, registry
     from ..frontend import binary  # noqa: F401
 
-    registry._load()
+    registry.load()
     ir._register_passes_once()
     if any(it.path.endswith(".pb") for it in items):
         from jaxlib import xla_client  # noqa: F401 - else every worker imports it

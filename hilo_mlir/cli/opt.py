@@ -224,7 +224,7 @@ def run(argv: list[str]) -> int:
             return 0
         from .. import registry, signals
 
-        registry._load()  # the heavy imports, while SIGINT is still deferred
+        registry.load()  # the heavy imports, while SIGINT is still deferred
         signals.resume()
         argv, pass_flags = _collect_pass_flags(argv)
         args = build_parser([p.argument for p in _all_passes()]).parse_args(argv)

@@ -49,7 +49,7 @@ def test_passes():
         registry.register(i)
     yield
     for i in infos:
-        registry._REGISTRY.pop(i.argument, None)
+        registry.unregister(i.argument)
 
 
 def _fail(pipeline: str, path):

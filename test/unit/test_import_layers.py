@@ -1,8 +1,8 @@
 """Layers that import one way: no import cycle among the package's modules, and the lower layers never
 import the upper ones.
 
-Only module-level imports count (what runs when a module is imported); an
-import inside a function is a deliberate late binding (e.g. a pass that calls
+Only module-level imports count (what runs when a module is imported; not
+those under ``if TYPE_CHECKING:``); an import inside a function is a deliberate late binding (e.g. a pass that calls
 the driver's import stages). ``from . import x`` where ``x`` is a submodule is
 an edge to ``x``, not to the package.
 """
@@ -43,6 +43,8 @@ def _module_level_imports(name: str, path: pathlib.Path, mods: dict) -> set[str]
     is_pkg = path.name == "__init__.py"
     deps = set()
     for top in ast.parse(path.read_text()).body:
+        if isinstance(top, ast.If) and "TYPE_CHECKING" in ast.unparse(top.test):
+            continue  # imports for annotations only: not run
         nodes = list(ast.walk(top)) if isinstance(top, (ast.If, ast.Try)) else [top]
         for n in nodes:
             if isinstance(n, ast.ImportFrom):
