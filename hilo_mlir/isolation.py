@@ -134,12 +134,17 @@ def _child_main(fn, wfd: int) -> None:
     except BaseException:  # noqa: BLE001 - reported by the exit status
         code = 3
     finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except Exception:  # noqa: BLE001
-            pass
-        os._exit(code)
+        exit_child(code)
+
+
+def exit_child(code: int) -> None:
+    """End a forked child: flush its output, then ``os._exit(code)`` (no atexit handlers, no parent cleanup)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a closed stream must not keep the child alive
+        pass
+    os._exit(code)
 
 
 def _drain(fds: dict, bufs: dict, deadline: float | None) -> bool:

@@ -186,9 +186,6 @@ def compile_one(job: WorkerJob, send) -> None:
     except BaseException:  # noqa: BLE001 - e.g. KeyboardInterrupt: the parent reports the exit
         code = 3
     finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except Exception:  # noqa: BLE001
-            pass
-        os._exit(code)
+        from ..isolation import exit_child
+
+        exit_child(code)

@@ -27,10 +27,10 @@ inits, extra users of the intermediate values, dynamic shapes.
 
 from __future__ import annotations
 
-import math
 
 from ..dialects import TABLES, i64_list, table_for
 from ..ir import ir
+from ..ir_utils import is_reduction_identity
 from ..registry import PassInfo, register
 
 #: the reduce and slice ops of every dialect, MHLO first
@@ -77,45 +77,6 @@ def _reducer_kind(reduce_op, d) -> str | None:
     return kind
 
 
-def _is_identity(v, kind: str) -> bool:
-    if isinstance(v.owner, ir.Block):
-        return False
-    c = v.owner.operation
-    if c.name.split(".", 1)[-1] != "constant":
-        return False
-    try:
-        dense = ir.DenseElementsAttr(c.attributes["value"])
-    except (ValueError, TypeError, KeyError):
-        return False
-    if not dense.is_splat:
-        return False
-    sv = dense.get_splat_value()
-    et = ir.ShapedType(c.results[0].type).element_type
-    if isinstance(sv, ir.FloatAttr) or sv.type.typeid in (ir.F32Type.static_typeid, ir.F64Type.static_typeid,
-                                                        ir.F16Type.static_typeid, ir.BF16Type.static_typeid):
-        f = ir.FloatAttr(sv).value
-        return {"add": f == 0.0, "multiply": f == 1.0,
-                "maximum": math.isinf(f) and f < 0, "minimum": math.isinf(f) and f > 0}.get(kind, False)
-    try:
-        it = ir.IntegerType(et)
-        val = ir.IntegerAttr(sv).value
-    except (ValueError, TypeError):
-        return False
-    w = it.width
-    if w == 1:
-        val &= 1
-        return {"and": val == 1, "or": val == 0, "add": val == 0, "maximum": val == 0, "minimum": val == 1,
-                "multiply": val == 1}.get(kind, False)
-    if it.is_unsigned:
-        val %= 1 << w
-        lo, hi = 0, (1 << w) - 1
-    else:
-        lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
-    ones = -1 if not it.is_unsigned else hi
-    return {"add": val == 0, "or": val == 0, "multiply": val == 1, "and": val == ones,
-            "maximum": val == lo, "minimum": val == hi}.get(kind, False)
-
-
 def _try(r2, d, ctx) -> bool:
     if len(r2.operands) != 2 or len(r2.results) != 1:
         return False
@@ -136,7 +97,7 @@ def _try(r2, d, ctx) -> bool:
     if k1 is None or k1 != k2:
         ctx.debug(f"{where}: reducers differ or are not a single associative op ({k1} vs {k2})")
         return False
-    if not (_is_identity(r1.operands[1], k1) and _is_identity(r2.operands[1], k2)):
+    if not (is_reduction_identity(r1.operands[1], k1) and is_reduction_identity(r2.operands[1], k2)):
         ctx.debug(f"{where}: an init value is not the identity of {k1}")
         return False
     x = r1.operands[0]
