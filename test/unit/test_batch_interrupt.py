@@ -113,10 +113,14 @@ def test_sigint_right_at_the_start_is_not_lost(tmp_path):
         sub.mkdir()
         p, out, report = _start(sub, n=6, jobs=2)
         time.sleep(delay)
+        ended_before_the_signal = p.poll() is not None  # a fast machine finishes six small modules in ~1 s
         p.send_signal(signal.SIGINT)
         stdout, stderr = p.communicate(timeout=60)
         assert "Exception ignored" not in stderr, stderr
-        if p.returncode == 130:
+        if ended_before_the_signal:
+            assert p.returncode == 0 and stderr.count("] ok ") == 6, (p.returncode, stderr)
+            assert json.loads(report.read_text())["interrupted"] is False
+        elif p.returncode == 130:
             assert "Traceback" not in stderr
             doc = json.loads(report.read_text())
             assert doc["interrupted"] is True and doc["total"] == 6
