@@ -116,9 +116,9 @@ def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None
         steps.append(step_for("stablehlo-legalize-to-hlo"))
     if not steps:
         return census
-    census = None  # the passes below change the module
     with loaded.context:
-        Pipeline(steps, instrumentation=instr).run(loaded.module)
+        # the input census serves the bridge's own checks before its first pass; the passes then change the module
+        Pipeline(steps, instrumentation=instr).run(loaded.module, census=census)
     from .analysis.census import Census
 
     census = Census(loaded.module.operation)  # the spine starts from it
@@ -164,11 +164,6 @@ def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation:
     type per argument of ``main``): specialize a shape-polymorphic module
     first (:func:`~hilo_mlir.frontend.refine.refine_shapes`, stage
     ``refine-shapes``).
-
-    ``fusion_report``: a folder to write ``fusion_report.json`` and
-    ``fusion_report.html`` to (every cluster the fusion passes formed and every
-    candidate they refused; ``docs/fusion_report.md``), after a successful
-    compile; the report is also ``PenguinSource.fusion_report``.
 
     ``fusion_report``: a folder to write ``fusion_report.json`` and
     ``fusion_report.html`` to (every cluster the fusion passes formed and every

@@ -14,6 +14,7 @@ registered once per process.
 
 from __future__ import annotations
 
+import ctypes
 import threading
 
 from jaxlib.mlir import ir, passmanager  # noqa: F401  (re-exported)
@@ -82,8 +83,6 @@ def make_context(allow_unregistered_dialects: bool = False) -> ir.Context:
 
 
 def _capsule_functions():
-    import ctypes
-
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype = ctypes.c_void_p
     get.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -94,6 +93,46 @@ def _capsule_functions():
 
 
 _GET_POINTER, _GET_NAME = _capsule_functions()
+
+
+def capsule_pointer_checked(cap) -> int:
+    """The pointer a ``PyCapsule`` holds, read through ``PyCapsule_GetPointer`` (~0.9 us a call)."""
+    return _GET_POINTER(cap, _GET_NAME(cap))
+
+
+def _capsule_offset() -> int | None:
+    """Where a capsule's pointer sits in the object, or None when that cannot be relied on here.
+
+    CPython lays a capsule out as the object header, then the pointer; the
+    direct read (~0.25 us, against ~0.9 us for :func:`capsule_pointer_checked`)
+    is used only if that holds for capsules made here and now (one check at
+    import), else :func:`capsule_pointer_checked` is the only path. The
+    checking mode (``HILO_MLIR_CHECK_ANALYSES=1``) also compares the two on
+    every call of :func:`identity_key`.
+    """
+    import sys
+
+    if sys.implementation.name != "cpython":
+        return None
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    offset = object.__basicsize__  # the header: reference count and type pointer
+    for ptr in (0x1000, 0x7FFF_1234_5670, 0xDEAD_BEE8):
+        cap = new(ptr, b"hilo_mlir.probe", None)
+        if _AT(id(cap) + offset).value != ptr or capsule_pointer_checked(cap) != ptr:
+            return None
+    return offset
+
+
+_AT = ctypes.c_void_p.from_address
+_OFFSET = _capsule_offset()
+
+
+def _checking() -> bool:
+    import os
+
+    return os.environ.get("HILO_MLIR_CHECK_ANALYSES", "") not in ("", "0", "false")
 
 
 def identity_key(obj) -> int:
@@ -107,5 +146,17 @@ def identity_key(obj) -> int:
     cache ``str(location)`` / ``str(type)`` in the printer (10x faster on
     large modules).
     """
+    cap = obj._CAPIPtr  # held while it is read
+    return _AT(id(cap) + _OFFSET).value  # type: ignore[operator]  # never NULL: a binding capsule wraps an object
+
+
+def _identity_key_checked(obj) -> int:
     cap = obj._CAPIPtr
-    return _GET_POINTER(cap, _GET_NAME(cap))
+    key = capsule_pointer_checked(cap)
+    if _OFFSET is not None and _AT(id(cap) + _OFFSET).value != key:
+        raise AssertionError(f"identity_key: the direct capsule read disagrees with PyCapsule_GetPointer on {type(obj).__name__}")
+    return key
+
+
+if _OFFSET is None or _checking():
+    identity_key = _identity_key_checked  # noqa: F811 (the slow truth; in the checking mode it also checks the fast read)

@@ -75,13 +75,17 @@ class Listener(Protocol):
 
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None: ...
 
+    def notify_moved_all(self, ops: list, old_tops: list, new_top: int | None) -> None:
+        """Several ops moved at once (:meth:`Rewriter.move_all_before`); without it, ``notify_moved`` per op."""
+
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None: ...
 
     def notify_block_arguments(self, types: list, added: bool) -> None: ...
 
 
 def _as_op(x) -> ir.Operation:
-    return x.operation if hasattr(x, "operation") else x
+    """The ``ir.Operation`` of an op or op view (an ``ir.Operation``'s ``.operation`` is itself)."""
+    return x.operation
 
 
 def _ip(before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.InsertionPoint:
@@ -119,7 +123,11 @@ class Rewriter:
 
     def __init__(self, module_op=None):
         self._module_key = identity_key(module_op) if module_op is not None else None
+        self._module_op = _as_op(module_op) if module_op is not None else None
+        # the module's body block, by hash (blocks hash by their pointer): its ops are the top-level ones
+        self._body_hash = hash(module_op.regions[0].blocks[0]) if module_op is not None else None
         self.listeners: list = []
+        self._hooks: dict[str, tuple] = {}  # listener method name -> the listeners' bound methods
         self._block_top: dict = {}  # hash(block) -> identity_key of its top-level op
         # The kinds as plain ints while recording (IntFlag arithmetic costs ~10 us an operation,
         # several times the mutation it records); Change objects only when asked for.
@@ -150,10 +158,20 @@ class Rewriter:
     def add_listener(self, listener) -> None:
         if listener not in self.listeners:
             self.listeners.append(listener)
+            self._hooks.clear()
 
     def remove_listener(self, listener) -> None:
         if listener in self.listeners:
             self.listeners.remove(listener)
+            self._hooks.clear()
+
+    def _hook(self, method: str) -> tuple:
+        """The listeners' ``method`` (those that have it), in listener order; kept until the listeners change."""
+        fs = self._hooks.get(method)
+        if fs is None:
+            fs = self._hooks[method] = tuple(f for f in (getattr(lst, method, None) for lst in self.listeners)
+                                             if f is not None)
+        return fs
 
     def _record(self, kind: Change, top: int | None) -> None:
         bit = kind._value_
@@ -162,10 +180,11 @@ class Rewriter:
         if top is not None:
             tops = self._top_bits
             tops[top] = tops.get(top, 0) | bit
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_change", None)
-            if f is not None:
-                f(kind, top)
+        on_change = self._hooks.get("notify_change")
+        if on_change is None:
+            on_change = self._hook("notify_change")
+        for f in on_change:
+            f(kind, top)
 
     def top_of_block(self, block) -> int | None:
         """``identity_key`` of the top-level op of the module that holds ``block``
@@ -176,6 +195,8 @@ class Rewriter:
         top = self._block_top.get(hb)
         if top is not None:
             return top
+        if hb == self._body_hash:
+            return None
         op = block.owner.operation
         if identity_key(op) == self._module_key:
             return None
@@ -195,15 +216,16 @@ class Rewriter:
         if self._module_key is None:
             return None
         op = _as_op(op)
-        if identity_key(op) == self._module_key:  # the module op itself (its .block is not safe to read)
+        if op == self._module_op:  # the module op itself (its .block is not safe to read)
             return None
         block = op.block
         if block is None:
             return None
-        owner = block.owner.operation
-        if identity_key(owner) == self._module_key:
+        hb = hash(block)
+        if hb == self._body_hash:
             return identity_key(op)
-        return self.top_of_block(block)
+        top = self._block_top.get(hb)
+        return top if top is not None else self.top_of_block(block)
 
     def _forget_blocks(self) -> None:
         # An erased op frees its blocks; a new block may reuse an address.
@@ -253,10 +275,8 @@ class Rewriter:
 
     def _inserted(self, op) -> None:
         top = self.top_of(op)
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_inserted", None)
-            if f is not None:
-                f(op, top)
+        for f in self._hook("notify_inserted"):
+            f(op, top)
         self._record(Change.CREATE, top)
 
     def create_block(self, region, arg_types=(), arg_locs=None) -> ir.Block:
@@ -282,10 +302,8 @@ class Rewriter:
 
     def _block_args(self, types, added: bool, owner) -> None:
         top = self.top_of(owner)
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_block_arguments", None)
-            if f is not None and types:
-                f(types, added)
+        for f in self._hook("notify_block_arguments") if types else ():
+            f(types, added)
         self._record(Change.BLOCK, top)
 
     # ------------------------------------------------------------------ erasure
@@ -294,10 +312,8 @@ class Rewriter:
         """Erase ``op`` (and everything nested in it). Its results must have no uses."""
         op = _as_op(op)
         top = self.top_of(op)
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_erasing", None)
-            if f is not None:
-                f(op, top)
+        for f in self._hook("notify_erasing"):
+            f(op, top)
         if len(op.regions):
             self._forget_blocks()
         op.erase()
@@ -341,6 +357,17 @@ class Rewriter:
         op.operands[index] = value
         self._record(Change.OPERAND, self.top_of(op))
 
+    def set_operands(self, updates) -> None:
+        """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
+        (as :meth:`set_operand` each; one record per top-level op touched)."""
+        tops = set()
+        for op, index, value in updates:
+            op = _as_op(op)
+            op.operands[index] = value
+            tops.add(self.top_of(op))
+        for top in tops:
+            self._record(Change.OPERAND, top)
+
     def _value_top(self, v) -> int | None:
         if self._module_key is None:
             return None
@@ -357,6 +384,31 @@ class Rewriter:
         old = self.top_of(op)
         op.move_before(_as_op(anchor))
         self._moved(op, old)
+
+    def move_all_before(self, ops, anchor) -> None:
+        """Move ``ops``, in their order, right before ``anchor`` (as :meth:`move_before` each;
+        listeners with ``notify_moved_all`` hear the batch at once)."""
+        ops = [_as_op(o) for o in ops]
+        if not ops:
+            return
+        anchor = _as_op(anchor)
+        olds = [self.top_of(o) for o in ops]
+        for o in ops:
+            o.move_before(anchor)
+        new = self.top_of(anchor)
+        for lst in self.listeners:
+            f = getattr(lst, "notify_moved_all", None)
+            if f is not None:
+                f(ops, olds, new)
+                continue
+            g = getattr(lst, "notify_moved", None)
+            if g is not None:
+                for o, old in zip(ops, olds):
+                    g(o, old, new)
+        self._record(Change.MOVE, new)
+        for old in set(olds):
+            if old is not None and old != new:
+                self._record(Change.MOVE, old)
 
     def move_after(self, op, anchor) -> None:
         """Move ``op`` right after ``anchor`` (any block)."""
@@ -375,10 +427,8 @@ class Rewriter:
 
     def _moved(self, op, old_top) -> None:
         new = self.top_of(op)
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_moved", None)
-            if f is not None:
-                f(op, old_top, new)
+        for f in self._hook("notify_moved"):
+            f(op, old_top, new)
         self._record(Change.MOVE, new)
         if old_top is not None and old_top != new:
             self._record(Change.MOVE, old_top)
@@ -406,18 +456,14 @@ class Rewriter:
         if old == type_:
             return
         value.set_type(type_)
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_type_changed", None)
-            if f is not None:
-                f(old, type_)
+        for f in self._hook("notify_type_changed"):
+            f(old, type_)
         self._record(Change.TYPE, self._value_top(value))
 
     # ------------------------------------------------------------------ the rest
 
     def notify_unknown_change(self, op=None) -> None:
         """Say the IR changed by means the rewriter did not see (everything is invalid)."""
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_unknown_change", None)
-            if f is not None:
-                f()
+        for f in self._hook("notify_unknown_change"):
+            f()
         self._record(Change.UNKNOWN, None)

@@ -86,15 +86,27 @@ def _live_key(op) -> int | None:
         return None
 
 
-def _value_types(ops, update) -> None:
-    """Feed ``update`` the result types of ``ops`` and the argument types of their regions' blocks."""
+def _value_types(ops, out: list) -> None:
+    """Append to ``out`` the result types of ``ops`` and the argument types of their regions' blocks."""
+    extend = out.extend
     for o in ops:
-        update(o.results.types)
+        extend(o.results.types)
         regions = o.regions
         if len(regions):
             for region in regions:
                 for block in region.blocks:
-                    update(block.arguments.types)
+                    extend(block.arguments.types)
+
+
+def _count_types(counts: dict, types, delta: int) -> None:
+    """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves ``counts``."""
+    get = counts.get
+    for t in types:
+        c = get(t, 0) + delta
+        if c > 0:
+            counts[t] = c
+        else:
+            counts.pop(t, None)
 
 
 class Census:
@@ -190,13 +202,13 @@ class Census:
         the module op has no results and its body block no arguments).
         """
         if self._types is None:
-            counter: collections.Counter = collections.Counter()
             for key in list(self._index):
                 self._clean(key)
+            found: list = []
             for index in self._index.values():
                 for ops in index.values():
-                    _value_types(ops, counter.update)
-            self._types = counter
+                    _value_types(ops, found)
+            self._types = collections.Counter(found)
         return frozenset(self._types)
 
     @property
@@ -323,8 +335,7 @@ class Census:
         idx = _index_of(op) if len(op.regions) else {op.name: [op]}
         self._add_ops(top, idx)
         if self._types is not None:
-            for ops in idx.values():
-                _value_types(ops, self._types.update)
+            self._types_of(idx, 1)
 
     def notify_erasing(self, op, top) -> None:
         if top is None:
@@ -338,16 +349,19 @@ class Census:
             for name, ops in index.items():
                 self._count(name, -len(ops))
             if self._types is not None:
-                for ops in index.values():
-                    _value_types(ops, self._types.subtract)
-                self._prune_types()
+                self._types_of(index, -1)
             return
         idx = _index_of(op) if len(op.regions) else {op.name: [op]}
         self._remove_ops(top, idx)
         if self._types is not None:
-            for ops in idx.values():
-                _value_types(ops, self._types.subtract)
-            self._prune_types()
+            self._types_of(idx, -1)
+
+    def _types_of(self, index_of_ops, delta: int) -> None:
+        """Count the value types of the ops of ``{name: [ops]}`` in (``delta`` 1) or out (-1)."""
+        found: list = []
+        for ops in index_of_ops.values():
+            _value_types(ops, found)
+        _count_types(self._types, found, delta)  # type: ignore[arg-type]
 
     def _clean_removed_top(self, top) -> None:
         self._unordered.pop(top, None)
@@ -364,22 +378,37 @@ class Census:
         if new_top is not None:
             self._add_ops(new_top, idx)
 
+    def notify_moved_all(self, ops, old_tops, new_top) -> None:
+        """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
+        batch's ops at once (a list the batch creates is in walk order: the batch sits together, in order)."""
+        groups: dict = {}
+        for o, old in zip(ops, old_tops):
+            groups.setdefault(old, []).append(o)
+        for old, moved in groups.items():
+            idx: dict[str, list] = {}
+            for o in moved:
+                if len(o.regions):
+                    for name, lst in _index_of(o).items():
+                        idx.setdefault(name, []).extend(lst)
+                else:
+                    idx.setdefault(o.name, []).append(o)
+            if old == new_top:
+                if new_top is not None and new_top in self._index:
+                    self._unordered.setdefault(new_top, set()).update(idx)
+                continue
+            if old is not None:
+                self._remove_ops(old, idx)
+            if new_top is not None:
+                self._add_ops(new_top, idx)
+
     def notify_type_changed(self, old, new) -> None:
         if self._types is not None:
-            self._types[old] -= 1
-            self._types[new] += 1
-            self._prune_types()
+            _count_types(self._types, (old,), -1)
+            _count_types(self._types, (new,), 1)
 
     def notify_block_arguments(self, types, added: bool) -> None:
         if self._types is not None:
-            (self._types.update if added else self._types.subtract)(types)
-            self._prune_types()
-
-    def _prune_types(self) -> None:
-        t = self._types
-        if t is not None:
-            for k in [k for k, c in t.items() if c <= 0]:
-                del t[k]
+            _count_types(self._types, types, 1 if added else -1)
 
     # ------------------------------------------------------------------ the checking mode
 

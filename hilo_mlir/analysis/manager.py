@@ -40,6 +40,14 @@ T = TypeVar("T")
 _KEPT: dict = {}
 
 
+def _kept(cls: type) -> int:
+    """``int(cls.preserved_by)``, read once per class."""
+    kept = _KEPT.get(cls)
+    if kept is None:
+        kept = _KEPT[cls] = int(cls.preserved_by)  # type: ignore[attr-defined]
+    return kept
+
+
 class AnalysisManager:
     """Cache of analyses for one module, invalidated by a :class:`Rewriter`'s records.
 
@@ -58,6 +66,9 @@ class AnalysisManager:
         # scope -> keys of the analyses in it: a change in one top-level op visits only its analyses and
         # the module's (one change per moved op: a scan of every cached analysis was quadratic)
         self._by_scope: dict[int | None, set] = {}
+        # scope -> the change bits that drop at least one of its analyses (a change of no such bit,
+        # the common case once only self-updating analyses are cached, returns at once)
+        self._fragile: dict[int | None, int] = {}
         rewriter.add_listener(self)
 
     # ------------------------------------------------------------------ queries
@@ -100,19 +111,18 @@ class AnalysisManager:
         if not self._cache:
             return
         bit = kind._value_  # plain ints: IntFlag arithmetic is slow
+        fragile = self._fragile
         if top is None:  # a change of the module itself: every analysis is in its scope
+            if not any(bit & m for m in fragile.values()):
+                return
             keys = list(self._cache)
         else:
+            if not bit & (fragile.get(top, 0) | fragile.get(None, 0)):
+                return
             keys = [*self._by_scope.get(top, ()), *self._by_scope.get(None, ())]
         for key in keys:
             inst = self._cache.get(key)
-            if inst is None:
-                continue
-            cls = type(inst)
-            kept = _KEPT.get(cls)
-            if kept is None:
-                kept = _KEPT[cls] = int(cls.preserved_by)
-            if bit & ~kept:
+            if inst is not None and bit & ~_kept(type(inst)):
                 self._drop(key)
 
     def notify_unknown_change(self) -> None:
@@ -125,6 +135,7 @@ class AnalysisManager:
         self._ops[key] = op
         scope = self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
         self._by_scope.setdefault(scope, set()).add(key)
+        self._fragile[scope] = self._fragile.get(scope, 0) | ~_kept(type(inst))
         if hasattr(inst, "notify_inserted"):
             self.rewriter.add_listener(inst)
 
@@ -137,6 +148,12 @@ class AnalysisManager:
                 keys.discard(key)
                 if not keys:
                     del self._by_scope[scope]
+                    self._fragile.pop(scope, None)
+                else:
+                    fragile = 0
+                    for k in keys:
+                        fragile |= ~_kept(type(self._cache[k]))
+                    self._fragile[scope] = fragile
         self._ops.pop(key, None)
         if inst is not None and hasattr(inst, "notify_inserted"):
             self.rewriter.remove_listener(inst)

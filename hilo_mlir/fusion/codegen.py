@@ -108,15 +108,13 @@ def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, or
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
     if track:
         order.note_inserted_before(fused, cluster.last)
-    for m in cluster.members:
-        if track:
+    if track:
+        for m in cluster.members:
             order.note_erased(m)
-        rewriter.move_before(m, term)
-    for owner, n, vk in cluster._inside_uses:
-        rewriter.set_operand(owner, n, arg_of[vk])
+    rewriter.move_all_before(cluster.members, term)
+    rewriter.set_operands([(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses])
     results = list(fused.results)
-    for owner, n, k in cluster._outside_uses:
-        rewriter.set_operand(owner, n, results[k])
+    rewriter.set_operands([(owner, n, results[k]) for owner, n, k in cluster._outside_uses])
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types):

@@ -43,6 +43,15 @@ def _shape(t) -> tuple:
     return tuple(ir.RankedTensorType(t).shape)
 
 
+def _shape_of(p, t) -> tuple:
+    """:func:`_shape` of ``t``, cached by the type's id in the printer (types are uniqued)."""
+    key = hash(t)
+    shape = p.shapes.get(key)
+    if shape is None:
+        shape = p.shapes[key] = _shape(t)
+    return shape
+
+
 def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
     """The one ``DotOp`` statement: the four dimension lists, ``op=tag``, then ``items``; counts the MACs.
 
@@ -55,8 +64,8 @@ def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
     attrs = [(k, repr([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)]
     attrs.append(("op", repr(tag)))
     attrs.extend(items)
-    lhs = _shape(rec.op.operands[0].type)
-    result = _shape(rec.types[0]) if len(rec.types) == 1 else ()
+    lhs = _shape_of(p, rec.op.operands[0].type)
+    result = _shape_of(p, rec.types[0]) if len(rec.types) == 1 else ()
     p.mac_count += math.prod(result) * math.prod(lhs[d] for d in dims[2])
     p.statement(rec, "DotOp", attrs)
 
@@ -73,18 +82,26 @@ def print_dot_general(p, rec) -> None:
     Raises:
         HiloError: no ``dot_dimension_numbers`` attribute.
     """
+    attr = _attr(rec, "dot_dimension_numbers")
+    dims = p.dot_dims.get(hash(attr)) if attr is not None else None
+    if dims is None:
+        dims = _decode_dims(attr)
+        if dims is None:
+            raise HiloError(f"'{rec.name}' op has no dot_dimension_numbers", loc=rec.op.location)
+        p.dot_dims[hash(attr)] = dims
+    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)))
+
+
+def _decode_dims(attr) -> tuple | None:
+    """The four dimension lists of a ``dot_dimension_numbers`` attribute (either dialect's), or None."""
     from ..ir import mhlo, stablehlo
 
-    attr = _attr(rec, "dot_dimension_numbers")
     for dialect in (stablehlo, mhlo):
         if attr is not None and dialect.DotDimensionNumbers.isinstance(attr):
             d = dialect.DotDimensionNumbers(attr)
-            dims = (list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions),
+            return (list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions),
                     list(d.lhs_contracting_dimensions), list(d.rhs_contracting_dimensions))
-            break
-    else:
-        raise HiloError(f"'{rec.name}' op has no dot_dimension_numbers", loc=rec.op.location)
-    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)))
+    return None
 
 
 def print_convolution(p, rec) -> None:

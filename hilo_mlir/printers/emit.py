@@ -75,6 +75,8 @@ class Emitter(RegionFunctions):
         self.next_value = 0
         self.per_op_counter: dict[str, int] = {}
         self.mac_count = 0  # multiply-accumulates of the dots and convolutions printed so far
+        self.shapes: dict[int, tuple] = {}  # ranked tensor type id -> its shape (dots.py)
+        self.dot_dims: dict[int, tuple] = {}  # dot_dimension_numbers attribute id -> its four lists (dots.py)
         self.parent_stack: list[str] = []
         self.files: dict[str, bytes] = {}
         self.type_reasons: dict = {}  # type -> supported.type_reason
