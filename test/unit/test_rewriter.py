@@ -190,7 +190,7 @@ def test_nothing_recorded_for_reads_and_unchanged_attributes(module):
 
 # --------------------------------------------------------------------------- property: random edit sequences
 
-_EDITS = st.lists(st.tuples(st.sampled_from(["create", "erase", "move", "clone", "retype", "attr"]),
+_EDITS = st.lists(st.tuples(st.sampled_from(["create", "erase", "move", "move_all", "clone", "retype", "attr"]),
                             st.integers(0, 10_000), st.integers(0, 10_000)), min_size=1, max_size=25)
 
 
@@ -227,6 +227,14 @@ def test_any_edit_sequence_keeps_the_census_current(edits):
                 movable = [o for o in body if len(o.operands) == 0]
                 if movable:
                     rw.move_before(movable[j % len(movable)], ops[0])
+            elif kind == "move_all" and body:
+                # every operand-free op of this block, at once, before the other function's terminator
+                movable = [o for o in body if len(o.operands) == 0 and not len(o.regions)]
+                other = block_ops(funcs[(i + 1) % len(funcs)].regions[0].blocks[0])
+                if movable and j % 2:
+                    rw.move_all_before(movable, other[-1])
+                elif movable:
+                    rw.move_all_before(movable, ops[0])  # the same block
             elif kind == "retype" and body:
                 victim = body[j % len(body)]
                 if victim.name == "stablehlo.constant" and all(len(list(r.uses)) == 0 for r in victim.results):
@@ -275,3 +283,80 @@ def test_a_change_drops_the_analyses_of_its_function_and_of_the_module_only(modu
     am.get(_PerFunction, main)
     rw.notify_unknown_change()
     assert am.entries() == []  # an unknown change drops everything, the census included
+
+
+def test_move_all_before_into_a_new_function_keeps_its_lists_in_walk_order(module):
+    # A batch moved into a function that has none of its op kinds: those lists are new and the
+    # census claims walk order for them; the op with a region (reduce) brings its body along.
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    ops = _main_ops(op)
+    batch = [ops[3], ops[4]]  # the constant and the reduce that reads it (%2 stays outside)
+    dst = block_ops(helper.regions[0].blocks[0])
+    rw.take_changes()
+    rw.move_all_before(batch, dst[-1])
+    _assert_current(census, op)
+    assert [o.name for o in census.ops_named(helper, "stablehlo.constant", "stablehlo.reduce")] == [
+        "stablehlo.constant", "stablehlo.reduce"]
+    assert census.ops_named(main, "stablehlo.reduce") == []
+    assert [op_key(o) for o in census.ops_named(helper, "stablehlo.add")] == [
+        op_key(o) for o in Census(op).ops_named(helper, "stablehlo.add")]
+    changes, tops = rw.take_changes()
+    assert changes == Change.MOVE and set(tops) == {op_key(main), op_key(helper)}
+
+
+def test_move_all_before_tells_a_listener_without_the_batch_method_op_by_op(module):
+    op, rw, am, census = _setup(module)
+    ops = _main_ops(op)
+    heard = []
+
+    class PerOp:
+        def notify_moved(self, o, old_top, new_top):
+            heard.append((op_key(o), old_top == new_top))
+
+    rw.add_listener(PerOp())
+    rw.move_all_before([ops[2], ops[3]], ops[0])
+    assert heard == [(op_key(ops[2]), True), (op_key(ops[3]), True)]
+    _assert_current(census, op)
+
+
+def test_set_operands_records_one_operand_change_per_function(module):
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    ops = _main_ops(op)
+    hops = block_ops(helper.regions[0].blocks[0])
+    a, b = main.regions[0].blocks[0].arguments
+    x = helper.regions[0].blocks[0].arguments[0]
+    rw.take_changes()
+    rw.set_operands([(ops[0], 0, b), (ops[1], 1, b), (hops[0], 1, x)])
+    assert ops[0].operands[0] == b and ops[1].operands[1] == b and hops[0].operands[1] == x
+    changes, tops = rw.take_changes()
+    assert changes == Change.OPERAND and tops == {op_key(main): Change.OPERAND, op_key(helper): Change.OPERAND}
+    rw.set_operands([])
+    assert rw.take_changes() == (Change.NONE, {})
+
+
+def test_a_dropped_analysis_leaves_its_scope_fragile_only_for_the_analyses_still_cached(module):
+    # The manager returns at once for a change no cached analysis of the scope is dropped by; after
+    # a drop the scope's mask must follow what is left, and a re-built analysis must count again.
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    ops = _main_ops(op)
+
+    class KeptByAll:
+        preserved_by = Change.ATTRIBUTE | Change.MOVE | Change.CREATE
+
+        def __init__(self, f, am=None):
+            pass
+
+    keep = am.get(KeptByAll, main)
+    frail = am.get(_PerFunction, main)
+    rw.move_before(ops[1], ops[0])
+    assert am.cached(_PerFunction, main) is None and am.cached(KeptByAll, main) is keep
+    rw.move_before(ops[0], ops[1])  # nothing fragile left for a move in main
+    assert am.cached(KeptByAll, main) is keep
+    assert am.get(_PerFunction, main) is not frail  # built again, and fragile again
+    rw.move_before(ops[1], ops[0])
+    assert am.cached(_PerFunction, main) is None
+    rw.replace_all_uses_with(ops[5].results[0], ops[2].results[0])  # an OPERAND change drops KeptByAll
+    assert am.cached(KeptByAll, main) is None and am.cached(Census, op) is census
