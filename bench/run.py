@@ -18,11 +18,16 @@ For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
   verifier runs after Python passes (``cpp_floor_s``): the part no Python
   speed-up can remove;
 * the baseline, in the same run and its own fresh process: parse + the
-  binding's upstream C++ ``canonicalize,cse`` + printing the IR.
+  binding's upstream C++ ``canonicalize,cse`` + printing the IR;
+* the same compile with ``--verify-each`` (``verify_each_total_s``,
+  ``verify_each_ratio``), for comparison with the default (verify once);
+* ``hilo2penguin --help`` and ``hilo-opt --help`` in fresh processes
+  (``help_s``, interpreter start-up included).
 
 It prints a table and writes JSON::
 
-    {"models": {"L512": {"ops", "total_s", "baseline_s", "ratio", "peak_rss_mb",
+    {"help_s": {"hilo2penguin", "hilo-opt"},
+     "models": {"L512": {"ops", "total_s", "baseline_s", "ratio", "peak_rss_mb", "verify_each_total_s",
                          "baseline_peak_rss_mb", "top_passes": [[name, s], ...],
                          "cpp_floor_s", "cpp_floor_ratio", ...}, ...},
      "scaling": {"time_ratio", "op_ratio", "python_time_ratio", "cpp_floor_time_ratio",
@@ -95,7 +100,7 @@ with ctx:
                 finally:
                     phases[_n] = phases.get(_n, 0.0) + time.perf_counter() - t
             setattr(compiler, fn, timed)
-        cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"))
+        cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"), verify_each=(mode == "verify-each"))
         # Importing the pass modules and printers happens once per process
         # (the baseline's process imports jaxlib outside its timing too):
         # reported as load_s, not part of total_s.
@@ -134,6 +139,23 @@ print("BENCH" + json.dumps(out))
 """
 
 
+_HELP_TOOLS = ("hilo2penguin", "hilo-opt")
+
+
+def _time_help(tool: str) -> float:
+    """Wall seconds of ``<tool> --help`` in a fresh process (interpreter start-up included)."""
+    import time
+
+    module = {"hilo2penguin": "hilo_mlir.cli.hilo2penguin", "hilo-opt": "hilo_mlir.cli.opt"}[tool]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"{tool} --help failed:\n{r.stderr[-2000:]}")
+    return dt
+
+
 def _run(mode: str, path: str, spine: str) -> dict:
     code = _WORKER.replace("ROOT", repr(ROOT), 1)
     r = subprocess.run([sys.executable, "-c", code, mode, path, spine], capture_output=True, text=True)
@@ -162,16 +184,25 @@ def main(argv=None) -> int:
         models.append((name, path))
     # Rounds interleave the models and ours/baseline, so a machine that slows
     # down during the run skews neither the ratios nor the scaling.
-    runs: dict = {(name, mode): [] for name, _ in models for mode in ("ours", "baseline")}
+    modes = ("ours", "baseline", "verify-each")
+    runs: dict = {(name, mode): [] for name, _ in models for mode in modes}
+    helps: dict = {tool: [] for tool in _HELP_TOOLS}
     for _ in range(max(1, args.repeat)):
         for name, path in models:
-            for mode in ("ours", "baseline"):
+            for mode in modes:
                 runs[(name, mode)].append(_run(mode, path, args.spine))
+        for tool in _HELP_TOOLS:
+            helps[tool].append(_time_help(tool))
     results = {}
     for name, path in models:
         ours = min(runs[(name, "ours")], key=lambda r: r["total_s"])
         base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
+        each = min(runs[(name, "verify-each")], key=lambda r: r["total_s"])
         results[name] = {
+            # the same compile with the verifier after every pass that changed the IR (--verify-each)
+            "verify_each_total_s": round(each["total_s"], 4),
+            "verify_each_ratio": round(each["total_s"] / base["total_s"], 3),
+            "verify_each_verify_s": round(each["verify_s"], 4),
             "ops": ours["ops"],
             "total_s": round(ours["total_s"], 4),
             "parse_s": round(ours["parse_s"], 4),
@@ -195,7 +226,7 @@ def main(argv=None) -> int:
             "baseline_parts_s": {k: round(base[k], 4) for k in ("parse_s", "passes_s", "print_s")},
             "passes": [[k, round(v, 4)] for k, v in ours["all_passes"]],
         }
-    report = {"models": results}
+    report = {"models": results, "help_s": {tool: round(min(ts), 3) for tool, ts in helps.items()}}
     if "L64" in results and "L512" in results:
         a, b = results["L64"], results["L512"]
         report["scaling"] = {
@@ -228,6 +259,10 @@ def main(argv=None) -> int:
   verify   = the verifier after Python passes that changed the IR; print = the Penguin printer
   other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)
   top passes = the three slowest spine steps, by pass class name (argument in the JSON's "passes")""")
+    for name, r in results.items():
+        print(f"{name}: with --verify-each {r['verify_each_total_s']:.3f} s = {r['verify_each_ratio']:.2f}x the baseline "
+              f"(verifier {r['verify_each_verify_s']:.3f} s, against {r['verify_s']:.3f} s verifying once)")
+    print("--help (whole process, target <= 0.3 s): " + ", ".join(f"{t} {v:.3f} s" for t, v in report["help_s"].items()))
     if "scaling" in report:
         s = report["scaling"]
         print(f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "

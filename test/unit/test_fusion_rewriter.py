@@ -40,9 +40,9 @@ CASES = {
     "op_fusion/fusion_to_composite.mlir": [("", "fusion-to-composite")],
     "op_fusion/raise_logistic.mlir": [("", "raise-logistic"),
                                       ("raise-logistic", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true}")],
-    "passes_a/convert-fs-pattern-to-custom-calls.mlir": [("", "stablehlo-convert-fs-pattern-to-custom-calls"),
+    "legalization/convert-fs-pattern-to-custom-calls.mlir": [("", "stablehlo-convert-fs-pattern-to-custom-calls"),
                                                           ("stablehlo-legalize-to-hlo", "convert-fs-pattern-to-custom-calls")],
-    "passes_b/schedule-fusion.mlir": [("", "stablehlo-schedule-fusion"), ("stablehlo-legalize-to-hlo", "schedule-fusion")],
+    "scheduling/schedule-fusion.mlir": [("", "stablehlo-schedule-fusion"), ("stablehlo-legalize-to-hlo", "schedule-fusion")],
 }
 
 def _cases():

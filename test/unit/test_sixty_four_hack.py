@@ -23,7 +23,7 @@ from hilo_mlir.pipeline import Pipeline
 
 from test_sixty_four_hack_programs import programs
 
-LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "passes_b" / "sixty-four-hack.mlir"
+LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "legalization" / "sixty-four-hack.mlir"
 
 
 def narrow(text: str, pipeline: str = "stablehlo-sixty-four-hack"):

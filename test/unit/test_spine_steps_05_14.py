@@ -392,7 +392,7 @@ _PASSES_SHLO = ("convert-custom-call-to-all-reduce,stablehlo-neuron-control-dep-
 
 
 @pytest.mark.slow
-def test_corpus_passes_a_no_crash_or_verifier_failure():
+def test_corpus_steps_5_14_no_crash_or_verifier_failure():
     import re
 
     files = _corpus_files("mhlo_tests/*.mlir", "stablehlo_testdata/*.mlir")
