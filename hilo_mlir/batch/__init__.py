@@ -70,6 +70,9 @@ def _preload(items) -> None:
     ir._register_passes_once()
     if any(it.path.endswith(".pb") for it in items):
         from jaxlib import xla_client  # noqa: F401 - else every worker imports it
+    if len(items) > 1:
+        # the printers import ml_dtypes on the first bf16/fp8/int4 constant (~1 s): once here, not per worker
+        import ml_dtypes  # noqa: F401
 
 
 def prepare_outdir(outdir: str) -> None:

@@ -24,23 +24,41 @@ import io
 import math
 import re
 
-import ml_dtypes
 import numpy as np
 
 from ..diagnostics import HiloError
 
-#: MLIR element type -> numpy dtype.
-NP_DTYPES = {
+#: MLIR element type -> numpy dtype, for the types numpy itself has.
+_NUMPY_DTYPES = {
     "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn), "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz), "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    "i1": np.dtype(np.bool_), "i4": np.dtype(ml_dtypes.int4), "ui4": np.dtype(ml_dtypes.uint4),
+    "i1": np.dtype(np.bool_),
     "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
     "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16), "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
     "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
 }
+
+#: MLIR element type -> the ``ml_dtypes`` type of its elements (imported on first need: ~1 s with ml_dtypes 0.7).
+_ML_DTYPES = {
+    "bf16": "bfloat16",
+    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+    "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f8E8M0FNU": "float8_e8m0fnu",
+    "i4": "int4", "ui4": "uint4",
+}
+
+#: every MLIR element type with a numpy dtype (numpy's own and ml_dtypes')
+ELEMENT_TYPES = frozenset(_NUMPY_DTYPES) | frozenset(_ML_DTYPES)
+
+
+def np_dtype(element_type: str) -> np.dtype | None:
+    """The numpy dtype of an MLIR element type (``"bf16"`` -> ``ml_dtypes.bfloat16``), or None if there is none."""
+    dt = _NUMPY_DTYPES.get(element_type)
+    if dt is None and element_type in _ML_DTYPES:
+        import ml_dtypes
+
+        dt = _NUMPY_DTYPES[element_type] = np.dtype(getattr(ml_dtypes, _ML_DTYPES[element_type]))
+    return dt
+
 
 # element types the binding's buffer protocol converts directly
 _NATIVE = {"f32", "f64", "f16", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"}
@@ -80,7 +98,7 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
         raise HiloError(f"constant of dynamic type {t} is not supported", loc=loc)
     es = str(rt.element_type)
     shape = tuple(rt.shape)
-    dt = NP_DTYPES.get(es)
+    dt = np_dtype(es)
     if dt is None:
         raise HiloError(f"constant element type {es} is not supported", loc=loc)
     down = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
@@ -107,7 +125,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     loc = getattr(where, "location", where)
     rt = ir.RankedTensorType(t)
     es = str(rt.element_type)
-    dt = NP_DTYPES.get(es)
+    dt = np_dtype(es)
     if dt is None or not rt.has_static_shape:
         raise HiloError(f"constant of type {t} is not supported", loc=loc)
     i = text.find("dense<")

@@ -32,6 +32,26 @@ def test_hilo_opt_help_does_not_import_jax():
     assert "JAXMODS []" in r.stdout
 
 
+def test_an_f32_compile_does_not_import_ml_dtypes_and_a_bf16_one_does(tmp_path):
+    # ml_dtypes takes ~1 s to import (0.7): the printers load it for the first bf16/fp8/int4 constant only
+    code = (
+        "import sys\n"
+        "from hilo_mlir import compile_module\n"
+        "src = compile_module(sys.argv[1])\n"
+        "print('ML_DTYPES', 'ml_dtypes' in sys.modules, 'bfloat16' in str(src))\n"
+    )
+    f32 = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+           "  %c = stablehlo.constant dense<[1.5, 2.0]> : tensor<2xf32>\n"
+           "  %0 = stablehlo.add %a, %c : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n")
+    r = run("-c", code, f32)
+    assert r.returncode == 0, r.stderr
+    assert "ML_DTYPES False False" in r.stdout
+    bf16 = f32.replace("f32", "bf16")
+    r = run("-c", code, bf16)
+    assert r.returncode == 0, r.stderr
+    assert "ML_DTYPES True True" in r.stdout
+
+
 def test_hilo2penguin_help_does_not_import_jax():
     code = (
         "import sys, io, contextlib\n"
