@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compile-time benchmark (issue 7): our MHLO spine with ``--preset all`` against a C++ baseline.
+"""Compile-time benchmark: our compile (either spine, ``--preset all``) against a C++ baseline.
 
 Usage::
 
@@ -11,7 +11,8 @@ For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
 * ours: parse; the input census (dialect detection), input validation, sharding strip and the
   stablehlo -> mhlo legalization (``phases_s``, ``legalize_s``); each pass of
   the spine (per-pass wall time, ``passes``); the verifier runs after passes
-  that changed the IR (``verify_s``, ``verify_runs``); printing ``penguin.py``
+  that changed the IR with ``--verify-each``, else the one run before the
+  printer (``verify_s``, ``verify_runs``); printing ``penguin.py``
   (``print_s``); total; peak RSS of that process;
 * the C++ floor of ours: parse + every upstream C++ pass it runs (the
   bridge, canonicalize, remove-dead-values; each with the verifier) + the
@@ -19,8 +20,9 @@ For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
   speed-up can remove;
 * the baseline, in the same run and its own fresh process: parse + the
   binding's upstream C++ ``canonicalize,cse`` + printing the IR;
-* the same compile with ``--verify-each`` (``verify_each_total_s``,
-  ``verify_each_ratio``), for comparison with the default (verify once);
+* the same compile with ``--verify-each`` (``verify_each_total_s``, and
+  ``verify_each_ratio`` against the same baseline as ``ratio``), for
+  comparison with the default (verify once);
 * ``hilo2penguin --help`` and ``hilo-opt --help`` in fresh processes
   (``help_s``, interpreter start-up included).
 
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
   RSS MiB  = peak RSS of our whole process (interpreter + jaxlib alone are ~130-150 MiB)
   pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
   passes   = every spine step, C++ ones included; a census walk is charged to the pass that asked for it
-  verify   = the verifier after Python passes that changed the IR; print = the Penguin printer
+  verify   = the verifier: once, before the printer (the default); print = the Penguin printer
   other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)
   top passes = the three slowest spine steps, by pass class name (argument in the JSON's "passes")""")
     for name, r in results.items():

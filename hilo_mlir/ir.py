@@ -129,10 +129,13 @@ _AT = ctypes.c_void_p.from_address
 _OFFSET = _capsule_offset()
 
 
-def _checking() -> bool:
+def checking_mode_enabled() -> bool:
+    """True when ``HILO_MLIR_CHECK_ANALYSES`` is set to anything but ``""``/``0``/``false``/``no``/``off``
+    (the checking mode, :mod:`hilo_mlir.analysis.check`; read when asked, except by :func:`identity_key`,
+    which is chosen once at import)."""
     import os
 
-    return os.environ.get("HILO_MLIR_CHECK_ANALYSES", "") not in ("", "0", "false")
+    return os.environ.get("HILO_MLIR_CHECK_ANALYSES", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def identity_key(obj) -> int:
@@ -158,5 +161,5 @@ def _identity_key_checked(obj) -> int:
     return key
 
 
-if _OFFSET is None or _checking():
+if _OFFSET is None or checking_mode_enabled():
     identity_key = _identity_key_checked  # noqa: F811 (the slow truth; in the checking mode it also checks the fast read)

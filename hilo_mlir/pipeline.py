@@ -108,6 +108,7 @@ class Pipeline:
         self.stats: dict[str, registry.Statistics] = {}
         self.timings: list[tuple[str, float]] = []
         self.verify_timings: list[tuple[str, float]] = []
+        self._unrecorded: list[str] = []  # steps since the last change that recorded none (for the verifier's note)
         self.changes: list = []
         self.log: list[str] = []
         self.extras = extras if extras is not None else {}
@@ -170,11 +171,16 @@ class Pipeline:
                     unverified = False
                 changed = self._run_step(step, module, op, rewriter, am)
                 self.changes.append((step.display, changed))
-                if changed != Change.NONE:
+                if changed == Change.NONE and self.verify_each and step.info is not None and step.info.origin:
+                    self._verify_step(op, step)  # a plugin's pass is verified after even when it recorded nothing
+                elif changed == Change.NONE:
+                    self._unrecorded.append(step.argument)  # not verified after: it recorded no change
+                else:
                     if not self.verify_each:
                         unverified = True
                     elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
                         self._verify_step(op, step)
+                    self._unrecorded = []
                 self._printer.emit(self._after_dumps)
                 self._after_dumps = []
             step = None
@@ -406,6 +412,10 @@ class Pipeline:
             else:
                 err.message = f"verifier failed after pass '{step.argument}': {err.message}"
                 err.pass_name = step.argument
+                if self._unrecorded:
+                    err.notes = list(err.notes) + [Diagnostic(
+                        "note", "passes that recorded no change are not verified after (" + ", ".join(self._unrecorded[-3:])
+                        + "); if one of them changed the IR without the rewriter, HILO_MLIR_CHECK_ANALYSES=1 names it")]
             raise err from None
         finally:
             label = step.display if step is not None else "(final)"

@@ -361,12 +361,14 @@ class Rewriter:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
         (as :meth:`set_operand` each; one record per top-level op touched)."""
         tops = set()
-        for op, index, value in updates:
-            op = _as_op(op)
-            op.operands[index] = value
-            tops.add(self.top_of(op))
-        for top in tops:
-            self._record(Change.OPERAND, top)
+        try:
+            for op, index, value in updates:
+                op = _as_op(op)
+                op.operands[index] = value
+                tops.add(self.top_of(op))
+        finally:
+            for top in tops:
+                self._record(Change.OPERAND, top)
 
     def _value_top(self, v) -> int | None:
         if self._module_key is None:
@@ -386,19 +388,44 @@ class Rewriter:
         self._moved(op, old)
 
     def move_all_before(self, ops, anchor) -> None:
-        """Move ``ops``, in their order, right before ``anchor`` (as :meth:`move_before` each;
-        listeners with ``notify_moved_all`` hear the batch at once)."""
+        """Move ``ops`` (distinct ops, none of them ``anchor``), in their order, right before ``anchor``.
+
+        The same as :meth:`move_before` on each in turn; listeners with
+        ``notify_moved_all`` hear the batch at once, the others each op.
+        Before a top-level op (each moved op then becomes its own top-level
+        op) it is :meth:`move_before` on each.
+
+        Raises:
+            ValueError: an op given twice.
+        """
         ops = [_as_op(o) for o in ops]
         if not ops:
             return
         anchor = _as_op(anchor)
-        olds = [self.top_of(o) for o in ops]
-        for o in ops:
-            o.move_before(anchor)
+        if len({identity_key(o) for o in ops}) != len(ops):
+            raise ValueError("move_all_before: an op is given twice")
         new = self.top_of(anchor)
-        for lst in self.listeners:
+        if new is not None and new == identity_key(anchor):
+            for o in ops:
+                self.move_before(o, anchor)
+            return
+        olds = [self.top_of(o) for o in ops]
+        moved = 0
+        try:
+            for o in ops:
+                o.move_before(anchor)
+                moved += 1
+        finally:
+            self._moved_all(ops[:moved], olds[:moved], new)
+
+    def _moved_all(self, ops: list, olds: list, new) -> None:
+        if not ops:
+            return
+        if any(old != new for old in olds) and any(len(o.regions) for o in ops):
+            self._forget_blocks()  # nested blocks now belong to another top-level op
+        for lst in tuple(self.listeners):
             f = getattr(lst, "notify_moved_all", None)
-            if f is not None:
+            if f is not None and getattr(type(lst), "notify_moved_all", None) is not Listener.notify_moved_all:
                 f(ops, olds, new)
                 continue
             g = getattr(lst, "notify_moved", None)
@@ -427,6 +454,8 @@ class Rewriter:
 
     def _moved(self, op, old_top) -> None:
         new = self.top_of(op)
+        if old_top != new and len(op.regions):
+            self._forget_blocks()  # its nested blocks now belong to another top-level op
         for f in self._hook("notify_moved"):
             f(op, old_top, new)
         self._record(Change.MOVE, new)

@@ -25,10 +25,9 @@ debugging and CI mode, never the default.
 from __future__ import annotations
 
 import io
-import os
 
 from ..diagnostics import HiloError
-from ..ir import ir
+from ..ir import checking_mode_enabled, ir
 from ..rewriter import Change
 
 ENV = "HILO_MLIR_CHECK_ANALYSES"
@@ -39,8 +38,8 @@ class AnalysisCheckError(HiloError):
 
 
 def enabled_by_env() -> bool:
-    """True when ``HILO_MLIR_CHECK_ANALYSES`` is set to anything but ``""``/``0``/``false``."""
-    return os.environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+    """True when ``HILO_MLIR_CHECK_ANALYSES`` is set to anything but ``""``/``0``/``false``/``no``/``off``."""
+    return checking_mode_enabled()
 
 
 def fingerprint(module_op) -> str:

@@ -173,7 +173,7 @@ def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
     while work:
         v = work.pop()
         for use in list(v.uses):
-            user, pos = use.owner, use.operand_number
+            user, pos = use.owner.operation, use.operand_number  # an OpView may shadow .name (composite: its "name" attribute)
             short = d.short(user.name)
             if short in CARRY and (CARRY[short] is None or pos in CARRY[short]):
                 out = user.results[0]

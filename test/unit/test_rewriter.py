@@ -360,3 +360,71 @@ def test_a_dropped_analysis_leaves_its_scope_fragile_only_for_the_analyses_still
     assert am.cached(_PerFunction, main) is None
     rw.replace_all_uses_with(ops[5].results[0], ops[2].results[0])  # an OPERAND change drops KeptByAll
     assert am.cached(KeptByAll, main) is None and am.cached(Census, op) is census
+
+
+def test_move_all_before_a_top_level_op_makes_each_op_its_own_top(module):
+    # Found in review: before a top-level anchor the batch must not count the moved ops into the anchor's function.
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    rw.take_changes()
+    rw.move_all_before([helper], main)
+    _assert_current(census, op)
+    assert rw.take_changes() == (Change.MOVE, {op_key(helper): Change.MOVE})
+    assert [f.operation.name for f in op.regions[0].blocks[0].operations] == ["func.func", "func.func"]
+    assert str(top_funcs(op)[0].attributes["sym_name"]) == '"helper"'
+
+
+def test_move_all_before_refuses_an_op_given_twice_and_a_listener_protocol_default_hears_each_op(module):
+    from hilo_mlir.rewriter import Listener
+
+    op, rw, am, census = _setup(module)
+    ops = _main_ops(op)
+    with pytest.raises(ValueError, match="given twice"):
+        rw.move_all_before([ops[2], ops[2]], ops[0])
+    heard = []
+
+    class OnlyPerOp(Listener):  # inherits the protocol's empty notify_moved_all
+        def notify_moved(self, o, old_top, new_top):
+            heard.append(op_key(o))
+
+    rw.add_listener(OnlyPerOp())
+    rw.move_all_before([ops[2], ops[3]], ops[0])
+    assert heard == [op_key(ops[2]), op_key(ops[3])]
+    _assert_current(census, op)
+
+
+def test_an_op_with_regions_moved_to_another_function_takes_its_nested_ops_along(module):
+    # Its nested blocks' cached function must be forgotten: a later change inside them belongs to the new function.
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    ops = _main_ops(op)
+    const, reduce_op, bcast = ops[3], ops[4], ops[5]
+    inner = block_ops(reduce_op.regions[0].blocks[0])[0]
+    rw.set_attr(inner, "test.before", ir.UnitAttr.get())  # caches the reduce body's block -> main
+    f32x4 = ops[2].results[0].type
+    ft = ir.FunctionType.get([f32x4], [])
+    f = rw.create("func.func", attributes={"sym_name": ir.StringAttr.get("extra"), "function_type": ir.TypeAttr.get(ft),
+                                           "sym_visibility": ir.StringAttr.get("private")},
+                  regions=1, at_end=op.regions[0].blocks[0])
+    blk = rw.create_block(f.regions[0], [f32x4])
+    ret = rw.create("func.return", operands=[], at_end=blk)
+    rw.replace_all_uses_with(bcast.results[0], ops[2].results[0])
+    rw.erase_op(bcast)
+    for batch in (True, False):  # the batch form, then back and again op by op
+        if batch:
+            rw.move_all_before([const, reduce_op], ret)
+        else:
+            rw.move_before(reduce_op, ops[6])
+            rw.move_before(const, reduce_op)
+            rw.set_operand(reduce_op, 0, ops[2].results[0])
+            rw.take_changes()
+            rw.set_attr(inner, "test.back", ir.UnitAttr.get())
+            assert rw.take_changes() == (Change.ATTRIBUTE, {op_key(main): Change.ATTRIBUTE})
+            rw.move_before(const, ret)
+            rw.move_before(reduce_op, ret)
+        rw.set_operand(reduce_op, 0, blk.arguments[0])
+        assert op.verify()
+        _assert_current(census, op)
+        rw.take_changes()
+        rw.set_attr(inner, "test.after", ir.UnitAttr.get())
+        assert rw.take_changes() == (Change.ATTRIBUTE, {op_key(f): Change.ATTRIBUTE})

@@ -111,6 +111,40 @@ def test_a_pass_that_changes_nothing_is_not_verified():
     assert [c for _, c in pipe.changes] == [Change.NONE, Change.NONE]
 
 
+def _sneaky_break(func_op, ctx):
+    """Break dominance without the rewriter (so nothing is recorded)."""
+    ops = [o.operation for o in func_op.regions[0].blocks[0].operations]
+    ops[1].move_before(ops[0])
+
+
+def _touch(func_op, ctx):
+    ctx.rewriter.set_attr(func_op, "neuron.touched", ir.UnitAttr.get())
+
+
+def test_a_verifier_failure_after_silent_passes_says_they_were_not_verified():
+    sneaky = registry.PassInfo("test-sneaky", "test", _sneaky_break)
+    toucher = registry.PassInfo("test-touch", "test", _touch)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SRC)
+        pipe = Pipeline(_steps(sneaky, toucher), verify_each=True, check_analyses=False)
+        with pytest.raises(HiloError) as e:
+            pipe.run(m)
+    assert "verifier failed after pass 'test-touch'" in e.value.message  # the first pass that recorded a change
+    assert any("not verified after (test-sneaky)" in n.message and "HILO_MLIR_CHECK_ANALYSES=1" in n.message
+               for n in e.value.notes)
+
+
+def test_a_plugin_pass_is_verified_after_even_when_it_recorded_nothing():
+    sneaky = dataclasses.replace(registry.PassInfo("test-sneaky", "test", _sneaky_break), origin="test_plugin.py")
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SRC)
+        pipe = Pipeline(_steps(sneaky, NOOP), verify_each=True, check_analyses=False)
+        with pytest.raises(HiloError) as e:
+            pipe.run(m)
+    assert "verifier failed after pass 'test-sneaky'" in e.value.message
+    assert not any("not verified after" in n.message for n in e.value.notes)
+
+
 @pytest.fixture
 def broken_spine(monkeypatch):
     """The spine's call-inliner (always on) breaks dominance instead."""

@@ -206,3 +206,17 @@ func.func @bitcast_range(%x: tensor<2xi32>) -> tensor<2xf64> {
   %0 = stablehlo.bitcast_convert %xw : (tensor<2xi64>) -> tensor<2xf64>
   return %0 : tensor<2xf64>
 }
+
+// -----
+
+// A composite op reads the constant (its op view has a "name" attribute: the use is still named by its op)
+func.func @constant_into_a_composite(%a: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error@+1 {{composite' needs the 64-bit value: it takes the 64-bit value}}
+  %c = stablehlo.constant dense<9223372036854775807> : tensor<2xi64>
+  %0 = stablehlo.composite "neuron.my_kind" %a, %c {decomposition = @dec} : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+func.func private @dec(%x: tensor<2xi64>, %y: tensor<2xi64>) -> tensor<2xi64> {
+  %0 = stablehlo.minimum %x, %y : tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
