@@ -356,9 +356,11 @@ def from_mlir_error(exc, filename: str | None = None) -> HiloError:
     notes = []
     for d in diags:
         for n in getattr(d, "notes", []) or []:
-            notes.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename)))
+            notes.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename),
+                                    location_line(n.location)))
     for d in diags[1:]:
-        notes.append(Diagnostic("error", d.message.strip(), location_to_str(d.location, filename)))
+        notes.append(Diagnostic("error", d.message.strip(), location_to_str(d.location, filename),
+                                location_line(d.location)))
     return HiloError(first.message.strip(), loc=first.location, notes=notes, filename=filename)
 
 

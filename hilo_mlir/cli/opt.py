@@ -140,6 +140,7 @@ class _Run:
                     diags.extend(captured)
                     if not any(c.severity == "error" for c in captured):
                         diags.append(_error_diag(err, self.filename))
+                        diags.extend(err.notes)  # the parser's notes ("prior use here", ...)
                     return False
                 diags.extend(captured)
                 captured.clear()
@@ -339,6 +340,8 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
             ok = False
             diags.append(_error_diag(e, filename))
         if args.verify_diagnostics:
+            # as mlir-opt, which turns off printing the op on a diagnostic under --verify-diagnostics
+            diags = [d for d in diags if not (d.severity == "note" and d.message.startswith("see current operation"))]
             exp = expectations(chunk, filename) if isinstance(chunk, str) else []
             problems.extend(check(exp, diags, filename, sources))
             if ok:
