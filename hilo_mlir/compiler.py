@@ -51,6 +51,7 @@ class PenguinSource(str):
         files: extra files that belong beside ``penguin.py`` (``{name: bytes}``,
             e.g. large constants as ``.npy``).
         timings: ``[(pass, seconds)]``.
+        verify_seconds: wall seconds of the verifier runs of the spine.
         fusion_report: the :class:`~hilo_mlir.fusion_report.FusionReport` when one was asked for, else None.
         log: the passes' debug lines (``hilo2penguin --debug``).
     """
@@ -58,6 +59,7 @@ class PenguinSource(str):
     statistics: dict
     files: dict
     timings: list
+    verify_seconds: float = 0.0
     fusion_report = None
     log: list
 
@@ -252,6 +254,7 @@ def _run_spine(loaded: LoadedModule, config: CompileConfig, steps, instrumentati
     out.statistics = {k: dict(v) for k, v in pipe.stats.items()}
     out.files = dict(extras.get("penguin_files", {}))
     out.timings = list(pipe.timings)
+    out.verify_seconds = sum(t for _, t in pipe.verify_timings)
     out.fusion_report = report
     if report is not None:
         _fr.write_report(report, fusion_report)
