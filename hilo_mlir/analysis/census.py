@@ -368,15 +368,7 @@ class Census:
         self._drop_tombs(top)
 
     def notify_moved(self, op, old_top, new_top) -> None:
-        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
-        if old_top == new_top:
-            if new_top is not None and new_top in self._index:
-                self._unordered.setdefault(new_top, set()).update(idx)
-            return
-        if old_top is not None:
-            self._remove_ops(old_top, idx)
-        if new_top is not None:
-            self._add_ops(new_top, idx)
+        self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
 
     def notify_moved_all(self, ops, old_tops, new_top) -> None:
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
@@ -392,14 +384,18 @@ class Census:
                         idx.setdefault(name, []).extend(lst)
                 else:
                     idx.setdefault(o.name, []).append(o)
-            if old == new_top:
-                if new_top is not None and new_top in self._index:
-                    self._unordered.setdefault(new_top, set()).update(idx)
-                continue
-            if old is not None:
-                self._remove_ops(old, idx)
-            if new_top is not None:
-                self._add_ops(new_top, idx)
+            self._moved(idx, old, new_top)
+
+    def _moved(self, idx: dict, old_top, new_top) -> None:
+        """The ops of ``idx`` (``{name: [ops]}``) moved from ``old_top`` to ``new_top``."""
+        if old_top == new_top:
+            if new_top is not None and new_top in self._index:
+                self._unordered.setdefault(new_top, set()).update(idx)
+            return
+        if old_top is not None:
+            self._remove_ops(old_top, idx)
+        if new_top is not None:
+            self._add_ops(new_top, idx)
 
     def notify_type_changed(self, old, new) -> None:
         if self._types is not None:
