@@ -207,6 +207,23 @@ def steps_from_text(text: str) -> list[Step]:
     return build_steps(parse_pipeline(text))
 
 
+def check_root_anchor(text: str) -> None:
+    """A ``--pass-pipeline`` runs on the module, as mlir-opt's: an outermost op anchor other than
+    ``builtin.module`` (``func.func(cse)``) must be nested (``builtin.module(func.func(cse))``).
+
+    Raises:
+        HiloError: such an anchor (a syntax error is left to :func:`steps_from_text`).
+    """
+    try:
+        elements = parse_pipeline(text)
+    except HiloError:
+        return
+    for el in elements:
+        if el.children is not None and el.name != "builtin.module":
+            raise HiloError(f"can't run '{el.name}' pass manager on 'builtin.module' op "
+                            f"(nest it: 'builtin.module({_element_text(el)})')")
+
+
 def step_for(argument: str, **options) -> Step:
     """A step for a registered pass with typed options (``step_for('neuron-op-fusion', fuse_dot_logistic=True)``)."""
     info = registry.get(argument)

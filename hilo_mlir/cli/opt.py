@@ -292,6 +292,9 @@ def _run_parsed(args, pass_flags) -> int:
                             + "); put every pass in the pipeline")
         # Validate the pipeline once up front: a bad pipeline fails before any input is read.
         if args.pass_pipeline is not None:
+            from ..steps import check_root_anchor
+
+            check_root_anchor(args.pass_pipeline)
             pl.steps_from_text(args.pass_pipeline)
         for name, val in pass_flags:
             pl.build_steps([pl.Element(name, val)])
@@ -351,8 +354,7 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
             diags = [d for d in diags if not (d.severity == "note" and d.message.startswith("see current operation"))]
             exp = expectations(chunk, filename) if isinstance(chunk, str) else []
             problems.extend(check(exp, diags, filename, sources))
-            if ok:
-                outputs.append(buf.getvalue())
+            outputs.append(buf.getvalue() if ok else b"")  # a failed chunk keeps its place between the markers
         else:
             _print_diags(diags, filename, sources)
             if not ok:

@@ -7,6 +7,7 @@
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(mhlo-to-py-penguin{nope=1})' 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(canonicalize{max-iterations=abc})' 2>&1 | FileCheck %s --check-prefix=CPPOPT
 // RUN: not hilo-opt %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not hilo-opt %s --pass-pipeline='func.func(cse)' 2>&1 | FileCheck %s --check-prefix=ROOT
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(cse' 2>/dev/null | FileCheck %s --allow-empty --check-prefix=NOOUT
 // NOOUT-NOT: {{.}}
 
@@ -18,6 +19,7 @@
 // CPPOPT: {{^}}hilo-opt: error: invalid options for pass 'canonicalize': for the --max-iterations option: 'abc' value invalid for long argument!{{.*}}(pass pipeline column 16)
 // CPPOPT-NOT: {{.}}
 // FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
+// ROOT: hilo-opt: error: can't run 'func.func' pass manager on 'builtin.module' op (nest it: 'builtin.module(func.func(cse))')
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %a : tensor<4xf32>
