@@ -88,6 +88,15 @@ def _as_op(x) -> ir.Operation:
     return x.operation
 
 
+def _op_by_op(notify_moved):
+    """A ``notify_moved_all`` made of a listener's ``notify_moved``."""
+    def each(ops, olds, new):
+        for o, old in zip(ops, olds):
+            notify_moved(o, old, new)
+
+    return each
+
+
 def _ip(before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.InsertionPoint:
     """One insertion point from exactly one of the placement keywords."""
     given = [p for p in (before, after, at_end, at_start, ip) if p is not None]
@@ -419,23 +428,31 @@ class Rewriter:
             self._moved_all(ops[:moved], olds[:moved], new)
 
     def _moved_all(self, ops: list, olds: list, new) -> None:
+        """Tell the listeners and record that ``ops`` (from ``olds``) now sit in top-level op ``new``."""
         if not ops:
             return
         if any(old != new for old in olds) and any(len(o.regions) for o in ops):
             self._forget_blocks()  # nested blocks now belong to another top-level op
-        for lst in tuple(self.listeners):
-            f = getattr(lst, "notify_moved_all", None)
-            if f is not None and getattr(type(lst), "notify_moved_all", None) is not Listener.notify_moved_all:
-                f(ops, olds, new)
-                continue
-            g = getattr(lst, "notify_moved", None)
-            if g is not None:
-                for o, old in zip(ops, olds):
-                    g(o, old, new)
+        for f in self._move_hooks():
+            f(ops, olds, new)
         self._record(Change.MOVE, new)
         for old in set(olds):
             if old is not None and old != new:
                 self._record(Change.MOVE, old)
+
+    def _move_hooks(self) -> tuple:
+        """Per listener: its ``notify_moved_all``, or its ``notify_moved`` called op by op (kept like :meth:`_hook`)."""
+        fs = self._hooks.get("<moves>")
+        if fs is None:
+            out = []
+            for lst in self.listeners:
+                batch = getattr(lst, "notify_moved_all", None)
+                if batch is not None and getattr(type(lst), "notify_moved_all", None) is not Listener.notify_moved_all:
+                    out.append(batch)
+                elif getattr(lst, "notify_moved", None) is not None:
+                    out.append(_op_by_op(lst.notify_moved))
+            fs = self._hooks["<moves>"] = tuple(out)
+        return fs
 
     def move_after(self, op, anchor) -> None:
         """Move ``op`` right after ``anchor`` (any block)."""
@@ -453,14 +470,7 @@ class Rewriter:
         self._moved(op, old)
 
     def _moved(self, op, old_top) -> None:
-        new = self.top_of(op)
-        if old_top != new and len(op.regions):
-            self._forget_blocks()  # its nested blocks now belong to another top-level op
-        for f in self._hook("notify_moved"):
-            f(op, old_top, new)
-        self._record(Change.MOVE, new)
-        if old_top is not None and old_top != new:
-            self._record(Change.MOVE, old_top)
+        self._moved_all([op], [old_top], self.top_of(op))
 
     # ------------------------------------------------------------------ attributes and types
 

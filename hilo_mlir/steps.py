@@ -202,26 +202,25 @@ def _resolve_pass(el: Element, anchor: str) -> Step:
     return Step(info, info.argument, opts, anchor=info.anchor)
 
 
-def steps_from_text(text: str) -> list[Step]:
-    """Parse and resolve a textual pipeline (``builtin.module(...)`` or a bare list)."""
-    return build_steps(parse_pipeline(text))
+def steps_from_text(text: str, module_root: bool = False) -> list[Step]:
+    """Parse and resolve a textual pipeline (``builtin.module(...)`` or a bare list).
 
-
-def check_root_anchor(text: str) -> None:
-    """A ``--pass-pipeline`` runs on the module, as mlir-opt's: an outermost op anchor other than
-    ``builtin.module`` (``func.func(cse)``) must be nested (``builtin.module(func.func(cse))``).
+    ``module_root``: the pipeline runs on the module, as mlir-opt's
+    ``--pass-pipeline``: an outermost op anchor other than ``builtin.module``
+    (``func.func(cse)``) must be nested (``builtin.module(func.func(cse))``).
+    Without it (a spine edit, which sits inside the module's spine) such an
+    anchor nests under the module.
 
     Raises:
-        HiloError: such an anchor (a syntax error is left to :func:`steps_from_text`).
+        HiloError: a syntax error, an unknown pass or option, or (``module_root``) another outermost anchor.
     """
-    try:
-        elements = parse_pipeline(text)
-    except HiloError:
-        return
-    for el in elements:
-        if el.children is not None and el.name != "builtin.module":
-            raise HiloError(f"can't run '{el.name}' pass manager on 'builtin.module' op "
-                            f"(nest it: 'builtin.module({_element_text(el)})')")
+    elements = parse_pipeline(text)
+    if module_root:
+        for el in elements:
+            if el.children is not None and el.name != "builtin.module":
+                raise HiloError(f"can't run '{el.name}' pass manager on 'builtin.module' op "
+                                f"(nest it: 'builtin.module({_element_text(el)})')")
+    return build_steps(elements)
 
 
 def step_for(argument: str, **options) -> Step:

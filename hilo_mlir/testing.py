@@ -20,19 +20,17 @@ from .ir import ir, make_context, passmanager, stablehlo_ext
 
 
 def _np_dtype(elem) -> np.dtype:
-    import ml_dtypes
+    """The numpy dtype of an MLIR element type (the printers' table).
 
-    s = str(elem)
-    table = {
-        "f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
-        "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-        "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
-        "complex<f32>": np.complex64, "complex<f64>": np.complex128,
-        "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
-    }
-    if s not in table:
-        raise ValueError(f"no numpy dtype for element type {s}")
-    return np.dtype(table[s])
+    Raises:
+        ValueError: an element type without one.
+    """
+    from .printers.literals import np_dtype
+
+    dt = np_dtype(str(elem))
+    if dt is None:
+        raise ValueError(f"no numpy dtype for element type {elem}")
+    return dt
 
 
 def find_main(module):

@@ -292,10 +292,7 @@ def _run_parsed(args, pass_flags) -> int:
                             + "); put every pass in the pipeline")
         # Validate the pipeline once up front: a bad pipeline fails before any input is read.
         if args.pass_pipeline is not None:
-            from ..steps import check_root_anchor
-
-            check_root_anchor(args.pass_pipeline)
-            pl.steps_from_text(args.pass_pipeline)
+            pl.steps_from_text(args.pass_pipeline, module_root=True)
         for name, val in pass_flags:
             pl.build_steps([pl.Element(name, val)])
         filename, text = _read(args)

@@ -46,10 +46,6 @@ _ML_DTYPES = {
     "i4": "int4", "ui4": "uint4",
 }
 
-#: every MLIR element type with a numpy dtype (numpy's own and ml_dtypes')
-ELEMENT_TYPES = frozenset(_NUMPY_DTYPES) | frozenset(_ML_DTYPES)
-
-
 def np_dtype(element_type: str) -> np.dtype | None:
     """The numpy dtype of an MLIR element type (``"bf16"`` -> ``ml_dtypes.bfloat16``), or None if there is none."""
     dt = _NUMPY_DTYPES.get(element_type)
