@@ -185,7 +185,7 @@ def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
                         for i, x in enumerate(user.operands) if i != pos and not bounded_or_constant(x, ranges, d)), None)
             r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
             if short in ("convert", "bitcast_convert") and not _integer_result(user):
-                why = "it takes the 64-bit value"
+                why = "it converts it to a non-integer type"
             elif short in MODULAR_USES:
                 if why is None and is64(r) and not fits32(r):
                     why = f"the result lies in {r}"
@@ -197,7 +197,7 @@ def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
                     why = f"the result lies in {r}"
                 modes.add("saturate")
             else:
-                why = "it takes the 64-bit value"
+                why = "that op is not known to give the same low 32 bits from a narrowed operand"
             if why is not None:
                 raise NotNarrowable(f"its use by '{user.name}' needs the 64-bit value: {why}")
     if len(modes) > 1:

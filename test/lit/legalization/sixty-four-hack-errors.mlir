@@ -160,7 +160,7 @@ func.func @srl_after_unbounded_loop(%n: tensor<i32>) -> tensor<4xui64> {
 
 // Out-of-range constants whose uses need the 64-bit value.
 func.func @constant_returned() -> tensor<2xi64> {
-  // expected-error@+1 {{i64 constant value 4294967296 does not fit in i32 (sixty-four-hack narrows 64-bit integers to 32 bits; its use by 'func.return' needs the 64-bit value: it takes the 64-bit value)}}
+  // expected-error@+1 {{i64 constant value 4294967296 does not fit in i32 (sixty-four-hack narrows 64-bit integers to 32 bits; its use by 'func.return' needs the 64-bit value: that op is not known to give the same low 32 bits from a narrowed operand)}}
   %c = stablehlo.constant dense<[1, 4294967296]> : tensor<2xi64>
   return %c : tensor<2xi64>
 }
@@ -211,7 +211,7 @@ func.func @bitcast_range(%x: tensor<2xi32>) -> tensor<2xf64> {
 
 // A composite op reads the constant (its op view has a "name" attribute: the use is still named by its op)
 func.func @constant_into_a_composite(%a: tensor<2xi64>) -> tensor<2xi64> {
-  // expected-error@+1 {{composite' needs the 64-bit value: it takes the 64-bit value}}
+  // expected-error@+1 {{composite' needs the 64-bit value: that op is not known to give the same low 32 bits from a narrowed operand}}
   %c = stablehlo.constant dense<9223372036854775807> : tensor<2xi64>
   %0 = stablehlo.composite "neuron.my_kind" %a, %c {decomposition = @dec} : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
   return %0 : tensor<2xi64>
