@@ -25,6 +25,12 @@ from hilo_mlir.rewriter import Change
 
 pytestmark = pytest.mark.binary_verification
 
+
+@pytest.fixture(autouse=True)
+def _default_mode(monkeypatch):
+    """These tests are about the default policy: the checking mode (which verifies after every pass) is off."""
+    monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+
 SRC = """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.negate %a : tensor<4xf32>
