@@ -171,9 +171,9 @@ class Pipeline:
                     unverified = False
                 changed = self._run_step(step, module, op, rewriter, am)
                 self.changes.append((step.display, changed))
-                if changed == Change.NONE and self.verify_each and step.info is not None and step.info.origin:
-                    self._verify_step(op, step)  # a plugin's pass is verified after even when it recorded nothing
-                elif changed == Change.NONE:
+                # a plugin's pass is verified after (with --verify-each) even when it recorded nothing
+                plugin = step.info is not None and bool(step.info.origin)
+                if changed == Change.NONE and not (self.verify_each and plugin):
                     self._unrecorded.append(step.argument)  # not verified after: it recorded no change
                 else:
                     if not self.verify_each:
