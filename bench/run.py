@@ -82,7 +82,7 @@ with ctx:
         out["top_passes"] = [["canonicalize,cse", out["passes_s"]]]
     else:
         from hilo_mlir import compiler, pipeline
-        from hilo_mlir.config import CompileConfig
+        from hilo_mlir.driver.config import CompileConfig
         # Observe (not change) the compile: every Pipeline it builds, and the
         # time of the steps before the spine (validation, sharding strip, bridge).
         pipes = []
@@ -148,7 +148,7 @@ def _time_help(tool: str) -> float:
     """Wall seconds of ``<tool> --help`` in a fresh process (interpreter start-up included)."""
     import time
 
-    module = {"hilo2penguin": "hilo_mlir.cli.hilo2penguin", "hilo-opt": "hilo_mlir.cli.opt"}[tool]
+    module = {"hilo2penguin": "hilo_mlir.tools.hilo2penguin", "hilo-opt": "hilo_mlir.tools.opt"}[tool]
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env)

@@ -18,19 +18,19 @@ The pass plugin API (README "Writing a pass plugin"; stable):
 """
 
 _EXPORTS = {
-    "compile_file": ("compiler", "compile_file"),
-    "compile_module": ("compiler", "compile_module"),
-    "PenguinSource": ("compiler", "PenguinSource"),
-    "CompileConfig": ("config", "CompileConfig"),
-    "HiloError": ("diagnostics", "HiloError"),
-    "register": ("registry", "register"),
-    "register_twins": ("registry", "register_twins"),
-    "PassInfo": ("registry", "PassInfo"),
-    "Option": ("registry", "Option"),
-    "Statistic": ("registry", "Statistic"),
-    "PassContext": ("registry", "PassContext"),
-    "load_plugin": ("plugins", "load_plugin"),
-    "PassEdit": ("spine_edits", "PassEdit"),
+    "compile_file": ("driver.compiler", "compile_file"),
+    "compile_module": ("driver.compiler", "compile_module"),
+    "PenguinSource": ("driver.compiler", "PenguinSource"),
+    "CompileConfig": ("driver.config", "CompileConfig"),
+    "HiloError": ("support.diagnostics", "HiloError"),
+    "register": ("passmanager.registry", "register"),
+    "register_twins": ("passmanager.registry", "register_twins"),
+    "PassInfo": ("passmanager.registry", "PassInfo"),
+    "Option": ("passmanager.registry", "Option"),
+    "Statistic": ("passmanager.registry", "Statistic"),
+    "PassContext": ("passmanager.registry", "PassContext"),
+    "load_plugin": ("passmanager.plugins", "load_plugin"),
+    "PassEdit": ("driver.spine_edits", "PassEdit"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -23,9 +23,9 @@ import os
 import jax
 import numpy as np
 
-from .compiler import PenguinSource, compile_module
-from .config import CompileConfig
-from .diagnostics import HiloError
+from hilo_mlir.driver.compiler import PenguinSource, compile_module
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.support.diagnostics import HiloError
 
 __all__ = ["compile", "export", "PenguinProgram"]
 
@@ -84,7 +84,7 @@ class PenguinProgram:
             HiloError: wrong number/shape of inputs; a statement the backend
                 cannot execute (``PenguinRefError``).
         """
-        from . import penguin_ref
+        from hilo_mlir import penguin_ref
 
         flat = penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
         if self.exported is None:  # a portable artifact: no output structure is known
@@ -110,13 +110,13 @@ class PenguinProgram:
         return args
 
     def write(self, directory: str | os.PathLike) -> str:
-        """Publish ``penguin.py`` and its ``.npy`` files into ``directory`` (:func:`hilo_mlir.packaging.write_program`).
+        """Publish ``penguin.py`` and its ``.npy`` files into ``directory`` (:func:`hilo_mlir.driver.packaging.write_program`).
 
         Returns the path of ``penguin.py``.
         """
         import io
 
-        from .packaging import write_program
+        from hilo_mlir.driver.packaging import write_program
 
         files = {}
         for name, data in self.files.items():
@@ -156,7 +156,7 @@ def export(fn, *example_args):
 
 def _mlir_type(arg) -> str:
     """``tensor<4x32xf32>`` for an array or ``jax.ShapeDtypeStruct`` (dtype through the printers' dtype table)."""
-    from .printers.supported import DTYPES
+    from hilo_mlir.printers.supported import DTYPES
 
     names = {v: k for k, v in DTYPES.items()}
     dt = np.dtype(arg.dtype).name
@@ -216,7 +216,7 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
             ``params`` entry that selects no array (or an abstract one), and
             every error of :func:`hilo_mlir.compile_module`.
     """
-    from .compiler import resolve_config, compile_loaded, load_module
+    from hilo_mlir.driver.compiler import resolve_config, compile_loaded, load_module
 
     config = resolve_config(config, spine)
     if model_type is not None:
@@ -244,13 +244,13 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
     name = getattr(exp, "fun_name", None) or "jax_export"
     loaded = load_module(text, f"{name}.stablehlo.mlir")
     if weights:
-        from .weights import mark_parameters
+        from hilo_mlir.driver.weights import mark_parameters
 
         with loaded.context:
             mark_parameters(loaded.module, weights, loaded.filename)
     src = compile_loaded(loaded, cfg, input_types=input_types, fusion_report=fusion_report)
     if weights:
-        from .weights import weight_files
+        from hilo_mlir.driver.weights import weight_files
 
         src.files.update(weight_files(src, weights))
     return PenguinProgram(src, exp, text, spine)

@@ -11,7 +11,7 @@ hand and kept as it is:
 
 * ``passes``: every registered pass, its class name in the real binary, and
   where its behaviour comes from (``PassInfo.source``);
-* ``gates``: every gate of :class:`hilo_mlir.config.CompileConfig`, the spine
+* ``gates``: every gate of :class:`hilo_mlir.driver.config.CompileConfig`, the spine
   step it guards and where the binary keeps it (``CompileConfig.PROVENANCE``).
 
 ``--check`` exits 1 (and says so) when the page is not what the code says; a
@@ -35,7 +35,7 @@ def _cell(text: str) -> str:
 
 
 def passes_table() -> str:
-    from hilo_mlir import registry
+    from hilo_mlir.passmanager import registry
 
     rows = ["| pass | class in the binary | dialect | source |", "|---|---|---|---|"]
     for p in registry.all_passes():
@@ -44,7 +44,7 @@ def passes_table() -> str:
 
 
 def gates_table() -> str:
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver.config import CompileConfig
 
     rows = ["| gate (`--enable-<gate>`) | default | where the binary keeps it |", "|---|---|---|"]
     defaults = CompileConfig()

@@ -50,7 +50,7 @@ def _digest_dir(path: str) -> dict:
 
 
 def digest(configs, folders, jobs: int, timeout: float, limit: int | None) -> dict:
-    from hilo_mlir import batch
+    from hilo_mlir.tools import batch
     from run_corpus import UNREGISTERED, parse_config
 
     result = {}

@@ -9,7 +9,7 @@ for custom calls) how often it occurs and
 then prints each module's ``main`` with the printer of its dialect and checks
 that the printer agrees with the table: a module whose ops are all printable
 must print; a module with an unsupported op must fail with a
-:class:`~hilo_mlir.diagnostics.HiloError` (never another exception).
+:class:`~hilo_mlir.support.diagnostics.HiloError` (never another exception).
 
 Files are processed in this process; run shards in subprocesses when a
 binding abort must not take the caller down (the tests do).
@@ -43,7 +43,7 @@ def census_file(path: str) -> dict:
     rejected), ``n_type_rejected`` counts instances of a printable kind
     rejected for a type (dynamic shape, element type), with one such reason.
     """
-    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError
     from hilo_mlir.ir import ir, make_context
     from hilo_mlir.printers import print_program
     from hilo_mlir.printers.supported import op_reason, unsupported_reason

@@ -7,8 +7,8 @@ Usage::
                                    [--depths 100,250,1000] [--jobs J] [--timeout S] [--seed K]
                                    [--quick] [--json FILE]
 
-Each case runs the real tools (``python -m hilo_mlir.cli.hilo2penguin`` /
-``hilo_mlir.cli.opt``) as a user would and sorts every attempt into one
+Each case runs the real tools (``python -m hilo_mlir.tools.hilo2penguin`` /
+``hilo_mlir.tools.opt``) as a user would and sorts every attempt into one
 column of the table:
 
 * **clean** -- exit 0 with one whole program in OUTDIR (``penguin.py``
@@ -65,8 +65,8 @@ INPUTS = os.path.join(ROOT, "test", "lit", "reliability", "Inputs")
 WRITER = os.path.join(INPUTS, "patched_writer.py")
 COLUMNS = ("tried", "clean", "traceback", "signal", "hang", "inconsistent")
 ENV = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-TOOL = [sys.executable, "-m", "hilo_mlir.cli.hilo2penguin"]
-OPT = [sys.executable, "-m", "hilo_mlir.cli.opt"]
+TOOL = [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin"]
+OPT = [sys.executable, "-m", "hilo_mlir.tools.opt"]
 
 
 class Row:
@@ -91,7 +91,7 @@ class Row:
 
 def program_problem(outdir: str) -> str | None:
     """None if ``outdir`` holds exactly one whole program; else what is wrong."""
-    from hilo_mlir.packaging import is_tool_file
+    from hilo_mlir.driver.packaging import is_tool_file
 
     try:
         names = set(os.listdir(outdir))
@@ -214,7 +214,7 @@ def bytecode_seeds(texts: list[str]) -> list[bytes]:
     from hilo_mlir.ir import ir, make_context
 
     out = []
-    from hilo_mlir.frontend.limits import check_dim_numbers
+    from hilo_mlir.driver.frontend.limits import check_dim_numbers
 
     with make_context():
         for t in texts:
@@ -312,7 +312,7 @@ def model(tag: int, n_constants: int, size: int) -> str:
 
 def _reader(outdir: str, stop: threading.Event, problems: list) -> None:
     """Check the folder over and over while writers run: a penguin.py whose files are not all there is a failure."""
-    from hilo_mlir.packaging import is_tool_file
+    from hilo_mlir.driver.packaging import is_tool_file
 
     while not stop.is_set():
         try:

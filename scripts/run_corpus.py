@@ -9,7 +9,7 @@ Usage::
                                   [--report-dir DIR] [--markdown] [--json FILE] [--rename-entry]
 
 DIR defaults to ``../shared/corpus/third_party`` beside the checkout. Each
-folder is one batch (:mod:`hilo_mlir.batch`: one worker process per module);
+folder is one batch (:mod:`hilo_mlir.tools.batch`: one worker process per module);
 ``stablehlo_testdata_unregistered`` is compiled with unregistered dialects
 allowed (its modules parse only that way, see the corpus README). The table
 has, per configuration and folder: modules, ok, rejected, crashed, timeout;
@@ -76,7 +76,7 @@ def classify(diag: str) -> str:
 
 
 def parse_config(text: str):
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver.config import CompileConfig
 
     spine, preset = text.split(":")
     cfg = CompileConfig.preset(preset)
@@ -105,7 +105,7 @@ def rename_entry(text: str) -> str | None:
 
 def _renamed_copy(items, tmp: str):
     """Copy ``items`` under ``tmp`` (same relative names), renaming the entry where :func:`rename_entry` applies."""
-    from hilo_mlir import batch
+    from hilo_mlir.tools import batch
 
     out = []
     for it in items:
@@ -126,7 +126,7 @@ def _renamed_copy(items, tmp: str):
 def run(corpus: str, configs, folders, jobs: int, timeout: float, limit: int | None, report_dir: str | None, out=sys.stdout,
         entry_renamed: bool = False):
     """Compile every folder under every config; returns ``{config: {folder: [ModuleResult]}}``."""
-    from hilo_mlir import batch
+    from hilo_mlir.tools import batch
 
     results = {}
     for conf in configs:
@@ -239,7 +239,7 @@ def main(argv=None) -> int:
                     help="harness mode: rename a module's only public function to 'main' first (more coverage of the passes)")
     args = ap.parse_args(argv)
     if args.from_json:
-        from hilo_mlir.batch import ModuleResult
+        from hilo_mlir.tools.batch import ModuleResult
 
         with open(args.from_json) as f:
             doc = json.load(f)
@@ -255,7 +255,7 @@ def main(argv=None) -> int:
     res = run(corpus, configs, folders, args.jobs, args.timeout, args.limit, args.report_dir, entry_renamed=args.rename_entry)
     sys.stdout.write(table(res, args.markdown))
     if args.json:
-        from hilo_mlir.io_utils import atomic_write_text
+        from hilo_mlir.support.io import atomic_write_text
 
         doc = {c: {f: [r.to_json() for r in rs] for f, rs in per.items()} for c, per in res.items()}
         atomic_write_text(args.json, json.dumps(doc, indent=1) + "\n")

@@ -13,14 +13,14 @@ canonicalizer. The census answers instead:
 * :meth:`Census.types` -- every result and block-argument type (lazy; a
   multiset underneath, so that erasing the last value of a type removes it).
 
-Kept current: the census is a :class:`~hilo_mlir.rewriter.Rewriter` listener
+Kept current: the census is a :class:`~hilo_mlir.rewrite.rewriter.Rewriter` listener
 (MLIR's ``RewriterBase::Listener``). An op inserted, erased or moved updates
 names, counts and types at once; the per-function lists take erasures as
 tombstones (compacted when next read) and mark a list *unordered* when an op
 of that name was inserted or moved in that function, so the next
 :meth:`ops_named` of it walks that one function again. A mutation outside the
 rewriter is not seen: the analysis manager drops the census on
-:attr:`~hilo_mlir.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
+:attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass.
 
 Ops are keyed by :func:`~hilo_mlir.ir.identity_key` (the C++ pointer). A
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import collections
 
-from ..ir import identity_key, ir
-from ..rewriter import ALL_CHANGES, Change
+from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change
 
 _TUPLE = ir.TupleType.static_typeid
 _SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.static_typeid,

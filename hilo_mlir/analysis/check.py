@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import io
 
-from ..diagnostics import HiloError
-from ..ir import checking_mode_enabled, ir
-from ..rewriter import Change
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.ir import checking_mode_enabled, ir
+from hilo_mlir.rewrite.rewriter import Change
 
 ENV = "HILO_MLIR_CHECK_ANALYSES"
 

@@ -23,23 +23,23 @@ a block argument changed) invalidates it.
 
 from __future__ import annotations
 
-from ..dialects import hlo_short_name
-from ..effects import EffectOracle
-from ..ir import identity_key, ir
-from ..ir_utils import block_ops
-from ..rewriter import Change
+from hilo_mlir.ir.dialects import hlo_short_name
+from hilo_mlir.ir.effects import EffectOracle
+from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.utils import block_ops
+from hilo_mlir.rewrite.rewriter import Change
 
 
 class LeafEffects:
-    """:class:`~hilo_mlir.effects.EffectOracle`'s own-effect answer per op, memoized per op name.
+    """:class:`~hilo_mlir.ir.effects.EffectOracle`'s own-effect answer per op, memoized per op name.
 
     An op's own effect (its regions not counted) depends only on its name,
     except for a ``composite`` (its decomposition decides): those are asked
     per op, through the oracle's per-callee memo, and never enter
-    :attr:`by_name`. Same model as :mod:`hilo_mlir.effects`.
+    :attr:`by_name`. Same model as :mod:`hilo_mlir.ir.effects`.
 
     Attributes:
-        oracle: the :class:`~hilo_mlir.effects.EffectOracle` asked.
+        oracle: the :class:`~hilo_mlir.ir.effects.EffectOracle` asked.
         by_name: ``{op name: own effect}`` of the non-composite names seen.
     """
 

@@ -11,7 +11,7 @@ sound (see :mod:`.int_lattice`).
 
 from __future__ import annotations
 
-from .int_lattice import IntRange, any_empty, from_patterns, low_mask, type_max, type_min, value_of, wrap
+from hilo_mlir.analysis.int_lattice import IntRange, any_empty, from_patterns, low_mask, type_max, type_min, value_of, wrap
 
 
 def and_(a: IntRange, b: IntRange) -> IntRange:

@@ -39,19 +39,19 @@ module: every function no ``func.call``/``composite`` in the module refers
 to) get the full range of their type.
 
 Both dialects are served by one implementation through the
-:class:`~hilo_mlir.dialects.DialectTable` (``d``); ``d=None`` accepts either.
+:class:`~hilo_mlir.ir.dialects.DialectTable` (``d``); ``d=None`` accepts either.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..dialects import DialectTable, hlo_short_name
-from ..ir import ir
-from . import int_bitwise as B
-from . import int_lattice as L
-from .int_lattice import IntRange, join as _join
-from .int_regions import ACCUMULATE, RegionRules
+from hilo_mlir.ir.dialects import DialectTable, hlo_short_name
+from hilo_mlir.ir import ir
+from hilo_mlir.analysis import int_bitwise as B
+from hilo_mlir.analysis import int_lattice as L
+from hilo_mlir.analysis.int_lattice import IntRange, join as _join
+from hilo_mlir.analysis.int_regions import ACCUMULATE, RegionRules
 
 _ELEMENTWISE2 = {
     "add": L.add, "subtract": L.subtract, "multiply": L.multiply, "divide": L.divide,

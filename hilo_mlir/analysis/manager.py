@@ -3,7 +3,7 @@
 An *analysis* is any class constructed as ``cls(op, am)`` (``am``: this
 manager, to ask for the analyses it builds on; None when built outside a
 run, as the checking mode does) that declares, as the class
-attribute ``preserved_by``, the :class:`~hilo_mlir.rewriter.Change` kinds
+attribute ``preserved_by``, the :class:`~hilo_mlir.rewrite.rewriter.Change` kinds
 that leave it valid::
 
     class LiveRanges:
@@ -17,7 +17,7 @@ a recorded change of a kind not in ``preserved_by`` drops the analyses of the
 top-level op it happened in (and every analysis of the module op itself).
 Nothing is claimed by hand; what a pass did decides. An analysis that keeps
 itself current (the :class:`~hilo_mlir.analysis.census.Census`) implements
-the listener methods of :class:`~hilo_mlir.rewriter.Listener` and is
+the listener methods of :class:`~hilo_mlir.rewrite.rewriter.Listener` and is
 registered with the rewriter while cached.
 
 A pass that computes an analysis as a by-product of its rewrite (the
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ..ir import identity_key
-from ..rewriter import Change, Rewriter
+from hilo_mlir.ir import identity_key
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 T = TypeVar("T")
 

@@ -29,11 +29,11 @@ and StableHLO).
 
 from __future__ import annotations
 
-from ..dialects import DialectTable
-from ..ir import ir
-from .int_bitwise import shift_amounts
-from .int_lattice import IntRange, type_max, type_min
-from .int_ranges import IntRanges
+from hilo_mlir.ir.dialects import DialectTable
+from hilo_mlir.ir import ir
+from hilo_mlir.analysis.int_bitwise import shift_amounts
+from hilo_mlir.analysis.int_lattice import IntRange, type_max, type_min
+from hilo_mlir.analysis.int_ranges import IntRanges
 
 #: Width-dependent ops: the bit width appears in their definition (shift amounts
 #: saturate at it, bits are counted or complemented up to it), so their 32-bit

@@ -24,10 +24,10 @@ Layers (each imports only the ones above it):
 4. :mod:`.codegen` -- :func:`codegen`, :func:`check_legal`, :class:`Refusal`.
 """
 
-from .cluster import FusionCluster
-from .codegen import Refusal, check_legal, codegen, recursively_move_dependent_ops
-from .composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
-from .order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block, value_def_ancestor
+from hilo_mlir.fusion.cluster import FusionCluster
+from hilo_mlir.fusion.codegen import Refusal, check_legal, codegen, recursively_move_dependent_ops
+from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
+from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block, value_def_ancestor
 
 __all__ = [
     "FusionCluster", "OpSet", "OrderIndex", "SymbolNamer", "Refusal", "codegen", "check_legal",

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import operator
 
-from ..ir import ir
-from ..ir_utils import as_op, op_key
-from .order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import as_op, op_key
+from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
 
 __all__ = ["FusionCluster"]
 
@@ -90,7 +90,7 @@ class FusionCluster:
             order; duplicates are ignored. Members are kept in block order
             (def-before-use), which is the topological order the region needs.
         kind: the FusionKind / CompositeKind string (one of
-            :data:`~hilo_mlir.dialects.FUSION_KINDS`, e.g. ``"DotLogistic"``).
+            :data:`~hilo_mlir.ir.dialects.FUSION_KINDS`, e.g. ``"DotLogistic"``).
         order: an :class:`~hilo_mlir.fusion.order.OrderIndex` shared by the pass
             (a private one if None).
         one_block: the caller has already checked that all ``ops`` sit directly

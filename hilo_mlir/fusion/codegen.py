@@ -20,7 +20,7 @@ Dominance is then restored: the non-members between the first and the last
 member that (transitively) use a live-out move, in their order, right after
 the fused op (:func:`recursively_move_dependent_ops`).
 
-Every mutation goes through the :class:`~hilo_mlir.rewriter.Rewriter`; the
+Every mutation goes through the :class:`~hilo_mlir.rewrite.rewriter.Rewriter`; the
 :class:`~hilo_mlir.fusion.order.OrderIndex` of the pass is told where each
 op went.
 """
@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import effects
-from ..dialects import FUSION_KIND_ATTR, DialectTable
-from ..ir import ir
-from ..ir_utils import as_op, enclosing_module
-from .cluster import FusionCluster
-from .composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
-from .order import OrderIndex
+from hilo_mlir.ir import effects
+from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import as_op, enclosing_module
+from hilo_mlir.fusion.cluster import FusionCluster
+from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
+from hilo_mlir.fusion.order import OrderIndex
 
 __all__ = ["Refusal", "codegen", "check_legal", "recursively_move_dependent_ops",
            "NO_LIVE_OUT", "NOT_CONVEX", "SIDE_EFFECTING_DEPENDENT"]
@@ -148,7 +148,7 @@ def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex
     Args:
         cluster: the cluster (not yet generated).
         d: the dialect table (``MHLO`` / ``STABLEHLO``).
-        rewriter: the :class:`~hilo_mlir.rewriter.Rewriter` every mutation goes through.
+        rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every mutation goes through.
         order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
         namer: a :class:`SymbolNamer` for the module (composites; one is made if None).
 

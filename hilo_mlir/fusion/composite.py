@@ -14,9 +14,9 @@ set and the naming are written once:
 
 from __future__ import annotations
 
-from ..dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
-from ..ir import ir
-from ..ir_utils import as_op
+from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import as_op
 
 __all__ = ["SymbolNamer", "new_decomposition", "composite_attributes", "decomposition_base"]
 

@@ -5,7 +5,7 @@ The bindings have no dominance API and no "next op" accessor, and
 rewrite). This module gives the fusion core what it needs instead:
 
 * :class:`OpSet` -- an insertion-ordered set of ops keyed by
-  :func:`~hilo_mlir.ir_utils.op_key` (the C++ address, stable while the op lives);
+  :func:`~hilo_mlir.ir.utils.op_key` (the C++ address, stable while the op lives);
 * :func:`ancestor_in_block` / :func:`value_def_ancestor` -- which op of a block
   a nested use or definition belongs to (a use inside a ``case``/``while``/
   ``reduce`` body counts as its enclosing op);
@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import functools
 
-from ..ir import ir
-from ..ir_utils import as_op, block_key, op_key
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import as_op, block_key, op_key
 
 __all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "value_def_ancestor", "sorted_in_block"]
 
 
 class OpSet:
-    """Insertion-ordered set of ops with O(1) membership by :func:`~hilo_mlir.ir_utils.op_key`.
+    """Insertion-ordered set of ops with O(1) membership by :func:`~hilo_mlir.ir.utils.op_key`.
 
     Iterates over ``ir.Operation`` objects in insertion order. A set made by
     :meth:`of_distinct` computes the keys (a C-pointer read per op) only when
@@ -225,7 +225,7 @@ class OrderIndex:
     (the fusion core orders ops with MLIR's own ``is_before_in_block``, so a
     fusion pass on a 30k-op block never builds the Python mirror).
 
-    Correct by construction: given a :class:`~hilo_mlir.rewriter.Rewriter`
+    Correct by construction: given a :class:`~hilo_mlir.rewrite.rewriter.Rewriter`
     (``OrderIndex(rewriter)``), the index listens to it and forgets every op
     the rewriter erases or moves before any note places it again; an op the
     index does not know (created or moved without a note) makes its block be

@@ -1,12 +1,13 @@
-"""Pass families, one module (or package) per family (DESIGN.md "Layout").
+"""Pass families, one subpackage per family (the lit test families under ``test/lit``).
 
-Every module in this package is imported when the registry is first used; each
-registers its passes with :func:`hilo_mlir.registry.register` /
-:func:`hilo_mlir.registry.register_twins` at import time.
+Every module below this package is imported when the registry is first used;
+each registers its passes with :func:`hilo_mlir.registry.register` /
+:func:`hilo_mlir.registry.register_twins` at import time. Modules are imported
+in sorted order of their dotted names, so registration is deterministic.
 """
 
 import importlib
 import pkgutil
 
-for _m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    importlib.import_module(f"{__name__}.{_m.name}")
+for _m in sorted(pkgutil.walk_packages(__path__, prefix=f"{__name__}."), key=lambda m: m.name):
+    importlib.import_module(_m.name)

@@ -3,7 +3,7 @@
 They run through the binding's ``PassManager`` (DESIGN.md "The stack").
 Which passes the binding registers, their anchors, class names and scalar
 options with defaults come from the binding itself
-(:mod:`hilo_mlir.upstream_catalog` writes ``upstream_passes.json``; a test
+(:mod:`hilo_mlir.passmanager.upstream_catalog` writes ``upstream_passes.json``; a test
 keeps the file equal to the binding). What is ours: the one-line summaries
 below, the list-valued options (the binding prints them empty), and the
 dialect of the passes that have a twin over the other dialect (for the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..registry import Option, PassInfo, register
+from hilo_mlir.passmanager.registry import Option, PassInfo, register
 
 #: one line per upstream pass, for ``--help``
 SUMMARIES = {

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import os
 
-from .interpreter import run_program
-from .program import Program
-from .records import PenguinRefError
+from hilo_mlir.penguin_ref.interpreter import run_program
+from hilo_mlir.penguin_ref.program import Program
+from hilo_mlir.penguin_ref.records import PenguinRefError
 
 __all__ = ["run", "load", "PenguinRefError", "Program"]
 

@@ -7,10 +7,10 @@ import threading
 
 import numpy as np
 
-from . import kernels, ops
-from .attrs import AttrError
-from .program import Program
-from .records import PenguinRefError, Region, Statement, TensorSpec, Value
+from hilo_mlir.penguin_ref import kernels, ops
+from hilo_mlir.penguin_ref.attrs import AttrError
+from hilo_mlir.penguin_ref.program import Program
+from hilo_mlir.penguin_ref.records import PenguinRefError, Region, Statement, TensorSpec, Value
 
 
 class Env:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ops
-from .records import TensorSpec
+from hilo_mlir.penguin_ref import ops
+from hilo_mlir.penguin_ref.records import TensorSpec
 
 #: fusion kind (``hilo_fusion_op=`` on the StableHLO spine, ``op=`` on the MHLO spine) -> the primitive
 PRECISE_KERNELS = {"Expm1": np.expm1, "Log1p": np.log1p}

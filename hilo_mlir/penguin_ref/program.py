@@ -44,9 +44,19 @@ import os
 
 import numpy as np
 
-from . import ops
-from .records import (_FakeModule, _Function, _Names, _NumpyProxy, _TensorDecl, PenguinRefError, Region, ResultTuple,
-                      Statement, Value)
+from hilo_mlir.penguin_ref import ops
+from hilo_mlir.penguin_ref.records import (
+    _FakeModule,
+    _Function,
+    _Names,
+    _NumpyProxy,
+    _TensorDecl,
+    PenguinRefError,
+    Region,
+    ResultTuple,
+    Statement,
+    Value,
+)
 
 
 _REAL_MODULES = {"numpy", "ml_dtypes", "math"}

@@ -8,8 +8,8 @@ import types
 
 import numpy as np
 
-from ..diagnostics import HiloError
-from .attrs import np_dtype
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.penguin_ref.attrs import np_dtype
 
 
 class PenguinRefError(HiloError):

@@ -16,16 +16,16 @@ Layers, each importing only the ones above it in this list:
 6. this module: the one dispatch table :data:`HANDLERS` and the two printers.
 """
 
-from .constants import print_constant
-from .custom_calls import emit_custom_call
-from .dots import print_convolution, print_dot, print_dot_general
-from .driver import REGIONS, PenguinPrinter
-from .prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
-from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT
-from .groups import print_call
-from .mhlo import print_fusion
-from .regions import print_region_op
-from .stablehlo import print_composite
+from hilo_mlir.printers.constants import print_constant
+from hilo_mlir.printers.custom_calls import emit_custom_call
+from hilo_mlir.printers.dots import print_convolution, print_dot, print_dot_general
+from hilo_mlir.printers.driver import REGIONS, PenguinPrinter
+from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
+from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT
+from hilo_mlir.printers.groups import print_call
+from hilo_mlir.printers.mhlo import print_fusion
+from hilo_mlir.printers.regions import print_region_op
+from hilo_mlir.printers.stablehlo import print_composite
 
 __all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "DEFAULT_MODEL_TYPE", "MODEL_TYPES", "HANDLERS", "PenguinPrinter",
            "MhloPrinter", "StableHloPrinter", "print_penguin", "print_program"]

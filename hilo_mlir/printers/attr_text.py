@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from .literals import dense_to_numpy, python_literal
-from .supported import DTYPES
+from hilo_mlir.printers.literals import dense_to_numpy, python_literal
+from hilo_mlir.printers.supported import DTYPES
 
 _ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
 _ENUM_CLASSES = ("ComparisonDirectionAttr", "ComparisonTypeAttr", "PrecisionAttr", "TransposeAttr",
@@ -43,7 +43,7 @@ def dict_call(**kw) -> str:
 
 def attr_text(p, attr) -> str:
     """An MLIR attribute as Python source (uncached; :meth:`Emitter.attr_value` caches it)."""
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
     text = _builtin_text(p, a, attr, ir)
@@ -95,7 +95,7 @@ def _builtin_text(p, a, attr, ir) -> str | None:
 
 def _dialect_text(attr) -> str | None:
     """The mhlo/stablehlo structured and enum attributes, or None."""
-    from ..ir import mhlo, stablehlo
+    from hilo_mlir.ir import mhlo, stablehlo
 
     for dialect in (stablehlo, mhlo):
         text = _struct_text(dialect, attr)

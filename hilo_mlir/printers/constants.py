@@ -15,7 +15,14 @@ import math
 
 import numpy as np
 
-from .literals import bits_literal, dense_text_to_numpy, dense_to_numpy, has_nan_payload, npy_bytes, python_literal
+from hilo_mlir.printers.literals import (
+    bits_literal,
+    dense_text_to_numpy,
+    dense_to_numpy,
+    has_nan_payload,
+    npy_bytes,
+    python_literal,
+)
 
 
 def print_constant(p, rec) -> None:
@@ -42,7 +49,7 @@ def print_constant(p, rec) -> None:
 
 def _render(p, op, attr) -> tuple[str, bool]:
     """``(value text, cacheable)``: cacheable unless the value is a ``.npy`` reference or the attribute unreadable."""
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     dense = None
     splat = False

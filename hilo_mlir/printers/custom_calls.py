@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import json
 
-from ..diagnostics import HiloError
-from . import supported as _sup
-from .attr_text import dtype_name
-from .dots import print_dot_op
-from .regions import print_region_function, reducer_hint
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.attr_text import dtype_name
+from hilo_mlir.printers.dots import print_dot_op
+from hilo_mlir.printers.regions import print_region_function, reducer_hint
 
 
 def _target(op) -> str:
@@ -50,7 +50,7 @@ def _target(op) -> str:
 
 def attr_to_python(attr):
     """An MLIR attribute as a Python object (for configs): int/float/bool/str/list/dict."""
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = attr.maybe_downcast()
     if isinstance(a, ir.BoolAttr):
@@ -68,7 +68,7 @@ def attr_to_python(attr):
     if isinstance(a, ir.DictAttr):
         return {a[i].name: attr_to_python(a[i].attr) for i in range(len(a))}
     if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
-        from .literals import dense_to_numpy
+        from hilo_mlir.printers.literals import dense_to_numpy
 
         return dense_to_numpy(attr).tolist()
     return str(attr)
@@ -93,7 +93,7 @@ def json_config(op, required: bool) -> dict:
         HiloError: ``NCC_EVRF036`` when the config is required and missing, or
             is not a JSON object / dictionary.
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = config_attr(op)
     target = _target(op)
@@ -117,13 +117,13 @@ def json_config(op, required: bool) -> dict:
 
 
 def _rank(v) -> int:
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     return ir.RankedTensorType(v.type).rank
 
 
 def _elem(v) -> str:
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     return str(ir.RankedTensorType(v.type).element_type)
 
@@ -153,7 +153,7 @@ def _meta(target: str) -> tuple[str, str]:
 
 def _dict_config_items(p, op) -> list[tuple[str, str]]:
     """``backend_config={...}`` when the config is a dictionary (api_version 4): a Python dict, integers as ``int``."""
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = config_attr(op)
     if a is not None and a.typeid == ir.DictAttr.static_typeid:
@@ -195,7 +195,7 @@ def emit_quantize_mx(p, rec, target) -> None:
                         loc=op.location, code="NCC_EVRF036")
     block_size = _cfg_int(op, cfg, "block_size", 32)
     scale_method = cfg.get("scale_method", "EMAX")
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     dsts = [p.spec(t) for t in rec.types]
     packed = _X4_CONTAINERS.get(dtype)
@@ -241,7 +241,7 @@ def emit_scaled_dot(p, rec, target) -> None:
 def emit_device_print(p, rec, target) -> None:
     """Device print -> ``DevicePrintOp(srcs, dsts, xla_op='mhlo.device_print', prefix='<text>', dl=...)``, nothing else."""
     op = rec.op
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = config_attr(op)
     if a is not None and a.typeid == ir.DictAttr.static_typeid:
@@ -315,7 +315,7 @@ def emit_check(p, rec, target) -> None:
 def emit_mhlo_op(p, rec, target):
     """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs); a walk generator."""
     op = rec.op
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     attrs = op.attributes
     items = []

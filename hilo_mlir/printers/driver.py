@@ -32,13 +32,13 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from ..diagnostics import HiloError
-from ..dialects import TERMINATORS
-from . import prologue
-from . import supported as _sup
-from .emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
-from .prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
-from .records import NO_TERMINATOR, OpRecord, format_statement, op_record
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.ir.dialects import TERMINATORS
+from hilo_mlir.printers import prologue
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
+from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
+from hilo_mlir.printers.records import NO_TERMINATOR, OpRecord, format_statement, op_record
 
 #: the key of the dispatch table's handler for ops with regions that have no handler of their own
 REGIONS = "(regions)"
@@ -127,7 +127,7 @@ class PenguinPrinter(Emitter):
                 custom-call config (``NCC_EVRF036``), an unknown custom-call
                 target, a recursive call.
         """
-        from ..ir import ir
+        from hilo_mlir.ir import ir
 
         module = module.operation if hasattr(module, "operation") else module
         for o in module.regions[0].blocks[0].operations:
@@ -151,7 +151,7 @@ class PenguinPrinter(Emitter):
         Raises:
             HiloError: no function at all, or no ``main`` and several public functions.
         """
-        from ..ir import ir
+        from hilo_mlir.ir import ir
 
         funcs = [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         for f in funcs:

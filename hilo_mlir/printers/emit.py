@@ -36,11 +36,11 @@ from __future__ import annotations
 import keyword
 import re
 
-from ..diagnostics import HiloError
-from . import supported as _sup
-from .attr_text import attr_text, dtype_name
-from .records import OpRecord, camel, format_statement, keyword_text
-from .scopes import RegionFunctions
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.attr_text import attr_text, dtype_name
+from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text
+from hilo_mlir.printers.scopes import RegionFunctions
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
 DEFAULT_INLINE_LIMIT = 256
@@ -209,7 +209,7 @@ class Emitter(RegionFunctions):
         return s
 
     def _spec(self, t) -> str:
-        from ..ir import ir
+        from hilo_mlir.ir import ir
 
         ir_mod = self.mod("ir")
         tid = t.typeid

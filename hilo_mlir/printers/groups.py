@@ -18,10 +18,10 @@ kind attribute is in :mod:`.mhlo` and :mod:`.stablehlo`).
 
 from __future__ import annotations
 
-from ..dialects import MHLO
-from ..diagnostics import HiloError
-from . import supported as _sup
-from .records import format_statement, keyword_text
+from hilo_mlir.ir.dialects import MHLO
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.records import format_statement, keyword_text
 
 
 def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
@@ -82,7 +82,7 @@ def print_call(p, rec):
         HiloError: an unknown callee; a callee that is only a declaration (no body
             to inline); a recursive call (naming the call chain).
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     op = rec.op
     callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value

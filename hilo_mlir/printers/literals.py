@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from ..diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 
 #: MLIR element type -> numpy dtype, for the types numpy itself has.
 _NUMPY_DTYPES = {
@@ -82,7 +82,7 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
             an attribute that is not dense (e.g. ``dense_resource``), located at
             ``where`` (an op or location).
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     t = attr.type
     loc = getattr(where, "location", where)
@@ -116,7 +116,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     Used for attributes the binding cannot hand to Python (dense complex
     attributes raise ``TypeError`` on access).
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     loc = getattr(where, "location", where)
     rt = ir.RankedTensorType(t)
@@ -131,7 +131,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
 
 
 def _scalar_attr(a):
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = a.maybe_downcast() if hasattr(a, "maybe_downcast") else a
     if isinstance(a, ir.BoolAttr):

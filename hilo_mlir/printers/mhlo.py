@@ -22,14 +22,14 @@ and no ``hilo_fusion_op`` is printed (that keyword belongs to composites).
 
 from __future__ import annotations
 
-from ..diagnostics import HiloError
-from . import supported as _sup
-from .groups import print_kind_group
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.groups import print_kind_group
 
 
 def string_attr(op, key: str) -> str | None:
     """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent."""
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     attrs = op.attributes
     if key not in attrs:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ..diagnostics import HiloError
-from . import supported as _sup
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
 
 #: the ``model-type`` values of the Function prologue (neuronx-cc's ``--model-type``)
 MODEL_TYPES = ("generic", "transformer", "unet-inference")
@@ -59,7 +59,7 @@ def function_line(p, module) -> str:
     every dot and convolution printed): ``module=<sym_name>`` when the
     module has one, ``num-partitions=`` / ``num-replicas=`` when set.
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     fn_attrs = [f"model-type={p.model_type}", f"mac-count={p.mac_count}"]
     mattrs = module.attributes
@@ -94,14 +94,14 @@ def print_epilogue(p, main, ret) -> None:
 def _int_list(attrs, key) -> list[int]:
     if key not in attrs:
         return []
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = attrs[key].maybe_downcast()
     if isinstance(a, ir.ArrayAttr):
         return [int(ir.IntegerAttr(x).value) for x in a]
     if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
         return [int(x) for x in a]
-    from .literals import dense_to_numpy
+    from hilo_mlir.printers.literals import dense_to_numpy
 
     return [int(x) for x in dense_to_numpy(attrs[key]).reshape(-1)]
 
@@ -109,7 +109,7 @@ def _int_list(attrs, key) -> list[int]:
 def _str_list(attrs, key) -> list[str] | None:
     if key not in attrs:
         return None
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     a = attrs[key].maybe_downcast()
     if isinstance(a, ir.ArrayAttr):
@@ -127,7 +127,7 @@ def _loc_name(arg) -> str | None:
 
 
 def _result_infos(main) -> list[str | None]:
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     attrs = main.attributes
     if "res_attrs" not in attrs:

@@ -19,8 +19,8 @@ update returned unchanged).
 
 from __future__ import annotations
 
-from ..diagnostics import HiloError
-from . import supported as _sup
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
 
 #: reducer bodies recognised for the ``reducer=`` hint
 REDUCER_HINTS = {

@@ -9,7 +9,7 @@ region function binds becomes a capture of every function in between.
 
 from __future__ import annotations
 
-from .records import FunctionScope
+from hilo_mlir.printers.records import FunctionScope
 
 
 class RegionFunctions:

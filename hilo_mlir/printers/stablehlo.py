@@ -29,10 +29,10 @@ attributes and version.
 
 from __future__ import annotations
 
-from ..diagnostics import HiloError
-from . import supported as _sup
-from .groups import print_group, print_kind_group
-from .mhlo import string_attr
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.groups import print_group, print_kind_group
+from hilo_mlir.printers.mhlo import string_attr
 
 
 def print_composite(p, rec):
@@ -43,7 +43,7 @@ def print_composite(p, rec):
             mismatch; ``NCC_ISPP054`` for an unknown CompositeKind; a
             decomposition that (transitively) contains itself.
     """
-    from ..ir import ir
+    from hilo_mlir.ir import ir
 
     op = rec.op
     attrs = op.attributes

@@ -26,8 +26,8 @@ The tables are data (short op names shared by both dialects):
 
 from __future__ import annotations
 
-from ..ir import ir
-from ..type_legality import type_problem
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.type_legality import type_problem
 
 #: MLIR element type (its text) -> Penguin dtype string (docs/penguin_format.md section 5).
 DTYPES = {
@@ -180,7 +180,7 @@ def type_reason(t, _cache: dict | None = None) -> str | None:
 
 
 def _type_reason(t, ir) -> str | None:
-    p = type_problem(t, element_types=DTYPES)  # the one type-legality checker (hilo_mlir.type_legality)
+    p = type_problem(t, element_types=DTYPES)  # the one type-legality checker (hilo_mlir.ir.type_legality)
     return None if p is None else p.reason()
 
 

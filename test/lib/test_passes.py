@@ -24,11 +24,12 @@ substitution) and by pytest (``test/unit/conftest.py``).
 
 from __future__ import annotations
 
-from hilo_mlir import fusion_report, registry
-from hilo_mlir.dialects import FusionKind
+from hilo_mlir.fusion import report as fusion_report
+from hilo_mlir.passmanager import registry
+from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, check_legal, codegen
 from hilo_mlir.ir import ir
-from hilo_mlir.ir_utils import block_key, enclosing_module
+from hilo_mlir.ir.utils import block_key, enclosing_module
 
 _TEST_ATTRS = ("test.fuse", "test.kind")
 

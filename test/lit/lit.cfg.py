@@ -23,9 +23,9 @@ for var in ("HOME", "PATH", "TMPDIR", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "
 config.substitutions.append(("%python", python))
 # hilo-opt plus the test-only passes of test/lib (as mlir-opt links mlir/test/lib)
 config.substitutions.append(("hilo-test-opt", f"{python} {os.path.join(root, 'test', 'lib', 'hilo_test_opt.py')}"))
-config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.cli.opt"))
-config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.cli.hilo2penguin"))
-config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.cli.penguin_run"))
+config.substitutions.append(("hilo-opt", f"{python} -m hilo_mlir.tools.opt"))
+config.substitutions.append(("hilo2penguin", f"{python} -m hilo_mlir.tools.hilo2penguin"))
+config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.tools.penguin_run"))
 # `FileCheck` (and `filecheck`) in RUN lines: the Python filecheck package installed
 # beside this Python (pip puts its script next to sys.executable, also in a venv
 # that is not on PATH), else one on PATH, else the package run as a module.

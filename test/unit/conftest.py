@@ -51,7 +51,7 @@ def _verify_after_every_pass(request, monkeypatch):
         monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
     if request.node.get_closest_marker("binary_verification"):
         return
-    from hilo_mlir import pipeline
+    from hilo_mlir.passmanager import pipeline
 
     original = pipeline.Pipeline.__init__
 

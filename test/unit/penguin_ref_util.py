@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hilo_mlir import penguin_ref
-from hilo_mlir.compiler import load_module, to_mhlo
+from hilo_mlir.driver.compiler import load_module, to_mhlo
 from hilo_mlir.printers import print_program
 from hilo_mlir.testing import evaluate
 

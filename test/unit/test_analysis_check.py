@@ -18,12 +18,12 @@ import re
 
 import pytest
 
-from hilo_mlir import registry
+from hilo_mlir.passmanager import registry
 from hilo_mlir.analysis.check import AnalysisCheckError
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context, passmanager
-from hilo_mlir.pipeline import Pipeline, Step
-from hilo_mlir.rewriter import Change, Rewriter
+from hilo_mlir.passmanager.pipeline import Pipeline, Step
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit"
 _SPLIT = re.compile(r"^// -----\s*$", re.M)

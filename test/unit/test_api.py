@@ -6,10 +6,11 @@ import collections
 import pytest
 
 import hilo_mlir
-from hilo_mlir import compiler, registry
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.diagnostics import HiloError
-from hilo_mlir.pipeline import Pipeline, parse_options, parse_pipeline, steps_from_text
+from hilo_mlir.driver import compiler
+from hilo_mlir.passmanager import registry
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.passmanager.pipeline import Pipeline, parse_options, parse_pipeline, steps_from_text
 
 from conftest import EXAMPLES
 
@@ -110,7 +111,7 @@ def test_python_pass_runs_inside_binding_pass_manager():
 
 def test_verifier_failure_names_the_pass():
     from hilo_mlir.ir import ir, make_context
-    from hilo_mlir.pipeline import Step
+    from hilo_mlir.passmanager.pipeline import Step
 
     def breaker(f, ctx):
         ops = list(f.regions[0].blocks[0].operations)

@@ -12,9 +12,10 @@ import sys
 
 import pytest
 
-from hilo_mlir import compiler, registry
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.driver import compiler
+from hilo_mlir.passmanager import registry
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.support.diagnostics import HiloError
 
 from conftest import EXAMPLES, ROOT
 
@@ -179,7 +180,7 @@ def test_cli_bad_inputs_exit_1_one_line_no_traceback(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     code = (
         "import sys\n"
-        "from hilo_mlir.cli import hilo2penguin as h\n"
+        "from hilo_mlir.tools import hilo2penguin as h\n"
         "for p in sys.argv[2:]:\n"
         "    try:\n"
         "        rc = h.run([p, '-o', sys.argv[1]])\n"
@@ -258,7 +259,7 @@ BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
 
 
 def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
-    from hilo_mlir.frontend import limits
+    from hilo_mlir.driver.frontend import limits
 
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:
@@ -274,8 +275,8 @@ def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monk
     ("pass", "running pass 'test-oom'"),
 ])
 def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, phase):
-    from hilo_mlir.pipeline import Step
-    from hilo_mlir.registry import PassInfo
+    from hilo_mlir.passmanager.pipeline import Step
+    from hilo_mlir.passmanager.registry import PassInfo
 
     def boom(*a, **k):
         raise MemoryError()
@@ -297,7 +298,7 @@ def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, 
 
 def test_binary_reader_crash_and_hang_are_one_line(monkeypatch):
     """The child that reads a binary input dies or loops: one error naming what happened (real mutants: lit binary-inputs)."""
-    from hilo_mlir.frontend import binary
+    from hilo_mlir.driver.frontend import binary
 
     data = open(EXAMPLES / "decoder_layer.hlo.pb", "rb").read()
 
@@ -327,7 +328,7 @@ def test_proto_import_logging_is_not_shown(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     bad = tmp_path / "bad.pb"
     bad.write_bytes(open(EXAMPLES / "decoder_layer.hlo.pb", "rb").read()[:-40])
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(f"{bad}: error: "), r.stderr
@@ -335,7 +336,7 @@ def test_proto_import_logging_is_not_shown(tmp_path):
 
 
 def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
-    from hilo_mlir.frontend.printability import LIMIT, UnprintableOps
+    from hilo_mlir.driver.frontend.printability import LIMIT, UnprintableOps
 
     n = LIMIT + 5
     body = "".join(f'  %e{i} = stablehlo.einsum %x, %x, config = "i,i->i" : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
@@ -352,7 +353,7 @@ def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
 
 
 def test_string_literals_that_are_not_utf8_are_found_by_their_escapes():
-    from hilo_mlir.frontend.limits import first_non_utf8_string
+    from hilo_mlir.driver.frontend.limits import first_non_utf8_string
 
     assert first_non_utf8_string('func.func @f() attributes {a = "plain"}') is None  # no backslash: fast path
     assert first_non_utf8_string(r'x = "caf\C3\A9" y = "\22quoted\22" z = "tab\09 \\ \n"') is None  # valid UTF-8

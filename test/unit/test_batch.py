@@ -12,10 +12,11 @@ import time
 
 import pytest
 
-from hilo_mlir import batch, compiler
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.pipeline import Step
-from hilo_mlir.registry import PassInfo
+from hilo_mlir.tools import batch
+from hilo_mlir.driver import compiler
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager.pipeline import Step
+from hilo_mlir.passmanager.registry import PassInfo
 
 from conftest import EXAMPLES, ROOT
 
@@ -36,7 +37,7 @@ BAD = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 def cli(*args, env_extra=None, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT, **kw)
+    return subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT, **kw)
 
 
 def make_tree(root: pathlib.Path) -> pathlib.Path:
@@ -66,7 +67,7 @@ def test_discover_sorted_relative_stems_and_collisions(tmp_path):
 
 
 def test_discover_missing_input_is_a_clear_error(tmp_path):
-    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError
 
     with pytest.raises(HiloError, match="cannot open input '.*nope': no such file or folder"):
         batch.discover([str(tmp_path / "nope")])

@@ -5,7 +5,7 @@ import signal
 
 import pytest
 
-from hilo_mlir.batch.classify import ModuleResult, WorkerOutcome, classify, crash_text, one_line, signal_name
+from hilo_mlir.tools.batch.classify import ModuleResult, WorkerOutcome, classify, crash_text, one_line, signal_name
 
 
 def _exited(code: int) -> int:

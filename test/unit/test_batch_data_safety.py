@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from hilo_mlir import io_utils, packaging
-from hilo_mlir.packaging import write_program
+from hilo_mlir.support import io as io_utils
+from hilo_mlir.driver import packaging
+from hilo_mlir.driver.packaging import write_program
 
 from conftest import EXAMPLES, ROOT
 
@@ -165,7 +166,7 @@ def test_cli_output_folder_that_is_a_file_is_a_clear_error(tmp_path):
     target = tmp_path / "out"
     target.write_text("a file, not a folder")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
     assert r.stderr == f"hilo2penguin: error: cannot write to output folder '{target}': it is a file, not a folder\n"
@@ -181,7 +182,7 @@ def test_batch_input_files_are_not_modified(tmp_path):
     os.chmod(good, 0o444)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()}
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out")],
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()} == before
@@ -245,7 +246,7 @@ def test_two_writers_into_one_outdir_leave_one_whole_program(tmp_path, slow):
             assert p.returncode == 0, err
         assert whole_program_problem(out) is None, whole_program_problem(out)
         # and it is one of the two programs, as compiled alone
-        from hilo_mlir import compiler
+        from hilo_mlir.driver import compiler
 
         alone = []
         for m in (a, b):
@@ -287,7 +288,7 @@ def test_batch_output_that_cannot_be_written_is_write_failed(tmp_path):
     (out / "b").write_text("a file where the module's folder goes")
     report = tmp_path / "r.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(out), "--report", str(report)],
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(out), "--report", str(report)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
     doc = json.loads(report.read_text())
@@ -306,7 +307,7 @@ def test_batch_summary_is_printed_when_the_report_cannot_be_written(tmp_path):
     (src / "a.mlir").write_text(_model(7, 1))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     report = tmp_path / "missing" / "r.json"
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out"),
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out"),
                         "--report", str(report)], capture_output=True, text=True, env=env)
     assert r.returncode == 1
     assert "ok                  1" in r.stdout and "total               1" in r.stdout
@@ -321,7 +322,7 @@ def test_batch_outdir_that_is_a_file_is_one_line(tmp_path):
     target = tmp_path / "out"
     target.write_text("not a folder")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", "--batch", str(src), "-o", str(target)],
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(target)],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
     assert r.stderr == f"error: cannot use output folder '{target}': it is a file, not a folder\n"

@@ -3,9 +3,9 @@
 import numpy as np
 
 from hilo_mlir import testing
-from hilo_mlir.config import CompileConfig
+from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline, module_to_text, step_for
+from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text, step_for
 
 from conftest import corpus_path
 

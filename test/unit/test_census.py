@@ -2,8 +2,8 @@
 
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline, Step, step_for
-from hilo_mlir.registry import PassInfo
+from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
+from hilo_mlir.passmanager.registry import PassInfo
 
 MODULE = """
 func.func @main(%a: tensor<2xf32>, %t: tuple<tensor<2xi64>, !stablehlo.token>) -> tensor<2xf32> {
@@ -163,8 +163,8 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def test_compile_loaded_twice_gives_the_same_program():
-    from hilo_mlir import compiler
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver import compiler
+    from hilo_mlir.driver.config import CompileConfig
 
     loaded = compiler.load_module(SIGMOID, "x.mlir")
     a = compiler.compile_loaded(loaded, CompileConfig.preset("all"))
@@ -175,8 +175,8 @@ def test_compile_loaded_twice_gives_the_same_program():
 
 def test_compile_after_the_caller_rewrote_the_loaded_module():
     """A census must never outlive a change made outside the compile (it holds op handles)."""
-    from hilo_mlir import compiler
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver import compiler
+    from hilo_mlir.driver.config import CompileConfig
 
     loaded = compiler.load_module(SIGMOID, "x.mlir")
     with loaded.context, ir.Location.unknown():
@@ -197,8 +197,8 @@ def test_compile_after_the_caller_rewrote_the_loaded_module():
 
 
 def test_validation_sees_declarations_in_nested_modules():
-    from hilo_mlir import compiler
-    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.driver import compiler
+    from hilo_mlir.support.diagnostics import HiloError
 
     text = """
 module {
@@ -220,7 +220,7 @@ module {
 
 
 def test_strip_sharding_reaches_nested_functions():
-    from hilo_mlir import compiler
+    from hilo_mlir.driver import compiler
 
     text = """
 module {

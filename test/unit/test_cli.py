@@ -18,7 +18,7 @@ def run(*args, input=None):
 def test_hilo_opt_help_does_not_import_jax():
     code = (
         "import sys, io, contextlib\n"
-        "from hilo_mlir.cli import opt\n"
+        "from hilo_mlir.tools import opt\n"
         "buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
         "    rc = opt.run(['--help'])\n"
@@ -55,7 +55,7 @@ def test_an_f32_compile_does_not_import_ml_dtypes_and_a_bf16_one_does(tmp_path):
 def test_hilo2penguin_help_does_not_import_jax():
     code = (
         "import sys, io, contextlib\n"
-        "from hilo_mlir.cli import hilo2penguin\n"
+        "from hilo_mlir.tools import hilo2penguin\n"
         "buf = io.StringIO()\n"
         "try:\n"
         "    with contextlib.redirect_stdout(buf):\n"
@@ -71,7 +71,7 @@ def test_hilo2penguin_help_does_not_import_jax():
 
 
 def test_hilo_opt_lists_every_pass_with_options():
-    r = run("-m", "hilo_mlir.cli.opt", "--help")
+    r = run("-m", "hilo_mlir.tools.opt", "--help")
     assert r.returncode == 0
     assert "--canonicalize" in r.stdout
     assert "--mhlo-to-py-penguin" in r.stdout
@@ -81,7 +81,7 @@ def test_hilo_opt_lists_every_pass_with_options():
 @pytest.mark.parametrize("name", ["decoder_layer.stablehlo.mlir", "decoder_layer.hlo.pb"])
 def test_hilo2penguin_examples(tmp_path, name):
     out = tmp_path / "out"
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / name), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / name), "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == f"wrote {out / 'penguin.py'}"
     src = (out / "penguin.py").read_text()
@@ -94,7 +94,7 @@ def test_hilo2penguin_bad_inputs_leave_nothing(tmp_path):
     out = tmp_path / "out"
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a : tensor<4xf32>\n}\n")
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(out))
     assert r.returncode == 1
     # one diagnostic: file:line:col, the source line, a caret under the column
     lines = r.stderr.rstrip("\n").splitlines()
@@ -106,17 +106,17 @@ def test_hilo2penguin_bad_inputs_leave_nothing(tmp_path):
 
     pb = tmp_path / "bad.pb"
     pb.write_bytes(b"\x00\x01not a proto")
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(pb), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(pb), "-o", str(out))
     assert r.returncode == 1
     assert "NCC_DRV001: The conversion from HLO to MHLO failed, status:" in r.stderr
     assert "Traceback" not in r.stderr
 
     empty = tmp_path / "empty.mlir"
     empty.write_text("")
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(empty), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(empty), "-o", str(out))
     assert r.returncode == 1 and "is empty" in r.stderr
 
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(tmp_path / "missing.mlir"), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(tmp_path / "missing.mlir"), "-o", str(out))
     assert r.returncode == 1 and "no such file" in r.stderr
 
 
@@ -124,15 +124,15 @@ def test_existing_output_folder_files_are_left_alone(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(out))
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert (out / "keep.txt").read_text() == "mine"
 
 
 def test_dump_pass_pipeline_is_one_pipeline_ending_in_the_printer():
-    r = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline")
+    r = run("-m", "hilo_mlir.tools.hilo2penguin", "--dump-pass-pipeline")
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("\n") == 1 and r.stdout.startswith("builtin.module(hilo-import,")
     assert r.stdout.rstrip().endswith("mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=neuronxcc.starfish.penguin})")
-    r2 = run("-m", "hilo_mlir.cli.hilo2penguin", "--dump-pass-pipeline", "--spine", "stablehlo")
+    r2 = run("-m", "hilo_mlir.tools.hilo2penguin", "--dump-pass-pipeline", "--spine", "stablehlo")
     assert ",stablehlo-to-py-penguin{" in r2.stdout

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from hilo_mlir.diagnostics import Diagnostic, FileLoc, HiloError, location_stack, render
-from hilo_mlir.instrumentation import Instrumentation
+from hilo_mlir.support.diagnostics import Diagnostic, FileLoc, HiloError, location_stack, render
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline, steps_from_text
+from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 
 SRC = {"in.mlir": "first line\n  second line\nthird"}
 

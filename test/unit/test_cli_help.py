@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from hilo_mlir import registry, upstream_catalog
+from hilo_mlir.passmanager import registry, upstream_catalog
 from hilo_mlir.passes import upstream
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -31,7 +31,7 @@ def _run(*args):
 
 @pytest.fixture(scope="module")
 def opt_help() -> str:
-    r = _run("-m", "hilo_mlir.cli.opt", "--help")
+    r = _run("-m", "hilo_mlir.tools.opt", "--help")
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -87,16 +87,16 @@ def test_no_upstream_pass_of_the_binding_is_missing():
 
 
 def test_bad_option_names_the_valid_ones():
-    r = _run("-m", "hilo_mlir.cli.opt", "--pass-pipeline=builtin.module(canonicalize{max-iteration=3})", "-")
+    r = _run("-m", "hilo_mlir.tools.opt", "--pass-pipeline=builtin.module(canonicalize{max-iteration=3})", "-")
     assert r.returncode == 1
     assert ("pass 'canonicalize' has no option 'max-iteration' (options: cse-between-iterations, disable-patterns, "
             "enable-patterns, max-iterations,") in r.stderr
-    r = _run("-m", "hilo_mlir.cli.opt", "--pass-pipeline=builtin.module(fold-iota{max=3})", "-")
+    r = _run("-m", "hilo_mlir.tools.opt", "--pass-pipeline=builtin.module(fold-iota{max=3})", "-")
     assert "pass 'fold-iota' has no option 'max' (options: max-elements)" in r.stderr
 
 
 def test_help_imports_no_pass_and_no_binding():
-    code = ("import sys, io, contextlib\nfrom hilo_mlir.cli import opt\nbuf = io.StringIO()\n"
+    code = ("import sys, io, contextlib\nfrom hilo_mlir.tools import opt\nbuf = io.StringIO()\n"
             "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
             "bad = sorted(m for m in sys.modules if m.startswith(('jaxlib', 'jax', 'hilo_mlir.passes', 'numpy')))\n"
             "print(bad)")
@@ -110,10 +110,10 @@ _INTERNAL = re.compile(r"@0x[0-9a-fA-F]+|\bissue \d+|\bdecision \d+|\bseed \d+|\
 
 def test_help_and_usage_errors_have_no_internal_references(opt_help):
     texts = {"hilo-opt --help": opt_help}
-    r = _run("-m", "hilo_mlir.cli.hilo2penguin", "--help")
+    r = _run("-m", "hilo_mlir.tools.hilo2penguin", "--help")
     texts["hilo2penguin --help"] = r.stdout
-    texts["usage error"] = _run("-m", "hilo_mlir.cli.hilo2penguin", "--enable-op").stderr
-    texts["list-spine"] = _run("-m", "hilo_mlir.cli.hilo2penguin", "--list-spine").stdout
+    texts["usage error"] = _run("-m", "hilo_mlir.tools.hilo2penguin", "--enable-op").stderr
+    texts["list-spine"] = _run("-m", "hilo_mlir.tools.hilo2penguin", "--list-spine").stdout
     for name, text in texts.items():
         assert text.strip(), name
         assert not _INTERNAL.search(text), f"{name}: {_INTERNAL.search(text).group(0)!r}"

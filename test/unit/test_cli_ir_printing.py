@@ -12,9 +12,9 @@ import io
 
 import pytest
 
-from hilo_mlir.instrumentation import Instrumentation
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context, passmanager
-from hilo_mlir.pipeline import Pipeline, steps_from_text
+from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 
 MODULE = """
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -109,7 +109,7 @@ func.func private @loop(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }"""
     buf = io.StringIO()
-    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError
 
     with make_context():
         m = ir.Module.parse(text)

@@ -13,10 +13,10 @@ import io
 import pytest
 
 from conftest import CORPUS, EXAMPLES
-from hilo_mlir import spine
-from hilo_mlir.cli import hilo2penguin, opt
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.pipeline_parser import parse_pipeline
+from hilo_mlir.driver import spine
+from hilo_mlir.tools import hilo2penguin, opt
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
 
 pytestmark = pytest.mark.check_analyses
 

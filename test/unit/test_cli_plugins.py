@@ -31,11 +31,11 @@ def run(*args, pythonpath=(), cwd=ROOT):
 
 
 def opt(*args, **kw):
-    return run("-m", "hilo_mlir.cli.opt", *args, **kw)
+    return run("-m", "hilo_mlir.tools.opt", *args, **kw)
 
 
 def h2p(*args, **kw):
-    return run("-m", "hilo_mlir.cli.hilo2penguin", *args, **kw)
+    return run("-m", "hilo_mlir.tools.hilo2penguin", *args, **kw)
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def test_installed_package_entry_point(tmp_path, small):
                           "(entry point of tiny-hilo-plugin 0.3): ZeroDivisionError: division by zero"), r.stderr
     assert r.stderr.splitlines()[1] == "1 / 0"
     env_off = dict(os.environ, PYTHONPATH=os.pathsep.join([str(target), str(ROOT)]), HILO_MLIR_NO_ENTRY_POINT_PLUGINS="1")
-    off = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.opt", str(small), "--cse"], capture_output=True,
+    off = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.opt", str(small), "--cse"], capture_output=True,
                          text=True, env=env_off, cwd=ROOT)
     assert off.returncode == 0, off.stderr
 
@@ -181,7 +181,7 @@ def test_load_plugin_api_and_compile_config_edits(tmp_path):
 
 def test_public_api_is_exported():
     import hilo_mlir
-    from hilo_mlir import registry
+    from hilo_mlir.passmanager import registry
 
     assert hilo_mlir.register is registry.register and hilo_mlir.register_twins is registry.register_twins
     assert hilo_mlir.PassInfo is registry.PassInfo and hilo_mlir.Option is registry.Option
@@ -315,7 +315,7 @@ def test_edit_errors(flags, message):
 
 def test_compile_config_edit_errors():
     from hilo_mlir import CompileConfig, HiloError
-    from hilo_mlir.spine import build_spine
+    from hilo_mlir.driver.spine import build_spine
 
     with pytest.raises(HiloError, match="unknown spine step 'nope'"):
         build_spine(CompileConfig().disable_pass("nope"))

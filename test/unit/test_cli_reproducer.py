@@ -13,14 +13,14 @@ import io
 
 import pytest
 
-from hilo_mlir import registry
-from hilo_mlir.cli import hilo2penguin, opt
-from hilo_mlir.diagnostics import HiloError
-from hilo_mlir.instrumentation import Instrumentation
+from hilo_mlir.passmanager import registry
+from hilo_mlir.tools import hilo2penguin, opt
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline, steps_from_text
-from hilo_mlir.registry import PassInfo
-from hilo_mlir.reproducer import read_reproducer, reproducer_text
+from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
+from hilo_mlir.passmanager.registry import PassInfo
+from hilo_mlir.passmanager.reproducer import read_reproducer, reproducer_text
 
 MODULE = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %a : tensor<4xf32>

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from hilo_mlir import compiler
-from hilo_mlir.config import CompileConfig
+from hilo_mlir.driver import compiler
+from hilo_mlir.driver.config import CompileConfig
 
 from conftest import EXAMPLES, ROOT
 
@@ -37,7 +37,7 @@ def _tree(folder: pathlib.Path) -> dict:
 
 def _cli(*args, seed="0"):
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=seed)
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT)
     return r
 
 

@@ -1,7 +1,7 @@
 """No ``"mhlo.*"`` / ``"stablehlo.*"`` op-name literal outside the dialect table.
 
 The MHLO and StableHLO twins share one implementation through
-:mod:`hilo_mlir.dialects` (``d.name("add")``, ``d.fusion``, named constants
+:mod:`hilo_mlir.ir.dialects` (``d.name("add")``, ``d.fusion``, named constants
 for attribute names). A string literal that starts with ``mhlo.`` or
 ``stablehlo.`` anywhere else in the package is a new op name spelled by hand:
 this test fails on it. Comments are not looked at (only string tokens).
@@ -51,7 +51,7 @@ def test_no_op_name_literal_outside_the_dialect_table():
         if rel in ALLOWED:
             continue
         offenders += [f"hilo_mlir/{rel}:{line}: {text}" for line, text in literals(p)]
-    assert not offenders, ("op-name literals outside hilo_mlir/dialects.py (use the dialect table: d.name(...), "
+    assert not offenders, ("op-name literals outside hilo_mlir/ir/dialects.py (use the dialect table: d.name(...), "
                            "d.fusion, a named constant):\n" + "\n".join(offenders))
 
 

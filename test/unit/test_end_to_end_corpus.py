@@ -63,7 +63,7 @@ def scaled_inputs(module, seed: int = 0) -> list:
 @functools.lru_cache(maxsize=None)
 def reference(name: str):
     """(inputs, JAX/XLA outputs) for a corpus module, computed once per session."""
-    from hilo_mlir.compiler import load_module
+    from hilo_mlir.driver.compiler import load_module
     from hilo_mlir.testing import evaluate_xla
 
     path = JAX_DIR / name
@@ -110,7 +110,7 @@ def test_bf16_program_equals_xla_on_the_compiled_ir(spine, preset):
     if not (JAX_DIR / name).exists():
         pytest.skip("corpus not available")
     from hilo_mlir import CompileConfig, penguin_ref
-    from hilo_mlir.compiler import compile_loaded, load_module
+    from hilo_mlir.driver.compiler import compile_loaded, load_module
     from hilo_mlir.testing import evaluate_xla
 
     ins, _ = reference(name)

@@ -7,11 +7,11 @@ DESIGN.md "The op-fusion core", "StableHLO fusions are composites".
 import pytest
 
 from hilo_mlir import testing
-from hilo_mlir.dialects import MHLO, STABLEHLO
+from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.fusion import FusionCluster, OpSet, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import op_key
-from hilo_mlir.rewriter import Change, Rewriter
+from hilo_mlir.ir.utils import op_key
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 from test_op_fusion_helpers import bits
 

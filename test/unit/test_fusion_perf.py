@@ -23,18 +23,18 @@ import collections
 
 import pytest
 
-from hilo_mlir import effects
+from hilo_mlir.ir import effects
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
-from hilo_mlir.dialects import MHLO
+from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.fusion import FusionCluster, OrderIndex, codegen
 from hilo_mlir.ir import identity_key, ir, make_context
-from hilo_mlir.ir_utils import block_key, op_key, value_key
-from hilo_mlir.passes.op_fusion import common
-from hilo_mlir.passes.op_fusion import run as run_mod
-from hilo_mlir.pipeline import Pipeline
-from hilo_mlir.registry import PassContext, get
-from hilo_mlir.rewriter import Change, Rewriter
+from hilo_mlir.ir.utils import block_key, op_key, value_key
+from hilo_mlir.passes.fusion.op_fusion import common
+from hilo_mlir.passes.fusion.op_fusion import run as run_mod
+from hilo_mlir.passmanager.pipeline import Pipeline
+from hilo_mlir.passmanager.registry import PassContext, get
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 from test_op_fusion_helpers import fuse
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hilo_mlir
-from hilo_mlir.config import CompileConfig
+from hilo_mlir.driver.config import CompileConfig
 
 from conftest import corpus_path
 from test_op_fusion_helpers import bits, run_pipeline, same_numbers
@@ -77,7 +77,7 @@ def test_compile_gates_and_statistics_through_the_api(spine):
 
 def test_cli_flags_enable_the_pass(tmp_path):
     src = corpus_path("jax", "swiglu_mlp_bf16.stablehlo.mlir")
-    cmd = [sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
+    cmd = [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
            "--enable-op-fusion", "--enable-fuse-dot-logistic", "--enable-raise-logistic", "--mlir-pass-statistics"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -21,10 +21,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from hilo_mlir import fusion_report
-from hilo_mlir.fusion_report import REASONS, REPORT_KEY, FusionReport, code_of, statistic_for
+from hilo_mlir.fusion import report as fusion_report
+from hilo_mlir.fusion.report import REASONS, REPORT_KEY, FusionReport, code_of, statistic_for
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline
+from hilo_mlir.passmanager.pipeline import Pipeline
 
 from conftest import EXAMPLES, ROOT
 
@@ -405,7 +405,7 @@ def test_formed_cluster_has_ops_live_ins_and_live_outs():
 def assert_matches_statistics(rep: FusionReport, statistics: dict) -> None:
     """Per pass and kind, the clusters in the report number what the pass's statistic counts, and
     the codegen's refusals number its ``refused-<kind>`` / ``refused-pairs``."""
-    from hilo_mlir import registry
+    from hilo_mlir.passmanager import registry
 
     formed = collections.Counter((c.pass_, c.kind) for c in rep.clusters())
     for (pass_arg, kind), n in formed.items():
@@ -473,7 +473,7 @@ def test_html_without_graphviz_shows_tables_and_a_note(tmp_path, monkeypatch):
 
 def _decoder_report(tmp_path, spine):
     from hilo_mlir import compile_file
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver.config import CompileConfig
 
     out = tmp_path / spine
     src = compile_file(EXAMPLES / "decoder_layer.stablehlo.mlir", CompileConfig.preset("all"), spine=spine,
@@ -500,7 +500,7 @@ def test_training_step_shows_the_backward_refusals(tmp_path):
     jax = pytest.importorskip("jax")
     jnp = jax.numpy
     from hilo_mlir import jax as hjax
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver.config import CompileConfig
 
     def loss(params, x, t):
         h = jax.nn.silu(x @ params["w1"])
@@ -527,7 +527,7 @@ def test_training_step_shows_the_backward_refusals(tmp_path):
 def test_hilo2penguin_prints_one_line_per_kind(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rep = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"),
+    proc = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"),
                            "-o", str(tmp_path / "out"), "--preset", "all", "--fusion-report", str(rep)],
                           capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -563,7 +563,7 @@ def test_every_lit_case_of_the_fusion_passes_records_consistently(text, pre, pip
 
 
 def test_fusion_report_with_batch_is_one_clear_error(tmp_path, capsys):
-    from hilo_mlir.cli import hilo2penguin
+    from hilo_mlir.tools import hilo2penguin
 
     rc = hilo2penguin.run([str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(tmp_path), "--batch",
                            "--fusion-report", str(tmp_path / "r")])
@@ -573,7 +573,7 @@ def test_fusion_report_with_batch_is_one_clear_error(tmp_path, capsys):
 
 
 def test_unwritable_report_folder_is_one_error_and_no_program(tmp_path, capsys):
-    from hilo_mlir.cli import hilo2penguin
+    from hilo_mlir.tools import hilo2penguin
 
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -11,7 +11,7 @@ after every pass) and
 
 Also: the :class:`~hilo_mlir.fusion.OrderIndex` stays exact when the rewriter
 moves ops it was not told about, and the FusionKind vocabulary exists once
-(the printers' tables cover exactly :data:`hilo_mlir.dialects.FUSION_KINDS`).
+(the printers' tables cover exactly :data:`hilo_mlir.ir.dialects.FUSION_KINDS`).
 """
 
 import pathlib
@@ -20,12 +20,12 @@ import re
 import pytest
 
 from hilo_mlir.analysis.check import AnalysisCheckError
-from hilo_mlir.dialects import FUSION_KINDS
+from hilo_mlir.ir.dialects import FUSION_KINDS
 from hilo_mlir.fusion import OrderIndex
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import op_key
-from hilo_mlir.pipeline import Pipeline, steps_from_text
-from hilo_mlir.rewriter import Change, Rewriter
+from hilo_mlir.ir.utils import op_key
+from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit"
 

@@ -1,6 +1,6 @@
 """Fuzzing the whole spine with --preset all (issue 6): no crash, verifier clean, output parses, numbers agree.
 
-The strategy is :func:`hilo_mlir.fuzz.modules` (random elementwise / reduce /
+The strategy is :func:`hilo_mlir.testing.fuzz.modules` (random elementwise / reduce /
 dot_general / concatenate / transpose / broadcast / slice / select graphs with
 random dtypes and fan-out, in stablehlo and in mhlo). Each example is compiled
 by both spines with every gate on; the Penguin program must be valid Python
@@ -20,8 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hilo_mlir import compiler, fuzz, testing
-from hilo_mlir.config import CompileConfig
+from hilo_mlir.driver import compiler
+from hilo_mlir.testing import fuzz
+from hilo_mlir import testing
+from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.ir import ir, make_context
 
 try:
@@ -51,7 +53,7 @@ def check(case_text_stablehlo: str, text: str, spine: str, seed: int = 0) -> Non
     1. ``--preset all`` compiles (no crash, no rejection, the verifier is
        clean after every pass) and the program is valid Python;
     2. the reference backend's numbers equal the StableHLO interpreter's on the
-       input module (exact for integers, :func:`hilo_mlir.fuzz.tolerance` for floats);
+       input module (exact for integers, :func:`hilo_mlir.testing.fuzz.tolerance` for floats);
     3. the ``--preset all`` program gives bit-identical numbers to the
        ``--preset default`` program (the gated rewrites keep the math).
     """

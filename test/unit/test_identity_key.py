@@ -1,4 +1,4 @@
-"""identity_key: the direct read of a capsule's pointer agrees with PyCapsule_GetPointer (hilo_mlir/ir.py)."""
+"""identity_key: the direct read of a capsule's pointer agrees with PyCapsule_GetPointer (hilo_mlir/ir/__init__.py)."""
 
 import os
 import subprocess

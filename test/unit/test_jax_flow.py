@@ -92,7 +92,7 @@ def test_write_then_run_from_disk_with_npy_constants(tmp_path):
     np.testing.assert_allclose(from_disk, np.asarray(jax.jit(f)(x)), rtol=1e-5, atol=1e-6)
     # and through the CLI
     np.save(tmp_path / "x.npy", x)
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.penguin_run", path, "--inputs", str(tmp_path / "x.npy"),
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.penguin_run", path, "--inputs", str(tmp_path / "x.npy"),
                         "--out", str(tmp_path / "res")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "res" / "out0.npy"), in_memory)

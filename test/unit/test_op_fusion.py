@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from hilo_mlir import registry
+from hilo_mlir.passmanager import registry
 
 from conftest import corpus_path
 from test_op_fusion_helpers import fuse, kinds, to_mhlo

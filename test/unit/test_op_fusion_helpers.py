@@ -12,7 +12,7 @@ import numpy as np
 
 from hilo_mlir import testing
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline
+from hilo_mlir.passmanager.pipeline import Pipeline
 
 BOTH = "{fuse-dot-logistic=true general-elementwise-fusion=true}"
 
@@ -99,7 +99,7 @@ def inline_private_calls(text: str) -> str:
     """Inline every ``func.call`` of a single-block private function (test-side; the binding's
     ``inline`` pass does not inline ``func.call`` here: no func inliner interface is registered).
     Calls are inlined until none is left; the callees are then dropped by ``symbol-dce``."""
-    from hilo_mlir.ir_utils import value_key
+    from hilo_mlir.ir.utils import value_key
 
     ctx = make_context()
     with ctx, ir.Location.unknown():

@@ -8,18 +8,18 @@ import json
 import subprocess
 import sys
 
-from hilo_mlir import registry
+from hilo_mlir.passmanager import registry
 
 
 def test_manifest_equals_the_live_registry():
     with open(registry.MANIFEST, encoding="utf-8") as f:
         stored = json.load(f)["passes"]
     live = json.loads(json.dumps([registry.describe(p) for p in registry.all_passes() if not p.origin]))
-    assert stored == live, "hilo_mlir/passes/manifest.json is stale: run 'python3 -m hilo_mlir.registry'"
+    assert stored == live, "hilo_mlir/passes/manifest.json is stale: run 'python3 -m hilo_mlir.passmanager.registry'"
 
 
 def test_help_lists_every_pass_without_importing_the_bindings():
-    code = ("import sys, io, contextlib; from hilo_mlir.cli import opt; buf = io.StringIO()\n"
+    code = ("import sys, io, contextlib; from hilo_mlir.tools import opt; buf = io.StringIO()\n"
             "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
             "print('jaxlib.mlir' in sys.modules); print(buf.getvalue())")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -226,7 +226,7 @@ function.markOutput(v0, index=0)
 
 def test_backend_does_not_import_jax():
     code = ("import sys, numpy as np; from hilo_mlir import penguin_ref; "
-            "import hilo_mlir.cli.penguin_run; assert 'jax' not in sys.modules, 'jax imported'; print('ok')")
+            "import hilo_mlir.tools.penguin_run; assert 'jax' not in sys.modules, 'jax imported'; print('ok')")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.dirname(__file__))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 

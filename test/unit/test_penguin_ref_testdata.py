@@ -57,7 +57,7 @@ def run_module(name: str, dialect: str) -> None:
     no message allowlist is needed).
     """
     from hilo_mlir import penguin_ref
-    from hilo_mlir.compiler import load_module, to_mhlo
+    from hilo_mlir.driver.compiler import load_module, to_mhlo
     from hilo_mlir.printers import print_program
 
     path = TESTDATA / name

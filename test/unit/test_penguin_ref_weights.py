@@ -14,8 +14,8 @@ import pytest
 
 from conftest import corpus_path
 from hilo_mlir import penguin_ref
-from hilo_mlir.diagnostics import HiloError
-from hilo_mlir.weights import parameter_inputs, parse_weight_args, weight_files
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.driver.weights import parameter_inputs, parse_weight_args, weight_files
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -44,7 +44,7 @@ def test_cli_weights_written_and_loaded(tmp_path):
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "w.npy", w)
     out = tmp_path / "out"
-    r = _cli("hilo_mlir.cli.hilo2penguin", str(src), "-o", str(out), "--preset", "all", "--weights",
+    r = _cli("hilo_mlir.tools.hilo2penguin", str(src), "-o", str(out), "--preset", "all", "--weights",
              f"1={tmp_path / 'w.npy'}")
     assert r.returncode == 0, r.stderr
     # published under a content-named file (packaging: a name never changes meaning), which penguin.py names
@@ -56,17 +56,17 @@ def test_cli_weights_written_and_loaded(tmp_path):
     assert "markInput(v0, index=0, is_parameter_tensor=False)" in text
     stored = np.load(out / weight)
     assert stored.dtype == np.float32 and np.array_equal(stored, w.astype(np.float32))
-    r = _cli("hilo_mlir.cli.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res"))
+    r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res"))
     assert r.returncode == 0, r.stderr
     y = np.load(tmp_path / "res" / "out0.npy")
     assert np.allclose(y, _rms_ref(x, w.astype(np.float32)), rtol=1e-5, atol=1e-6)
     # "-" stands for a parameter read from its file, too
-    r = _cli("hilo_mlir.cli.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "-", "--out",
+    r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "-", "--out",
              str(tmp_path / "res2"))
     assert r.returncode == 0 and np.array_equal(np.load(tmp_path / "res2" / "out0.npy"), y)
     # a missing weight file is one error naming the input and the file
     os.remove(out / weight)
-    r = _cli("hilo_mlir.cli.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res3"))
+    r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res3"))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "input 1 ('input_1') is a parameter loaded from '{weight}', which was not found".format(weight=weight) in r.stderr
 
@@ -82,16 +82,16 @@ def test_cli_weight_errors(tmp_path, args, message):
     src = corpus_path("jax", "rmsnorm.stablehlo.mlir")
     np.save(tmp_path / "w.npy", np.ones(128, np.float32))
     args = [a.replace("=W", f"={tmp_path / 'w.npy'}") for a in args]
-    r = _cli("hilo_mlir.cli.hilo2penguin", str(src), "-o", str(tmp_path / "out"), *args, cwd=str(tmp_path))
+    r = _cli("hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"), *args, cwd=str(tmp_path))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert message in r.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_bf16_weight_is_stored_as_bit_patterns_and_read_back_exactly():
-    from hilo_mlir.compiler import compile_loaded, load_module
-    from hilo_mlir.config import CompileConfig
-    from hilo_mlir.weights import mark_parameters
+    from hilo_mlir.driver.compiler import compile_loaded, load_module
+    from hilo_mlir.driver.config import CompileConfig
+    from hilo_mlir.driver.weights import mark_parameters
 
     loaded = load_module(BF16, "w.mlir")
     with loaded.context:
@@ -107,7 +107,7 @@ def test_bf16_weight_is_stored_as_bit_patterns_and_read_back_exactly():
 
 
 def test_weight_files_refuse_a_non_parameter():
-    from hilo_mlir.compiler import compile_module
+    from hilo_mlir.driver.compiler import compile_module
 
     src = compile_module(BF16, filename="w.mlir")
     with pytest.raises(HiloError, match="input 1, which is not a parameter input of the program"):

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from hilo_mlir import registry
+from hilo_mlir.passmanager import registry
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline, Step, step_for
-from hilo_mlir.registry import PassInfo
-from hilo_mlir.rewriter import Change
+from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
+from hilo_mlir.passmanager.registry import PassInfo
+from hilo_mlir.rewrite.rewriter import Change
 
 TWO_FUNCS = """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from jax import export
 
-from hilo_mlir import compiler, penguin_ref
+from hilo_mlir.driver import compiler
+from hilo_mlir import penguin_ref
 from hilo_mlir import jax as hj
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 
 from conftest import ROOT
 
@@ -45,12 +46,12 @@ def test_portable_artifact_compiles_in_both_tools_and_equals_jax(tmp_path):
     art = tmp_path / "f.mlirbc"  # the name does not matter: detected by content
     art.write_bytes(_static().mlir_module_serialized)
     assert compiler.load_module(art.read_bytes(), str(art)).module.body.operations[0].operation.name == "func.func"
-    r = _tool("hilo_mlir.cli.hilo2penguin", str(art), "-o", str(tmp_path / "out"))
+    r = _tool("hilo_mlir.tools.hilo2penguin", str(art), "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     x, w = _args()
     (got,) = penguin_ref.run(str(tmp_path / "out" / "penguin.py"), [x, w])
     np.testing.assert_allclose(got, np.asarray(jax.jit(f)(x, w)), rtol=1e-5, atol=1e-5)
-    r = _tool("hilo_mlir.cli.opt", str(art))  # read as stablehlo (vhlo-legalize-to-stablehlo), printed as text
+    r = _tool("hilo_mlir.tools.opt", str(art))  # read as stablehlo (vhlo-legalize-to-stablehlo), printed as text
     assert r.returncode == 0, r.stderr
     assert "func.func public @main(%arg0: tensor<4x32xf32>" in r.stdout and "stablehlo.dot_general" in r.stdout
     assert "vhlo." not in r.stdout
@@ -61,7 +62,7 @@ def test_shape_polymorphic_export_with_input_types_equals_jax(tmp_path):
     art = tmp_path / "poly.bin"
     art.write_bytes(exp.mlir_module_serialized)
     x, w = _args(6)
-    r = _tool("hilo_mlir.cli.hilo2penguin", str(art), "-o", str(tmp_path / "out"),
+    r = _tool("hilo_mlir.tools.hilo2penguin", str(art), "-o", str(tmp_path / "out"),
               "--input-types=tensor<6x32xf32>,tensor<32x16xf32>", "--spine", "stablehlo")
     assert r.returncode == 0, r.stderr
     (got,) = penguin_ref.run(str(tmp_path / "out" / "penguin.py"), [x, w])
@@ -117,7 +118,7 @@ def test_corrupt_portable_artifact_is_one_line(tmp_path):
     data[len(data) // 2: len(data) // 2 + 8] = b"\xff" * 8
     bad = tmp_path / "bad.mlirbc"
     bad.write_bytes(bytes(data))
-    for tool in (["hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(tmp_path / "o")], ["hilo_mlir.cli.opt", str(bad)]):
+    for tool in (["hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")], ["hilo_mlir.tools.opt", str(bad)]):
         r = _tool(*tool)
         assert r.returncode == 1 and len(r.stderr.splitlines()) == 1, r.stderr
         assert r.stderr.startswith(f"{bad}: error: ") and "Traceback" not in r.stderr
@@ -125,5 +126,5 @@ def test_corrupt_portable_artifact_is_one_line(tmp_path):
 
 
 def test_input_types_refused_in_batch_mode(tmp_path):
-    r = _tool("hilo_mlir.cli.hilo2penguin", "--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--input-types=tensor<4xf32>")
+    r = _tool("hilo_mlir.tools.hilo2penguin", "--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--input-types=tensor<4xf32>")
     assert r.returncode == 1 and r.stderr == "hilo2penguin: error: --input-types needs a single input, not --batch\n"

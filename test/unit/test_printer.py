@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from conftest import corpus_path
-from hilo_mlir.compiler import compile_module
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.driver.compiler import compile_module
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.printers import supported
@@ -224,12 +224,12 @@ def test_two_processes_give_identical_bytes(tmp_path):
     for i in range(2):
         d = tmp_path / f"o{i}"
         d.mkdir()  # output= needs an existing folder, as -o does
-        subprocess.run([sys.executable, "-m", "hilo_mlir.cli.opt", src,
+        subprocess.run([sys.executable, "-m", "hilo_mlir.tools.opt", src,
                         "--stablehlo-to-py-penguin=output=" + str(d / "penguin.py") + " inline-constant-max-elements=4",
                         "-o", os.devnull], check=True, cwd=ROOT)
         outs.append({p.name: p.read_bytes() for p in sorted(d.iterdir())})
     assert outs[0] == outs[1]
-    # published under content names (hilo_mlir.packaging): const_<K>.<16 hex digits of the bytes' SHA-256>.npy
+    # published under content names (hilo_mlir.driver.packaging): const_<K>.<16 hex digits of the bytes' SHA-256>.npy
     assert [re.sub(r"\.[0-9a-f]{16}\.", ".", n) for n in sorted(outs[0])] == ["const_0.npy", "const_1.npy", "penguin.py"]
 
 

@@ -25,10 +25,10 @@ from unittest import mock
 import pytest
 
 from conftest import corpus_path
-from hilo_mlir.diagnostics import HiloError, capture_diagnostics
+from hilo_mlir.support.diagnostics import HiloError, capture_diagnostics
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.passes import verify_supported_ops
-from hilo_mlir.pipeline import Pipeline
+from hilo_mlir.passes.verification import verify_supported_ops
+from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

@@ -16,8 +16,8 @@ import pytest
 
 from conftest import corpus_path
 from hilo_mlir import penguin_ref
-from hilo_mlir.compiler import compile_file, compile_module
-from hilo_mlir.config import CompileConfig
+from hilo_mlir.driver.compiler import compile_file, compile_module
+from hilo_mlir.driver.config import CompileConfig
 
 HERE = os.path.dirname(__file__)
 MODELS = ["decoder_layer", "swiglu_mlp_bf16", "rmsnorm"]

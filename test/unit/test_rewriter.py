@@ -1,4 +1,4 @@
-"""The recording rewriter and the census it keeps current (hilo_mlir/rewriter.py, analysis/census.py).
+"""The recording rewriter and the census it keeps current (hilo_mlir/rewrite/rewriter.py, analysis/census.py).
 
 Every mutation must be recorded with its kind and its function, and after any
 sequence of mutations the kept census must equal a fresh walk of the module:
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import block_ops, op_key, top_funcs
-from hilo_mlir.rewriter import Change, Rewriter
+from hilo_mlir.ir.utils import block_ops, op_key, top_funcs
+from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 TWO_FUNCS = """
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -375,7 +375,7 @@ def test_move_all_before_a_top_level_op_makes_each_op_its_own_top(module):
 
 
 def test_move_all_before_refuses_an_op_given_twice_and_a_listener_protocol_default_hears_each_op(module):
-    from hilo_mlir.rewriter import Listener
+    from hilo_mlir.rewrite.rewriter import Listener
 
     op, rw, am, census = _setup(module)
     ops = _main_ops(op)

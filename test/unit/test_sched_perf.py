@@ -20,13 +20,13 @@ import pytest
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.effects import EffectOracle
+from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import all_blocks
-from hilo_mlir.passes.schedule_postorder import schedule_block_postorder
-from hilo_mlir.pipeline import Pipeline, Step, step_for
-from hilo_mlir.registry import PassInfo
-from hilo_mlir.rewriter import Change
+from hilo_mlir.ir.utils import all_blocks
+from hilo_mlir.passes.scheduling.schedule_postorder import schedule_block_postorder
+from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
+from hilo_mlir.passmanager.registry import PassInfo
+from hilo_mlir.rewrite.rewriter import Change
 from hilo_mlir.testing import run_passes
 
 from conftest import corpus_path

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from hilo_mlir import testing
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline
+from hilo_mlir.passmanager.pipeline import Pipeline
 
 from test_sixty_four_hack_programs import programs
 
@@ -169,7 +169,7 @@ def test_newly_narrowed_testdata_passes_its_own_checks(name, spine):
 
 
 def test_hilo2penguin_debug_takes_one_input(tmp_path, capsys):
-    from hilo_mlir.cli.hilo2penguin import run
+    from hilo_mlir.tools.hilo2penguin import run
 
     assert run(["--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--debug"]) == 1
     assert "--debug needs a single input, not --batch" in capsys.readouterr().err

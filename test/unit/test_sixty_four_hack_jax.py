@@ -99,7 +99,7 @@ def test_hilo2penguin_cli_compiles_the_exported_step(spine, tmp_path):
     params, x, y = _args(1)
     src = tmp_path / "step.mlir"
     src.write_text(jax.export.export(jax.jit(train_step))(params, x, y, _key(0)).mlir_module())
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
+    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
                         "--spine", spine], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     got = penguin_ref.run(str(tmp_path / "out" / "penguin.py"), [*params, x, y, _key(5)])

@@ -14,10 +14,10 @@ import collections
 
 import pytest
 
-from hilo_mlir import registry
+from hilo_mlir.passmanager import registry
 from hilo_mlir.ir import ir, make_context, passmanager
-from hilo_mlir.pipeline import Pipeline, Step, step_for
-from hilo_mlir.rewriter import Change
+from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
+from hilo_mlir.rewrite.rewriter import Change
 
 F32_ONLY = """
 func.func @main(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x4xf32> {
@@ -226,7 +226,7 @@ def test_fast_path_matches_the_pass_manager(arg, text):
 
 
 def test_histogram_from_census_equals_the_walk():
-    from hilo_mlir.passes.histogram import instruction_histogram
+    from hilo_mlir.passes.verification.histogram import instruction_histogram
 
     _, stats, _ = _pipeline(F32_ONLY, "mlir-instruction-histogram")
     with make_context():

@@ -2,7 +2,7 @@
 
 The expected step lists below are transcribed from seed 004 ("The Ordered MHLO
 Pipeline", the 32-step listing of ``registerMHLOPasses``, and "The five
-StableHLO-only insertions"), NOT from ``hilo_mlir/spine.py``; argument names
+StableHLO-only insertions"), NOT from ``hilo_mlir/driver/spine.py``; argument names
 follow DESIGN.md ("Pass arguments of twins": the StableHLO twin is the MHLO
 argument with a ``stablehlo-`` prefix; canonicalize,
 remove-optimization-barriers, neuron-inst-combine, mlir-instruction-histogram
@@ -26,8 +26,8 @@ import pytest
 
 from conftest import CORPUS, corpus_path
 
-from hilo_mlir import registry
-from hilo_mlir.cli import hilo2penguin
+from hilo_mlir.passmanager import registry
+from hilo_mlir.tools import hilo2penguin
 
 #: The spine tests run with the analysis checking mode on (see conftest.py).
 pytestmark = pytest.mark.check_analyses
@@ -120,7 +120,7 @@ PROJECT_PRE_PASSES = [("call-inliner", "call_inliner"), ("raise-logistic", "rais
 
 def expected(table, preset):
     """The project's pre-passes for the preset, then the seed table filtered by the preset's gates."""
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver.config import CompileConfig
 
     cfg = CompileConfig.preset(preset)
     pre = [arg for arg, gate in PROJECT_PRE_PASSES if getattr(cfg, gate)]
@@ -189,8 +189,8 @@ def test_dump_pass_pipeline_single_gates(capsys):
 
 def test_every_spine_pass_is_registered():
     assert _missing() == []
-    from hilo_mlir import compiler
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver import compiler
+    from hilo_mlir.driver.config import CompileConfig
 
     # Once all exist the spine must not skip anything: build it strictly.
     for stable in (False, True):
@@ -211,8 +211,8 @@ def _jax_modules(include_large: bool):
 
 
 def _compile_all_ways(path):
-    from hilo_mlir import compiler
-    from hilo_mlir.config import CompileConfig
+    from hilo_mlir.driver import compiler
+    from hilo_mlir.driver.config import CompileConfig
     for spine in ("mhlo", "stablehlo"):
         for preset in ("default", "all"):
             cfg = CompileConfig.preset(preset).replace(stablehlo=spine == "stablehlo")
@@ -221,7 +221,7 @@ def _compile_all_ways(path):
             tree = ast.parse(src)
             assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "markInput" for n in ast.walk(tree))
             with loaded.context:
-                from hilo_mlir.ir_utils import find_main
+                from hilo_mlir.ir.utils import find_main
 
                 main = find_main(loaded.module.operation)
                 # Step 26 ran: the I/O contract the printer reads is on main.
@@ -249,7 +249,7 @@ def test_hilo2penguin_on_hlo_proto(tmp_path):
     pb = corpus_path("jax", "decoder_layer.hlo.pb")
     out = tmp_path / "out"
     r = subprocess.run(
-        [sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(pb), "-o", str(out)],
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(pb), "-o", str(out)],
         capture_output=True, text=True, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": os.getcwd()},
     )
     assert r.returncode == 0, r.stderr
@@ -263,7 +263,7 @@ def test_hlo_proto_failure_is_ncc_drv001(tmp_path):
     bad = tmp_path / "bad.hlo.pb"
     bad.write_bytes(b"\x0a\x05hello\xff\xff not a proto")
     r = subprocess.run(
-        [sys.executable, "-m", "hilo_mlir.cli.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
         capture_output=True, text=True,
     )
     assert r.returncode == 1

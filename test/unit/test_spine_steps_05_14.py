@@ -407,7 +407,7 @@ def test_corpus_steps_5_14_no_crash_or_verifier_failure():
             try:
                 run_passes(text, passes)
             except Exception as e:  # HiloError with a located message is acceptable; nothing else
-                from hilo_mlir.diagnostics import HiloError
+                from hilo_mlir.support.diagnostics import HiloError
 
                 assert isinstance(e, (HiloError,)) or "Unable to parse" in str(e), f"{f.name}: {type(e).__name__}: {e}"
         ran += 1
@@ -479,7 +479,7 @@ def test_verify_supported_ops_accepts_the_jax_corpus(name):
 
 
 def test_verify_supported_ops_names_every_bad_op():
-    from hilo_mlir.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError
 
     text = """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from conftest import corpus_path
 
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import type_bytes
-from hilo_mlir.passes.analyze_schedule import peak_live_bytes
-from hilo_mlir.pipeline import Pipeline, module_to_text
+from hilo_mlir.ir.utils import type_bytes
+from hilo_mlir.passes.scheduling.analyze_schedule import peak_live_bytes
+from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text
 from hilo_mlir.testing import evaluate, find_main, random_inputs
 
 MINE = ["fold-iota", "schedule-postorder", "analyze-schedule", "replace-token-type-with-u8", "scatter-motion",
@@ -458,8 +458,8 @@ def test_linear_time_on_l512():
 _ROBUST = r"""
 import sys, traceback
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.pipeline import Pipeline
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.passmanager.pipeline import Pipeline
+from hilo_mlir.support.diagnostics import HiloError
 dialect, files = sys.argv[1], sys.argv[2:]
 names = %r
 bad = 0

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.testing import evaluate, random_inputs, run_passes
 
@@ -218,7 +218,7 @@ def test_verify_aliasing_reports_reader_location():
 
 
 def test_histogram_counts_and_order(tmp_path):
-    from hilo_mlir.passes.histogram import format_histogram, instruction_histogram
+    from hilo_mlir.passes.verification.histogram import format_histogram, instruction_histogram
 
     text = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.abs %a : tensor<2xf32>

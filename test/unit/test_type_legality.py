@@ -4,7 +4,7 @@ import pytest
 
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.printers.supported import DTYPES, type_reason
-from hilo_mlir.type_legality import TypeProblem, type_problem
+from hilo_mlir.ir.type_legality import TypeProblem, type_problem
 
 CASES = [
     # type, kind, printers' reason, input check's explanation (None: accepted by the input check)

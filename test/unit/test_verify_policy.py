@@ -15,13 +15,14 @@ import sys
 
 import pytest
 
-from hilo_mlir import compiler, registry
-from hilo_mlir.config import CompileConfig
-from hilo_mlir.diagnostics import HiloError
+from hilo_mlir.driver import compiler
+from hilo_mlir.passmanager import registry
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.ir_utils import find_main
-from hilo_mlir.pipeline import Pipeline, Step
-from hilo_mlir.rewriter import Change
+from hilo_mlir.ir.utils import find_main
+from hilo_mlir.passmanager.pipeline import Pipeline, Step
+from hilo_mlir.rewrite.rewriter import Change
 
 pytestmark = pytest.mark.binary_verification
 
@@ -184,13 +185,13 @@ def _cli(*args):
 def test_cli_verify_each_flag_values(tmp_path):
     src = tmp_path / "m.mlir"
     src.write_text(SRC)
-    ok = _cli("hilo_mlir.cli.opt", str(src), "--verify-each=false", "--canonicalize")
+    ok = _cli("hilo_mlir.tools.opt", str(src), "--verify-each=false", "--canonicalize")
     assert ok.returncode == 0, ok.stderr
-    ok = _cli("hilo_mlir.cli.opt", str(src), "--verify-each", "--canonicalize")
+    ok = _cli("hilo_mlir.tools.opt", str(src), "--verify-each", "--canonicalize")
     assert ok.returncode == 0, ok.stderr
-    bad = _cli("hilo_mlir.cli.opt", str(src), "--verify-each=maybe")
+    bad = _cli("hilo_mlir.tools.opt", str(src), "--verify-each=maybe")
     assert bad.returncode == 1 and "not a boolean" in bad.stderr
     out = tmp_path / "out"
-    r = _cli("hilo_mlir.cli.hilo2penguin", str(src), "-o", str(out), "--verify-each")
+    r = _cli("hilo_mlir.tools.hilo2penguin", str(src), "-o", str(out), "--verify-each")
     assert r.returncode == 0, r.stderr
     assert (out / "penguin.py").exists()

@@ -14,13 +14,13 @@ The modules, one family each: :mod:`.elementwise`, :mod:`.shape`,
 :mod:`.custom_calls`. Importing this package registers all of them.
 """
 
-from . import control, custom_calls, dot_conv, elementwise, indexing, reductions, shape  # noqa: F401 - registration
-from .call import OpCall
-from .dispatch import CUSTOM_CALLS, IMPLS, is_header, is_summary, lookup, op_key
-from .dot_conv import dot_general
-from .elementwise import compare
-from .numeric import cast, widen
-from .shape import pad
+from hilo_mlir.penguin_ref.ops import control, custom_calls, dot_conv, elementwise, indexing, reductions, shape  # noqa: F401 - registration
+from hilo_mlir.penguin_ref.ops.call import OpCall
+from hilo_mlir.penguin_ref.ops.dispatch import CUSTOM_CALLS, IMPLS, is_header, is_summary, lookup, op_key
+from hilo_mlir.penguin_ref.ops.dot_conv import dot_general
+from hilo_mlir.penguin_ref.ops.elementwise import compare
+from hilo_mlir.penguin_ref.ops.numeric import cast, widen
+from hilo_mlir.penguin_ref.ops.shape import pad
 
 __all__ = ["OpCall", "CUSTOM_CALLS", "IMPLS", "is_header", "is_summary", "lookup", "op_key", "dot_general", "compare", "cast",
            "widen", "pad"]

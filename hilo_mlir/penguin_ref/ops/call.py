@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..attrs import AttrError, ints, parse_attr
-from .dispatch import op_key
+from hilo_mlir.penguin_ref.attrs import AttrError, ints, parse_attr
+from hilo_mlir.penguin_ref.ops.dispatch import op_key
 
 _REQUIRED = object()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attrs import AttrError
-from .dispatch import impl
+from hilo_mlir.penguin_ref.attrs import AttrError
+from hilo_mlir.penguin_ref.ops.dispatch import impl
 
 @impl("while")
 def _while(c):

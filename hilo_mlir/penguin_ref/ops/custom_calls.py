@@ -8,10 +8,10 @@ import json
 import ml_dtypes
 import numpy as np
 
-from ..attrs import AttrError, config_dict, ints, parse_attr
-from .dispatch import CUSTOM_CALLS, IMPLS, custom_call, impl
-from .dot_conv import dot_general
-from .numeric import NARROW_FLOATS, is_float, widen
+from hilo_mlir.penguin_ref.attrs import AttrError, config_dict, ints, parse_attr
+from hilo_mlir.penguin_ref.ops.dispatch import CUSTOM_CALLS, IMPLS, custom_call, impl
+from hilo_mlir.penguin_ref.ops.dot_conv import dot_general
+from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, is_float, widen
 
 #: Python op name -> handler (format section 8); used when the target is not in CUSTOM_CALLS
 _BY_PY_OP: dict = {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attrs import AttrError, int_pairs, ints
-from .dispatch import impl
-from .numeric import WIDE_F32, is_float
-from .shape import pad
+from hilo_mlir.penguin_ref.attrs import AttrError, int_pairs, ints
+from hilo_mlir.penguin_ref.ops.dispatch import impl
+from hilo_mlir.penguin_ref.ops.numeric import WIDE_F32, is_float
+from hilo_mlir.penguin_ref.ops.shape import pad
 
 def _acc_dtype(a, b, out):
     if is_float(a.dtype) or is_float(b.dtype) or is_float(out):

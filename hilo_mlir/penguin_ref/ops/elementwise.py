@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from ..attrs import AttrError
-from .call import OpCall, compare_type, direction
-from .dispatch import IMPLS, impl
-from .numeric import NARROW_FLOATS, cast, is_int, widen
+from hilo_mlir.penguin_ref.attrs import AttrError
+from hilo_mlir.penguin_ref.ops.call import OpCall, compare_type, direction
+from hilo_mlir.penguin_ref.ops.dispatch import IMPLS, impl
+from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, cast, is_int, widen
 
 def _ew(fn, float_only=False):
     def run(c: OpCall):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attrs import ints
-from .dispatch import impl
-from .elementwise import total_order_key
-from .numeric import cast, is_float, widen
-from .reductions import ufunc_for
+from hilo_mlir.penguin_ref.attrs import ints
+from hilo_mlir.penguin_ref.ops.dispatch import impl
+from hilo_mlir.penguin_ref.ops.elementwise import total_order_key
+from hilo_mlir.penguin_ref.ops.numeric import cast, is_float, widen
+from hilo_mlir.penguin_ref.ops.reductions import ufunc_for
 
 _GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
                   "start_index_map", "index_vector_dim")

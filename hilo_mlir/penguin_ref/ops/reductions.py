@@ -11,10 +11,10 @@ import itertools
 
 import numpy as np
 
-from ..attrs import int_pairs
-from .dispatch import impl
-from .numeric import widen
-from .shape import pad
+from hilo_mlir.penguin_ref.attrs import int_pairs
+from hilo_mlir.penguin_ref.ops.dispatch import impl
+from hilo_mlir.penguin_ref.ops.numeric import widen
+from hilo_mlir.penguin_ref.ops.shape import pad
 
 UFUNCS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}

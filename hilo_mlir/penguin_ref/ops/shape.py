@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attrs import AttrError, int_pairs, parse_attr
-from .dispatch import impl
-from .elementwise import total_order_key
-from .numeric import NARROW_FLOATS, is_float
+from hilo_mlir.penguin_ref.attrs import AttrError, int_pairs, parse_attr
+from hilo_mlir.penguin_ref.ops.dispatch import impl
+from hilo_mlir.penguin_ref.ops.elementwise import total_order_key
+from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, is_float
 
 @impl("constant")
 def _constant(c):

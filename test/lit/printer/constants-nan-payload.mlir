@@ -3,9 +3,9 @@
 // other NaN (a signalling NaN, a quiet NaN with a payload) makes the value print as the elements'
 // bit patterns, m1.Bits(...); a large one goes to .npy with its bits. The program runs with
 // warnings as errors and gives back every bit.
-// RUN: %python -W error::RuntimeWarning -m hilo_mlir.cli.opt %s --stablehlo-to-py-penguin="output=- inline-constant-max-elements=4" -o /dev/null | FileCheck %s
-// RUN: %python -W error::RuntimeWarning -m hilo_mlir.cli.opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=- inline-constant-max-elements=4})' -o /dev/null | FileCheck %s
-// RUN: rm -rf %t && mkdir -p %t && %python -W error::RuntimeWarning -m hilo_mlir.cli.opt %s --stablehlo-to-py-penguin="output=%t/penguin.py inline-constant-max-elements=4" -o /dev/null
+// RUN: %python -W error::RuntimeWarning -m hilo_mlir.tools.opt %s --stablehlo-to-py-penguin="output=- inline-constant-max-elements=4" -o /dev/null | FileCheck %s
+// RUN: %python -W error::RuntimeWarning -m hilo_mlir.tools.opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=- inline-constant-max-elements=4})' -o /dev/null | FileCheck %s
+// RUN: rm -rf %t && mkdir -p %t && %python -W error::RuntimeWarning -m hilo_mlir.tools.opt %s --stablehlo-to-py-penguin="output=%t/penguin.py inline-constant-max-elements=4" -o /dev/null
 // RUN: %python -W error::RuntimeWarning -c "import sys, numpy as np; from hilo_mlir import penguin_ref; outs = penguin_ref.run(sys.argv[1], []); [print(' '.join(hex(b) for b in np.ascontiguousarray(o).reshape(-1).view('u%%d' %% o.dtype.itemsize).tolist())) for o in outs]" %t/penguin.py | FileCheck %s --check-prefix=BITS
 
 // CHECK-LABEL: attrs=('model-type=generic', 'mac-count=0', 'module=nan_payloads'))

@@ -1,4 +1,4 @@
-// One side-effect model (hilo_mlir/effects.py) for the fusion core and the
+// One side-effect model (hilo_mlir/ir/effects.py) for the fusion core and the
 // scheduling passes: side-effecting ops keep their relative order.
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-neuron-op-fusion{fuse-dot-logistic=true})' | FileCheck %s --check-prefix=FUSE
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(schedule-postorder))' | FileCheck %s --check-prefix=SCHED

@@ -17,7 +17,7 @@ import sys
 import time
 import types
 
-from hilo_mlir import packaging
+from hilo_mlir.driver import packaging
 
 mode, seconds = sys.argv[1], float(sys.argv[2])
 del sys.argv[1:3]
@@ -41,6 +41,6 @@ def _replace(src, dst):
 packaging.os = types.SimpleNamespace(**{k: getattr(os, k) for k in dir(os) if not k.startswith("__")})
 packaging.os.replace = _replace
 
-from hilo_mlir.cli.hilo2penguin import main  # noqa: E402
+from hilo_mlir.tools.hilo2penguin import main  # noqa: E402
 
 main()

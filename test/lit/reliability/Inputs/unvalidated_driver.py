@@ -5,8 +5,8 @@ pass that aborts the process on it, so the crash isolation of batch mode can
 be tested with a real LLVM abort. Usage: ``unvalidated_driver.py ARGS...`` (the arguments of hilo2penguin).
 """
 
-from hilo_mlir import compiler
-from hilo_mlir.cli.hilo2penguin import main
+from hilo_mlir.driver import compiler
+from hilo_mlir.tools.hilo2penguin import main
 
 compiler.validate_input = lambda *args, **kwargs: None  # forked workers inherit the patch
 compiler.check_printable = lambda *args, **kwargs: None

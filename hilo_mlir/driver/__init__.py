@@ -1,0 +1,1 @@
+"""The driver: configuration, the spine, the frontend stages before it, compiling and publishing a program."""

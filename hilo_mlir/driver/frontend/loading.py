@@ -1,0 +1,211 @@
+"""Reading a module: MLIR text or bytecode, or a serialized ``HloModuleProto``, into a :class:`LoadedModule`.
+
+The HLO importer (``hlo_to_stablehlo``) is the binding's ``ConvertHloToMLIR``
+entry; its module is stablehlo, brought to mhlo later by the driver's bridge.
+The dialect of a module is detected from its op census when it is compiled
+(:func:`detect_dialect`), not here: loading never walks the module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
+
+#: The first bytes of MLIR bytecode.
+BYTECODE_MAGIC = b"ML\xefR"
+
+
+@dataclass
+class LoadedModule:
+    """A parsed module and the context that owns it (keep both alive together).
+
+    Attributes:
+        context: the ``ir.Context``.
+        module: the ``ir.Module``.
+        filename: the input's name, for diagnostics and ``DebugLocation``.
+        dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
+            until :func:`hilo_mlir.driver.compiler.compile_loaded` detects it from
+            its input census.
+    """
+
+    context: object
+    module: object
+    filename: str
+    dialect: str = ""
+
+    @classmethod
+    def from_module(cls, context, module, filename: str) -> LoadedModule:
+        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
+        return cls(context, module, filename)
+
+
+def detect_dialect(module, census=None) -> str:
+    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
+
+    ``census``: a :class:`~hilo_mlir.analysis.census.Census` of ``module`` to count from
+    (no walk); default: take one.
+    """
+    from hilo_mlir.analysis.census import Census
+
+    counts = (census or Census(module.operation)).counts
+    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
+    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
+    if not (mhlo or shlo):
+        return "none"
+    if mhlo and shlo:
+        return "mixed"
+    return "mhlo" if mhlo >= shlo else "stablehlo"
+
+
+def is_hlo_proto(path: str, data: bytes) -> bool:
+    """True for a serialized ``HloModuleProto`` (named ``*.pb``)."""
+    return path.endswith(".pb")
+
+
+_QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
+
+
+def explain_parse_error(err: HiloError) -> HiloError:
+    """Make the parser's messages about unknown dialects say what to do (keeps the location)."""
+    msg = err.message
+    m = _QUANT_TYPE.search(msg)
+    if m:
+        err.message = f"quantized types are not supported (found !quant.{m.group(1)})"
+        return err
+    if "unregistered dialect" in msg:
+        msg = re.sub(r"\.? ?If this is intended, please .*$", "", msg)
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    elif "not found for custom op" in msg or ("Dialect" in msg and "not found" in msg):
+        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
+    return err
+
+
+def hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
+    from jaxlib import xla_client  # imported only for proto input
+
+    try:
+        return xla_client._xla.mlir.hlo_to_stablehlo(data)
+    except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
+        raise HiloError(
+            f"The conversion from HLO to MHLO failed, status: {str(e).strip()}",
+            code="NCC_DRV001",
+            filename=filename,
+        ) from None
+
+
+def bytecode_producer(data: bytes) -> str | None:
+    """The producer string of MLIR bytecode (``"MLIR19.0.0git"``, ``"StableHLO_v1.15.0"``), or None.
+
+    The header is the magic, the bytecode version (a prefix varint: its
+    first byte's trailing zero bits count the bytes that follow) and the
+    producer, NUL-terminated.
+    """
+    if not data.startswith(BYTECODE_MAGIC) or len(data) < 6:
+        return None
+    first = data[4]
+    extra = 8 if first == 0 else (first & -first).bit_length() - 1
+    start = 5 + extra
+    end = data.find(b"\x00", start, start + 256)
+    if end < 0:
+        return None
+    return data[start:end].decode("utf-8", "replace")
+
+
+def is_portable_artifact(data: bytes) -> bool:
+    """True for a StableHLO portable artifact (VHLO bytecode, e.g. ``jax.export``'s ``mlir_module_serialized``)."""
+    producer = bytecode_producer(data)
+    return producer is not None and producer.startswith("StableHLO_v")
+
+
+def input_kind(filename: str, data: bytes) -> str:
+    """What the input is, by content: ``"proto"`` (named ``*.pb``), ``"portable"`` (a StableHLO portable
+    artifact), ``"bytecode"`` (other MLIR bytecode) or ``"text"``."""
+    if is_hlo_proto(filename, data):
+        return "proto"
+    if data.startswith(BYTECODE_MAGIC):
+        return "portable" if is_portable_artifact(data) else "bytecode"
+    return "text"
+
+
+def deserialize_portable(data: bytes, filename: str, context):
+    """The stablehlo module of a portable artifact (the binding's ``deserialize_portable_artifact``).
+
+    Raises:
+        HiloError: the artifact cannot be read (its version is newer than
+            this StableHLO, or it is corrupt).
+    """
+    from hilo_mlir.ir import ir, stablehlo
+
+    try:
+        return stablehlo.deserialize_portable_artifact(context, data)
+    except (ValueError, RuntimeError, ir.MLIRError) as e:
+        text = " ".join(str(e).split()).replace('loc("-":', f'loc("{filename}":')
+        raise HiloError(f"cannot read the StableHLO portable artifact: {text}", filename=filename) from None
+
+
+def load_module(
+    data: bytes | str,
+    filename: str = "<string>",
+    allow_unregistered: bool = False,
+    context=None,
+    isolate: bool = False,
+    timeout: float | None = None,
+) -> LoadedModule:
+    """Parse MLIR text/bytecode or an ``HloModuleProto`` into a module.
+
+    Args:
+        data: the input's bytes (or text): MLIR text, MLIR bytecode, a
+            StableHLO portable artifact (detected by content: its bytecode
+            producer is ``StableHLO_v...``), or an ``HloModuleProto``.
+        filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
+        allow_unregistered: accept ops of unknown dialects.
+        context: an ``ir.Context`` to parse into (default: a fresh one).
+        isolate: read binary inputs (bytecode, artifacts, protos) in a forked child
+            (:mod:`hilo_mlir.driver.frontend.binary`): a crash or hang of the
+            upstream reader becomes one error. The tools always do; text is
+            always read in-process (the text parser reports errors).
+        timeout: seconds an isolated read may take (default 300).
+
+    Raises:
+        HiloError: syntax errors (``file:line:col``), an unreadable proto
+            (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
+            or hung on a binary input.
+    """
+    from hilo_mlir.support.io import decode_text
+    from hilo_mlir.ir import ir, make_context
+
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    kind = input_kind(filename, data)
+    if isolate and kind != "text":
+        from hilo_mlir.driver.frontend.binary import read_binary
+
+        data = read_binary(data, filename, kind, allow_unregistered, timeout)
+        kind = "bytecode"
+    ctx = context or make_context(allow_unregistered)
+    with ctx:
+        if kind == "portable":
+            module = deserialize_portable(data, filename, ctx)
+        elif kind == "proto":
+            bytecode = hlo_proto_to_bytecode(data, filename)
+            try:
+                module = ir.Module.parse(bytecode)
+            except ir.MLIRError as e:
+                raise from_mlir_error(e, filename) from None
+        else:
+            payload = data
+            if kind == "text":
+                from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
+
+                payload = decode_text(data, filename)
+                check_dim_numbers(payload, filename)  # before the parser allocates by them
+                check_strings_utf8(payload, filename)  # before a diagnostic or pass reads such a string
+            try:
+                module = ir.Module.parse(payload)
+            except ir.MLIRError as e:
+                raise explain_parse_error(from_mlir_error(e, filename)) from None
+            except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
+                raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}", filename=filename) from None
+    return LoadedModule.from_module(ctx, module, filename)

@@ -1,0 +1,299 @@
+"""Refuse, before any rewrite, inputs the spine cannot compile.
+
+:func:`validate_input` checks, each failure one :class:`HiloError` located at
+the op (or function) and naming it:
+
+* an entry function exists and is unambiguous (:func:`entry_function`) and
+  has a body;
+* every function body ends in ``func.return`` (not, e.g., ``mhlo.return``);
+* no entry-function argument has a tuple type;
+* no dense constant too large for the memory left
+  (:func:`hilo_mlir.driver.frontend.limits.check_constants`);
+* in program order (a pre-order walk of the module):
+
+  - no Shardy op other than ``sdy.mesh`` (``sdy.sharding_constraint``,
+    ``sdy.manual_computation``, ``sdy.reshard`` ...);
+  - no shape-computing op (``dynamic_conv``, ``dynamic_reshape``, ... even
+    with static types; ``dynamic_slice`` is an ordinary op);
+  - no value (op result, block argument, function signature) whose type
+    :func:`hilo_mlir.ir.type_legality.type_problem` refuses: dynamic (``?``) or
+    unranked shapes, shapes whose size overflows 64 bits, ``memref``,
+    quantized (``!quant.*``) element types;
+    ``!stablehlo.token`` / ``!mhlo.token`` only if the spine contains
+    ``replace-token-type-with-u8``; complex element types only if it
+    contains ``lower-complex`` (gate LowerComplex).
+
+Sharding annotations (``sdy.mesh``, ``sdy.sharding``, ``mhlo.sharding``) are
+accepted; :func:`hilo_mlir.driver.frontend.sharding.strip_sharding` drops them right
+after this check.
+
+Cost: the input census (op names and every value type) says whether any
+walk-order check can fail; only then is the module walked to find the first
+failure and its location.
+"""
+
+from __future__ import annotations
+
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.ir.dialects import hlo_short_name
+from hilo_mlir.ir.type_legality import type_problem
+
+#: Shape-computing ops: their result shapes are data, which the Penguin program
+#: cannot express (and upstream legalizations abort on some of them, e.g.
+#: ``mhlo.dynamic_conv`` in ``hlo-legalize-to-stablehlo``), so they are refused
+#: before any rewrite even when their types happen to be static.
+DYNAMIC_SHAPE_OPS = frozenset(
+    ["dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
+     "real_dynamic_slice", "set_dimension_size", "get_dimension_size", "compute_reshape_shape", "cstr_reshapable"]
+)
+_TOKEN_PASS = "replace-token-type-with-u8"
+_COMPLEX_PASS = "lower-complex"
+
+
+def _func_name(f) -> str:
+    return f.attributes["sym_name"].value
+
+
+def _is_public(f) -> bool:
+    return "sym_visibility" not in f.attributes or f.attributes["sym_visibility"].value == "public"
+
+
+def _function_type(f):
+    from hilo_mlir.ir import ir
+
+    return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+
+
+def entry_function(module, filename: str | None = None):
+    """The entry ``func.func`` of ``module`` (an ``ir.Module``): the function named ``main``.
+
+    ``main`` is what the HLO importer names the entry computation and what
+    penguinize-io builds the program from; a module without it is refused
+    here, before any rewrite, rather than by a pass.
+
+    Raises:
+        HiloError: no ``main``: "no entry function" when the module has no
+            public function, naming the function when it has one, and naming
+            every candidate with its location when it has several.
+    """
+    from hilo_mlir.support.diagnostics import location_to_str
+
+    funcs = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
+    for f in funcs:
+        if _func_name(f) == "main":
+            return f
+    public = [f for f in funcs if _is_public(f)]
+    if len(public) == 1:
+        f = public[0]
+        raise HiloError(
+            f"no 'main' function: the entry function must be named 'main' (found public function @{_func_name(f)})",
+            loc=f.location,
+            filename=filename,
+        )
+    if not public:
+        what = "no function" if not funcs else "no public function"
+        raise HiloError(
+            f"no entry function: the module has {what} (expected 'func.func @main')",
+            loc=module.operation.location,
+            filename=filename,
+        )
+    names = ", ".join(f"@{_func_name(f)} ({location_to_str(f.location, filename) or 'unknown location'})" for f in public)
+    raise HiloError(
+        f"no 'main' and {len(public)} candidate entry functions: {names}; name the entry function 'main'",
+        loc=public[0].location,
+        filename=filename,
+    )
+
+
+class TypeVerdicts:
+    """:func:`~hilo_mlir.ir.type_legality.type_problem` under the spine's lowerings, phrased for the user, cached per type.
+
+    Args:
+        steps: the spine steps (which lowering passes it contains).
+        config: the gates (to say why complex types are not lowered).
+    """
+
+    def __init__(self, steps, config):
+        args = {s.argument for s in steps}
+        self.allow_token = _TOKEN_PASS in args or ("stablehlo-" + _TOKEN_PASS) in args
+        self.allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
+        self.complex_why = None
+        if not self.allow_complex:
+            self.complex_why = ("LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex
+                                else "the pass is not available")
+        self._cache: dict = {}  # type -> message or None (types are uniqued; most values share a few types)
+
+    def __call__(self, t) -> str | None:
+        """Why type ``t`` cannot be compiled ("has dynamic shape ..."), or None."""
+        p = self._cache.get(t, False)
+        if p is False:
+            prob = type_problem(t, allow_complex=self.allow_complex, allow_token=self.allow_token)
+            p = self._cache[t] = None if prob is None else prob.explain(self.complex_why)
+        return p
+
+
+def _check_entry(module, fname):
+    entry = entry_function(module, fname)
+    if not len(entry.regions[0].blocks):
+        raise HiloError(f"entry function @{_func_name(entry)} is only a declaration (it has no body)", loc=entry.location, filename=fname)
+    return entry
+
+
+def _check_terminators(module, fname) -> None:
+    """Every block of every top-level function ends in ``func.return`` (or a branch)."""
+    for op in module.body.operations:
+        f = op.operation
+        if f.name != "func.func" or not len(f.regions[0].blocks):
+            continue
+        for block in f.regions[0].blocks:
+            ops = block.operations
+            n = len(ops)
+            term = ops[n - 1].operation if n else None
+            if term is not None and term.name != "func.return" and len(term.successors) == 0:
+                raise HiloError(
+                    f"'{term.name}' op cannot terminate function @{_func_name(f)} (expected 'func.return')",
+                    loc=term.location,
+                    filename=fname,
+                )
+
+
+def _check_entry_arguments(entry, fname) -> None:
+    from hilo_mlir.ir import ir
+
+    for i, t in enumerate(_function_type(entry).inputs):
+        if isinstance(t, ir.TupleType):
+            raise HiloError(
+                f"'func.func' op entry function @{_func_name(entry)} argument #{i} has tuple type {t}: "
+                "tuple-typed arguments are not supported (pass the elements as separate arguments)",
+                loc=entry.location,
+                filename=fname,
+            )
+
+
+def _check_constant_sizes(module, census, fname) -> None:
+    from hilo_mlir.driver.frontend.limits import check_constants
+
+    names = sorted(n for n in census.names if hlo_short_name(n) == "constant")
+    if names:
+        check_constants([c for top in module.body.operations for c in census.ops_named(top.operation, *names)], fname)
+
+
+def _is_refused_shardy(name: str) -> bool:
+    return name.startswith("sdy.") and name != "sdy.mesh"
+
+
+def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
+    """True if the census proves that no walk-order check can fail (then the module is not walked).
+
+    Looks at the op names (Shardy ops, shape-computing ops), every result and
+    block-argument type, and the signatures of every function, nested
+    modules' included.
+    """
+    from hilo_mlir.ir import ir
+
+    names = census.names
+    if any(_is_refused_shardy(n) for n in names) or any(hlo_short_name(n) in DYNAMIC_SHAPE_OPS for n in names):
+        return False
+    types = set(census.types())
+    for top in module.body.operations:
+        for f in census.ops_named(top.operation, "func.func"):  # nested modules' functions too
+            ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+            types.update(ft.inputs)
+            types.update(ft.results)
+    return not any(verdict(t) for t in types)
+
+
+def _refine_hint(arg_types) -> str:
+    """How to compile a shape-polymorphic ``main``: name ``--input-types`` with its arguments' types as the template."""
+    template = ",".join(str(t) for t in arg_types)
+    return (f"; for a shape-polymorphic module give the static input types, --input-types='{template}' with every "
+            "? replaced by its size (input_types= in the API)")
+
+
+def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
+    """The first problem of one op (not its nested ops), or None."""
+
+    def check_types(what, types):
+        for i, t in enumerate(types):
+            p = verdict(t)
+            if p:
+                if what == "@main argument" and p.startswith(("has dynamic shape", "has unranked type")):
+                    p += _refine_hint(types)
+                return HiloError(f"'{op.name}' op {what} #{i} {p}", loc=op.location, filename=fname)
+        return None
+
+    name = op.name
+    if _is_refused_shardy(name):
+        return HiloError(
+            f"'{name}' op: Shardy ops are not supported (the Penguin program is single-device; "
+            "export the module without sharding constraints)", loc=op.location, filename=fname)
+    if name == "func.func":
+        ft = _function_type(op)
+        sym = op.attributes["sym_name"].value
+        return check_types(f"@{sym} argument", ft.inputs) or check_types(f"@{sym} result", ft.results)
+    if hlo_short_name(name) in DYNAMIC_SHAPE_OPS:
+        return HiloError(
+            f"'{name}' op computes a dynamic shape: dynamic-shape ops are not supported "
+            "(export the model with static shapes)", loc=op.location, filename=fname)
+    err = check_types("result", [r.type for r in op.results])
+    if err:
+        return err
+    for region in op.regions:
+        for block in region.blocks:
+            err = check_types("region argument", [a.type for a in block.arguments])
+            if err:
+                return err
+    return None
+
+
+def _first_problem(module, verdict: TypeVerdicts, fname) -> HiloError | None:
+    """The first op problem in a pre-order walk of ``module``."""
+    from hilo_mlir.ir import ir
+
+    found: list = []
+
+    def visit(op):
+        err = _op_problem(op, verdict, fname)
+        if err is not None:
+            found.append(err)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
+def validate_input(loaded, config, steps=None, census=None) -> None:
+    """Refuse, before any rewrite, inputs the spine cannot compile (see the module doc).
+
+    Args:
+        loaded: the :class:`~hilo_mlir.driver.frontend.loading.LoadedModule`.
+        config: the gates (which passes the spine will contain).
+        steps: the spine steps (default: ``build_spine(config)``).
+        census: a :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it
+            is now, taken with types (default: take one).
+
+    Raises:
+        HiloError: the first problem found.
+    """
+    if steps is None:
+        from hilo_mlir.driver.compiler import build_spine
+
+        steps = build_spine(config)
+    verdict = TypeVerdicts(steps, config)
+    fname = loaded.filename
+    module = loaded.module
+    with loaded.context:
+        entry = _check_entry(module, fname)
+        _check_terminators(module, fname)
+        _check_entry_arguments(entry, fname)
+        if census is None:
+            from hilo_mlir.analysis.census import Census
+
+            census = Census(module.operation, with_types=True)
+        _check_constant_sizes(module, census, fname)
+        if _census_finds_nothing(module, census, verdict):
+            return
+        err = _first_problem(module, verdict, fname)
+        if err is not None:
+            raise err

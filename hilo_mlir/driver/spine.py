@@ -1,0 +1,274 @@
+"""The two pipeline spines, as data (seed 004, "The Ordered MHLO Pipeline").
+
+``MHLO_SPINE`` lists the 32 steps of ``registerMHLOPasses`` in the seed's
+order with their gate (a :class:`~hilo_mlir.driver.config.CompileConfig` field, or
+None for a step with no ``if`` of its own). ``STABLEHLO_SPINE`` is the same
+skeleton with the StableHLO twins and the five insertions 1a, 1b, 14a, 26a,
+26b. SixtyFourHack (25) sits right before PenguinizeIO (26): the seed
+prepends it there.
+
+``register_mhlo_passes(steps, config)`` / ``register_stablehlo_passes`` append
+the enabled steps; ``register_mlir_compile_passes`` is the dispatcher on
+``config.stablehlo`` and logs ``MHLO Lowering Enabled`` / ``StableHLO Lowering
+Enabled`` at info level, as the binary does.
+
+:func:`spine_entries` is the whole spine of a config as data (every step,
+with its label, gate and whether it runs), :func:`build_spine` the steps
+``hilo2penguin`` runs, :func:`pipeline_text` the one textual pipeline
+``--dump-pass-pipeline`` prints (the import step first, every option), and
+:func:`list_spine` the ``--list-spine`` table.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from hilo_mlir.passmanager import registry
+from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager.steps import Step, step_for
+
+log = logging.getLogger("hilo_mlir")
+
+
+@dataclass(frozen=True)
+class SpineStep:
+    """One step of a spine: seed ordinal, pass argument, gate field (None = unconditional)."""
+
+    ordinal: str
+    argument: str
+    gate: str | None = None
+
+
+MHLO_SPINE: tuple[SpineStep, ...] = (
+    SpineStep("1", "canonicalize", "canonicalize"),
+    SpineStep("2", "neuron-control-dep-tuple-simplifier", "control_dep_tuple_simplifier"),
+    SpineStep("3", "collective-broadcast-to-all-gather"),
+    SpineStep("4", "verify-supported-ops", "verify_supported_ops"),
+    SpineStep("5", "canonicalize-conv", "canonicalize_conv"),
+    SpineStep("6", "lower-complex", "lower_complex"),
+    SpineStep("7", "lower-complex-extra", "lower_complex_extra"),
+    SpineStep("8", "remove-optimization-barriers", "remove_optimization_barriers"),
+    SpineStep("9", "identify-cross-pass-tensors", "cross_pass_tensors"),
+    SpineStep("10", "rematerialize", "cross_pass_tensors"),
+    SpineStep("11", "coalesce-collective-ops", "coalesce_collectives"),
+    SpineStep("12", "convert-fs-pattern-to-custom-calls", "fs_pattern"),
+    SpineStep("13", "remove-dead-values"),
+    SpineStep("14", "neuron-inst-combine"),
+    SpineStep("15", "neuron-op-fusion", "op_fusion"),
+    SpineStep("16", "fold-iota", "fold_iota"),
+    SpineStep("17", "schedule-postorder", "schedule_postorder"),
+    SpineStep("18", "analyze-schedule", "analyze_schedule"),
+    SpineStep("19", "replace-token-type-with-u8"),
+    SpineStep("20", "scatter-motion"),
+    SpineStep("21", "schedule-fusion", "schedule_fusion"),
+    SpineStep("22", "hoist-compute", "hoist_compute"),
+    SpineStep("23", "memcast-motion", "memcast_motion"),
+    SpineStep("24", "prune-functions"),
+    SpineStep("25", "sixty-four-hack", "sixty_four_hack"),
+    SpineStep("26", "penguinize-io"),
+    SpineStep("27", "canonicalize-for-tensorizer"),
+    SpineStep("28", "tensorizer-legalization"),
+    SpineStep("29", "legalize-alias"),
+    SpineStep("30", "verify-aliasing", "verify_aliasing"),
+    SpineStep("31", "mlir-instruction-histogram"),
+    SpineStep("32", "mhlo-to-py-penguin"),
+)
+
+#: Passes that are one symbol for both dialects and keep one name (DESIGN.md "The pipeline").
+SHARED_ARGUMENTS = frozenset(
+    {
+        "canonicalize",
+        "remove-optimization-barriers",
+        "neuron-inst-combine",
+        "mlir-instruction-histogram",
+        "collective-broadcast-to-all-gather",
+        "remove-dead-values",
+    }
+)
+
+_INSERTIONS = {
+    # insert after ordinal -> steps
+    "1": (SpineStep("1a", "hlo-legalize-to-stablehlo"), SpineStep("1b", "convert-custom-call-to-all-reduce")),
+    "14": (SpineStep("14a", "fusion-to-composite"),),
+    "26": (SpineStep("26a", "legalize-sra"), SpineStep("26b", "legalize-scatter")),
+}
+
+
+def _twin(arg: str) -> str:
+    if arg in SHARED_ARGUMENTS:
+        return arg
+    if arg == "mhlo-to-py-penguin":
+        return "stablehlo-to-py-penguin"
+    return "stablehlo-" + arg
+
+
+def _build_stablehlo_spine() -> tuple[SpineStep, ...]:
+    out = []
+    for s in MHLO_SPINE:
+        out.append(SpineStep(s.ordinal, _twin(s.argument), s.gate))
+        out.extend(_INSERTIONS.get(s.ordinal, ()))
+    return tuple(out)
+
+
+STABLEHLO_SPINE: tuple[SpineStep, ...] = _build_stablehlo_spine()
+
+
+#: Fixed options of spine steps. Step 1a keeps ``mhlo.fusion`` ops (converting
+#: their bodies) instead of refusing them, so that step 14a
+#: ``fusion-to-composite`` can turn fusions already in the input into
+#: composites (DESIGN.md decision 6); without it the upstream bridge rejects
+#: every ``mhlo.fusion`` before 14a runs.
+_STEP_OPTIONS = {"hlo-legalize-to-stablehlo": {"allow_xla_features": True}}
+
+
+def _op_fusion_options(config: CompileConfig) -> dict:
+    return {
+        "fuse_dot_logistic": config.fuse_dot_logistic,
+        "general_elementwise_fusion": config.general_elementwise_fusion,
+    }
+
+
+def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool) -> list[Step]:
+    known = {p.argument for p in registry.all_passes()}
+    for s in spine:
+        if s.gate is not None and not getattr(config, s.gate):
+            continue
+        if s.argument not in known:
+            if skip_missing:
+                continue
+            raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")
+        if s.argument.endswith("neuron-op-fusion"):
+            opts = _op_fusion_options(config)
+        elif s.argument.endswith("to-py-penguin") and config.model_type != "generic":
+            opts = {"model_type": config.model_type}
+        else:
+            opts = dict(_STEP_OPTIONS.get(s.argument, {}))
+        steps.append(step_for(s.argument, **opts))
+    return steps
+
+
+def register_mhlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """Append the enabled MHLO spine steps to ``steps`` (seed 004 ``registerMHLOPasses``)."""
+    return _append(steps, MHLO_SPINE, config, skip_missing)
+
+
+def register_stablehlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """Append the enabled StableHLO spine steps (seed 004 ``registerStableHLOPasses``)."""
+    return _append(steps, STABLEHLO_SPINE, config, skip_missing)
+
+
+def register_mlir_compile_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """The dispatcher (seed 004 ``registerMLIRCompilePasses``): pick the spine on ``config.stablehlo``."""
+    if config.stablehlo:
+        log.info("StableHLO Lowering Enabled")
+        return register_stablehlo_passes(steps, config, skip_missing)
+    log.info("MHLO Lowering Enabled")
+    return register_mhlo_passes(steps, config, skip_missing)
+
+
+# --------------------------------------------------------------------------- the spine as data
+
+
+@dataclass(frozen=True)
+class SpineEntry:
+    """One step of a config's spine: its label (seed ordinal, or ``pre`` for the pre-passes),
+    pass argument, gate field (None = unconditional), and whether it runs."""
+
+    label: str
+    argument: str
+    gate: str | None
+    enabled: bool
+
+
+#: passes the driver runs before the spine, with their CompileConfig gate
+PRE_PASSES = (("call-inliner", "call_inliner"), ("raise-logistic", "raise_logistic"))
+
+
+def spine_entries(config: CompileConfig) -> list[SpineEntry]:
+    """Every step of ``config``'s spine in order, the pre-passes first, gated-off ones included."""
+    out = [SpineEntry("pre", arg, gate, bool(getattr(config, gate))) for arg, gate in PRE_PASSES]
+    for s in (STABLEHLO_SPINE if config.stablehlo else MHLO_SPINE):
+        out.append(SpineEntry(s.ordinal, s.argument, s.gate, s.gate is None or bool(getattr(config, s.gate))))
+    return out
+
+
+def _step(argument: str, config: CompileConfig) -> Step:
+    if argument.endswith("neuron-op-fusion"):
+        return step_for(argument, **_op_fusion_options(config))
+    return step_for(argument, **dict(_STEP_OPTIONS.get(argument, {})))
+
+
+def _mhlo_names(config: CompileConfig) -> dict:
+    """Entry index -> the MHLO argument of that StableHLO step (so ``neuron-op-fusion`` names its twin)."""
+    if not config.stablehlo:
+        return {}
+    by_ordinal = {s.ordinal: s.argument for s in MHLO_SPINE}
+    return {i: by_ordinal[e.label] for i, e in enumerate(spine_entries(config)) if e.label in by_ordinal}
+
+
+def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """The steps ``hilo2penguin`` runs for ``config``: the enabled pre-passes, then the spine,
+    with ``config.pass_edits`` applied (:mod:`hilo_mlir.driver.spine_edits`).
+
+    Raises:
+        HiloError: an edit names an unknown step or pass, or a step whose gate is off.
+    """
+    edits = tuple(getattr(config, "pass_edits", ()) or ())
+    if edits:
+        from hilo_mlir.driver.spine_edits import apply_edits
+
+        return apply_edits(spine_entries(config), lambda e: _step(e.argument, config), edits, _mhlo_names(config))
+    steps = []
+    for arg, gate in PRE_PASSES:
+        if getattr(config, gate):
+            steps.append(step_for(arg))
+    return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+
+
+def import_step() -> Step:
+    """The driver's import step as a pass (``hilo-import``: validation, sharding, the bridge to mhlo)."""
+    return step_for("hilo-import")
+
+
+def pipeline_text(config: CompileConfig) -> str:
+    """``builtin.module(hilo-import,...)``: everything ``hilo2penguin`` runs for ``config``, every
+    option spelled out, as ``hilo-opt --pass-pipeline`` accepts it."""
+    steps = [import_step()] + build_spine(config)
+    return "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")"
+
+
+def _gate_text(e: SpineEntry) -> str:
+    if e.gate is None:
+        return "-"
+    return f"{e.gate.replace('_', '-')}={'on' if e.enabled else 'off'}"
+
+
+def list_spine(config: CompileConfig) -> str:
+    """The ``--list-spine`` table: step label, pass (with its options when it runs), gate.
+
+    A step whose gate is off is shown in parentheses; with ``config.pass_edits``,
+    an inserted pass has the label ``+`` and the gate column says where it
+    was placed, a replaced or disabled step says so.
+    """
+    from hilo_mlir.driver.spine_edits import edited_rows
+
+    rows = [("step", "pass", "gate")]
+    entries = spine_entries(config)
+    edited: dict = {}
+    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config),
+                                  tuple(config.pass_edits), _mhlo_names(config)):
+        edited.setdefault(id(e), []).append((s, note))
+    for e in entries:
+        if not e.enabled:
+            rows.append((e.label, f"({e.argument})", _gate_text(e)))
+            continue
+        for s, note in edited[id(e)]:
+            if note == "":
+                rows.append((e.label, s.text(), _gate_text(e)))
+            elif note == "disabled":
+                rows.append((e.label, f"({e.argument})", "disabled"))
+            else:
+                rows.append(("+" if not note.startswith("replaces") else e.label, s.text(), note))
+    width = max(len(r[1]) for r in rows)
+    return "".join(f"{r[0]:<5} {r[1]:<{width}}  {r[2]}\n" for r in rows)

@@ -1,0 +1,155 @@
+"""Edits of a spine: a pass inserted before/after a step, a step replaced or disabled.
+
+``hilo2penguin --insert-pass-after STEP=PASS[{opts}]``, ``--insert-pass-before
+STEP=PASS``, ``--replace-pass STEP=PASS``, ``--disable-pass STEP`` (all
+repeatable), and ``CompileConfig.pass_edits`` for the API, are
+:class:`PassEdit` values applied by :func:`apply_edits` when the spine is built
+(:func:`hilo_mlir.driver.spine.build_spine`): the dumped pipeline and
+``--list-spine`` show the edited spine.
+
+* ``STEP`` is a step of the chosen spine: its pass argument
+  (``neuron-op-fusion``; on the StableHLO spine the MHLO name of a step names
+  its twin too), or its step number (``15``, ``14a``); ``call-inliner`` and
+  ``raise-logistic``, the passes before the spine, by argument.
+* ``PASS`` is pipeline text: one pass with options (``my-pass{factor=2}``), or
+  several, nested as in ``--pass-pipeline`` (``func.func(cse),canonicalize``).
+
+Errors (:class:`~hilo_mlir.support.diagnostics.HiloError`): an unknown step (with a
+did-you-mean), a step whose gate is off (it does not run, so it has no
+place), an unknown pass or option, two replacements or a replacement and a
+disable of one step.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from hilo_mlir.support.diagnostics import HiloError
+
+KINDS = ("insert-after", "insert-before", "replace", "disable")
+_FLAGS = {"insert-after": "--insert-pass-after", "insert-before": "--insert-pass-before",
+          "replace": "--replace-pass", "disable": "--disable-pass"}
+
+
+@dataclass(frozen=True)
+class PassEdit:
+    """One edit of the spine.
+
+    Attributes:
+        kind: ``"insert-after"``, ``"insert-before"``, ``"replace"`` or ``"disable"``.
+        step: the step it applies to (pass argument or step number).
+        pipeline: the pass(es) to insert or put in its place (pipeline text); ``""`` for ``disable``.
+    """
+
+    kind: str
+    step: str
+    pipeline: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise HiloError(f"unknown spine edit '{self.kind}' (expected one of: {', '.join(KINDS)})")
+        if not self.step:
+            raise HiloError(f"{self.flag}: no step given")
+        if (self.kind == "disable") != (not self.pipeline):
+            raise HiloError(f"{self.flag}: expected {'STEP' if self.kind == 'disable' else 'STEP=PASS'}")
+
+    @property
+    def flag(self) -> str:
+        return _FLAGS.get(self.kind, self.kind)
+
+    @classmethod
+    def parse(cls, kind: str, text: str) -> "PassEdit":
+        """From a flag's value: ``STEP=PASS[{opts}]`` (``STEP`` alone for ``disable``)."""
+        if kind == "disable":
+            return cls(kind, text.strip())
+        step, eq, pipeline = text.partition("=")
+        if not eq or not pipeline.strip():
+            raise HiloError(f"{_FLAGS[kind]}: expected STEP=PASS[{{options}}], got '{text}'")
+        return cls(kind, step.strip(), pipeline.strip())
+
+    def text(self) -> str:
+        return f"{self.flag} {self.step}" + (f"={self.pipeline}" if self.pipeline else "")
+
+
+def resolve_step(step: str, entries, mhlo_names: dict) -> int:
+    """Index in ``entries`` (:class:`~hilo_mlir.driver.spine.SpineEntry`) of the step ``step`` names.
+
+    ``mhlo_names``: entry index -> the MHLO argument of a StableHLO step (twin names).
+
+    Raises:
+        HiloError: no such step (did-you-mean), or the step does not run (gate off).
+    """
+    for i, e in enumerate(entries):
+        if step in (e.argument, mhlo_names.get(i)) or (e.label != "pre" and step == e.label):
+            if not e.enabled:
+                gate = e.gate.replace("_", "-") if e.gate else ""
+                raise HiloError(f"step {e.label} '{e.argument}' does not run: its gate {gate} is off "
+                                f"(turn it on with --enable-{gate} or --preset all)")
+            return i
+    known = [e.argument for e in entries] + [e.label for e in entries if e.label != "pre"]
+    close = difflib.get_close_matches(step, known, n=3)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    raise HiloError(f"unknown spine step '{step}'{hint}; steps are pass arguments or numbers, see --list-spine")
+
+
+def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> list:
+    """The edited spine as rows ``(entry, step, note)``, in run order.
+
+    ``entry`` is the :class:`~hilo_mlir.driver.spine.SpineEntry` a row belongs to
+    (for an inserted pass, the step it was placed at), ``step`` the
+    :class:`~hilo_mlir.passmanager.steps.Step` that runs, or None for a disabled step;
+    ``note`` says what the edit did (``""`` for an unedited step). Steps
+    whose gate is off are left out.
+
+    Args:
+        entries: the spine (:func:`hilo_mlir.driver.spine.spine_entries`).
+        steps_of: entry -> its :class:`~hilo_mlir.passmanager.steps.Step`.
+        edits: :class:`PassEdit` values, in the order given (inserts at one
+            place keep that order).
+        mhlo_names: see :func:`resolve_step`.
+    """
+    from hilo_mlir.passmanager.steps import steps_from_text
+
+    mhlo_names = mhlo_names or {}
+    before: dict = {}
+    after: dict = {}
+    replaced: dict = {}
+    disabled: set = set()
+    for edit in edits:
+        i = resolve_step(edit.step, entries, mhlo_names)
+        try:
+            new = steps_from_text(edit.pipeline) if edit.pipeline else []
+        except HiloError as e:
+            e.message = f"{edit.flag} {edit.step}={edit.pipeline}: {e.message}"
+            raise
+        if edit.kind in ("replace", "disable") and (i in replaced or i in disabled):
+            raise HiloError(f"{edit.flag} {edit.step}: step {entries[i].label} '{entries[i].argument}' "
+                            "is already replaced or disabled by an earlier edit")
+        if edit.kind == "insert-after":
+            after.setdefault(i, []).extend(new)
+        elif edit.kind == "insert-before":
+            before.setdefault(i, []).extend(new)
+        elif edit.kind == "replace":
+            replaced[i] = new
+        else:
+            disabled.add(i)
+    rows: list = []
+    for i, entry in enumerate(entries):
+        if not entry.enabled:
+            continue
+        where = f"{entry.label} '{entry.argument}'" if entry.label != "pre" else f"'{entry.argument}'"
+        rows.extend((entry, s, f"inserted before {where}") for s in before.get(i, ()))
+        if i in replaced:
+            rows.extend((entry, s, f"replaces {where}") for s in replaced[i])
+        elif i in disabled:
+            rows.append((entry, None, "disabled"))
+        else:
+            rows.append((entry, steps_of(entry), ""))
+        rows.extend((entry, s, f"inserted after {where}") for s in after.get(i, ()))
+    return rows
+
+
+def apply_edits(entries, steps_of, edits, mhlo_names: dict | None = None) -> list:
+    """The steps that run once ``edits`` are applied (see :func:`edited_rows`)."""
+    return [s for _e, s, _note in edited_rows(entries, steps_of, edits, mhlo_names) if s is not None]

@@ -1,0 +1,1 @@
+"""Passes on collectives: control-dep tuples, collective-broadcast, custom-call all-reduce, coalescing."""

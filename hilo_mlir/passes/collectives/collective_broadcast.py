@@ -1,0 +1,138 @@
+"""Spine step 3: ``collective-broadcast-to-all-gather`` (one pass for both dialects).
+
+``collective_broadcast`` becomes an ``all_gather`` over the same groups and a
+slice of the source replica's part (:func:`_broadcast_to_all_gather`). One
+name for both dialects, as the binary's ``CollectiveBroadcastToAllGatherPattern``
+matches both dialects' op (seed 004 step 3 and "Class hierarchy"; behaviour:
+DESIGN.md catalogue row 3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hilo_mlir.ir.dialects import TABLES, table_for
+from hilo_mlir.ir import ir
+from hilo_mlir.passmanager.registry import PassInfo, register
+
+
+def _channel_id(op) -> int:
+    import re
+
+    m = re.search(r"handle\s*=\s*(-?\d+)", str(op.attributes["channel_handle"]))
+    return int(m.group(1)) if m else 0
+
+
+def _replica_groups(op) -> np.ndarray | None:
+    if "replica_groups" not in op.attributes:
+        return None
+    return np.array(ir.DenseIntElementsAttr(op.attributes["replica_groups"])).astype(np.int64)
+
+
+def _broadcast_to_all_gather(module_op, ctx):
+    """Rewrite every ``collective_broadcast`` (mhlo or stablehlo) in the module.
+
+    ``%r = collective_broadcast(%x) {replica_groups = G (k x n)}`` with
+    ``%x : tensor<d0 x ...>`` becomes::
+
+        %g = all_gather(%x') {all_gather_dim = 0, replica_groups = G, channel_handle}
+             : tensor<(n*d0') x ...>          # %x' = %x reshaped to 1-D-leading for rank 0
+        %r = slice %g [0:d0', ...]            # the part of G[i][0], the source replica
+        (reshape back for rank 0)
+
+    StableHLO semantics: every process of group ``G[i]`` receives the operand
+    of ``G[i][0]``; ``all_gather`` concatenates the group members' operands in
+    group order, so the first ``d0`` rows are exactly the source's operand.
+
+    With a ``channel_handle`` (id > 0) the broadcast is cross-partition; the
+    all_gather gets ``use_global_device_ids`` so its groups are read as device
+    ids, which equal partition ids when ``num_replicas = 1``.
+
+    Left alone (debug line): no or empty ``replica_groups`` (a process in no
+    group gets zeros from collective_broadcast, but all_gather would gather
+    everyone), groups padded with ``-1``, dynamic shapes.
+    """
+    if not ctx.module_may_contain(*[t.name("collective_broadcast") for t in TABLES.values()]):
+        return  # no collective_broadcast in the module
+    found = []
+
+    def visit(op):
+        d = table_for(op)
+        if d is not None and d.is_op(op, "collective_broadcast"):
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    for op in found:
+        groups = _replica_groups(op)
+        if groups is None or groups.size == 0:
+            ctx.debug(f"collective_broadcast at {op.location}: empty replica_groups; left alone")
+            continue
+        if (groups < 0).any():
+            ctx.debug(f"collective_broadcast at {op.location}: replica_groups padded with -1; left alone")
+            continue
+        t = op.results[0].type
+        if t.typeid != ir.RankedTensorType.static_typeid or not ir.RankedTensorType(t).has_static_shape:
+            ctx.debug(f"collective_broadcast at {op.location}: dynamic shape; left alone")
+            continue
+        with op.context, op.location:
+            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), ctx.rewriter)
+        ctx.rewriter.replace_op(op, [out])
+        ctx.stats["broadcasts-rewritten"] += 1
+
+
+def _gather_and_slice(op, d, n: int, rw):
+    """Build the all_gather + slice (+ reshapes for rank 0) replacing ``collective_broadcast``
+    ``op`` over groups of ``n`` before it; returns the value replacing its result."""
+    rt = ir.RankedTensorType(op.results[0].type)
+    shape = list(rt.shape)
+    loc = op.location
+    x = op.operands[0]
+    if not shape:
+        one = ir.RankedTensorType.get([1], rt.element_type)
+        x = rw.create(d.name("reshape"), results=[one], operands=[x], loc=loc, before=op).results[0]
+        g_shape = [1]
+    else:
+        g_shape = shape
+    gathered_t = ir.RankedTensorType.get([n * g_shape[0]] + g_shape[1:], rt.element_type)
+    attrs = {
+        "all_gather_dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0),
+        "replica_groups": op.attributes["replica_groups"],
+    }
+    if "channel_handle" in op.attributes:
+        # collective_broadcast with a channel is cross-partition (groups are
+        # partition ids); all_gather with a channel and use_global_device_ids
+        # reads groups as flattened device ids: the same ids when
+        # num_replicas = 1 (the Neuron case).
+        attrs["channel_handle"] = op.attributes["channel_handle"]
+        if _channel_id(op) > 0:
+            attrs["use_global_device_ids"] = ir.UnitAttr.get()
+    ag = rw.create(d.name("all_gather"), results=[gathered_t], operands=[x], attributes=attrs, loc=loc, before=op)
+    part_t = ir.RankedTensorType.get(g_shape, rt.element_type)
+    sl = rw.create(
+        d.name("slice"), results=[part_t], operands=[ag.results[0]],
+        attributes={
+            "start_indices": d.i64_array([0] * len(g_shape)),
+            "limit_indices": d.i64_array(g_shape),
+            "strides": d.i64_array([1] * len(g_shape)),
+        },
+        loc=loc, before=op,
+    )
+    out = sl.results[0]
+    if not shape:
+        out = rw.create(d.name("reshape"), results=[rt], operands=[out], loc=loc, before=op).results[0]
+    return out
+
+
+register(
+    PassInfo(
+        "collective-broadcast-to-all-gather",
+        "collective_broadcast -> all_gather over the same groups + slice of the source replica's part (both dialects)",
+        _broadcast_to_all_gather,
+        anchor="builtin.module",
+        dialect=None,
+        class_name="CollectiveBroadcastToAllGather",
+        statistics=("broadcasts-rewritten",),
+        source="seed 004 step 3 (CollectiveBroadcastToAllGatherPattern, one pass for both dialects); DESIGN.md row 3",
+    )
+)

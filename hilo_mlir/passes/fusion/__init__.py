@@ -1,0 +1,1 @@
+"""Fusion passes: NeuronOpFusion and its sub-passes, raise-logistic, fusion-to-composite."""

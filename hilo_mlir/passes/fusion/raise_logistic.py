@@ -1,0 +1,230 @@
+"""``raise-logistic``: ``1 / (1 + exp(-x))`` -> ``logistic(x)``.
+
+Modern JAX lowers ``jax.nn.sigmoid`` / ``jax.nn.silu`` to
+``divide(1, add(1, exponential(negate(x))))`` (see
+``corpus/jax/swiglu_mlp_nn_silu.stablehlo.mlir``), so NeuronOpFusion's
+DotLogistic matcher, which keys on ``logistic``, would never fire on real JAX
+code. This pass raises the idiom back to one ``logistic`` op.
+
+Match (both dialects, element type float, any static or dynamic shape):
+``divide(c1, add(c1', exponential(negate(x))))`` where ``c1``/``c1'`` are splat
+1.0 constants (possibly through ``broadcast_in_dim``/``reshape``) and the add's
+operands are in either order; ``negate``, ``exponential`` and ``add`` must each
+have exactly one use (else their values are needed anyway and nothing is
+saved). The divide is replaced by ``logistic(x)`` at the divide's location; the
+dead chain is erased, and so are the 1.0 producers if nothing else uses them.
+
+Gate: ``CompileConfig.raise_logistic`` (``hilo2penguin --enable-raise-logistic``)
+runs it before the spine (``compiler.build_spine``). Numerics: ``logistic``
+is the same function; the reference interpreter evaluates it as
+``1/(1+exp(-x))`` (measured bit-exact in ``test/unit/test_fusion_raise_logistic.py``).
+"""
+
+from __future__ import annotations
+
+from hilo_mlir.fusion import report as fusion_report
+from hilo_mlir.ir.dialects import TABLES, hlo_short_name
+from hilo_mlir.fusion.report.vocabulary import LOGISTIC
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import defining_op, has_one_use, op_key
+from hilo_mlir.passmanager.registry import PassInfo, Statistic, register
+
+_CONST_CHAIN = ("constant", "broadcast_in_dim", "reshape", "broadcast", "convert")
+RULE = "RaiseLogistic"
+
+
+def _unused(v) -> bool:
+    """``v`` has no use (reads at most one use-list entry: a shared 1.0 may have thousands)."""
+    return next(iter(v.uses), None) is None
+
+
+def _splat_one(v, memo: dict | None = None) -> bool:
+    """``v`` is a splat 1.0 constant, possibly through ``broadcast_in_dim``/``reshape``/``broadcast``.
+
+    ``memo`` (:func:`value_key` of a constant's result -> answer) saves
+    re-reading a 1.0 that every sigmoid of the module shares; the caller
+    drops it whenever it erases a constant (its address may be reused).
+    """
+    for _ in range(8):
+        if memo is not None:
+            k = hash(v)  # == value_key(v)
+            hit = memo.get(k)
+            if hit is not None:
+                return hit
+        op = defining_op(v)
+        if op is None:
+            return False
+        s = hlo_short_name(op)
+        if s == "constant":
+            try:
+                dense = ir.DenseElementsAttr(op.attributes["value"])
+                res = dense.is_splat and ir.FloatAttr(dense.get_splat_value()).value == 1.0
+            except (ValueError, TypeError):
+                res = False
+            if memo is not None:
+                memo[k] = res
+            return res
+        if s in ("broadcast_in_dim", "reshape", "broadcast"):
+            v = op.operands[0]
+            continue
+        return False
+    return False
+
+
+def _is_float(v) -> bool:
+    try:
+        return isinstance(ir.ShapedType(v.type).element_type, ir.FloatType)
+    except (ValueError, TypeError):
+        return False
+
+
+def match_logistic(div, memo: dict | None = None):
+    """Match ``1 / (1 + exp(-x))`` at ``div``.
+
+    Returns:
+        ``((x, [negate, exponential, add], [one producers]), None)`` on a match;
+        ``(None, (reason code, culprit op))`` for a candidate (a divide whose
+        denominator is an add of an exponential) that fails a check;
+        ``(None, None)`` for any other op. ``memo``: see :func:`_splat_one`.
+    """
+    pfx = div.name.split(".", 1)[0]
+    d = TABLES.get(pfx)
+    if d is None or not d.is_op(div, "divide"):
+        return None, None
+    ops = div.operands
+    num, den = ops[0], ops[1]
+    add = defining_op(den)
+    if not d.is_op(add, "add"):
+        return None, None
+    aops = add.operands
+    a0, a1 = aops[0], aops[1]
+    orders = [(e, cv) for ev, cv in ((a0, a1), (a1, a0)) for e in (defining_op(ev),) if d.is_op(e, "exponential")]
+    if not orders:
+        return None, None
+    if not has_one_use(add):
+        return None, ("add-multi-use", add)
+    if not _is_float(div.result):
+        return None, ("dtype-not-float", None)
+    if not _splat_one(num, memo):
+        return None, ("numerator-not-one", defining_op(num))
+    first = None
+    for e, cv in orders:
+        found, refusal = _match_exp(d, div, e, cv, memo)
+        if found is not None:
+            x, n = found
+            return (x, [n, e, add], [defining_op(num), defining_op(cv)]), None
+        first = first or refusal
+    return None, first
+
+
+def _match_exp(d, div, e, cv, memo):
+    """``exp(-x) + cv`` with ``cv`` a splat 1.0: ``((x, negate), None)`` or ``(None, refusal)``."""
+    if not has_one_use(e):
+        return None, ("exp-multi-use", e)
+    if not _splat_one(cv, memo):
+        return None, ("addend-not-one", defining_op(cv))
+    n = defining_op(e.operands[0])
+    if not d.is_op(n, "negate"):
+        return None, ("exp-operand-not-negate", n)
+    if not has_one_use(n):
+        return None, ("negate-multi-use", n)
+    x = n.operands[0]
+    if x.type != div.result.type:
+        return None, ("type-mismatch", None)
+    return (x, n), None
+
+
+def _erase_dead_consts(op, memo: dict, erased: set, rw) -> None:
+    """Erase ``op`` and its constant-chain producers while each is unused; add their keys to ``erased``."""
+    while op is not None:
+        short = hlo_short_name(op)
+        if short not in _CONST_CHAIN or not _unused(op.results[0]):
+            return
+        nxt = defining_op(op.operands[0]) if len(op.operands) else None
+        if short == "constant":
+            memo.clear()  # its address may be reused by an op created later
+        erased.add(op_key(op))
+        rw.erase_op(op)
+        op = nxt
+
+
+def _divides(anchor, ctx) -> list:
+    """The divides of ``anchor`` in walk (post-)order: from the census, or one walk."""
+    names = [d.name("divide") for d in TABLES.values()]
+    found = [n for n in names if ctx.module_may_contain(n)]
+    if not found:
+        return []
+    if len(found) == 1:  # one dialect: the census list is in walk order (no walk)
+        return ctx.ops_named(anchor, found[0])
+    divs = []  # both dialects in one module: keep the walk's interleaving
+
+    def visit(op):
+        if hlo_short_name(op) == "divide":
+            divs.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    anchor.walk(visit)
+    return divs
+
+
+def _run(anchor, ctx) -> None:
+    rec = fusion_report.recorder(ctx, anchor)
+    try:
+        _raise(anchor, ctx, rec)
+    finally:
+        fusion_report.function_done(ctx, anchor)
+
+
+def _raise(anchor, ctx, rec) -> None:
+    divs = _divides(anchor, ctx)
+    memo: dict = {}
+    rw = ctx.rewriter
+    for div in divs:
+        m, refusal = match_logistic(div, memo)
+        if m is None:
+            if refusal is not None and rec is not None:
+                code, culprit = refusal
+                detail = culprit.name if culprit is not None else (
+                    str(div.result.type) if code == "dtype-not-float" else None)
+                rec.refused(RULE, LOGISTIC, div, code, detail, culprit)
+            continue
+        x, chain, ones = m
+        if rec is not None:
+            rec.formed(RULE, LOGISTIC, chain + [div])
+        d = TABLES[div.name.split(".", 1)[0]]
+        res = div.result
+        loc = div.location
+        with div.context, loc:
+            lg = rw.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
+        rw.replace_all_uses_with(res, lg.result)
+        rw.erase_op(div)
+        for o in reversed(chain):  # add, exponential, negate: each now unused
+            rw.erase_op(o)
+        # Keys first: erasing one producer chain may erase the other producer
+        # (numerator broadcast(c) and the add's own c), which must then not be touched.
+        keyed = [(op_key(o), o) for o in ones if o is not None]
+        erased: set = set()
+        for k, o in keyed:
+            if k not in erased:
+                _erase_dead_consts(o, memo, erased, rw)
+        ctx.stats["raised-logistic"] += 1
+
+
+class _RaiseLogisticState(fusion_report.ReportRun):
+    """Per-run state of raise-logistic (only the report's)."""
+
+
+register(
+    PassInfo(
+        "raise-logistic",
+        "Raise 1/(1+exp(-x)) (how JAX lowers jax.nn.sigmoid/silu) to logistic(x) so DotLogistic can match",
+        _run,
+        anchor="func.func",
+        dialect=None,
+        class_name="RaiseLogistic",
+        options=(fusion_report.REPORT_OPTION,),
+        state=_RaiseLogisticState,
+        statistics=(Statistic("raised-logistic", "1/(1+exp(-x)) chains raised to logistic(x)"),),
+        source="ours (issue 3); runs before the spine when CompileConfig.raise_logistic is set",
+    )
+)

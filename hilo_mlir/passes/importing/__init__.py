@@ -1,0 +1,1 @@
+"""The import step as a pass (hilo-import): the stages before the spine."""

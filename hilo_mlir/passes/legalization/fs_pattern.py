@@ -1,0 +1,314 @@
+"""Spine step 12: ``convert-fs-pattern-to-custom-calls`` (twin ``stablehlo-convert-fs-pattern-to-custom-calls``).
+
+"FS" names a subgraph the backend runs as one custom call; the only one is
+``AwsFSPattern5``: the softmax subgraph over one dimension (provenance:
+``PassInfo.source``).
+
+Matched (the form ``jax.nn.softmax`` lowers to, see
+``corpus/jax/attention.stablehlo.mlir``), ``x : tensor<S x fT>``, ``D`` one
+dimension::
+
+    %m  = reduce(%x init: -inf) applies maximum across dimensions = [D]
+    %m' = maximum(broadcast(-inf), %m)              # optional (JAX emits it)
+    %b  = broadcast_in_dim / reshape chain of %m' back to S (re-inserting D)
+    %e  = exponential(subtract(%x, %b))
+    %s  = reduce(%e init: 0) applies add across dimensions = [D]
+    %r  = divide(%e, <broadcast chain of %s back to S>)
+
+Every intermediate value must be used only inside the subgraph (``%e`` twice).
+Rewrite: ``%r = custom_call @AwsFSPattern5(%x) {backend_config = "{\\"dim\\": D}"}``
+with ``%r``'s type; the subgraph ops are erased. The printer emits it as a
+``SoftmaxOp(dim=D)``. Custom calls are not evaluable by the reference
+interpreter, so this rewrite is tested structurally (lit), not numerically.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hilo_mlir.fusion import report as fusion_report
+from hilo_mlir.fusion.report.vocabulary import SOFTMAX
+from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.utils import int_list, is_reduction_identity, reducer_kind
+from hilo_mlir.passmanager.registry import Statistic, register_twins
+
+TARGET = "AwsFSPattern5"
+RULE = "ConvertFSPatternToCustomCalls"
+
+#: i64_list of an attribute, memoised by the attribute's uniqued pointer for one run
+#: of the pass (the softmaxes of a model share their dimension lists); cleared per run.
+_INTS: dict = {}
+
+
+def _ints(attr) -> list[int]:
+    key = identity_key(attr)
+    hit = _INTS.get(key)
+    if hit is None:
+        hit = _INTS[key] = int_list(attr)
+    return hit
+
+
+def _def(v, d, *shorts):
+    owner = v.owner  # one binding call: an OpView, or a Block for a block argument
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation
+    return op if d.is_op(op, *shorts) else None
+
+
+def _unbroadcast(v, d, chain):
+    """Follow broadcast_in_dim / size-1 reshape producers back from ``v``.
+
+    Returns ``(source value, mapping)``: ``mapping[i]`` is the dimension of
+    ``v`` that dimension ``i`` of the source becomes (None for a size-1 source
+    dimension that was dropped or broadcast). ``chain`` collects the ops.
+    """
+    vt = v.type  # builtin types come downcast: isinstance is the typeid test without a call
+    if not isinstance(vt, ir.RankedTensorType):
+        return v, []
+    mapping = list(range(vt.rank))
+    while True:
+        op = _def(v, d, "broadcast_in_dim", "reshape")
+        if op is None:
+            return v, mapping
+        src = op.operands[0]
+        st = src.type
+        if not isinstance(st, ir.RankedTensorType):
+            return v, mapping
+        sshape = st.shape  # one binding call (each .shape builds a new list)
+        if d.is_op(op, "broadcast_in_dim"):
+            new = _through_broadcast(op, sshape, mapping)
+        else:
+            new = _through_reshape(op, sshape, mapping)
+            if new is None:
+                return v, mapping  # a real reshape: stop here
+        mapping = new
+        chain.append(op)
+        v = src
+
+
+def _through_broadcast(op, sshape, mapping: list) -> list:
+    """The mapping of ``op``'s operand (shape ``sshape``) from the mapping of its result."""
+    bd = _ints(op.attributes["broadcast_dimensions"])
+    rshape = None
+    new = []
+    for i in range(len(sshape)):
+        if sshape[i] != 1:
+            new.append(mapping[bd[i]])
+            continue
+        if rshape is None:
+            rshape = ir.RankedTensorType(op.results[0].type).shape
+        new.append(mapping[bd[i]] if rshape[bd[i]] == 1 else None)
+    return new
+
+
+def _through_reshape(op, sshape, mapping: list):
+    """As :func:`_through_broadcast` for a reshape that only adds or drops size-1 dimensions; None otherwise."""
+    rshape = ir.RankedTensorType(op.results[0].type).shape
+    src_big = [i for i in range(len(sshape)) if sshape[i] != 1]
+    res_big = [i for i in range(len(rshape)) if rshape[i] != 1]
+    if [sshape[i] for i in src_big] != [rshape[i] for i in res_big]:
+        return None
+    new = [None] * len(sshape)
+    for si, ri in zip(src_big, res_big):
+        new[si] = mapping[ri]
+    return new
+
+
+def _is_neg_inf_splat(v, d) -> bool:
+    while True:
+        op = _def(v, d, "broadcast_in_dim")
+        if op is None:
+            break
+        v = op.operands[0]
+    c = _def(v, d, "constant")
+    if c is None:
+        return False
+    try:
+        dense = ir.DenseElementsAttr(c.attributes["value"])
+        if not dense.is_splat:
+            return False
+        f = ir.FloatAttr(dense.get_splat_value()).value
+    except (ValueError, TypeError):
+        return False
+    return math.isinf(f) and f < 0
+
+
+def _reduce_over(v, d, kind, dim_x, x=None):
+    """``v`` is a single-operand ``kind``-reduce over exactly ``[dim_x]`` (of ``x`` if given)."""
+    r = _def(v, d, "reduce")
+    if r is None or len(r.operands) != 2 or len(r.results) != 1:
+        return None
+    if _ints(r.attributes["dimensions"]) != [dim_x]:
+        return None
+    if reducer_kind(r, d) != kind or not is_reduction_identity(r.operands[1], kind):
+        return None
+    if x is not None and r.operands[0] != x:
+        return None
+    return r
+
+
+def _shift_source(v, d):
+    """Strip the optional ``maximum(-inf, m)`` from the shift's source: ``(m, maximum op or None)``,
+    or ``(None, maximum op)`` when it is a maximum against anything but a splat -inf."""
+    maxop = _def(v, d, "maximum")
+    if maxop is None:
+        return v, None
+    a, b = maxop.operands[0], maxop.operands[1]
+    if _is_neg_inf_splat(a, d):
+        return b, maxop
+    if _is_neg_inf_splat(b, d):
+        return a, maxop
+    return None, maxop
+
+
+def _reduced_dim(map_s, map_m, n: int, div, ctx):
+    """The one dimension of rank-``n`` x both broadcasts re-insert, or ``(None, reason code)``."""
+    if len(map_s) != n - 1 or len(map_m) != n - 1 or None in map_s or None in map_m:
+        ctx.debug(f"divide at {div.location}: denominator/shift is not a broadcast of a rank-{n - 1} reduce")
+        return None, "not-rank-reducing-broadcast"
+    missing = sorted(set(range(n)) - set(map_s))
+    if len(missing) != 1 or map_s != [i for i in range(n) if i != missing[0]] or map_m != map_s:
+        ctx.debug(f"divide at {div.location}: broadcasts do not re-insert one reduced dimension")
+        return None, "broadcast-dims-mismatch"
+    return missing[0], None
+
+
+def _match(div, d, ctx):
+    """``((x, dim, ops of the subgraph), None)``; ``(None, (reason code, culprit))`` for a candidate
+    (a divide of an exponential) that fails a check; ``(None, None)`` for any other divide."""
+    e, den = div.operands[0], div.operands[1]
+    exp = _def(e, d, "exponential")  # the cheapest test first
+    if exp is None:
+        return None, None
+    rtype = div.results[0].type
+    if not isinstance(rtype, ir.RankedTensorType) or not rtype.has_static_shape:  # builtin types come downcast
+        return None, ("dynamic-shape", None)
+    if not isinstance(rtype.element_type, ir.FloatType):
+        return None, ("dtype-not-float", None)
+    n = rtype.rank
+    chain_s: list = []
+    s_val, map_s = _unbroadcast(den, d, chain_s)
+    sub = _def(exp.operands[0], d, "subtract")
+    if sub is None:
+        ctx.debug(f"divide at {div.location}: exponential operand is not a subtract")
+        return None, ("exp-operand-not-subtract", exp)
+    x = sub.operands[0]
+    if x.type != rtype:
+        return None, ("type-mismatch", sub)
+    chain_m: list = []
+    m_val, map_m = _unbroadcast(sub.operands[1], d, chain_m)
+    m_val, maxop = _shift_source(m_val, d)
+    if m_val is None:
+        return None, ("max-not-against-neg-inf", maxop)
+    if maxop is not None:
+        chain_m.append(maxop)  # the -inf constant and its broadcast stay (dead code is step 13's job)
+    dim, code = _reduced_dim(map_s, map_m, n, div, ctx)
+    if dim is None:
+        return None, (code, None)
+    rsum = _reduce_over(s_val, d, "add", dim, e)
+    rmax = _reduce_over(m_val, d, "maximum", dim, x)
+    if rsum is None or rmax is None:
+        ctx.debug(f"divide at {div.location}: not sum(exp(x - max(x))) over one dimension")
+        return None, ("not-softmax-reduces", None)
+    return (x, dim, [div, exp] + chain_s + [rsum, sub] + chain_m + [rmax]), None
+
+
+def _user_outside(ops, root):
+    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none."""
+    members = list(ops)
+    for op in ops:
+        if op == root:
+            continue
+        for r in op.results:
+            for use in r.uses:
+                owner = use.owner.operation
+                if not any(owner == m for m in members):  # the subgraph has at most ~12 ops
+                    return owner
+    return None
+
+
+def _run(func_op, ctx):
+    rec = fusion_report.recorder(ctx, func_op)
+    d = ctx.d
+    # The candidates, from the census (walk order, no walk of the function).
+    divs = ctx.ops_named(func_op, d.name("divide"))
+    _INTS.clear()
+    try:
+        _rewrite(divs, d, ctx, rec)
+    finally:
+        _INTS.clear()  # attribute pointers are only stable while their context lives
+        fusion_report.function_done(ctx, func_op)
+
+
+def _erase_subgraph(ops, rw) -> None:
+    """Erase ``ops`` (a matched subgraph whose root's uses are gone), users before producers."""
+    pending = list(ops)
+    while pending:
+        rest = []
+        for op in pending:
+            if any(True for r in op.results for _ in r.uses):
+                rest.append(op)
+            else:
+                rw.erase_op(op)
+        if len(rest) == len(pending):
+            break  # cannot happen after _user_outside; never loop forever
+        pending = rest
+
+
+def _refuse(rec, div, code: str, culprit=None) -> None:
+    if rec is not None:
+        detail = culprit.name if culprit is not None else (str(div.results[0].type) if code == "dtype-not-float" else None)
+        if code == "intermediate-used-outside":
+            detail = f"{culprit.name}@{rec.loc(culprit)}"
+        rec.refused(RULE, SOFTMAX, div, code, detail, culprit)
+
+
+def _rewrite(divs, d, ctx, rec) -> int:
+    n = 0
+    rw = ctx.rewriter
+    # A divide can only be erased as the root of its own match, so handles stay valid.
+    for div in divs:
+        m, refusal = _match(div, d, ctx)
+        if m is None:
+            if refusal is not None:
+                _refuse(rec, div, *refusal)
+            continue
+        x, dim, ops = m
+        outside = _user_outside(ops, div)
+        if outside is not None:
+            ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
+            _refuse(rec, div, "intermediate-used-outside", outside)
+            continue
+        if rec is not None:
+            rec.formed(RULE, SOFTMAX, list(reversed(ops)))
+        with div.context, div.location:
+            call = rw.create(
+                d.name("custom_call"), results=[div.results[0].type], operands=[x],
+                attributes={
+                    "call_target_name": ir.StringAttr.get(TARGET),
+                    "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),
+                },
+                loc=div.location, before=div,
+            )
+        rw.replace_all_uses_with(div.results[0], call.results[0])
+        _erase_subgraph(ops, rw)
+        n += 1
+        ctx.stats["softmax-patterns"] += 1
+    return n
+
+
+class _FSPatternState(fusion_report.ReportRun):
+    """Per-run state of convert-fs-pattern-to-custom-calls (only the report's)."""
+
+
+register_twins(
+    "convert-fs-pattern-to-custom-calls",
+    "Softmax subgraph exp(x - max(x)) / sum(exp(x - max(x))) -> custom_call @AwsFSPattern5",
+    _run,
+    class_name="ConvertFSPatternToCustomCalls",
+    options=(fusion_report.REPORT_OPTION,),
+    state=_FSPatternState,
+    statistics=(Statistic("softmax-patterns", "softmax subgraphs replaced by one custom_call"),),
+    source="seed 004 step 12 and 'FS is an unresolved opaque label'; DESIGN.md decision 7 (our interpretation)",
+)

@@ -1,0 +1,317 @@
+"""Spine steps 6 and 7: ``lower-complex`` and ``lower-complex-extra`` (+ ``stablehlo-`` twins).
+
+Source: seed 004 steps 6/7 (``mhlo::createLowerComplexPass`` gate cfg[0x11A],
+default-on per the seed's NOTE; ``mhlo::createLowerComplexExtraPass`` gate
+cfg[0x11B]); behaviour: DESIGN.md catalogue rows 6 and 7 (our definition).
+
+Both rewrite elementwise arithmetic on ``tensor<... x complex<fT>>`` (f32/f64
+parts, any static or dynamic rank) into arithmetic on the real and imaginary
+parts (``real``/``imag`` extract them, ``complex`` rebuilds the result). Parts
+of a value that is itself produced by a ``complex`` op are read from its
+operands, so chains of lowered ops stay real:
+
+* step 6 (``lower-complex``): ``add``, ``subtract``, ``multiply``
+  ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide`` by Smith's algorithm
+  (:func:`_smith_divide`: scaled by the larger part of the divisor, no
+  ``br^2 + bi^2``), ``negate``;
+* step 7 (``lower-complex-extra``): ``abs`` as the scaled hypot
+  ``m * sqrt(1 + (n/m)^2)``, ``m``/``n`` the larger/smaller of ``|re|, |im|``
+  (:func:`_scaled_abs`; result is real), ``exponential``
+  ``(e^re cos im, e^re sin im)``, ``log`` ``(log |z|, atan2(im, re))`` with
+  ``log |z| = log(m) + log1p((n/m)^2)/2`` (:func:`_log_abs`),
+  ``sqrt`` (principal root: ``t = sqrt((|z| + |re|)/2)``; ``re >= 0``:
+  ``(t, im/(2t))``, else ``(|im|/(2t), ±t)`` with the sign of ``im``;
+  ``z = 0`` gives ``0``; ``|z|`` is the scaled hypot).
+  ``abs``/``log``/``sqrt`` need a static shape (splat constants); on dynamic
+  shapes they are left alone.
+
+Add/subtract/negate are exact. Divide, abs, log and sqrt do not under/overflow in
+intermediates while the result is representable (f32 parts of magnitude
+1e-30..1e30 match XLA CPU; test_spine_steps_05_14.py). Multiply and exp use the textbook
+formulas (no scaling), so products of parts beyond ~1e19 in f32 overflow; results
+may differ from the interpreter's / XLA's in the last bits.
+``real``/``imag`` users of a rebuilt complex value read the part directly.
+Ops on real types are left alone.
+"""
+
+from __future__ import annotations
+
+from hilo_mlir.ir import ir
+from hilo_mlir.passmanager.registry import register_twins
+
+BASIC = ("add", "subtract", "multiply", "divide", "negate")
+EXTRA = ("abs", "exponential", "log", "sqrt")
+
+
+def _complex_elem(t):
+    try:
+        st = ir.ShapedType(t)
+    except (ValueError, TypeError):
+        return None
+    et = st.element_type
+    if et.typeid != ir.ComplexType.static_typeid:
+        return None
+    return ir.ComplexType(et).element_type
+
+
+def _with_elem(t, elem):
+    if _ranked(t):
+        return ir.RankedTensorType.get(list(ir.RankedTensorType(t).shape), elem)
+    return ir.UnrankedTensorType.get(elem)
+
+
+def _ranked(t) -> bool:
+    return t.typeid == ir.RankedTensorType.static_typeid
+
+
+class _Builder:
+    """Creates ops of one dialect before ``anchor`` (an Operation), through the rewriter ``rw``."""
+
+    def __init__(self, d, anchor, parts_cache, rw):
+        self.d = d
+        self.anchor = anchor
+        self.loc = anchor.location
+        self.parts_cache = parts_cache
+        self.rw = rw
+
+    def op(self, short, operands, rtype, attrs=None):
+        new = self.rw.create(
+            self.d.name(short), results=[rtype], operands=list(operands), attributes=attrs or {},
+            loc=self.loc, before=self.anchor,
+        )
+        if short in ("real", "imag", "complex"):
+            self.parts_cache.created.append(new)
+        return new.results[0]
+
+    def parts(self, v, real_t):
+        hit = self.parts_cache.get(v)
+        if hit is not None:
+            return hit
+        owner = v.owner
+        if not isinstance(owner, ir.Block) and self.d.is_op(owner.operation, "complex"):
+            res = (owner.operation.operands[0], owner.operation.operands[1])
+            self.parts_cache.created.append(owner.operation)
+        else:
+            res = (self.op("real", [v], real_t), self.op("imag", [v], real_t))
+        self.parts_cache[v] = res
+        return res
+
+    def bin(self, short, a, b):
+        return self.op(short, [a, b], a.type)
+
+    def un(self, short, a):
+        return self.op(short, [a], a.type)
+
+    def const(self, t, value: float):
+        rt = ir.RankedTensorType(t)
+        attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
+        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr},
+                              loc=self.loc, before=self.anchor).results[0]
+
+    def compare(self, a, b, direction: str):
+        i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
+        attrs = {"comparison_direction": ir.Attribute.parse(f"#{self.d.prefix}<comparison_direction {direction}>")}
+        return self.op("compare", [a, b], i1, attrs)
+
+    def select(self, p, a, b):
+        return self.op("select", [p, a, b], a.type)
+
+
+def _smith_divide(b, ar, ai, br, bi):
+    """(ar + i ai) / (br + i bi) by Smith's algorithm (CACM 5(8), 1962).
+
+    Scales by the larger part of the divisor instead of forming
+    ``br^2 + bi^2`` (which under/overflows in f32 for ``|b|`` below ~1e-19 or
+    above ~1e19). With ``p = |br| >= |bi|``, ``c``/``s`` the larger/smaller part
+    of ``b`` and ``x``/``y`` the matching parts of ``a`` (``x = ar`` when ``p``):
+    ``r = s/c``, ``den = c + s*r``, ``re = (x + y*r)/den``,
+    ``im = ±(y - x*r)/den`` (``+`` when ``p``). Both branches are one formula
+    on ``select``ed operands, so no division is computed twice.
+    """
+    p = b.compare(b.un("abs", br), b.un("abs", bi), "GE")
+    c, s = b.select(p, br, bi), b.select(p, bi, br)
+    x, y = b.select(p, ar, ai), b.select(p, ai, ar)
+    r = b.bin("divide", s, c)
+    den = b.bin("add", c, b.bin("multiply", s, r))
+    re = b.bin("divide", b.bin("add", x, b.bin("multiply", y, r)), den)
+    t = b.bin("divide", b.bin("subtract", y, b.bin("multiply", x, r)), den)
+    return re, b.select(p, t, b.un("negate", t))
+
+
+def _scaled_abs(b, re, im, real_t):
+    """|re + i im| without under/overflow of the squares (scaled hypot).
+
+    ``m = max(|re|, |im|)``, ``n = min(|re|, |im|)``: ``m * sqrt(1 + (n/m)^2)``.
+    Where that is NaN although no part is NaN -- ``m == 0`` (0/0) or both
+    parts infinite (inf/inf) -- the result is ``n`` (0 resp. inf); a NaN part
+    gives NaN (``maximum``/``minimum`` propagate NaN). Needs a static shape
+    (splat constant 1).
+    """
+    m, n, q = _max_min_ratio(b, re, im)
+    res = b.bin("multiply", m, b.un("sqrt", b.bin("add", b.const(real_t, 1.0), b.bin("multiply", q, q))))
+    return b.select(b.compare(res, res, "NE"), n, res)
+
+
+def _max_min_ratio(b, re, im):
+    """``m = max(|re|, |im|)``, ``n = min(|re|, |im|)``, ``q = n/m`` (in [0, 1] or NaN)."""
+    a_re, a_im = b.un("abs", re), b.un("abs", im)
+    m, n = b.bin("maximum", a_re, a_im), b.bin("minimum", a_re, a_im)
+    return m, n, b.bin("divide", n, m)
+
+
+def _log_abs(b, re, im, real_t):
+    """``log |re + i im|`` as ``log(m) + log1p(q^2)/2`` (see :func:`_max_min_ratio`):
+    no squares of the parts (no under/overflow), and no rounding of ``|z|``
+    before the log (accurate near ``|z| = 1``). Where ``q`` is NaN although no
+    part is -- 0/0 or inf/inf -- the result is ``log(m)`` (-inf resp. inf).
+    """
+    m, _, q = _max_min_ratio(b, re, im)
+    log_m = b.un("log", m)
+    res = b.bin("add", log_m, b.bin("multiply", b.const(real_t, 0.5), b.un("log_plus_one", b.bin("multiply", q, q))))
+    return b.select(b.compare(q, q, "NE"), log_m, res)
+
+
+def _lower_one(op, d, cache, rw) -> bool:
+    short = d.short(op)
+    operand_t = op.operands[0].type
+    elem = _complex_elem(operand_t)
+    if elem is None:
+        return False
+    real_t = _with_elem(operand_t, elem)
+    if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
+        if short in ("abs", "log", "sqrt"):  # the scaled |z| needs splat constants of the shape
+            return False
+    b = _Builder(d, op, cache, rw)
+    ops = [b.parts(v, real_t) for v in op.operands]
+    ar, ai = ops[0]
+    if short in ("add", "subtract"):
+        re, im = b.bin(short, ar, ops[1][0]), b.bin(short, ai, ops[1][1])
+    elif short == "negate":
+        re, im = b.un("negate", ar), b.un("negate", ai)
+    elif short == "multiply":
+        br, bi = ops[1]
+        re = b.bin("subtract", b.bin("multiply", ar, br), b.bin("multiply", ai, bi))
+        im = b.bin("add", b.bin("multiply", ar, bi), b.bin("multiply", ai, br))
+    elif short == "divide":
+        re, im = _smith_divide(b, ar, ai, *ops[1])
+    elif short == "abs":
+        rw.replace_op(op, [_scaled_abs(b, ar, ai, real_t)])
+        return True
+    elif short == "exponential":
+        e = b.un("exponential", ar)
+        re, im = b.bin("multiply", e, b.un("cosine", ai)), b.bin("multiply", e, b.un("sine", ai))
+    elif short == "log":
+        re, im = _log_abs(b, ar, ai, real_t), b.bin("atan2", ai, ar)
+    elif short == "sqrt":
+        zero, half, two = b.const(real_t, 0.0), b.const(real_t, 0.5), b.const(real_t, 2.0)
+        mag = _scaled_abs(b, ar, ai, real_t)
+        t = b.un("sqrt", b.bin("multiply", b.bin("add", mag, b.un("abs", ar)), half))
+        two_t = b.bin("multiply", t, two)
+        t_is_zero = b.compare(t, zero, "EQ")
+        safe = b.select(t_is_zero, b.const(real_t, 1.0), two_t)
+        q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))       # im / (2t)
+        q_abs = b.select(t_is_zero, zero, b.bin("divide", b.un("abs", ai), safe))
+        re_pos = b.compare(ar, zero, "GE")
+        im_neg = b.compare(ai, zero, "LT")
+        re = b.select(re_pos, t, q_abs)
+        im = b.select(re_pos, q, b.select(im_neg, b.un("negate", t), t))
+    else:
+        return False
+    res_t = op.results[0].type
+    cache.pop(op.results[0], None)
+    out = b.op("complex", [re, im], res_t)
+    cache[out] = (re, im)
+    rw.replace_op(op, [out])
+    return True
+
+
+def _may_lower(func_op, d, kinds, ctx) -> bool:
+    """False only if no candidate works on complex values (then the pass has nothing to do)."""
+    # _lower_one leaves an op alone at once unless its first operand is complex.
+    elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
+    if elems is not None:
+        return any(e.startswith("complex<") for e in elems)
+    memo = {}  # type -> complex? (types are uniqued: they hash by pointer)
+    for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):  # from the census, no walk
+        t = op.operands[0].type
+        hit = memo.get(t)
+        if hit is None:
+            hit = memo[t] = _complex_elem(t) is not None
+        if hit:
+            return True
+    return False
+
+
+def _clean_up(cache, d, rw) -> None:
+    """Erase the real/imag/complex ops the lowering created or read through that are now
+    unused, latest first (a dead complex frees its parts); ``real``/``imag`` of a complex
+    op it built read that op's operand directly."""
+    order = list(dict.fromkeys(reversed(cache.created)))
+    cache.clear()
+    forwarded = []
+    for o in order:
+        if d.is_op(o, "complex"):
+            for use in list(o.results[0].uses):
+                u = use.owner.operation
+                if d.is_op(u, "real", "imag"):
+                    rw.replace_all_uses_with(u.results[0], o.operands[0 if d.is_op(u, "real") else 1])
+                    forwarded.append(u)
+    for u in forwarded:
+        rw.erase_op(u)
+    for o in order:
+        if all(not list(r.uses) for r in o.results):
+            rw.erase_op(o)
+
+
+def _make_run(kinds):
+    def _run(func_op, ctx):
+        d = ctx.d
+        if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no candidate in the module: nothing to do
+            return
+        if not _may_lower(func_op, d, kinds, ctx):
+            return  # no complex value anywhere, or no candidate on one: nothing to lower
+        todo = []
+
+        def visit(op):
+            if d.is_op(op, *kinds):
+                todo.append(op.operation)
+            return ir.WalkResult.ADVANCE
+
+        func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+        cache = _PartsCache()
+        n = 0
+        with func_op.context, func_op.location:
+            for op in todo:
+                if _lower_one(op, d, cache, ctx.rewriter):
+                    n += 1
+                    ctx.stats["ops-lowered"] += 1
+        if n:
+            _clean_up(cache, d, ctx.rewriter)
+
+    return _run
+
+
+class _PartsCache(dict):
+    """value -> (real part, imag part), plus the real/imag/complex ops touched."""
+
+    def __init__(self):
+        super().__init__()
+        self.created = []
+
+
+register_twins(
+    "lower-complex",
+    "Complex add/subtract/multiply/divide/negate -> arithmetic on real and imaginary parts",
+    _make_run(BASIC),
+    class_name="LowerComplex",
+    statistics=("ops-lowered",),
+    source="seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); DESIGN.md row 6",
+)
+register_twins(
+    "lower-complex-extra",
+    "Complex abs/exponential/log/sqrt -> arithmetic on real and imaginary parts",
+    _make_run(EXTRA),
+    class_name="LowerComplexExtra",
+    statistics=("ops-lowered",),
+    source="seed 004 step 7 (mhlo::createLowerComplexExtraPass, gate cfg[0x11B]); DESIGN.md row 7",
+)

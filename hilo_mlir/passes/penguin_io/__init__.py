@@ -1,0 +1,1 @@
+"""Penguin I/O passes: the entry function's interface, aliasing, tensorizer legalization, the printer passes."""

@@ -1,0 +1,79 @@
+"""The terminal printer passes (spine step 32): ``mhlo-to-py-penguin`` / ``stablehlo-to-py-penguin``.
+
+The format is ``docs/penguin_format.md``. The pass does not change the IR: it prints
+``main`` as Penguin Python and leaves the text in the pipeline's
+``extras["penguin_source"]`` and the large-constant ``.npy`` files in
+``extras["penguin_files"]`` (the driver writes both into the output folder),
+or writes them to the file named by the ``output`` option (the ``.npy``
+files beside it).
+"""
+
+import os
+
+from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, print_program
+from hilo_mlir.passmanager.registry import Option, PassInfo, register
+
+_OPTIONS = (
+    Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)"),
+    Option("model-type", str, DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference"),
+    Option("output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver"),
+    Option("inline-constant-max-elements", int, DEFAULT_INLINE_LIMIT,
+           "non-splat constants with more elements are written to .npy files beside penguin.py"),
+)
+
+
+def _run_printer(module_op, ctx):
+    counts: dict = {}
+    parameters: dict = {}
+    src, files = print_program(module_op, dialect=ctx.info.dialect, root=ctx.options.root,
+                               filename=ctx.extras.get("filename"),
+                               inline_limit=ctx.options.inline_constant_max_elements, stats=counts,
+                               model_type=ctx.options.model_type, parameters=parameters)
+    ctx.stats["statements"] += sum(counts.values())
+    ctx.stats["npy-files"] += len(files)
+    ctx.extras["penguin_source"] = src
+    ctx.extras["penguin_files"] = files
+    ctx.extras["penguin_parameters"] = parameters
+    out = ctx.options.output
+    if out == "-":
+        import sys
+
+        sys.stdout.write(src)
+    elif out:
+        # As hilo-opt's -o: the folder must exist (a missing one is an error, never
+        # created); penguin.py plus its .npy files are renamed into place only once
+        # all were written.
+        from hilo_mlir.support.diagnostics import HiloError
+        from hilo_mlir.driver.packaging import write_program
+
+        folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder):
+            raise HiloError(f"cannot write output file '{out}': no such directory '{os.path.dirname(out) or folder}'")
+        if os.path.basename(out) == "penguin.py":
+            write_program(folder, src, files)
+        else:
+            from hilo_mlir.support.io import atomic_write_bytes
+
+            for name, data in files.items():
+                atomic_write_bytes(os.path.join(folder, name), data)
+            atomic_write_bytes(out, src.encode("utf-8"))
+
+
+for _arg, _dialect, _cls in (
+    ("mhlo-to-py-penguin", "mhlo", "MhloToPyPenguin"),
+    ("stablehlo-to-py-penguin", "stablehlo", "StableHLOToPyPenguin"),
+):
+    register(
+        PassInfo(
+            _arg,
+            f"Print the {_dialect} module as a Penguin Python program (terminal pass)",
+            _run_printer,
+            anchor="builtin.module",
+            dialect=_dialect,
+            options=_OPTIONS,
+            class_name=_cls,
+            statistics=("statements", "npy-files"),
+            terminal=True,
+            source="seed 004 step 32; seed 002 sections 1-3; docs/penguin_format.md",
+        )
+    )

@@ -1,0 +1,1 @@
+"""Scheduling passes: op order, live ranges, cross-pass tensors, rematerialization, hoisting, motion."""

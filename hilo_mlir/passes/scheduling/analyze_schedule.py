@@ -1,0 +1,113 @@
+"""``analyze-schedule`` (spine step 18, ``AnalyzeSchedule``; twin ``stablehlo-analyze-schedule``).
+
+Live ranges of the values of the function body in the current order; the
+peak live bytes are stamped on the function as ``neuron.peak_live_bytes``
+(i64). Reads the :class:`~hilo_mlir.analysis.entry_block.EntryBlock` that
+schedule-postorder left (or builds it); only an attribute of the function
+changes, which keeps that analysis for hoist-compute.
+"""
+
+from __future__ import annotations
+
+from hilo_mlir.analysis.entry_block import EntryBlock
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import attr_is, func_name, type_bytes
+from hilo_mlir.passmanager.registry import register_twins
+
+#: Function attribute holding the peak live bytes (i64) stamped by analyze-schedule.
+PEAK_ATTR = "neuron.peak_live_bytes"
+
+
+def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, int]:
+    """Peak live bytes of the function body in its current order.
+
+    Program points are the ops of the entry block, 0..n-1 (the terminator is
+    the last). A block argument is live from point 0 to its last use; an op's
+    result from its op to its last use (a use inside a nested region counts at
+    the enclosing op of the entry block); a result without uses is live at its
+    op only; an unused argument at point 0 only. Values inside nested regions
+    are transient to their op and not counted. Bytes per value:
+    :func:`~hilo_mlir.ir.utils.type_bytes`; dynamic shapes count 0. ``info``:
+    the entry block's :class:`EntryBlock` if the caller has it (read from the
+    IR otherwise).
+
+    Returns:
+        (peak bytes, index of the first op where the peak is reached, number of
+        values of unknown size).
+    """
+    block = func_op.regions[0].blocks[0]
+    if info is None:
+        info = EntryBlock(func_op)
+    n = len(info.ops)
+    if n == 0:
+        return 0, 0, 0
+    delta = [0] * (n + 1)
+    unknown = 0
+    # Last use of every value (keyed by hash(value)), by one forward sweep: a
+    # use inside op i (its operands or those of ops nested in its regions) is
+    # at point i. Every use of an entry-block value sits in some op of the
+    # entry block (dominance), so this is the max over its uses of their
+    # enclosing op's position.
+    last: dict = {}
+    update = last.update
+    fromkeys = dict.fromkeys
+    for i, values in enumerate(info.inputs):
+        update(fromkeys(values, i))
+    sizes: dict = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
+    get_last = last.get
+
+    def add(v, start):
+        nonlocal unknown
+        t = v.type
+        th = hash(t)
+        b = sizes.get(th, -1)
+        if b == -1:
+            b = sizes[th] = type_bytes(t)
+        if b is None:
+            unknown += 1
+            return
+        if b == 0:
+            return
+        end = get_last(hash(v), start)
+        if end < start:
+            end = start
+        delta[start] += b
+        delta[end + 1] -= b
+
+    for a in block.arguments:
+        add(a, 0)
+    for i, rs in enumerate(info.results):
+        for r in rs:
+            add(r, i)
+    peak, at, cur = 0, 0, 0
+    for i in range(n):
+        cur += delta[i]
+        if cur > peak:
+            peak, at = cur, i
+    return peak, at, unknown
+
+
+def _run_analyze_schedule(func_op, ctx):
+    if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
+        return  # a declaration
+    info = ctx.get_analysis(EntryBlock, func_op)
+    peak, at, unknown = peak_live_bytes(func_op, info)
+    with func_op.context:
+        new = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
+        if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
+            ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
+    ctx.stats["functions"] += 1
+    ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
+    if unknown:
+        ctx.stats["values-of-unknown-size"] += unknown
+    ctx.debug(f"@{func_name(func_op)}: peak live bytes {peak} at op #{at}")
+
+
+register_twins(
+    "analyze-schedule",
+    "Live ranges in the current order; stamp peak live bytes on the function (neuron.peak_live_bytes)",
+    _run_analyze_schedule,
+    class_name="AnalyzeSchedule",
+    statistics=("functions", "peak-live-bytes", "values-of-unknown-size"),
+    source="seed 004 step 18 (gate cfg[0x134]); DESIGN.md catalogue step 18 (our interpretation)",
+)

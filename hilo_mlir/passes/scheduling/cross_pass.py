@@ -1,0 +1,295 @@
+"""Spine steps 9 and 10: ``identify-cross-pass-tensors`` and ``rematerialize`` (+ ``stablehlo-`` twins).
+
+Source: seed 004 steps 9/10 (``createIdentifyCrossPassTensorsPass`` "tag
+neuron.CrossPassTensor", ``createRematerializePass`` "recompute-to-save-memory",
+both under gate cfg[0x116]) and the census of ``neuron.*`` attributes
+(``CrossPassTensor``, ``remat.value``). Behaviour: DESIGN.md catalogue rows 9
+and 10 (our definition).
+
+**identify-cross-pass-tensors.** A value *crosses a pass boundary* when it
+is an operand of an ``mhlo.fusion`` / ``stablehlo.composite`` / ``func.call``
+(a live-in of a fused cluster or an argument of a call) or a result of one of
+them that has a user (a live-out). The pass stamps
+
+* on the op that defines such values: ``neuron.CrossPassTensor =
+  array<i64: i, ...>`` (the crossing result numbers, ascending);
+* on a function argument that crosses: the argument attribute
+  ``neuron.CrossPassTensor`` (unit).
+
+Values that are block arguments of nested regions are not stamped (their
+region owner's operand is). Existing stamps are recomputed, so the pass is
+idempotent; IR without fusions/composites/calls is left alone.
+
+**rematerialize.** Cheap producers — ``constant``, ``iota``, and
+``broadcast_in_dim`` of a ``constant`` (cloned together) — whose users sit
+more than ``distance`` ops after them in their block (a user in a nested
+region counts at its ancestor in that block) get a clone right before the
+first far user; later users within ``distance`` of that clone share it.
+Every clone is stamped ``neuron.remat.value = <n> : i64``, ``n`` numbering
+the original producer in the function. The original is erased if nothing
+uses it any more. Values are unchanged bit for bit (pure ops, same
+attributes). Linear in the function size: positions are computed once.
+
+**Cost**: identify-cross-pass-tensors takes the boundary ops from
+the pipeline's op census and walks once, for stale stamps; rematerialize
+returns at once on a module without candidates and indexes only the blocks
+that hold one (from the census: usually the entry block alone).
+"""
+
+from __future__ import annotations
+
+from hilo_mlir.ir.dialects import FUSION_OPS
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.utils import attr_is, defining_op
+from hilo_mlir.passmanager.registry import Option, register_twins
+
+ATTR = "neuron.CrossPassTensor"
+REMAT = "neuron.remat.value"
+
+
+# --------------------------------------------------------------------------- step 9
+
+
+def _boundary_names(d) -> tuple:
+    """Names of the ops whose operands and used results cross a pass boundary."""
+    return tuple(dict.fromkeys((d.fusion, *FUSION_OPS, "func.call")))
+
+
+def _identify(func_op, ctx):
+    d = ctx.d
+    producers: list = []  # (defining op, result number)
+    args: set[int] = set()
+    entry = func_op.regions[0].blocks[0] if len(func_op.regions) and len(func_op.regions[0].blocks) else None
+
+    def note(v):
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            if entry is not None and owner == entry:
+                args.add(v.arg_number)
+            return
+        producers.append((owner.operation, v.result_number))
+
+    # The boundary ops from the pipeline's census (no walk), one name after the
+    # other: the stamps do not depend on the order they are found in.
+    boundaries = ctx.ops_named(func_op, *_boundary_names(d))
+    for b in boundaries:
+        for v in b.operands:
+            note(v)
+        for r in b.results:
+            if any(True for _ in r.uses):
+                note(r)
+    # Group result numbers per producer, and find stale stamps, before any
+    # attribute is written (Operation hashes follow attributes).
+    groups: dict = {}
+    for op, idx in producers:
+        groups.setdefault(op, set()).add(idx)
+    order = list(groups.items())
+    stale = []
+    advance = ir.WalkResult.ADVANCE
+
+    def find_stale(op):
+        if ATTR in op.attributes and op not in groups:
+            stale.append(op)
+        return advance
+
+    func_op.walk(find_stale)
+    rw = ctx.rewriter
+    with func_op.context:
+        for op in stale:
+            rw.remove_attr(op, ATTR)
+        for op, idxs in order:
+            new = ir.DenseI64ArrayAttr.get(sorted(idxs))
+            if attr_is(op, ATTR, new):
+                continue
+            rw.set_attr(op, ATTR, new)
+            ctx.stats["values-stamped"] += len(idxs)
+        if args or "arg_attrs" in func_op.attributes:
+            _stamp_args(func_op, args, ctx)
+
+
+def _stamp_args(func_op, args: set[int], ctx) -> bool:
+    n = len(func_op.regions[0].blocks[0].arguments)
+    old = ir.ArrayAttr(func_op.attributes["arg_attrs"]) if "arg_attrs" in func_op.attributes else None
+    dicts = []
+    changed = False
+    for i in range(n):
+        entries = {}
+        if old is not None:
+            da = ir.DictAttr(old[i])
+            for j in range(len(da)):
+                entries[da[j].name] = da[j].attr
+        if i in args and ATTR not in entries:
+            entries[ATTR] = ir.UnitAttr.get()
+            ctx.stats["values-stamped"] += 1
+            changed = True
+        elif i not in args and ATTR in entries:
+            del entries[ATTR]
+            changed = True
+        dicts.append(ir.DictAttr.get(entries))
+    if changed:
+        ctx.rewriter.set_attr(func_op, "arg_attrs", ir.ArrayAttr.get(dicts))
+    return changed
+
+
+# --------------------------------------------------------------------------- step 10
+
+
+def _cheap(op, d):
+    """The ops to clone for ``op`` (producer first), or None if it is not cheap."""
+    if len(op.regions) or len(op.results) != 1:
+        return None
+    if d.is_op(op, "constant", "iota"):
+        return [op]
+    if d.is_op(op, "broadcast_in_dim"):
+        src = op.operands[0]
+        if not isinstance(src.owner, ir.Block) and d.is_op(src.owner.operation, "constant"):
+            return [src.owner.operation, op]
+    return None
+
+
+def _blocks_with_ops(func_op):
+    """``[(block, [ir.Operation, ...])]`` for every block of ``func_op``, in :func:`all_blocks` order.
+
+    One listing per block: the ops listed are also where the nested blocks
+    are found (no separate walk). Order: an op's blocks are listed together,
+    before the blocks nested in them (pre-order of their owner ops).
+    """
+    out = []
+
+    def owner(op):
+        blocks = [b for r in op.regions for b in r.blocks]
+        listed = [(b, [o.operation for o in b.operations]) for b in blocks]
+        out.extend(listed)
+        for _, ops in listed:
+            for o in ops:
+                if len(o.regions):
+                    owner(o)
+
+    owner(func_op)
+    return out
+
+
+def _rematerialize(func_op, ctx):
+    d = ctx.d
+    cheap_names = (d.name("constant"), d.name("iota"), d.name("broadcast_in_dim"))
+    if not ctx.module_may_contain(*cheap_names):
+        ctx.stats["clones"] += 0  # the statistic is reported (as 0) whenever the pass ran
+        return  # nothing to clone anywhere
+    # Only blocks holding a candidate need an order index. Usually that is the
+    # entry block alone (census: no walk); otherwise list every block, in the
+    # order that numbers the producers.
+    candidates = ctx.ops_named(func_op, *cheap_names)
+    if not candidates:
+        ctx.stats["clones"] += 0
+        return
+    entry = func_op.regions[0].blocks[0]
+    if all(c.block == entry for c in candidates):
+        blocks = [(entry, [o.operation for o in entry.operations])]
+    else:
+        blocks = _blocks_with_ops(func_op)
+    plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance)
+    n_clones = 0
+    with func_op.context:
+        for plan in plans:
+            n_clones += _clone_for_far_users(plan, ctx.options.distance, ctx.rewriter)
+    ctx.stats["clones"] += n_clones
+
+
+def _far_uses(blocks, cheap_names: frozenset, d, dist: int) -> list:
+    """Phase 1 (read only): ``[(producer number, producer, with its constant, far uses)]``.
+
+    Producers are numbered from 1 in block order over ``blocks``; a far use is
+    ``(position, ancestor in the block, user, operand number)``, sorted by
+    position, for each user more than ``dist`` ops after the producer.
+    """
+    plans = []
+    serial = 0
+    for block, ops in blocks:
+        pos = None
+        for i, op in enumerate(ops):
+            if op.name not in cheap_names:
+                continue
+            chain = _cheap(op, d)
+            if chain is None:
+                continue
+            serial += 1
+            if pos is None:
+                pos = {o: k for k, o in enumerate(ops)}
+            uses = []
+            for use in op.results[0].uses:
+                user = use.owner.operation
+                p = pos.get(user)  # a user in the block is its own ancestor there
+                if p is not None:
+                    anc = user
+                else:
+                    anc = _ancestor_in(user, block)
+                    if anc is None:
+                        continue
+                    p = pos.get(anc)
+                if p is not None and p - i > dist:
+                    uses.append((p, anc, user, use.operand_number))
+            if uses:
+                uses.sort(key=lambda t: t[0])
+                plans.append((serial, op, len(chain) == 2, uses))
+    return plans
+
+
+def _clone_for_far_users(plan, dist: int, rw) -> int:
+    """Phase 2 for one producer: clone it before its first far user, share the clone with the
+    later users within ``dist`` of it, erase the producer if left unused; returns the clones made."""
+    sid, producer, with_const, uses = plan
+    # Re-derive the constant of a broadcast now: an earlier plan may have
+    # rematerialized (and erased) the one it read in phase 1.
+    chain = [defining_op(producer.operands[0]), producer] if with_const else [producer]
+    stamp = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sid)
+    clone_pos, clone_val = None, None
+    n_clones = 0
+    for p, anc, user, k in uses:
+        if clone_val is None or p - clone_pos > dist:
+            last = rw.clone(chain[0], before=anc)
+            rw.set_attr(last, REMAT, stamp)
+            if with_const:  # the broadcast's one operand is the constant: use its clone
+                c = rw.clone(chain[1], before=anc)
+                rw.set_operand(c, 0, last.results[0])
+                rw.set_attr(c, REMAT, stamp)
+                last = c
+            clone_pos, clone_val = p, last.results[0]  # cheap ops have one result
+            n_clones += 1
+        rw.set_operand(user, k, clone_val)
+    if not any(True for _ in producer.results[0].uses):
+        rw.erase_op(producer)
+        if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
+            rw.erase_op(chain[0])
+    return n_clones
+
+
+def _ancestor_in(op, block):
+    while op is not None:
+        if op.block == block:
+            return op
+        parent = op.parent
+        if parent is None:
+            return None
+        op = parent.operation
+        if op.name == "func.func":
+            return None
+    return None
+
+
+register_twins(
+    "identify-cross-pass-tensors",
+    "Stamp neuron.CrossPassTensor on values crossing a fusion/composite boundary or a call",
+    _identify,
+    class_name="IdentifyCrossPassTensors",
+    statistics=("values-stamped",),
+    source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
+)
+register_twins(
+    "rematerialize",
+    "Clone cheap producers (constant, iota, broadcast of a constant) next to far users; stamp neuron.remat.value",
+    _rematerialize,
+    class_name="Rematerialize",
+    statistics=("clones",),
+    options=(Option("distance", int, 16, "a user more than this many ops after the producer gets a clone"),),
+    source="seed 004 step 10 (same gate as step 9) and the neuron.* attribute census; DESIGN.md row 10 (our definition)",
+)

@@ -1,0 +1,1 @@
+"""Verification passes: supported ops and the instruction histogram."""

@@ -1,0 +1,253 @@
+"""Pipeline instrumentation: the ``--mlir-*`` reporting flags, in mlir-opt's formats.
+
+:class:`Instrumentation` is what a driver asks for; :class:`IRPrinter` is
+the IR printing of one pipeline run, following MLIR's ``IRPrinterInstrumentation``
+(the version in the binding):
+
+* a header ``// -----// IR Dump Before <PassName>: <pass{all options}> //----- //``
+  (``After``, ``After <PassName> Failed``); with
+  ``--mlir-print-ir-module-scope`` it ends in ``('<op>' operation: @<sym>)``
+  and the whole module is printed, otherwise only the op the pass ran on
+  (each function, for a pass that runs on functions);
+* ``--mlir-print-ir-before=<pass>[,...]`` / ``--mlir-print-ir-after=<pass>[,...]``
+  select passes by argument; ``--mlir-print-ir-after-change`` drops an
+  "After" dump when the pass did not change that op: for Python passes as
+  their rewriter recorded it, for upstream passes when the op's text
+  (with locations) is unchanged; ``--mlir-print-ir-after-failure`` prints
+  only after a pass that failed (or whose output failed to verify).
+
+Timing and statistics reports are :func:`timing_report` and
+:func:`statistics_report`. Nothing here imports the bindings at import time.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass
+class Instrumentation:
+    """What to report while a pipeline runs (the ``--mlir-*`` flags of both tools).
+
+    Attributes:
+        print_before_all / print_after_all: dump the IR around every pass.
+        print_before / print_after: pass arguments to dump around (``--mlir-print-ir-before=a,b``).
+        print_after_change: only "After" dumps of ops the pass changed.
+        print_after_failure: only an "After ... Failed" dump of the pass that failed.
+        print_module_scope: dump the whole module, not only the op the pass ran on.
+        elide_elements_if_larger: print dense attributes with more elements as ``dense_resource<__elided__>``.
+        timing / statistics: the drivers print the reports after the run.
+        print_generic / print_debuginfo: generic op form / locations, in dumps and outputs.
+        out: stream for dumps (default: ``sys.stderr``).
+        on_pass_start: hears each pass argument before it runs (crash attribution).
+        debug: ``--debug``: the driver sets ``extras["debug"]``; passes may then do debug-only work.
+        on_diagnostic: hears each warning the pipeline emits
+            (a :class:`~hilo_mlir.support.diagnostics.Diagnostic`); default: printed to ``out``.
+        reproducer: path of the crash reproducer to write when a pass fails
+            (``--mlir-pass-pipeline-crash-reproducer``).
+    """
+
+    print_before_all: bool = False
+    print_after_all: bool = False
+    timing: bool = False
+    statistics: bool = False
+    print_generic: bool = False
+    print_debuginfo: bool = False
+    out: Any = None
+    on_pass_start: Callable[[str], None] | None = None
+    debug: bool = False
+    print_before: tuple = ()
+    print_after: tuple = ()
+    print_after_change: bool = False
+    print_after_failure: bool = False
+    print_module_scope: bool = False
+    elide_elements_if_larger: int | None = None
+    on_diagnostic: Callable[[Any], None] | None = None
+    reproducer: str | None = None
+
+    @property
+    def stream(self):
+        return self.out or sys.stderr
+
+    def print_flags(self) -> dict:
+        """Keyword arguments of the binding's ``Operation.print`` for these flags."""
+        return {
+            "print_generic_op_form": self.print_generic,
+            "enable_debug_info": self.print_debuginfo,
+            "large_elements_limit": self.elide_elements_if_larger,
+        }
+
+
+def op_text(op, instr: Instrumentation | None = None, local_scope: bool = False, **overrides) -> str:
+    """``op`` printed with ``instr``'s flags (no trailing newline added)."""
+    op = op.operation if hasattr(op, "operation") else op
+    kw = instr.print_flags() if instr is not None else {}
+    kw.update(overrides)
+    buf = io.StringIO()
+    op.print(file=buf, use_local_scope=local_scope, **kw)
+    return buf.getvalue()
+
+
+def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide: int | None = None) -> str:
+    """Print a module (or op) as MLIR text, optionally generic form / with locations; ends in a newline."""
+    op = module.operation if hasattr(module, "operation") else module
+    buf = io.StringIO()
+    op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True,
+             large_elements_limit=elide)
+    text = buf.getvalue()
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _top_level(op):
+    while True:
+        parent = op.parent
+        if parent is None:
+            return op
+        op = parent.operation if hasattr(parent, "operation") else parent
+
+
+class IRPrinter:
+    """The IR dumps of one pipeline run (see the module docstring)."""
+
+    def __init__(self, instr: Instrumentation):
+        self.instr = instr
+        self.before_set = frozenset(instr.print_before)
+        self.after_set = frozenset(instr.print_after)
+        self._texts: dict = {}  # step -> printed textual form (upstream: asked from the binding)
+
+    # -- which steps print ---------------------------------------------------------------
+
+    def wants_before(self, step) -> bool:
+        return self.instr.print_before_all or step.argument in self.before_set
+
+    def wants_after(self, step) -> bool:
+        """True if an "After" dump (success) may print for ``step``."""
+        if self.instr.print_after_failure:
+            return False
+        return self.instr.print_after_all or step.argument in self.after_set
+
+    def wants_failure(self, step) -> bool:
+        return self.instr.print_after_all or self.instr.print_after_failure or step.argument in self.after_set
+
+    def active(self, step) -> bool:
+        """Any dump of ``step`` at all (the executor then runs a function pass function by function)."""
+        return self.wants_before(step) or self.wants_after(step) or self.wants_failure(step)
+
+    @property
+    def tracks_change(self) -> bool:
+        return self.instr.print_after_change
+
+    # -- headers and bodies ----------------------------------------------------------------
+
+    def pass_text(self, step) -> str:
+        """The pass as MLIR's ``printAsTextualPipeline`` shows it: every option, sorted."""
+        t = self._texts.get(id(step))
+        if t is None:
+            t = self._texts[id(step)] = _pass_text(step)
+        return t
+
+    def header(self, title: str, step, op, failed: bool = False) -> str:
+        name = step.pass_name
+        s = f"// -----// IR Dump {title} {name}{' Failed' if failed else ''}: {self.pass_text(step)}"
+        if self.instr.print_module_scope:
+            op = op.operation if hasattr(op, "operation") else op
+            s += f" ('{op.name}' operation"
+            if "sym_name" in op.attributes:
+                from hilo_mlir.ir import ir
+
+                s += f": @{ir.StringAttr(op.attributes['sym_name']).value}"
+            s += ")"
+        return s + " //----- //\n"
+
+    def body(self, op) -> str:
+        op = op.operation if hasattr(op, "operation") else op
+        if self.instr.print_module_scope:
+            return op_text(_top_level(op), self.instr)
+        return op_text(op, self.instr, local_scope=op.parent is not None)
+
+    def _emit(self, text: str) -> None:
+        out = self.instr.stream
+        out.write(text)
+        if hasattr(out, "flush"):
+            out.flush()
+
+    def dump(self, title: str, step, op, failed: bool = False) -> None:
+        self._emit(self.header(title, step, op, failed) + self.body(op) + "\n\n")
+
+    # -- the hooks the executor calls --------------------------------------------------------
+
+    def before(self, step, op) -> None:
+        if self.wants_before(step):
+            self.dump("Before", step, op)
+
+    def capture_after(self, step, op, changed: bool) -> str | None:
+        """The "After" dump of ``op`` as text (or None when nothing prints), to emit once verified."""
+        if not self.wants_after(step) or (self.tracks_change and not changed):
+            return None
+        return self.header("After", step, op) + self.body(op) + "\n\n"
+
+    def emit(self, texts) -> None:
+        for t in texts:
+            if t:
+                self._emit(t)
+
+    def failed(self, step, op) -> None:
+        if self.wants_failure(step):
+            self.dump("After", step, op, failed=True)
+
+
+def _pass_text(step) -> str:
+    if step.cpp_text is not None:
+        from hilo_mlir.ir import passmanager
+
+        try:
+            printed = str(passmanager.PassManager.parse(f"builtin.module({step.cpp_text})"))
+        except Exception:  # noqa: BLE001 - printing must not fail a run
+            return step.cpp_text
+        inner = printed[len("builtin.module("):-1]
+        if step.cpp_text.startswith("func.func(") and inner.startswith("func.func("):
+            inner = inner[len("func.func("):-1]
+        return inner
+    opts = step.options or {}
+    if not opts:
+        return step.argument
+    return step.argument + "{" + " ".join(f"{k}={_fmt(opts[k])}" for k in sorted(opts)) + "}"
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+# --------------------------------------------------------------------------- reports
+
+_BAR = "===" + "-" * 73 + "==="
+
+
+def timing_report(rows) -> str:
+    """MLIR's ``--mlir-timing`` report (wall time only) of ``[(name, seconds)]``."""
+    rows = list(rows)
+    total = sum(t for _, t in rows) or 1e-12
+    buf = io.StringIO()
+    buf.write(_BAR + "\n" + " " * 25 + "... Execution time report ...\n" + _BAR + "\n")
+    buf.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
+    buf.write("  ----Wall Time----  ----Name----\n")
+    for name, t in rows:
+        buf.write(f"    {t:.4f} ({100 * t / total:5.1f}%)  {name}\n")
+    buf.write(f"    {total:.4f} (100.0%)  Total\n")
+    return buf.getvalue()
+
+
+def statistics_report(stats: dict) -> str:
+    """MLIR's ``--mlir-pass-statistics`` report of ``{pass name: {statistic: count}}``."""
+    buf = io.StringIO()
+    buf.write(_BAR + "\n" + " " * 25 + "... Pass statistics report ...\n" + _BAR + "\n")
+    for name, counter in stats.items():
+        buf.write(f"{name}\n")
+        for k in sorted(counter):
+            buf.write(f"  ({k}) {counter[k]}\n")
+    return buf.getvalue()

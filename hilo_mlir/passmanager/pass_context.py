@@ -1,0 +1,158 @@
+"""What a pass runs with: :class:`PassContext` (``ctx``), its options, and its declared statistics.
+
+``run(op, ctx)`` reads ``ctx.options`` (typed, attribute access), mutates
+through ``ctx.rewriter``, asks ``ctx.get_analysis`` / ``ctx.census``, bumps
+``ctx.stats`` (only names the pass declared) and logs ``ctx.debug`` lines.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hilo_mlir.ir.dialects import DialectTable
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.registry import PassInfo
+
+
+class Statistics(collections.Counter):
+    """A pass's statistics (MLIR's ``Pass::Statistic``): a ``Counter`` that accepts only declared names.
+
+    Declared in :attr:`PassInfo.statistics`; a name may hold one ``{...}``
+    placeholder (``"converted-{kind}"``) that matches any non-empty text
+    without spaces. Bumping an undeclared name raises ``KeyError`` (a bug in
+    the pass, found by its first test).
+    """
+
+    def __init__(self, declared=(), owner: str = ""):
+        super().__init__()
+        self._owner = owner
+        self._exact = set()
+        self._patterns = []
+        for d in declared:
+            name = d.name if isinstance(d, Statistic) else d
+            if "{" in name:
+                head, _, rest = name.partition("{")
+                tail = rest.partition("}")[2]
+                self._patterns.append((head, tail))
+            else:
+                self._exact.add(name)
+        self._open = not declared  # a pass that declares none (upstream summaries, tests) is not checked
+
+    def __setitem__(self, key, value):
+        if not self._open and key not in self._exact and not self._matches(key):
+            raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' "
+                           "(declare it in its PassInfo.statistics)")
+        super().__setitem__(key, value)
+
+    def _matches(self, key: str) -> bool:
+        for head, tail in self._patterns:
+            if (len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail)
+                    and " " not in key[len(head):len(key) - len(tail)]):
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A declared statistic: its name (kebab-case, may hold one ``{...}`` placeholder) and a one-line help."""
+
+    name: str
+    help: str = ""
+
+
+class PassContext:
+    """What a running pass sees besides its anchor op.
+
+    Attributes:
+        options: attribute-style access to option values (``ctx.options.fuse_dot_logistic``).
+        d: the :class:`DialectTable` the pass was registered for (None if dialect-neutral).
+        rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every IR mutation goes through.
+        analyses: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
+        state: one instance of :attr:`PassInfo.state` per run of the pass over a
+            module (shared by the functions of one run), or None.
+        stats: :class:`Statistics` of the pass, reported by ``--mlir-pass-statistics``
+            and returned by the Python API.
+        log: list of debug lines (``--debug``-style reject reasons).
+        extras: the pipeline's outputs (the printer's source and files, the histogram).
+        info: the :class:`PassInfo` being run.
+    """
+
+    def __init__(self, info: "PassInfo", options: dict, *, rewriter, analyses, module_op,
+                 stats=None, log=None, extras=None):
+        self.info = info
+        self.options = _Options(options)
+        self.d: DialectTable | None = info.dialect_table
+        self.rewriter = rewriter
+        self.analyses = analyses
+        self.module_op = module_op
+        self.state = info.state() if info.state is not None else None
+        self.stats = stats if stats is not None else Statistics(info.statistics, info.argument)
+        self.log = log if log is not None else []
+        self.extras = extras if extras is not None else {}
+
+    def get_analysis(self, cls, op):
+        """The analysis ``cls`` of ``op`` (cached by the run; see :mod:`hilo_mlir.analysis.manager`)."""
+        return self.analyses.get(cls, op)
+
+    @property
+    def census(self):
+        """The module's :class:`~hilo_mlir.analysis.census.Census` (one walk, then kept current)."""
+        from hilo_mlir.analysis.census import Census
+
+        return self.analyses.get(Census, self.module_op)
+
+    def module_may_contain(self, *op_names: str) -> bool:
+        """False only if the module holds none of ``op_names`` (full names, e.g. ``mhlo.power``).
+
+        From the census: a pass looking for a few op kinds returns at once on
+        a module without them instead of walking it.
+        """
+        names = self.census.names
+        return any(n in names for n in op_names)
+
+    def ops_named(self, top, *op_names: str) -> list:
+        """The ops called any of ``op_names`` inside ``top`` (the op the pass runs on), as a new list.
+
+        Walk order (post-order; ops of one block in block order), one name
+        after the other; from the census (no walk unless ``top`` changed
+        since the census last listed it).
+        """
+        return self.census.ops_named(top, *op_names)
+
+    def module_element_types(self, if_cached: bool = False):
+        """``str`` of every element type in the module (``{"f32", "i64", ...}``).
+
+        With ``if_cached``, None when the census has not taken the types yet
+        (a pass with a cheaper check of its own uses that instead of paying
+        for the walk).
+        """
+        census = self.census
+        if if_cached and not census.has_types:
+            return None
+        return census.element_type_strings()
+
+    def value_types(self):
+        """Every type of an op result or block argument in the module (a frozenset of ``ir.Type``)."""
+        return self.census.types()
+
+    def op_counts(self):
+        """``{op name: number of ops}`` over every op nested in the module (the module op excluded).
+
+        Do not modify the returned dict.
+        """
+        return self.census.counts
+
+    def debug(self, msg: str) -> None:
+        """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
+        self.log.append(f"[{self.info.argument}] {msg}")
+
+
+class _Options:
+    def __init__(self, values: dict):
+        self.__dict__.update({k.replace("-", "_"): v for k, v in values.items()})
+
+    def __repr__(self):  # pragma: no cover
+        return f"Options({self.__dict__})"

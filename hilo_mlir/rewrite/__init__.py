@@ -1,0 +1,1 @@
+"""Rewriting: the recording rewriter (every IR mutation goes through it) and type rewriting."""

@@ -1,0 +1,87 @@
+"""Type-rewriting shared by the passes that change element types everywhere
+(``sixty-four-hack`` step 25, ``replace-token-type-with-u8`` step 19)."""
+
+from __future__ import annotations
+
+from hilo_mlir.ir import ir
+
+
+def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter=None) -> bool:
+    """Give ``op``'s results, region arguments and (for ``func.func``) signature their converted types.
+
+    Args:
+        op: an ``ir.Operation``.
+        convert: ``type -> new type or None`` (None: keep).
+        stats: the pass's statistics counter.
+        value_stat / signature_stat: statistic names to count retyped values / signatures.
+        rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` that performs and records the
+            changes (a pass passes ``ctx.rewriter``); None mutates directly (unrecorded).
+
+    Returns:
+        True if anything changed.
+    """
+    if rewriter is not None:
+        set_type, set_attr = rewriter.set_type, rewriter.set_attr
+    else:
+        def set_type(v, t):
+            v.set_type(t)
+
+        def set_attr(o, name, attr):
+            o.attributes[name] = attr
+    changed = False
+    for r in op.results:
+        n = convert(r.type)
+        if n is not None:
+            set_type(r, n)
+            changed = True
+            stats[value_stat] += 1
+    for reg in op.regions:
+        for b in reg.blocks:
+            for a in b.arguments:
+                n = convert(a.type)
+                if n is not None:
+                    set_type(a, n)
+                    changed = True
+                    stats[value_stat] += 1
+    if op.name == "func.func":
+        ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        ins = [convert(t) or t for t in ft.inputs]
+        outs = [convert(t) or t for t in ft.results]
+        if ins != list(ft.inputs) or outs != list(ft.results):
+            set_attr(op, "function_type", ir.TypeAttr.get(ir.FunctionType.get(ins, outs)))
+            changed = True
+            stats[signature_stat] += 1
+    return changed
+
+
+def may_need_retype(ctx, module_op, convert, element_types, op_names=()) -> bool:
+    """False only when a retyping pass surely has nothing to do on ``module_op`` (no walk).
+
+    Answered from the pipeline's census: no value of the module has
+    an element type in ``element_types`` (strings as in
+    :meth:`registry.PassContext.module_element_types`, e.g. ``"i64"``), none
+    of ``op_names`` (full op names the pass rewrites or rejects whatever the
+    types) occurs, and no ``func.func`` has a ``function_type`` that
+    ``convert`` changes (a declaration's signature is not a value type).
+    Without a pipeline (no census) the answer is always True.
+
+    Args:
+        ctx: the running pass's :class:`~hilo_mlir.passmanager.registry.PassContext`.
+        module_op: the ``builtin.module`` the pass runs on.
+        convert: ``type -> new type or None``, as given to :func:`retype_op`.
+        element_types: element type strings the pass rewrites.
+        op_names: op names that make the pass act on their own.
+    """
+    elems = ctx.module_element_types()
+    if elems is None or not elems.isdisjoint(element_types):
+        return True
+    if op_names and ctx.module_may_contain(*op_names):
+        return True
+    if not ctx.module_may_contain("func.func"):
+        return False
+    for top in module_op.regions[0].blocks[0].operations:
+        for f in ctx.ops_named(top.operation, "func.func"):
+            ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+            if any(convert(t) is not None for t in ft.inputs) or any(convert(t) is not None for t in ft.results):
+                return True
+    return False

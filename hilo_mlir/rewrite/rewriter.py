@@ -1,0 +1,508 @@
+"""The recording rewriter: every IR mutation a Python pass makes goes through it.
+
+MLIR's ``RewriterBase`` (and xDSL's ``Rewriter``) let a pass driver know what
+a pattern did; here one :class:`Rewriter` per pipeline run does the same for
+whole passes. Each method performs one mutation through the binding and
+
+* records its kind (:class:`Change`) in :attr:`Rewriter.changes`, overall and
+  per top-level op of the module (the ``func.func`` it happened in), so that
+  the pipeline *derives* what a pass preserved: nothing recorded means the IR
+  is untouched (no verifier run, every analysis kept); attribute changes
+  only keep the op census; and so on (:mod:`hilo_mlir.analysis.manager`);
+* tells its listeners (the op census, the analysis manager) before or after
+  the fact, as MLIR's ``RewriterBase::Listener`` hears
+  ``notifyOperationInserted`` / ``notifyOperationErased``, so that the op
+  census is kept current in place instead of rebuilt.
+
+A mutation made without the rewriter is invisible to the pipeline; the
+checking mode (``HILO_MLIR_CHECK_ANALYSES=1``, :mod:`hilo_mlir.analysis.check`)
+finds it by comparing a fingerprint of the module and a fresh census with
+what the log claims. A pass that must mutate by other means (an upstream C++
+pass run on a sub-op, a dialect builder) calls :meth:`Rewriter.notify_inserted`
+for the ops it built, or :meth:`Rewriter.notify_unknown_change`, which
+counts as "everything changed".
+
+Handles: the binding hands out a new Python wrapper per access and an erased
+op leaves other wrappers dangling; listeners therefore key ops by
+:func:`hilo_mlir.ir.identity_key` (the C++ pointer), which is safe to read
+from a dangling wrapper.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Iterable, Protocol
+
+from hilo_mlir.ir import identity_key, ir
+
+
+class Change(enum.IntFlag):
+    """Kinds of IR change a :class:`Rewriter` records (bit flags; ``NONE`` is nothing)."""
+
+    NONE = 0
+    #: an attribute set or removed (inherent or discardable)
+    ATTRIBUTE = enum.auto()
+    #: an op moved to another place (same op)
+    MOVE = enum.auto()
+    #: an operand of an op changed (uses replaced)
+    OPERAND = enum.auto()
+    #: an op created, cloned or inserted
+    CREATE = enum.auto()
+    #: an op erased
+    ERASE = enum.auto()
+    #: the type of a result or block argument changed
+    TYPE = enum.auto()
+    #: a block created, a block argument added or erased
+    BLOCK = enum.auto()
+    #: a mutation the rewriter did not see (an upstream pass, a C++ helper): everything
+    UNKNOWN = enum.auto()
+
+
+#: every kind: what "anything may have changed" means
+ALL_CHANGES = Change.ATTRIBUTE | Change.MOVE | Change.OPERAND | Change.CREATE | Change.ERASE | Change.TYPE | Change.BLOCK | Change.UNKNOWN
+
+
+class Listener(Protocol):
+    """What a rewriter tells its listeners. Every method is optional; ``top`` is the
+    :func:`~hilo_mlir.ir.identity_key` of the top-level op of the module (usually a
+    ``func.func``) the change happened in, or None when not known."""
+
+    def notify_change(self, kind: Change, top: int | None) -> None: ...
+
+    def notify_inserted(self, op: ir.Operation, top: int | None) -> None: ...
+
+    def notify_erasing(self, op: ir.Operation, top: int | None) -> None: ...
+
+    def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None: ...
+
+    def notify_moved_all(self, ops: list, old_tops: list, new_top: int | None) -> None:
+        """Several ops moved at once (:meth:`Rewriter.move_all_before`); without it, ``notify_moved`` per op."""
+
+    def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None: ...
+
+    def notify_block_arguments(self, types: list, added: bool) -> None: ...
+
+
+def _as_op(x) -> ir.Operation:
+    """The ``ir.Operation`` of an op or op view (an ``ir.Operation``'s ``.operation`` is itself)."""
+    return x.operation
+
+
+def _op_by_op(notify_moved):
+    """A ``notify_moved_all`` made of a listener's ``notify_moved``."""
+    def each(ops, olds, new):
+        for o, old in zip(ops, olds):
+            notify_moved(o, old, new)
+
+    return each
+
+
+def _ip(before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.InsertionPoint:
+    """One insertion point from exactly one of the placement keywords."""
+    given = [p for p in (before, after, at_end, at_start, ip) if p is not None]
+    if len(given) != 1:
+        raise TypeError("give exactly one of before=, after=, at_end=, at_start=, ip=")
+    if ip is not None:
+        return ip
+    if before is not None:
+        return ir.InsertionPoint(_as_op(before))
+    if at_end is not None:
+        return ir.InsertionPoint(at_end)
+    if at_start is not None:
+        return ir.InsertionPoint.at_block_begin(at_start)
+    return ir.InsertionPoint.after(_as_op(after))
+
+
+class Rewriter:
+    """Performs and records every IR mutation of a Python pass (see the module doc).
+
+    One rewriter serves a whole pipeline run; :meth:`take_changes` hands the
+    pipeline what the last step did and starts a new log.
+
+    Args:
+        module_op: the ``builtin.module`` being rewritten (scopes changes to its
+            top-level ops); None outside a pipeline (changes are then recorded
+            without a scope).
+
+    Attributes:
+        changes: the :class:`Change` kinds recorded since the last :meth:`take_changes`.
+        changed_tops: ``{identity_key(top-level op): Change}`` for the same period.
+        actions: number of mutations recorded in the same period.
+    """
+
+    def __init__(self, module_op=None):
+        self._module_key = identity_key(module_op) if module_op is not None else None
+        self._module_op = _as_op(module_op) if module_op is not None else None
+        # the module's body block, by hash (blocks hash by their pointer): its ops are the top-level ones
+        self._body_hash = hash(module_op.regions[0].blocks[0]) if module_op is not None else None
+        self.listeners: list = []
+        self._hooks: dict[str, tuple] = {}  # listener method name -> the listeners' bound methods
+        self._block_top: dict = {}  # hash(block) -> identity_key of its top-level op
+        # The kinds as plain ints while recording (IntFlag arithmetic costs ~10 us an operation,
+        # several times the mutation it records); Change objects only when asked for.
+        self._bits = 0
+        self._top_bits: dict[int, int] = {}
+        self.actions = 0
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    @property
+    def changes(self) -> Change:
+        """The :class:`Change` kinds recorded since the last :meth:`take_changes`."""
+        return Change(self._bits)
+
+    @property
+    def changed_tops(self) -> dict[int, Change]:
+        """``{identity_key(top-level op): Change}`` recorded since the last :meth:`take_changes`."""
+        return {k: Change(v) for k, v in self._top_bits.items()}
+
+    def take_changes(self) -> tuple[Change, dict]:
+        """Return ``(changes, changed_tops)`` recorded so far and reset both."""
+        out = (self.changes, self.changed_tops)
+        self._bits = 0
+        self._top_bits = {}
+        self.actions = 0
+        return out
+
+    def add_listener(self, listener) -> None:
+        if listener not in self.listeners:
+            self.listeners.append(listener)
+            self._hooks.clear()
+
+    def remove_listener(self, listener) -> None:
+        if listener in self.listeners:
+            self.listeners.remove(listener)
+            self._hooks.clear()
+
+    def _hook(self, method: str) -> tuple:
+        """The listeners' ``method`` (those that have it), in listener order; kept until the listeners change."""
+        fs = self._hooks.get(method)
+        if fs is None:
+            fs = self._hooks[method] = tuple(f for f in (getattr(lst, method, None) for lst in self.listeners)
+                                             if f is not None)
+        return fs
+
+    def _record(self, kind: Change, top: int | None) -> None:
+        bit = kind._value_
+        self._bits |= bit
+        self.actions += 1
+        if top is not None:
+            tops = self._top_bits
+            tops[top] = tops.get(top, 0) | bit
+        on_change = self._hooks.get("notify_change")
+        if on_change is None:
+            on_change = self._hook("notify_change")
+        for f in on_change:
+            f(kind, top)
+
+    def top_of_block(self, block) -> int | None:
+        """``identity_key`` of the top-level op of the module that holds ``block``
+        (None for the module's own body, or without a module)."""
+        if self._module_key is None:
+            return None
+        hb = hash(block)
+        top = self._block_top.get(hb)
+        if top is not None:
+            return top
+        if hb == self._body_hash:
+            return None
+        op = block.owner.operation
+        if identity_key(op) == self._module_key:
+            return None
+        while True:
+            parent = op.parent
+            if parent is None:
+                return None
+            if identity_key(parent) == self._module_key:
+                break
+            op = parent
+        top = identity_key(op)
+        self._block_top[hb] = top
+        return top
+
+    def top_of(self, op) -> int | None:
+        """``identity_key`` of the top-level op that holds (or is) ``op``; None without a module."""
+        if self._module_key is None:
+            return None
+        op = _as_op(op)
+        if op == self._module_op:  # the module op itself (its .block is not safe to read)
+            return None
+        block = op.block
+        if block is None:
+            return None
+        hb = hash(block)
+        if hb == self._body_hash:
+            return identity_key(op)
+        top = self._block_top.get(hb)
+        return top if top is not None else self.top_of_block(block)
+
+    def _forget_blocks(self) -> None:
+        # An erased op frees its blocks; a new block may reuse an address.
+        self._block_top.clear()
+
+    # ------------------------------------------------------------------ creation
+
+    def create(self, name: str, *, results=(), operands=(), attributes=None, successors=None, regions: int = 0,
+               loc=None, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+        """Create op ``name`` and insert it (``ir.Operation.create`` plus the record).
+
+        Placement: exactly one of ``before=op``, ``after=op``, ``at_end=block``,
+        ``at_start=block`` or ``ip=InsertionPoint``. ``loc`` defaults to the
+        location of ``before``/``after`` or to the current location.
+
+        Returns the new ``ir.Operation``.
+        """
+        point = _ip(before, after, at_end, at_start, ip)
+        if loc is None:
+            ref = before if before is not None else after
+            loc = _as_op(ref).location if ref is not None else None
+        op = ir.Operation.create(name, results=list(results), operands=list(operands), attributes=attributes,
+                                 successors=successors, regions=regions, loc=loc, ip=point)
+        self._inserted(op)
+        return op
+
+    def clone(self, op, *, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+        """Clone ``op`` (its regions included) at the given place; returns the clone."""
+        point = _ip(before, after, at_end, at_start, ip)
+        new = _as_op(op).clone(ip=point)
+        new = _as_op(new)
+        self._inserted(new)
+        return new
+
+    def insert(self, op, *, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+        """Insert a detached op (``ir.Operation.parse``'d, or built elsewhere) at the given place."""
+        point = _ip(before, after, at_end, at_start, ip)
+        op = _as_op(op)
+        point.insert(op)
+        self._inserted(op)
+        return op
+
+    def notify_inserted(self, op) -> None:
+        """Record an op the pass built by other means (a dialect builder under an
+        ``ir.InsertionPoint``): as if :meth:`create` had made it, nested ops included."""
+        self._inserted(_as_op(op))
+
+    def _inserted(self, op) -> None:
+        top = self.top_of(op)
+        for f in self._hook("notify_inserted"):
+            f(op, top)
+        self._record(Change.CREATE, top)
+
+    def create_block(self, region, arg_types=(), arg_locs=None) -> ir.Block:
+        """Append a new block with arguments of ``arg_types`` to ``region`` (locations ``arg_locs``,
+        default unknown); returns the block."""
+        types = list(arg_types)
+        locs = list(arg_locs) if arg_locs is not None else [ir.Location.unknown()] * len(types)
+        block = region.blocks.append(*types, arg_locs=locs)
+        self._block_args(types, True, region.owner)
+        return block
+
+    def add_argument(self, block, type_, loc) -> ir.Value:
+        """Append a block argument of ``type_``; returns it."""
+        v = block.add_argument(type_, loc)
+        self._block_args([type_], True, block.owner)
+        return v
+
+    def erase_argument(self, block, index: int) -> None:
+        """Erase argument ``index`` of ``block`` (it must have no uses)."""
+        t = block.arguments[index].type
+        block.erase_argument(index)
+        self._block_args([t], False, block.owner)
+
+    def _block_args(self, types, added: bool, owner) -> None:
+        top = self.top_of(owner)
+        for f in self._hook("notify_block_arguments") if types else ():
+            f(types, added)
+        self._record(Change.BLOCK, top)
+
+    # ------------------------------------------------------------------ erasure
+
+    def erase_op(self, op) -> None:
+        """Erase ``op`` (and everything nested in it). Its results must have no uses."""
+        op = _as_op(op)
+        top = self.top_of(op)
+        for f in self._hook("notify_erasing"):
+            f(op, top)
+        if len(op.regions):
+            self._forget_blocks()
+        op.erase()
+        self._record(Change.ERASE, top)
+
+    def replace_op(self, op, new_values: Iterable) -> None:
+        """Replace every use of ``op``'s results by ``new_values`` (one per result), then erase ``op``."""
+        op = _as_op(op)
+        vals = list(new_values)
+        results = list(op.results)
+        if len(vals) != len(results):
+            raise ValueError(f"replace_op: {len(results)} results, {len(vals)} replacements")
+        for r, v in zip(results, vals):
+            self.replace_all_uses_with(r, v)
+        self.erase_op(op)
+
+    # ------------------------------------------------------------------ uses
+
+    def replace_all_uses_with(self, old, new) -> None:
+        """Every use of value ``old`` now uses ``new``."""
+        old.replace_all_uses_with(new)
+        self._record(Change.OPERAND, self._value_top(new))
+
+    def replace_all_uses_except(self, old, new, exceptions) -> None:
+        """Every use of ``old`` except those by the op(s) ``exceptions`` now uses ``new``."""
+        exc = exceptions if isinstance(exceptions, (list, tuple)) else _as_op(exceptions)
+        if isinstance(exc, (list, tuple)):
+            exc = [_as_op(e) for e in exc]
+        old.replace_all_uses_except(new, exc)
+        self._record(Change.OPERAND, self._value_top(new))
+
+    def replace_uses_of_with(self, op, old, new) -> None:
+        """In ``op`` only, every operand ``old`` becomes ``new``."""
+        op = _as_op(op)
+        op.replace_uses_of_with(old, new)
+        self._record(Change.OPERAND, self.top_of(op))
+
+    def set_operand(self, op, index: int, value) -> None:
+        """Operand ``index`` of ``op`` becomes ``value``."""
+        op = _as_op(op)
+        op.operands[index] = value
+        self._record(Change.OPERAND, self.top_of(op))
+
+    def set_operands(self, updates) -> None:
+        """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
+        (as :meth:`set_operand` each; one record per top-level op touched)."""
+        tops = set()
+        try:
+            for op, index, value in updates:
+                op = _as_op(op)
+                op.operands[index] = value
+                tops.add(self.top_of(op))
+        finally:
+            for top in tops:
+                self._record(Change.OPERAND, top)
+
+    def _value_top(self, v) -> int | None:
+        if self._module_key is None:
+            return None
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            return self.top_of_block(owner)
+        return self.top_of(owner)
+
+    # ------------------------------------------------------------------ moves
+
+    def move_before(self, op, anchor) -> None:
+        """Move ``op`` right before ``anchor`` (any block)."""
+        op = _as_op(op)
+        old = self.top_of(op)
+        op.move_before(_as_op(anchor))
+        self._moved(op, old)
+
+    def move_all_before(self, ops, anchor) -> None:
+        """Move ``ops`` (distinct ops, none of them ``anchor``), in their order, right before ``anchor``.
+
+        The same as :meth:`move_before` on each in turn; listeners with
+        ``notify_moved_all`` hear the batch at once, the others each op.
+        Before a top-level op (each moved op then becomes its own top-level
+        op) it is :meth:`move_before` on each.
+
+        Raises:
+            ValueError: an op given twice.
+        """
+        ops = [_as_op(o) for o in ops]
+        if not ops:
+            return
+        anchor = _as_op(anchor)
+        if len({identity_key(o) for o in ops}) != len(ops):
+            raise ValueError("move_all_before: an op is given twice")
+        new = self.top_of(anchor)
+        if new is not None and new == identity_key(anchor):
+            for o in ops:
+                self.move_before(o, anchor)
+            return
+        olds = [self.top_of(o) for o in ops]
+        moved = 0
+        try:
+            for o in ops:
+                o.move_before(anchor)
+                moved += 1
+        finally:
+            self._moved_all(ops[:moved], olds[:moved], new)
+
+    def _moved_all(self, ops: list, olds: list, new) -> None:
+        """Tell the listeners and record that ``ops`` (from ``olds``) now sit in top-level op ``new``."""
+        if not ops:
+            return
+        if any(old != new for old in olds) and any(len(o.regions) for o in ops):
+            self._forget_blocks()  # nested blocks now belong to another top-level op
+        for f in self._move_hooks():
+            f(ops, olds, new)
+        self._record(Change.MOVE, new)
+        for old in set(olds):
+            if old is not None and old != new:
+                self._record(Change.MOVE, old)
+
+    def _move_hooks(self) -> tuple:
+        """Per listener: its ``notify_moved_all``, or its ``notify_moved`` called op by op (kept like :meth:`_hook`)."""
+        fs = self._hooks.get("<moves>")
+        if fs is None:
+            out = []
+            for lst in self.listeners:
+                batch = getattr(lst, "notify_moved_all", None)
+                if batch is not None and getattr(type(lst), "notify_moved_all", None) is not Listener.notify_moved_all:
+                    out.append(batch)
+                elif getattr(lst, "notify_moved", None) is not None:
+                    out.append(_op_by_op(lst.notify_moved))
+            fs = self._hooks["<moves>"] = tuple(out)
+        return fs
+
+    def move_after(self, op, anchor) -> None:
+        """Move ``op`` right after ``anchor`` (any block)."""
+        op = _as_op(op)
+        old = self.top_of(op)
+        op.move_after(_as_op(anchor))
+        self._moved(op, old)
+
+    def move_to_end(self, op, block) -> None:
+        """Move ``op`` to the end of ``block`` (after its terminator if it has one: mind the order)."""
+        op = _as_op(op)
+        old = self.top_of(op)
+        op.detach_from_parent()
+        ir.InsertionPoint(block).insert(op)
+        self._moved(op, old)
+
+    def _moved(self, op, old_top) -> None:
+        self._moved_all([op], [old_top], self.top_of(op))
+
+    # ------------------------------------------------------------------ attributes and types
+
+    def set_attr(self, op, name: str, attr) -> None:
+        """Set attribute ``name`` of ``op`` to ``attr`` (recorded even if equal: compare first to avoid it)."""
+        op = _as_op(op)
+        op.attributes[name] = attr
+        self._record(Change.ATTRIBUTE, self.top_of(op))
+
+    def remove_attr(self, op, name: str) -> bool:
+        """Remove attribute ``name`` of ``op``; False (nothing recorded) if it had none."""
+        op = _as_op(op)
+        if name not in op.attributes:
+            return False
+        del op.attributes[name]
+        self._record(Change.ATTRIBUTE, self.top_of(op))
+        return True
+
+    def set_type(self, value, type_) -> None:
+        """Give a result or block argument the type ``type_``."""
+        old = value.type
+        if old == type_:
+            return
+        value.set_type(type_)
+        for f in self._hook("notify_type_changed"):
+            f(old, type_)
+        self._record(Change.TYPE, self._value_top(value))
+
+    # ------------------------------------------------------------------ the rest
+
+    def notify_unknown_change(self, op=None) -> None:
+        """Say the IR changed by means the rewriter did not see (everything is invalid)."""
+        for f in self._hook("notify_unknown_change"):
+            f()
+        self._record(Change.UNKNOWN, None)

@@ -1,0 +1,1 @@
+"""Process and user-facing support: diagnostics, isolation in forked children, signals, atomic file I/O."""

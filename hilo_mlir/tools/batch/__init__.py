@@ -1,0 +1,190 @@
+"""Batch compilation with crash isolation.
+
+``hilo2penguin --batch INPUTS... -o OUTDIR --jobs N --report report.json [--timeout S]``
+
+* INPUTS are files or folders; folders are searched recursively for ``*.mlir``
+  and ``*.pb`` (hidden folders skipped). The module list is sorted, so the
+  order of the report and of the output folders does not depend on the file
+  system or on ``--jobs`` (:mod:`.discovery`).
+* Every module compiles in its own worker process (:mod:`.pool`, running
+  :mod:`.worker`'s task). A segfault or an LLVM abort inside the binding ends
+  only that child; the module is reported ``crashed`` with the signal and the
+  last pass that started (the child announces each pass on a pipe before it
+  runs, so the announcement survives the crash).
+* Statuses (:mod:`.classify`, a pure function of what the pool observed):
+  ``ok``; ``rejected`` (our :class:`~hilo_mlir.support.diagnostics.HiloError`, one
+  line); ``crashed`` (killed by a signal, a non-zero exit, or a Python
+  exception that is not a HiloError -- a bug, reported with ``internal
+  error``); ``timeout`` (``--timeout S`` elapsed; the child is killed with
+  SIGKILL).
+* ``last_pass`` is the argument of the pass that was running, or one of the
+  driver stages ``read``, ``parse``, ``validate-input`` (the driver's input
+  checks, :func:`hilo_mlir.driver.frontend.validation.validate_input`) and ``write``.
+* Outputs: ``OUTDIR/<relative path stem>/penguin.py`` (plus its ``.npy``
+  files), written through :func:`hilo_mlir.driver.packaging.write_program` (staging
+  folder, rename into place after everything was written). A module that
+  fails leaves no staging files behind and does not touch an earlier
+  ``penguin.py``. Unrelated files in OUTDIR are never touched.
+* ``report.json``: ``{"modules": [{"path", "status", "diagnostic", "signal",
+  "last_pass", "seconds"}], "summary": {"ok", "rejected", "crashed",
+  "timeout"}}`` (written atomically). Crashes by a Python exception add
+  ``"traceback"`` (:mod:`.report`).
+
+Exit status (of :func:`run_batch` / the CLI): 0 only if every module is ``ok``
+or ``rejected``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from hilo_mlir.tools.batch.classify import STATUSES, ModuleResult, WorkerOutcome, classify  # noqa: F401 (public API)
+from hilo_mlir.tools.batch.discovery import BatchItem, discover  # noqa: F401 (public API)
+from hilo_mlir.tools.batch.report import Progress, exit_code, report_dict, summarize, summary_table, write_report  # noqa: F401
+
+_Progress = Progress  # the name the tests and older callers use
+
+
+def _cleanup_staging(outdir: str, rel_stem: str) -> None:
+    """After a failed or killed worker: remove staging folders nobody owns, and the module's folder if it is left empty."""
+    from hilo_mlir.driver.packaging import remove_dead_staging
+
+    d = os.path.join(outdir, rel_stem)
+    if not os.path.isdir(d):
+        return
+    remove_dead_staging(d)  # the worker is dead: its staging folder is no longer locked
+    try:
+        os.rmdir(d)  # only if the failed child left it empty (never touches existing files)
+    except OSError:
+        pass
+
+
+def _preload(items) -> None:
+    """Import everything the children need once, before forking."""
+    from hilo_mlir.driver import compiler  # noqa: F401
+    from hilo_mlir import ir
+    from hilo_mlir.passmanager import registry
+    from hilo_mlir.driver.frontend import binary  # noqa: F401
+
+    registry.load()
+    ir._register_passes_once()
+    if any(it.path.endswith(".pb") for it in items):
+        from jaxlib import xla_client  # noqa: F401 - else every worker imports it
+    if len(items) > 1:
+        # the printers import ml_dtypes on the first bf16/fp8/int4 constant (~1 s): once here, not per worker
+        import ml_dtypes  # noqa: F401
+
+
+def prepare_outdir(outdir: str) -> None:
+    """Create OUTDIR (and its parents) if needed.
+
+    Raises:
+        HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
+    """
+    from hilo_mlir.support.diagnostics import HiloError
+
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        raise HiloError(f"cannot create output folder '{outdir}': {e.strerror or e}") from None
+
+
+def compile_batch(
+    items: list[BatchItem],
+    outdir: str,
+    config,
+    jobs: int = 1,
+    timeout: float | None = None,
+    allow_unregistered: bool = False,
+    progress: Progress | None = None,
+    stop=None,
+) -> list[ModuleResult]:
+    """Compile ``items`` with at most ``jobs`` children at a time; results in ``items`` order.
+
+    ``stop``: a :class:`~hilo_mlir.tools.batch.pool.StopRequest`; when it fires the
+    running workers are killed and only the modules that finished are
+    returned (their order kept).
+
+    Raises:
+        HiloError: OUTDIR is a file or cannot be created.
+    """
+    from hilo_mlir.tools.batch.pool import WorkerPool
+    from hilo_mlir.tools.batch.worker import WorkerJob, compile_one
+
+    _preload(items)
+    prepare_outdir(outdir)
+    results: list[ModuleResult | None] = [None] * len(items)
+
+    def done(index: int, outcome: WorkerOutcome) -> None:
+        r = classify(outcome)
+        if r.status != "ok":
+            _cleanup_staging(outdir, items[index].rel_stem)
+        results[index] = r
+        if progress:
+            progress.update(r)
+
+    def abandon(index: int) -> None:
+        _cleanup_staging(outdir, items[index].rel_stem)
+
+    def task(item):
+        job = WorkerJob(item.path, os.path.join(outdir, item.rel_stem), config, allow_unregistered)
+        return lambda send: compile_one(job, send)
+
+    WorkerPool(jobs, timeout, done, abandon, stop).run([(it.path, task(it)) for it in items])
+    return [r for r in results if r is not None]
+
+
+def run_batch(
+    inputs: list[str],
+    outdir: str,
+    config,
+    jobs: int = 1,
+    report: str | None = None,
+    timeout: float | None = None,
+    allow_unregistered: bool = False,
+    stdout=None,
+    stderr=None,
+    tty: bool | None = None,
+) -> int:
+    """Discover, compile, report; returns the exit status.
+
+    0 if every module is ``ok`` or ``rejected``; 1 if one is not, or the
+    report cannot be written (the summary is printed anyway, then the error
+    on stderr); 130 when SIGINT or SIGTERM stopped the batch (the workers are
+    killed, the report lists the modules that finished with
+    ``"interrupted": true``, and the summary is printed).
+
+    Raises:
+        HiloError: an input that does not exist; no module found; OUTDIR is a file.
+    """
+    from hilo_mlir.support.diagnostics import HiloError
+    from hilo_mlir.support.signals import EXIT_INTERRUPTED, StopRequest
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    with StopRequest() as stop:
+        items = discover(inputs)
+        if not items:
+            raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
+        progress = Progress(len(items), stderr, tty)
+        results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop)
+        interrupted = stop.requested
+        if interrupted and progress.tty and progress.done:
+            stderr.write("\n")
+        report_error = None
+        if report:
+            try:
+                write_report(report, results, interrupted, len(items))
+            except HiloError as e:
+                report_error = e
+        stdout.write(summary_table(results, interrupted, len(items)))
+        stdout.flush()
+        if report_error is not None:
+            stderr.write(" ".join(report_error.format().split()) + "\n")
+            stderr.flush()
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return 1 if report_error is not None else exit_code(results)

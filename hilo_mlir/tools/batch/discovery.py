@@ -1,0 +1,77 @@
+"""Which modules a batch compiles, and where each one's output goes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+#: The extensions of the modules a folder contributes.
+EXTENSIONS = (".mlir", ".pb")
+
+
+@dataclass
+class BatchItem:
+    """One module of a batch: its input path and the output folder below OUTDIR."""
+
+    path: str
+    rel_stem: str
+
+
+def _stem(rel: str) -> str:
+    base, ext = os.path.splitext(rel)
+    return base if ext in EXTENSIONS else rel
+
+
+def _found(inputs: list[str]) -> list[tuple[str, str]]:
+    """``(path, path relative to its input)`` for every module of ``inputs``, each real file once."""
+    from hilo_mlir.support.diagnostics import HiloError
+
+    found: list[tuple[str, str]] = []
+    for inp in inputs:
+        if os.path.isdir(inp):
+            for dirpath, dirnames, filenames in os.walk(inp):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for fn in sorted(filenames):
+                    if fn.startswith(".") or not fn.endswith(EXTENSIONS):
+                        continue
+                    p = os.path.join(dirpath, fn)
+                    found.append((p, os.path.relpath(p, inp)))
+        elif os.path.exists(inp):
+            found.append((inp, os.path.basename(inp)))
+        else:
+            raise HiloError(f"cannot open input '{inp}': no such file or folder")
+    seen, uniq = set(), []
+    for p, rel in found:
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            uniq.append((p, rel))
+    return uniq
+
+
+def discover(inputs: list[str]) -> list[BatchItem]:
+    """Expand files and folders into a sorted list of modules.
+
+    A folder contributes every ``*.mlir`` / ``*.pb`` below it (hidden folders
+    and files skipped), named by its path relative to that folder; a file is
+    named by its base name. Two modules with the same stem (``a.mlir`` and
+    ``a.pb``) get their extension appended (``a_mlir``, ``a_pb``) so that no
+    output overwrites another. The list is sorted by output stem, so neither
+    the file system nor ``--jobs`` changes the order.
+
+    Raises:
+        HiloError: an input that does not exist.
+    """
+    uniq = _found(inputs)
+    stems: dict[str, int] = {}
+    for _, rel in uniq:
+        stems[_stem(rel)] = stems.get(_stem(rel), 0) + 1
+    items = []
+    for p, rel in uniq:
+        st = _stem(rel)
+        if stems[st] > 1:
+            base, ext = os.path.splitext(rel)
+            st = base + "_" + ext.lstrip(".")
+        items.append(BatchItem(p, st))
+    items.sort(key=lambda it: (it.rel_stem, it.path))
+    return items

@@ -1,0 +1,398 @@
+"""``hilo-opt``: an ``mlir-opt``-style driver for our passes and the binding's upstream passes.
+
+Usage::
+
+    hilo-opt [INPUT|-] [-o OUT] [--pass-pipeline='builtin.module(...)' | --<pass>[=<options>] ...]
+             [--split-input-file] [--verify-diagnostics] [--verify-each[=false]] [--emit-bytecode]
+             [--mlir-print-ir-{before,after}[-all]...] [--mlir-pass-pipeline-crash-reproducer=FILE]
+             [--run-reproducer] [--load-pass-plugin=PATH_OR_MODULE] [--version] [--help]
+
+Exit status 0 on success, 1 on any parse, pass or verifier failure: the
+diagnostic is ``file:line:col: error: ...`` with the source line and a caret
+(``hilo-opt: error: ...`` when it has no location), no traceback, no output
+file. The parts live beside this module: :mod:`.flags` (shared flags),
+:mod:`.opt_help`, :mod:`.split_input`, :mod:`.verify_diagnostics`, and
+:mod:`hilo_mlir.passmanager.reproducer`.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str
+from hilo_mlir.tools.flags import (
+    ArgumentParser,
+    UsageError,
+    add_ir_printing_flags,
+    add_plugin_flag,
+    check_pass_filters,
+    instrumentation_from_args,
+    load_plugins,
+    render_error,
+)
+
+TOOL = "hilo-opt"
+
+
+def build_parser(pass_flags=()) -> ArgumentParser:
+    ap = ArgumentParser(prog=TOOL, add_help=False, usage="hilo-opt [options] <input file|->",
+                        extra_flags=[f"--{p}" for p in pass_flags])
+    ap.add_argument("input", nargs="?", default="-", help="input file (.mlir text or MLIR bytecode; '-' = stdin)")
+    ap.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (default: stdout)")
+    ap.add_argument("--pass-pipeline", default=None, metavar="PIPELINE",
+                    help="textual pass pipeline, e.g. 'builtin.module(func.func(neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)'")
+    ap.add_argument("-h", "--help", action="store_true", help="show this help (every flag and pass) and exit")
+    ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
+    ap.add_argument("--timeout", type=float, default=None, metavar="S",
+                    help="seconds reading an MLIR bytecode input may take (read in a separate process; default 300)")
+    add_plugin_flag(ap)
+    for flag, text in (
+        ("--split-input-file", "split the input on '// -----' and process each chunk; outputs re-joined with '// -----'"),
+        ("--verify-diagnostics",
+         "check diagnostics against expected-error/-warning/-note/-remark[-re][@+N|@above|@below|@unknown] {{...}}"),
+        ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
+        ("--emit-bytecode", "write the output as MLIR bytecode"),
+        ("--dump-pass-pipeline", "print the pipeline that will run (every option) to stderr, then run it"),
+        ("--run-reproducer", "run the pipeline of the input's mlir_reproducer resource (a crash reproducer)"),
+        ("--debug", "print the passes' debug lines (match/reject reasons) to stderr"),
+    ):
+        ap.add_bool_flag(flag, help=text)
+    add_ir_printing_flags(ap, verify_each_default=True)
+    return ap
+
+
+def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
+    from hilo_mlir.passmanager import registry
+
+    known = {p.argument for p in registry.all_passes()}
+    rest, passes = [], []
+    for a in argv:
+        if a.startswith("--") and not a.startswith("--mlir-"):
+            name, _, val = a[2:].partition("=")
+            if name in known:
+                passes.append((name, val))
+                continue
+        rest.append(a)
+    return rest, passes
+
+
+def _mlir_handler(captured: list, filename: str):
+    def handler(d):
+        sev = str(d.severity).rsplit(".", 1)[-1].lower()
+        captured.append(Diagnostic(sev, d.message.strip(), location_to_str(d.location, filename),
+                                   location_line(d.location), raw=str(d.location)))
+        for n in d.notes:
+            captured.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename),
+                                       location_line(n.location), raw=str(n.location)))
+        return True
+
+    return handler
+
+
+def _error_diag(e: HiloError, filename: str) -> Diagnostic:
+    msg = (f"{e.code}: " if e.code else "") + e.message
+    loc = e.loc
+    return Diagnostic("error", msg, location_to_str(loc, filename) if loc is not None else None, e.line,
+                      raw=str(loc) if loc is not None and str(loc).startswith("loc(") else None)
+
+
+class _Run:
+    """One hilo-opt invocation: its flags, steps and outputs."""
+
+    def __init__(self, args, steps_text: str | None, pass_flags, filename: str, sources: dict):
+        self.args = args
+        self.steps_text = steps_text
+        self.pass_flags = pass_flags
+        self.filename = filename
+        self.sources = sources
+        self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
+
+    def steps(self):
+        from hilo_mlir.passmanager import pipeline as pl
+
+        steps = []
+        if self.steps_text:
+            steps.extend(pl.steps_from_text(self.steps_text))
+        for name, val in self.pass_flags:
+            steps.extend(pl.build_steps([pl.Element(name, val)]))
+        return steps
+
+    def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
+        """Parse and run one module; its output goes to ``out``, its diagnostics to ``diags``."""
+        from hilo_mlir.passmanager import pipeline as pl
+        from hilo_mlir.ir import ir, make_context
+
+        args = self.args
+        ctx = make_context(args.allow_unregistered_dialect)
+        captured: list[Diagnostic] = []
+        handle = ctx.attach_diagnostic_handler(_mlir_handler(captured, self.filename))
+        try:
+            with ctx:
+                t0 = time.perf_counter()
+                try:
+                    module = ir.Module.parse(text)
+                except ir.MLIRError as e:
+                    from hilo_mlir.support.diagnostics import from_mlir_error
+
+                    err = from_mlir_error(e, self.filename)
+                    if "not found for custom op" in err.message:
+                        err.message += " (use --allow-unregistered-dialect to accept unknown dialects)"
+                    diags.extend(captured)
+                    if not any(c.severity == "error" for c in captured):
+                        diags.append(_error_diag(err, self.filename))
+                        diags.extend(err.notes)  # the parser's notes ("prior use here", ...)
+                    return False
+                self.parse_s = time.perf_counter() - t0
+                diags.extend(captured)
+                captured.clear()
+                steps = self.steps()
+                instr = instrumentation_from_args(args, out=sys.stderr)
+                instr.on_diagnostic = captured.append
+                extras = {"filename": self.filename, "debug": args.debug}
+                pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
+                ok = True
+                try:
+                    pipe.run(module)
+                except HiloError as e:
+                    ok = False
+                    if not any(c.severity == "error" for c in captured):
+                        captured.append(_error_diag(e, self.filename))
+                    seen = {c.message for c in captured}
+                    captured.extend(n for n in e.notes if n.message not in seen)
+                finally:
+                    diags.extend(captured)
+                    captured.clear()
+                    self._reports(pipe)
+                if not ok:
+                    return False
+                return self._write_output(module, steps, extras, out, diags)
+        finally:
+            handle.detach()
+
+    def _reports(self, pipe) -> None:
+        args = self.args
+        if args.debug:
+            for line in pipe.log:
+                sys.stderr.write(line + "\n")
+        if args.mlir_timing:
+            from hilo_mlir.passmanager.instrumentation import timing_report
+
+            verify = sum(t for _, t in pipe.verify_timings)  # after Python passes (upstream ones verify inside)
+            sys.stderr.write(timing_report([("Parser", self.parse_s), *pipe.timings, ("Verifier", verify)]))
+        if args.mlir_pass_statistics:
+            sys.stderr.write(pipe.statistics_report())
+
+    def _write_output(self, module, steps, extras, out, diags) -> bool:
+        from hilo_mlir.passmanager.instrumentation import module_to_text
+
+        args = self.args
+        printer_outputs = [s.options.get("output") for s in steps if s.info and s.info.terminal]
+        if "-" in printer_outputs:
+            return True  # the printer already wrote penguin.py to stdout: do not append the module
+        if "penguin_source" in extras and not any(printer_outputs):
+            if args.emit_bytecode:
+                diags.append(Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is "
+                                                 "a Penguin Python program, not IR"))
+                return False
+            out.write(extras["penguin_source"].encode("utf-8"))
+            return True
+        if args.emit_bytecode:
+            module.operation.write_bytecode(out)
+            return True
+        out.write(module_to_text(module, args.mlir_print_op_generic, args.mlir_print_debuginfo,
+                                 args.mlir_elide_elementsattrs_if_larger).encode("utf-8"))
+        return True
+
+
+def _usage_error(msg: str) -> int:
+    sys.stderr.write(f"{TOOL}: error: {msg} (see 'hilo-opt --help')\n")
+    return 1
+
+
+def _print_diags(diags: list, filename: str, sources: dict) -> None:
+    from hilo_mlir.support.diagnostics import render
+
+    for d in diags:
+        sys.stderr.write(render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=filename,
+                                sources=sources, tool=TOOL) + "\n")
+
+
+def run(argv: list[str]) -> int:
+    """Entry point body; returns the exit code."""
+    argv = list(argv)
+    try:
+        load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
+        if any(a in ("-h", "--help", "-help") for a in argv):
+            from hilo_mlir.tools.opt_help import help_text
+
+            sys.stdout.write(help_text(build_parser()))
+            return 0
+        from hilo_mlir.passmanager import registry
+        from hilo_mlir.support import signals
+
+        registry.load()  # the heavy imports, while SIGINT is still deferred
+        signals.resume()
+        argv, pass_flags = _collect_pass_flags(argv)
+        args = build_parser([p.argument for p in _all_passes()]).parse_args(argv)
+        if args.version:
+            from hilo_mlir.tools.flags import version_text
+
+            sys.stdout.write(version_text(TOOL))
+            return 0
+        check_pass_filters(args)
+    except UsageError as e:
+        return _usage_error(str(e))
+    except HiloError as e:
+        sys.stderr.write(render_error(e, TOOL) + "\n")
+        return 1
+    return _run_parsed(args, pass_flags)
+
+
+def _all_passes():
+    from hilo_mlir.passmanager import registry
+
+    return registry.all_passes()
+
+
+def _read(args) -> tuple[str, str | bytes]:
+    """The input's name and text. An empty file or stdin is the empty module (as mlir-opt); MLIR
+    bytecode (or a StableHLO portable artifact, read as stablehlo) is read in a child process
+    first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
+
+    Raises:
+        HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
+    """
+    from hilo_mlir.driver.frontend.binary import read_binary
+    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
+    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.support.io import decode_text, read_input
+
+    if args.timeout is not None and args.timeout <= 0:
+        raise HiloError("--timeout must be positive")
+    filename = "<stdin>" if args.input == "-" else args.input
+    raw = read_input(args.input, allow_empty=True)
+    if raw.startswith(BYTECODE_MAGIC):
+        return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+    text = decode_text(raw, filename)
+    check_dim_numbers(text, filename)  # before the parser allocates by them
+    check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
+    return filename, text
+
+
+def _run_parsed(args, pass_flags) -> int:
+    from hilo_mlir.passmanager import pipeline as pl
+    from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
+
+    filename = "<stdin>" if args.input == "-" else args.input
+    try:
+        if pass_flags and args.pass_pipeline is not None:
+            raise HiloError("--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0]
+                            + "); put every pass in the pipeline")
+        # Validate the pipeline once up front: a bad pipeline fails before any input is read.
+        if args.pass_pipeline is not None:
+            pl.steps_from_text(args.pass_pipeline, module_root=True)
+        for name, val in pass_flags:
+            pl.build_steps([pl.Element(name, val)])
+        filename, text = _read(args)
+        pipeline_text = args.pass_pipeline
+        if isinstance(text, str):
+            found = read_reproducer(text)
+            if args.run_reproducer:
+                if found is None:
+                    raise HiloError("--run-reproducer: the input has no mlir_reproducer resource "
+                                    "(write one with --mlir-pass-pipeline-crash-reproducer)", filename=filename)
+                if pipeline_text is not None or pass_flags:
+                    raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
+                text, entries = found
+                pipeline_text = entries["pipeline"]
+                pl.steps_from_text(pipeline_text)
+                args.verify_each = bool(entries.get("verify_each", True))
+            else:
+                text = strip_reproducer(text)
+        elif args.run_reproducer:
+            raise HiloError("--run-reproducer needs a text input, not MLIR bytecode", filename=filename)
+    except HiloError as e:
+        sys.stderr.write(e.render(tool=TOOL) + "\n")
+        return 1
+    if args.dump_pass_pipeline:
+        steps = (pl.steps_from_text(pipeline_text) if pipeline_text else []) + \
+            [s for n, v in pass_flags for s in pl.build_steps([pl.Element(n, v)])]
+        sys.stderr.write(f"Pass Manager with {len(steps)} passes:\n"
+                         + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n")
+    sources = {filename: text} if isinstance(text, str) else {}
+    return _process(args, text, pipeline_text, pass_flags, filename, sources)
+
+
+def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
+    from hilo_mlir.support.io import atomic_write_bytes
+    from hilo_mlir.tools.split_input import join_outputs, split_chunks
+    from hilo_mlir.tools.verify_diagnostics import check, expectations
+
+    if isinstance(text, bytes) and args.split_input_file:
+        sys.stderr.write(f"{filename}: error: --split-input-file needs a text input, not MLIR bytecode\n")
+        return 1
+    if args.emit_bytecode and args.split_input_file:
+        return _usage_error("--emit-bytecode cannot be combined with --split-input-file (one module per output)")
+    runner = _Run(args, pipeline_text, pass_flags, filename, sources)
+    chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
+    outputs, failed, problems = [], False, []
+    for chunk, _offset in chunks:
+        buf = io.BytesIO()
+        diags: list[Diagnostic] = []
+        try:
+            ok = runner.process_chunk(chunk, buf, diags)
+        except HiloError as e:
+            ok = False
+            diags.append(_error_diag(e, filename))
+        if args.verify_diagnostics:
+            # as mlir-opt, which turns off printing the op on a diagnostic under --verify-diagnostics
+            diags = [d for d in diags if not (d.severity == "note" and d.message.startswith("see current operation"))]
+            exp = expectations(chunk, filename) if isinstance(chunk, str) else []
+            problems.extend(check(exp, diags, filename, sources))
+            outputs.append(buf.getvalue() if ok else b"")  # a failed chunk keeps its place between the markers
+        else:
+            _print_diags(diags, filename, sources)
+            if not ok:
+                failed = True
+                outputs.append(b"")  # as mlir-opt: a failed chunk still has its place between the markers
+            else:
+                outputs.append(buf.getvalue())
+    if args.verify_diagnostics:
+        for p in problems:
+            sys.stderr.write(p + "\n")
+        failed = bool(problems)
+    if args.split_input_file:
+        result = join_outputs([o.decode("utf-8") for o in outputs]).encode("utf-8")
+    else:
+        result = b"".join(outputs)
+    if failed:
+        # As mlir-opt: with --split-input-file the chunks that succeeded still
+        # print to stdout; an output file is never written on failure.
+        if args.split_input_file and args.output == "-" and not args.verify_diagnostics:
+            sys.stdout.buffer.write(result)
+        return 1
+    if args.output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(result)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            atomic_write_bytes(args.output, result)
+        except HiloError as e:
+            sys.stderr.write(e.render(tool=TOOL) + "\n")
+            return 1
+    return 0
+
+
+def main() -> None:
+    """Console-script entry point."""
+    from hilo_mlir.tools.common import run_main
+
+    run_main(TOOL, run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""``hilo-opt --help``: the flags and every pass a pipeline may name, without importing a pass or the bindings.
+
+The built-in and upstream passes come from the pass manifest
+(:func:`hilo_mlir.passmanager.registry.descriptions`); plugin passes (``--load-pass-plugin``
+and the ``hilo_mlir.passes`` entry points) from the registry, with the
+plugin they come from.
+"""
+
+from __future__ import annotations
+
+import io
+
+
+def _option_lines(options) -> list[str]:
+    out = []
+    for o in options:
+        default = repr(o["default"])
+        out.append(f"      {o['name']}={o['type']:<6} (default {default}) {o['help']}".rstrip())
+    return out
+
+
+def _pass_line(p: dict) -> str:
+    if p["upstream"]:
+        tag = "upstream"
+    else:
+        tag = p["dialect"] or "mhlo+stablehlo"
+    return f"  --{p['argument']:<40} {p['summary']} [{tag}; anchor {p['anchor']}]"
+
+
+def help_text(parser) -> str:
+    """The whole ``--help`` page: ``parser``'s flags, then the passes by origin."""
+    from hilo_mlir.passmanager import registry
+
+    buf = io.StringIO()
+    buf.write("OVERVIEW: hilo_mlir optimizer driver (mlir-opt style)\n\n")
+    buf.write(parser.format_help())
+    passes = registry.descriptions()
+    ours = [p for p in passes if not p["upstream"]]
+    upstream = [p for p in passes if p["upstream"]]
+    buf.write("\nPASSES (each also a flag --<pass>[=<options>]; in a pipeline: <pass>{opt=value ...}):\n")
+    buf.write("\n hilo_mlir passes:\n")
+    for p in ours:
+        buf.write(_pass_line(p) + "\n")
+        for line in _option_lines(p["options"]):
+            buf.write(line + "\n")
+    buf.write("\n upstream passes (the binding's MLIR, StableHLO, MHLO and Shardy passes):\n")
+    for p in upstream:
+        buf.write(_pass_line(p) + "\n")
+        for line in _option_lines(p["options"]):
+            buf.write(line + "\n")
+    plugins = registry.plugin_passes()
+    if plugins:
+        buf.write("\n plugin passes:\n")
+        for info in plugins:
+            p = registry.describe(info)
+            buf.write(_pass_line(p) + f" (plugin: {info.origin})\n")
+            for line in _option_lines(p["options"]):
+                buf.write(line + "\n")
+    return buf.getvalue()

@@ -1,0 +1,86 @@
+"""``hilo-penguin-run``: execute a ``penguin.py`` with the numpy reference backend.
+
+    hilo-penguin-run out/penguin.py --inputs x.npy w.npy --out results/ [--literal-fusions]
+    -> results/out0.npy, results/out1.npy, ... (main's result order)
+
+A parameter input given as ``-`` (or left out at the end) is read from its
+``np_file`` beside the program. ``Expm1`` / ``Log1p`` fusions run as the
+precise ``expm1`` / ``log1p`` (computed wide, rounded once) unless
+``--literal-fusions``.
+
+bf16/f8 results are written as float32 (exact: .npy cannot name ml_dtypes
+types); .npy inputs saved from ml_dtypes arrays (raw ``|V2``) are read as the
+program's input dtype.
+
+Exit codes: 0 success, 1 a program/input error (one line on stderr, no
+traceback), 2 bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from hilo_mlir.support.diagnostics import HiloError
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="hilo-penguin-run",
+        description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
+    )
+    ap.add_argument("program", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
+    ap.add_argument("--inputs", nargs="*", default=[], metavar="NPY",
+                    help="one .npy per program input, in input_<i> order; '-' (or leaving out trailing ones) "
+                         "reads a parameter from its np_file beside the program")
+    ap.add_argument("--out", required=True, metavar="DIR", help="directory for out0.npy, out1.npy, ...")
+    ap.add_argument("--literal-fusions", action="store_true",
+                    help="run Expm1/Log1p fusions op by op (exp(x) - 1, log(x + 1)) instead of as the precise "
+                         "expm1/log1p their kind selects")
+    ap.add_argument("--print", dest="show", action="store_true",
+                    help="also print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements)")
+    return ap
+
+
+def run(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    import numpy as np
+
+    from hilo_mlir import penguin_ref
+
+    inputs = []
+    for p in args.inputs:
+        if p == "-":
+            inputs.append(None)
+            continue
+        try:
+            inputs.append(np.load(p, allow_pickle=False))
+        except (OSError, ValueError) as e:
+            raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
+    if not os.path.exists(args.program):  # the command takes a path, never program text
+        raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
+    outs = penguin_ref.run(args.program, inputs, literal_fusions=args.literal_fusions)
+    os.makedirs(args.out, exist_ok=True)
+    for i, o in enumerate(outs):
+        path = os.path.join(args.out, f"out{i}.npy")
+        dtype = o.dtype.name
+        if o.dtype.kind == "V" or dtype.startswith(("bfloat16", "float8", "int4", "uint4")):
+            # .npy cannot name ml_dtypes types (they load back as raw |V2); widening to f32 is exact
+            o = o.astype(np.float32)
+        np.save(path, o, allow_pickle=False)
+        if args.show:
+            vals = repr(o.tolist()) if o.size <= 64 else "..."
+            sys.stdout.write(f"out{i}: {dtype} {tuple(o.shape)} {vals}\n")
+    return 0
+
+
+def main() -> None:
+    """Console-script entry point."""
+    from hilo_mlir.tools.common import run_main
+
+    run_main("hilo-penguin-run", run)
+
+
+if __name__ == "__main__":
+    main()
