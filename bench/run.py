@@ -241,15 +241,19 @@ def main(argv=None) -> int:
             "baseline_time_ratio": round(b["baseline_s"] / a["baseline_s"], 3),
         }
 
-    print(f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'floor':>8}{'RSS MiB':>10}"
-          f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes")
+    print(
+        f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'floor':>8}{'RSS MiB':>10}"
+        f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes"
+    )
     for name, r in results.items():
         top = ", ".join(f"{k.split(' (')[0]} {v:.3f}" for k, v in r["top_passes"][:3])
         pre = sum(r["phases_s"].values())
-        print(f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}"
-              f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
-              f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
-              f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}")
+        print(
+            f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}"
+            f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
+            f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
+            f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}"
+        )
     print(f"""columns (seconds unless said; best of --repeat {args.repeat} interleaved rounds):
   ours s   = parse + pre + passes + verify + print + other (the compile of one module, {args.spine} spine, --preset all)
   base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process)
@@ -262,14 +266,18 @@ def main(argv=None) -> int:
   other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)
   top passes = the three slowest spine steps, by pass class name (argument in the JSON's "passes")""")
     for name, r in results.items():
-        print(f"{name}: with --verify-each {r['verify_each_total_s']:.3f} s = {r['verify_each_ratio']:.2f}x the baseline "
-              f"(verifier {r['verify_each_verify_s']:.3f} s, against {r['verify_s']:.3f} s verifying once)")
+        print(
+            f"{name}: with --verify-each {r['verify_each_total_s']:.3f} s = {r['verify_each_ratio']:.2f}x the baseline "
+            f"(verifier {r['verify_each_verify_s']:.3f} s, against {r['verify_s']:.3f} s verifying once)"
+        )
     print("--help (whole process, target <= 0.3 s): " + ", ".join(f"{t} {v:.3f} s" for t, v in report["help_s"].items()))
     if "scaling" in report:
         s = report["scaling"]
-        print(f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "
-              f"parts: our Python x{s['python_time_ratio']}, our C++ floor x{s['cpp_floor_time_ratio']}, "
-              f"baseline x{s['baseline_time_ratio']}")
+        print(
+            f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "
+            f"parts: our Python x{s['python_time_ratio']}, our C++ floor x{s['cpp_floor_time_ratio']}, "
+            f"baseline x{s['baseline_time_ratio']}"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)

@@ -173,13 +173,21 @@ def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=No
     """A StableHLO portable artifact (``Exported.mlir_module_serialized``): compiled as it is, no JAX function."""
     flat = jax.tree_util.tree_leaves(list(example_args))
     input_types = [_mlir_type(a) for a in flat] if flat else None
-    src = compile_module(bytes(data), config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types,
-                         fusion_report=fusion_report)
+    src = compile_module(
+        bytes(data), config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
+    )
     return PenguinProgram(src, None, None, spine)
 
 
-def compile(fn, *example_args, config: CompileConfig | None = None, spine: str = "mhlo",  # noqa: A001 - the API name
-            fusion_report: str | None = None, params=None, model_type: str | None = None) -> PenguinProgram:
+def compile(
+    fn,
+    *example_args,
+    config: CompileConfig | None = None,
+    spine: str = "mhlo",  # noqa: A001 - the API name
+    fusion_report: str | None = None,
+    params=None,
+    model_type: str | None = None,
+) -> PenguinProgram:
     """Compile a JAX function, a ``jax.export.Exported`` or a portable artifact to a Penguin program.
 
     Args:
@@ -216,7 +224,7 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
             ``params`` entry that selects no array (or an abstract one), and
             every error of :func:`hilo_mlir.compile_module`.
     """
-    from hilo_mlir.driver.compiler import resolve_config, compile_loaded, load_module
+    from hilo_mlir.driver.compiler import compile_loaded, load_module, resolve_config
 
     config = resolve_config(config, spine)
     if model_type is not None:
@@ -229,15 +237,18 @@ def compile(fn, *example_args, config: CompileConfig | None = None, spine: str =
     if isinstance(fn, jax.export.Exported) and _is_polymorphic(fn):
         if not example_args:
             shapes = ", ".join(str(av.shape) for av in fn.in_avals)
-            raise HiloError(f"the export is shape-polymorphic (input shapes {shapes}): pass concrete arguments to "
-                            "specialize it, hj.compile(exported, *arrays)")
+            raise HiloError(
+                f"the export is shape-polymorphic (input shapes {shapes}): pass concrete arguments to "
+                "specialize it, hj.compile(exported, *arrays)"
+            )
         input_types = [_mlir_type(a) for a in jax.tree_util.tree_leaves(list(example_args))]
         exp = fn
     else:
         exp = export(fn, *example_args)
         if _is_polymorphic(exp):
-            raise HiloError("shape-polymorphic example arguments: export with concrete shapes, or compile the "
-                            "Exported with concrete arguments")
+            raise HiloError(
+                "shape-polymorphic example arguments: export with concrete shapes, or compile the Exported with concrete arguments"
+            )
     cfg = resolve_config(config, spine)
     weights = _weights(exp, example_args, params) if params is not None else {}
     text = exp.mlir_module()

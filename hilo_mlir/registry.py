@@ -26,7 +26,22 @@ from hilo_mlir.passmanager.registry import (
 )
 
 __all__ = [
-    "Option", "PassContext", "PassInfo", "Statistic", "Statistics", "all_passes", "arguments", "describe",
-    "descriptions", "get", "load", "lookup", "plugin_passes", "register", "register_twins", "registering_for",
-    "twin_of", "unregister",
+    "Option",
+    "PassContext",
+    "PassInfo",
+    "Statistic",
+    "Statistics",
+    "all_passes",
+    "arguments",
+    "describe",
+    "descriptions",
+    "get",
+    "load",
+    "lookup",
+    "plugin_passes",
+    "register",
+    "register_twins",
+    "registering_for",
+    "twin_of",
+    "unregister",
 ]

@@ -49,8 +49,10 @@ def gates_table() -> str:
     rows = ["| gate (`--enable-<gate>`) | default | where the binary keeps it |", "|---|---|---|"]
     defaults = CompileConfig()
     for name in CompileConfig.gate_names():
-        rows.append(f"| `{name.replace('_', '-')}` | {'on' if getattr(defaults, name) else 'off'} | "
-                    f"{_cell(CompileConfig.PROVENANCE.get(name, '-'))} |")
+        rows.append(
+            f"| `{name.replace('_', '-')}` | {'on' if getattr(defaults, name) else 'off'} | "
+            f"{_cell(CompileConfig.PROVENANCE.get(name, '-'))} |"
+        )
     return "\n".join(rows)
 
 

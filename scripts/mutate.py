@@ -12,8 +12,22 @@ from __future__ import annotations
 
 import re
 
-HOSTILE_INTS = ("0", "1", "-1", "2", "3", "7", "65536", "2147483647", "2147483648", "4294967296",
-                "9223372036854775807", "9223372036854775808", "18446744073709551616", "99999999999")
+HOSTILE_INTS = (
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "7",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "4294967296",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551616",
+    "99999999999",
+)
 TYPES = ("f32", "f16", "bf16", "f64", "i1", "i8", "i32", "i64", "ui32", "ui64", "complex<f32>", "f8E4M3FN", "index", "i2")
 _INT = re.compile(r"(?<![\w.%#@])\d+(?![\w.])")
 _TYPE = re.compile(r"\b(f32|f16|bf16|f64|i1|i8|i16|i32|i64|ui8|ui32|ui64)\b")
@@ -32,7 +46,7 @@ def _replace_nth(pattern, text, rng, choices):
     if not ms:
         return text
     m = rng.choice(ms)
-    return text[: m.start()] + rng.choice(choices(m)) + text[m.end():]
+    return text[: m.start()] + rng.choice(choices(m)) + text[m.end() :]
 
 
 def _int(text, rng):
@@ -83,7 +97,7 @@ def _delete_span(text, rng):
     if not text:
         return text
     i = rng.randrange(len(text))
-    return text[:i] + text[i + rng.randint(1, 12):]
+    return text[:i] + text[i + rng.randint(1, 12) :]
 
 
 def _insert_junk(text, rng):
@@ -102,8 +116,22 @@ def _nest(text, rng):
     return text[:i] + "(" * depth + text[i:]
 
 
-TEXT_OPERATORS = (_int, _int, _type, _type, _op, _ssa, _shape, _delete_line, _duplicate_line, _swap_lines,
-                  _delete_span, _insert_junk, _truncate, _nest)
+TEXT_OPERATORS = (
+    _int,
+    _int,
+    _type,
+    _type,
+    _op,
+    _ssa,
+    _shape,
+    _delete_line,
+    _duplicate_line,
+    _swap_lines,
+    _delete_span,
+    _insert_junk,
+    _truncate,
+    _nest,
+)
 
 
 def text_mutant(text: str, rng) -> str:
@@ -132,17 +160,17 @@ def _insert(b, rng):
 
 def _cut(b, rng):
     i = rng.randrange(len(b))
-    del b[i: i + rng.randint(1, 64)]
+    del b[i : i + rng.randint(1, 64)]
 
 
 def _truncate_bytes(b, rng):
-    del b[max(4, rng.randrange(len(b))):]
+    del b[max(4, rng.randrange(len(b))) :]
 
 
 def _copy_chunk(b, rng):
     i, j = rng.randrange(len(b)), rng.randrange(len(b))
     n = rng.randint(1, 128)
-    b[j:j] = b[i: i + n]
+    b[j:j] = b[i : i + n]
 
 
 BINARY_OPERATORS = (_flip, _flip, _flip, _fill, _insert, _cut, _truncate_bytes, _copy_chunk)

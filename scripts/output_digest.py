@@ -50,8 +50,9 @@ def _digest_dir(path: str) -> dict:
 
 
 def digest(configs, folders, jobs: int, timeout: float, limit: int | None) -> dict:
-    from hilo_mlir.tools import batch
     from run_corpus import UNREGISTERED, parse_config
+
+    from hilo_mlir.tools import batch
 
     result = {}
     for conf in configs:

@@ -164,8 +164,9 @@ def verdict_of_process(rc, stderr: str, outdir: str | None, tool: str = "hilo2pe
 
 def run(cmd, timeout: float, **kw):
     """``(returncode or None, stdout, stderr)``; the whole process group is killed on timeout."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", env=ENV,
-                         start_new_session=True, **kw)
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", env=ENV, start_new_session=True, **kw
+    )
     try:
         out, err = p.communicate(timeout=timeout)
         return p.returncode, out, err
@@ -254,8 +255,10 @@ def mutants_in_batch(row: Row, blobs: list[bytes], ext: str, work: str, jobs: in
             f.write(b)
         paths.append(p)
     report = os.path.join(work, "report.json")
-    rc, _, stderr = run(TOOL + ["--batch", src, "-o", out, "--jobs", str(jobs), "--timeout", str(timeout),
-                                     "--report", report], timeout=timeout * len(blobs) / jobs + 600)
+    rc, _, stderr = run(
+        TOOL + ["--batch", src, "-o", out, "--jobs", str(jobs), "--timeout", str(timeout), "--report", report],
+        timeout=timeout * len(blobs) / jobs + 600,
+    )
     if rc is None or not os.path.exists(report):
         for _ in blobs:
             row.add("hang" if rc is None else "inconsistent", f"batch exit {rc}: {stderr[-300:]}")
@@ -346,9 +349,16 @@ def concurrent_writers(row: Row, rounds: int, work: str, size: int = 4096) -> No
         stop, problems = threading.Event(), []
         t = threading.Thread(target=_reader, args=(out, stop, problems), daemon=True)
         t.start()
-        procs = [subprocess.Popen([sys.executable, WRITER, "sleep", "0.5" if slow else "0", a, "-o", out], env=ENV,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-                 subprocess.Popen(TOOL + [b, "-o", out], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, WRITER, "sleep", "0.5" if slow else "0", a, "-o", out],
+                env=ENV,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            subprocess.Popen(TOOL + [b, "-o", out], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        ]
         errs = [p.communicate(timeout=300)[1] for p in procs]
         stop.set()
         t.join()
@@ -377,8 +387,13 @@ def kills(row: Row, rounds: int, work: str, rng: random.Random, size: int = 2621
     rc, _, err = run(TOOL + [big, "-o", os.path.join(work, "timing")], timeout=600)
     whole = time.monotonic() - t0
     for r in range(rounds):
-        p = subprocess.Popen(TOOL + [big if r % 2 == 0 else small, "-o", out], env=ENV, start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            TOOL + [big if r % 2 == 0 else small, "-o", out],
+            env=ENV,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0, whole * 1.1))
         os.kill(p.pid, signal.SIGKILL)  # the tool only: its worker must die with it
         p.wait()
@@ -421,8 +436,14 @@ def sigints(row: Row, rounds: int, work: str, rng: random.Random, parent_kills: 
             f.write(model(10 + i, 2, 2048))
     for r in range(rounds + parent_kills):
         out, report = os.path.join(work, f"out{r}"), os.path.join(work, f"r{r}.json")
-        p = subprocess.Popen(TOOL + ["--batch", src, "-o", out, "--jobs", "2", "--report", report], env=ENV,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        p = subprocess.Popen(
+            TOOL + ["--batch", src, "-o", out, "--jobs", "2", "--report", report],
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         time.sleep(rng.uniform(0.3, max_delay))
         if r >= rounds:  # the parent dies: no worker may keep running
             os.kill(p.pid, signal.SIGKILL)
@@ -455,8 +476,11 @@ def sigints(row: Row, rounds: int, work: str, rng: random.Random, parent_kills: 
             try:
                 with open(report) as f:
                     doc = json.load(f)
-                ok = doc["interrupted"] is True and all(program_problem(os.path.join(out, os.path.splitext(
-                    os.path.basename(m["path"]))[0])) is None for m in doc["modules"] if m["status"] == "ok")
+                ok = doc["interrupted"] is True and all(
+                    program_problem(os.path.join(out, os.path.splitext(os.path.basename(m["path"]))[0])) is None
+                    for m in doc["modules"]
+                    if m["status"] == "ok"
+                )
             except (OSError, ValueError, KeyError):
                 ok = False
             row.add("clean" if ok else "inconsistent", f"round {r}: report {report}")
@@ -556,6 +580,7 @@ def main(argv=None) -> int:
 
     rows = _Rows()
     try:
+
         def sub(name):
             d = os.path.join(work, name)
             os.makedirs(d)
@@ -564,21 +589,37 @@ def main(argv=None) -> int:
         text_paths, bc_paths, pb_paths = [], [], []
         if args.text:
             r = Row("text mutants (batch)")
-            text_paths = mutants_in_batch(r, [text_mutant(rng.choice(texts), rng).encode("utf-8", "surrogateescape")
-                                              for _ in range(args.text)], ".mlir", sub("text"), args.jobs, args.timeout)
+            text_paths = mutants_in_batch(
+                r,
+                [text_mutant(rng.choice(texts), rng).encode("utf-8", "surrogateescape") for _ in range(args.text)],
+                ".mlir",
+                sub("text"),
+                args.jobs,
+                args.timeout,
+            )
             rows.append(r)
         n_pb = args.binary // 3
         if args.binary:
             r = Row("bytecode mutants (batch)")
-            bc_paths = mutants_in_batch(r, [binary_mutant(rng.choice(bcs), rng) for _ in range(args.binary - n_pb)],
-                                        ".mlir", sub("bytecode"), args.jobs, args.timeout)
+            bc_paths = mutants_in_batch(
+                r,
+                [binary_mutant(rng.choice(bcs), rng) for _ in range(args.binary - n_pb)],
+                ".mlir",
+                sub("bytecode"),
+                args.jobs,
+                args.timeout,
+            )
             rows.append(r)
             r = Row(".pb mutants (batch)")
-            pb_paths = mutants_in_batch(r, [binary_mutant(rng.choice(pbs), rng) for _ in range(n_pb)], ".pb",
-                                        sub("proto"), args.jobs, args.timeout)
+            pb_paths = mutants_in_batch(
+                r, [binary_mutant(rng.choice(pbs), rng) for _ in range(n_pb)], ".pb", sub("proto"), args.jobs, args.timeout
+            )
             rows.append(r)
-        sample = rng.sample(text_paths, min(args.single, len(text_paths))) \
-            + rng.sample(bc_paths, min(args.single, len(bc_paths))) + rng.sample(pb_paths, min(args.single // 2, len(pb_paths)))
+        sample = (
+            rng.sample(text_paths, min(args.single, len(text_paths)))
+            + rng.sample(bc_paths, min(args.single, len(bc_paths)))
+            + rng.sample(pb_paths, min(args.single // 2, len(pb_paths)))
+        )
         if sample:
             r = Row("mutants, single-file hilo2penguin")
             mutants_one_by_one(r, sample, sub("single"), "hilo2penguin", args.timeout)

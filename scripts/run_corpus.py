@@ -47,18 +47,24 @@ REASONS = (
     ("unregistered dialect", r"unregistered dialect"),
     ("bad function terminator", r"cannot terminate function"),
     ("memref (buffer) type", r"memref types are not supported"),
-    ("upstream legalization failed (names the pass)",
-     r"failed to legalize operation|in pass '(chlo-legalize-to-stablehlo|stablehlo-legalize-to-hlo|hlo-legalize-to-stablehlo)'"),
+    (
+        "upstream legalization failed (names the pass)",
+        r"failed to legalize operation|in pass '(chlo-legalize-to-stablehlo|stablehlo-legalize-to-hlo|hlo-legalize-to-stablehlo)'",
+    ),
     ("op with no Penguin equivalent (fft, solvers, rng, ragged_dot, ...)", r"(has|have) no Penguin (equivalent|statement)"),
     ("op must be decomposed first (batch_norm, einsum, ...)", r"must be (decomposed|lowered) .*before printing"),
     ("element type not supported by the printers", r"element type \S+ is not supported"),
     ("non-mhlo/stablehlo op (e.g. check.*)", r"is not an mhlo/stablehlo op"),
-    ("invalid input (parse/verify)",
-     r"error: (expected |custom op|unknown |use of undeclared|'[a-z_.]+' op requires"
-     r"|'[a-z_.]+' op (failed|expect|attribute|operand|result|has|must|requires|inferred|all|number))"),
-    ("printer: unsupported op / custom call",
-     r"cannot be emitted|(cannot|can't|does not|not) (print|emit)|unsupported (op|custom)|unknown custom.call"
-     r"|custom_call target|NCC_ISPP|NCC_EVRF"),
+    (
+        "invalid input (parse/verify)",
+        r"error: (expected |custom op|unknown |use of undeclared|'[a-z_.]+' op requires"
+        r"|'[a-z_.]+' op (failed|expect|attribute|operand|result|has|must|requires|inferred|all|number))",
+    ),
+    (
+        "printer: unsupported op / custom call",
+        r"cannot be emitted|(cannot|can't|does not|not) (print|emit)|unsupported (op|custom)|unknown custom.call"
+        r"|custom_call target|NCC_ISPP|NCC_EVRF",
+    ),
     ("verify-supported-ops: unsupported op", r"not supported"),
     ("out-of-range 64-bit constant", r"out of range|does not fit"),
 )
@@ -123,8 +129,17 @@ def _renamed_copy(items, tmp: str):
     return out
 
 
-def run(corpus: str, configs, folders, jobs: int, timeout: float, limit: int | None, report_dir: str | None, out=sys.stdout,
-        entry_renamed: bool = False):
+def run(
+    corpus: str,
+    configs,
+    folders,
+    jobs: int,
+    timeout: float,
+    limit: int | None,
+    report_dir: str | None,
+    out=sys.stdout,
+    entry_renamed: bool = False,
+):
     """Compile every folder under every config; returns ``{config: {folder: [ModuleResult]}}``."""
     from hilo_mlir.tools import batch
 
@@ -147,6 +162,7 @@ def run(corpus: str, configs, folders, jobs: int, timeout: float, limit: int | N
                 progress = batch._Progress(len(items), sys.stderr, tty=sys.stderr.isatty())
                 sys.stderr.write(f"== {conf} {folder}: {len(items)} modules\n")
                 if not sys.stderr.isatty():  # one line per 500 modules: the table follows
+
                     def quiet(r, _p=progress, _n=[0], _total=len(items)):
                         _n[0] += 1
                         if _n[0] % 500 == 0 or _n[0] == _total:
@@ -235,8 +251,11 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--json", default=None, help="also write every module's result here")
     ap.add_argument("--from-json", default=None, help="only print the table of an earlier --json run")
-    ap.add_argument("--rename-entry", action="store_true",
-                    help="harness mode: rename a module's only public function to 'main' first (more coverage of the passes)")
+    ap.add_argument(
+        "--rename-entry",
+        action="store_true",
+        help="harness mode: rename a module's only public function to 'main' first (more coverage of the passes)",
+    )
     args = ap.parse_args(argv)
     if args.from_json:
         from hilo_mlir.tools.batch import ModuleResult

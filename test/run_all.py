@@ -16,7 +16,9 @@ slow = "--slow" in sys.argv[1:]
 # The lit suite runs with the analysis checking mode on: every pass's record of
 # what it changed is compared with the IR (hilo_mlir/analysis/check.py).
 lit_env = dict(os.environ, HILO_MLIR_CHECK_ANALYSES="1")
-lit_rc = subprocess.call([sys.executable, "-c", "import lit.main; lit.main.main()", "-sv", os.path.join(here, "lit")], cwd=root, env=lit_env)
+lit_rc = subprocess.call(
+    [sys.executable, "-c", "import lit.main; lit.main.main()", "-sv", os.path.join(here, "lit")], cwd=root, env=lit_env
+)
 pytest_args = [sys.executable, "-m", "pytest", "-q", os.path.join(here, "unit")]
 if slow:
     pytest_args += ["-m", "slow or not slow"]

@@ -91,7 +91,9 @@ register_twins(
     anchor="builtin.module",
     class_name="DissolveSmallFusions",
     options=(Option("max-ops", int, 1, "dissolve fusions whose body has at most this many ops"),),
-    statistics=(Statistic("fusions-seen", "fusions looked at"),
-                Statistic("fusions-dissolved", "fusions turned back into plain ops"),
-                Statistic("ops-unfused", "ops moved out of dissolved fusions")),
+    statistics=(
+        Statistic("fusions-seen", "fusions looked at"),
+        Statistic("fusions-dissolved", "fusions turned back into plain ops"),
+        Statistic("ops-unfused", "ops moved out of dissolved fusions"),
+    ),
 )

@@ -39,8 +39,15 @@ from hilo_mlir.ir import identity_key, ir
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change
 
 _TUPLE = ir.TupleType.static_typeid
-_SHAPED = frozenset((ir.RankedTensorType.static_typeid, ir.UnrankedTensorType.static_typeid,
-                     ir.VectorType.static_typeid, ir.MemRefType.static_typeid, ir.UnrankedMemRefType.static_typeid))
+_SHAPED = frozenset(
+    (
+        ir.RankedTensorType.static_typeid,
+        ir.UnrankedTensorType.static_typeid,
+        ir.VectorType.static_typeid,
+        ir.MemRefType.static_typeid,
+        ir.UnrankedMemRefType.static_typeid,
+    )
+)
 
 
 def walk_named(top, names) -> list:
@@ -418,8 +425,11 @@ class Census:
         out = []
         if self.counts != fresh.counts:
             names = sorted(set(self.counts) | set(fresh.counts))
-            diff = [f"{n}: kept {self.counts.get(n, 0)}, actual {fresh.counts.get(n, 0)}"
-                    for n in names if self.counts.get(n, 0) != fresh.counts.get(n, 0)]
+            diff = [
+                f"{n}: kept {self.counts.get(n, 0)}, actual {fresh.counts.get(n, 0)}"
+                for n in names
+                if self.counts.get(n, 0) != fresh.counts.get(n, 0)
+            ]
             out.append("op counts differ (" + "; ".join(diff[:8]) + ")")
         if set(self.names) != set(fresh.names):
             out.append("op names differ")
@@ -435,8 +445,10 @@ class Census:
                 if name in unordered:
                     a, b = sorted(a), sorted(b)
                 if a != b:
-                    out.append(f"the list of '{name}' ops of a top-level op differs"
-                               f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})")
+                    out.append(
+                        f"the list of '{name}' ops of a top-level op differs"
+                        f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})"
+                    )
         if self._types is not None:
             fresh.types()
             if fresh._types is None or +self._types != +fresh._types:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import io
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import checking_mode_enabled, ir
 from hilo_mlir.rewrite.rewriter import Change
+from hilo_mlir.support.diagnostics import HiloError
 
 ENV = "HILO_MLIR_CHECK_ANALYSES"
 
@@ -61,8 +61,7 @@ def structure(module_op) -> list:
     def visit(o):
         regions = o.regions
         shape = tuple(tuple(tuple(map(str, b.arguments.types)) for b in r.blocks) for r in regions) if len(regions) else ()
-        out.append((o.name, tuple(map(hash, o.operands)), tuple(map(hash, o.results)),
-                    tuple(map(str, o.results.types)), shape))
+        out.append((o.name, tuple(map(hash, o.operands)), tuple(map(hash, o.results)), tuple(map(str, o.results.types)), shape))
         return advance
 
     module_op.walk(visit)
@@ -92,16 +91,19 @@ def check_step(pass_arg: str, module_op, before: "Snapshot", changes: Change, am
     problems = []
     if changes == Change.NONE:
         if fingerprint(module_op) != before.text:
-            problems.append("the rewriter recorded no change but the module changed "
-                            "(a mutation made without ctx.rewriter)")
+            problems.append("the rewriter recorded no change but the module changed (a mutation made without ctx.rewriter)")
     elif not (changes & ~Change.ATTRIBUTE):
         if structure(module_op) != before.structure:
-            problems.append("the rewriter recorded only attribute changes but ops, operands, types "
-                            "or their order changed (a mutation made without ctx.rewriter)")
+            problems.append(
+                "the rewriter recorded only attribute changes but ops, operands, types "
+                "or their order changed (a mutation made without ctx.rewriter)"
+            )
     elif not (changes & ~(Change.ATTRIBUTE | Change.MOVE)):
         if sorted(structure(module_op)) != sorted(before.structure):
-            problems.append("the rewriter recorded only moves and attribute changes but ops, operands "
-                            "or types changed (a mutation made without ctx.rewriter)")
+            problems.append(
+                "the rewriter recorded only moves and attribute changes but ops, operands "
+                "or types changed (a mutation made without ctx.rewriter)"
+            )
     for cls, op, inst in am.entries():
         diff = getattr(inst, "differences", None)
         if diff is None:
@@ -110,4 +112,3 @@ def check_step(pass_arg: str, module_op, before: "Snapshot", changes: Change, am
             problems.append(f"{cls.__name__}: {d}")
     if problems:
         raise AnalysisCheckError(f"analysis check failed after pass '{pass_arg}': " + "; ".join(problems[:6]))
-

@@ -23,9 +23,9 @@ a block argument changed) invalidates it.
 
 from __future__ import annotations
 
+from hilo_mlir.ir import identity_key, ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir import identity_key, ir
 from hilo_mlir.ir.utils import block_ops
 from hilo_mlir.rewrite.rewriter import Change
 
@@ -140,8 +140,12 @@ class EntryBlock:
     def permuted(self, order: list) -> "EntryBlock":
         """The same block after reordering its body into ``order`` (positions; the terminator stays last)."""
         order = order + [len(self.ops) - 1]
-        return EntryBlock.from_parts([self.ops[i] for i in order], [self.inputs[i] for i in order],
-                                     [self.results[i] for i in order], [self.effects[i] for i in order])
+        return EntryBlock.from_parts(
+            [self.ops[i] for i in order],
+            [self.inputs[i] for i in order],
+            [self.results[i] for i in order],
+            [self.effects[i] for i in order],
+        )
 
     def effect(self, k: int, oracle: EffectOracle) -> bool:
         """May op ``k`` have side effects: the stored answer, or ``oracle``'s for a composite."""

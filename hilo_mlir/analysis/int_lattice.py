@@ -86,7 +86,7 @@ class IntRange:
         if lo > hi or zeros & ones:
             return IntRange.empty(width, signed)
         # Interval implied by the bits.
-        top = (mask & ~zeros)  # largest pattern the bits allow
+        top = mask & ~zeros  # largest pattern the bits allow
         if signed and width > 1:
             sign = 1 << (width - 1)
             if ones & sign:
@@ -157,8 +157,9 @@ class IntRange:
             return other
         if other.is_empty:
             return self
-        return IntRange.of(self.width, self.signed, min(self.lo, other.lo), max(self.hi, other.hi),
-                           self.zeros & other.zeros, self.ones & other.ones)
+        return IntRange.of(
+            self.width, self.signed, min(self.lo, other.lo), max(self.hi, other.hi), self.zeros & other.zeros, self.ones & other.ones
+        )
 
     def pattern_pieces(self) -> list[tuple[int, int]]:
         """The element patterns as at most two increasing intervals ``(pmin, pmax)``."""

@@ -46,26 +46,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.ir.dialects import DialectTable, hlo_short_name
-from hilo_mlir.ir import ir
 from hilo_mlir.analysis import int_bitwise as B
 from hilo_mlir.analysis import int_lattice as L
-from hilo_mlir.analysis.int_lattice import IntRange, join as _join
+from hilo_mlir.analysis.int_lattice import IntRange
+from hilo_mlir.analysis.int_lattice import join as _join
 from hilo_mlir.analysis.int_regions import ACCUMULATE, RegionRules
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import DialectTable, hlo_short_name
 
 _ELEMENTWISE2 = {
-    "add": L.add, "subtract": L.subtract, "multiply": L.multiply, "divide": L.divide,
-    "remainder": L.remainder, "maximum": L.maximum, "minimum": L.minimum, "and": B.and_,
-    "or": B.or_, "xor": B.xor, "shift_left": B.shift_left,
-    "shift_right_logical": B.shift_right_logical, "shift_right_arithmetic": B.shift_right_arithmetic,
+    "add": L.add,
+    "subtract": L.subtract,
+    "multiply": L.multiply,
+    "divide": L.divide,
+    "remainder": L.remainder,
+    "maximum": L.maximum,
+    "minimum": L.minimum,
+    "and": B.and_,
+    "or": B.or_,
+    "xor": B.xor,
+    "shift_left": B.shift_left,
+    "shift_right_logical": B.shift_right_logical,
+    "shift_right_arithmetic": B.shift_right_arithmetic,
 }
 _ELEMENTWISE1 = {
-    "negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": B.not_, "popcnt": B.popcnt,
+    "negate": L.negate,
+    "abs": L.abs_,
+    "sign": L.sign,
+    "not": B.not_,
+    "popcnt": B.popcnt,
     "count_leading_zeros": B.count_leading_zeros,
 }
 #: Result i has the range of operand 0 (the data is moved, not changed).
-_MOVE = frozenset("""broadcast_in_dim broadcast reshape transpose slice reverse copy dynamic_slice
-    gather dynamic_reshape dynamic_broadcast_in_dim""".split())
+_MOVE = frozenset(
+    """broadcast_in_dim broadcast reshape transpose slice reverse copy dynamic_slice
+    gather dynamic_reshape dynamic_broadcast_in_dim""".split()
+)
 #: Result 0 is the join of these operands.
 _JOIN = {"concatenate": None, "pad": (0, 1), "dynamic_update_slice": (0, 1), "dynamic_pad": (0, 1)}
 
@@ -121,6 +137,7 @@ class IntRanges:
 
 
 # ------------------------------------------------------------------------------- types
+
 
 def _info(t, cache=None):
     """``(width, signed, no_elements)`` for an integer tensor type, ``("tuple", infos)``, or None.

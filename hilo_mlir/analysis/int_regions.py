@@ -22,7 +22,9 @@ The walker provides ``get``, ``put_results``, ``region``, ``unknown``,
 
 from __future__ import annotations
 
-from hilo_mlir.analysis.int_lattice import join as _join, merge_into, widen as _widen
+from hilo_mlir.analysis.int_lattice import join as _join
+from hilo_mlir.analysis.int_lattice import merge_into
+from hilo_mlir.analysis.int_lattice import widen as _widen
 
 #: Nesting depth of fixed points beyond which loop-carried values are unknown (one walk).
 DEEP = 3

@@ -29,24 +29,43 @@ and StableHLO).
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import DialectTable
-from hilo_mlir.ir import ir
 from hilo_mlir.analysis.int_bitwise import shift_amounts
 from hilo_mlir.analysis.int_lattice import IntRange, type_max, type_min
 from hilo_mlir.analysis.int_ranges import IntRanges
+from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import DialectTable
 
 #: Width-dependent ops: the bit width appears in their definition (shift amounts
 #: saturate at it, bits are counted or complemented up to it), so their 32-bit
 #: result can differ even on bounded values (clz(1) is 63 vs 31; popcnt(-1) is
 #: 64 vs 32; srl(-1, 40) is 2^24-1 vs 0; 1 << 40 does not fit).
-WIDTH_DEPENDENT = frozenset({
-    "shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt", "count_leading_zeros", "not",
-})
+WIDTH_DEPENDENT = frozenset(
+    {
+        "shift_left",
+        "shift_right_logical",
+        "shift_right_arithmetic",
+        "popcnt",
+        "count_leading_zeros",
+        "not",
+    }
+)
 
 #: Ops through which a constant's elements flow unchanged: short name -> operand positions (None: all).
-CARRY = {"broadcast_in_dim": (0,), "broadcast": (0,), "reshape": (0,), "transpose": (0,), "slice": (0,),
-         "reverse": (0,), "copy": (0,), "concatenate": None, "pad": (0, 1), "select": (1, 2),
-         "dynamic_update_slice": (0, 1), "dynamic_slice": (0,), "gather": (0,)}
+CARRY = {
+    "broadcast_in_dim": (0,),
+    "broadcast": (0,),
+    "reshape": (0,),
+    "transpose": (0,),
+    "slice": (0,),
+    "reverse": (0,),
+    "copy": (0,),
+    "concatenate": None,
+    "pad": (0, 1),
+    "select": (1, 2),
+    "dynamic_update_slice": (0, 1),
+    "dynamic_slice": (0,),
+    "gather": (0,),
+}
 #: Uses that commute with reduction modulo 2^32: the constant's value modulo 2^32 serves
 #: (``convert``/``bitcast_convert`` only to an integer type wider than i1).
 MODULAR_USES = frozenset({"add", "subtract", "multiply", "and", "or", "xor", "negate", "not", "convert", "bitcast_convert"})
@@ -181,8 +200,14 @@ def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
                     seen.add(hash(out))
                     work.append(out)
                 continue
-            why = next((f"operand #{i} is only known to lie in {ranges.range_of(x)}"
-                        for i, x in enumerate(user.operands) if i != pos and not bounded_or_constant(x, ranges, d)), None)
+            why = next(
+                (
+                    f"operand #{i} is only known to lie in {ranges.range_of(x)}"
+                    for i, x in enumerate(user.operands)
+                    if i != pos and not bounded_or_constant(x, ranges, d)
+                ),
+                None,
+            )
             r = ranges.range_of(user.results[0]) if len(user.results) == 1 else None
             if short in ("convert", "bitcast_convert") and not _integer_result(user):
                 why = "it converts it to a non-integer type"

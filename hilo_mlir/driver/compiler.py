@@ -29,16 +29,26 @@ from __future__ import annotations
 import os
 
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
 from hilo_mlir.driver.frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
 from hilo_mlir.driver.frontend.printability import UnprintableOps, check_printable  # noqa: F401 (public API)
 from hilo_mlir.driver.frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
 from hilo_mlir.driver.frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
 from hilo_mlir.passmanager.pipeline import Instrumentation, Pipeline, gc_paused, step_for
+from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
 
 __all__ = [
-    "PenguinSource", "LoadedModule", "load_module", "compile_loaded", "compile_module", "compile_file",
-    "build_spine", "validate_input", "strip_sharding", "to_mhlo", "input_census", "detect_dialect",
+    "PenguinSource",
+    "LoadedModule",
+    "load_module",
+    "compile_loaded",
+    "compile_module",
+    "compile_file",
+    "build_spine",
+    "validate_input",
+    "strip_sharding",
+    "to_mhlo",
+    "input_census",
+    "detect_dialect",
 ]
 
 
@@ -158,8 +168,13 @@ def resolve_config(config: CompileConfig | str | None, spine: str) -> CompileCon
     return config.replace(stablehlo=(spine == "stablehlo") or config.stablehlo)
 
 
-def compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation: Instrumentation | None = None,
-                   input_types=None, fusion_report: str | None = None) -> PenguinSource:
+def compile_loaded(
+    loaded: LoadedModule,
+    config: CompileConfig,
+    instrumentation: Instrumentation | None = None,
+    input_types=None,
+    fusion_report: str | None = None,
+) -> PenguinSource:
     """Run the driver's stages and the spine on an already-loaded module; returns the Penguin source.
 
     ``input_types`` (a comma-separated string or a list, one static tensor
@@ -227,8 +242,9 @@ def run_import_stages(loaded: LoadedModule, config: CompileConfig, steps, instru
         return to_mhlo(loaded, instrumentation, census)
 
 
-def _run_spine(loaded: LoadedModule, config: CompileConfig, steps, instrumentation, census,
-               fusion_report: str | None = None) -> PenguinSource:
+def _run_spine(
+    loaded: LoadedModule, config: CompileConfig, steps, instrumentation, census, fusion_report: str | None = None
+) -> PenguinSource:
     extras = {"filename": loaded.filename, "debug": bool(getattr(instrumentation, "debug", False))}
     report = None
     if fusion_report is not None:
@@ -262,8 +278,14 @@ def _run_spine(loaded: LoadedModule, config: CompileConfig, steps, instrumentati
     return out
 
 
-def compile_module(text: str | bytes, config: CompileConfig | None = None, spine: str = "mhlo", filename: str = "<string>",
-                   input_types=None, fusion_report: str | None = None) -> PenguinSource:
+def compile_module(
+    text: str | bytes,
+    config: CompileConfig | None = None,
+    spine: str = "mhlo",
+    filename: str = "<string>",
+    input_types=None,
+    fusion_report: str | None = None,
+) -> PenguinSource:
     """Compile a module (mhlo or stablehlo) to Penguin Python.
 
     Args:
@@ -286,8 +308,9 @@ def compile_module(text: str | bytes, config: CompileConfig | None = None, spine
     return compile_loaded(load_module(text, filename), cfg, input_types=input_types, fusion_report=fusion_report)
 
 
-def compile_file(path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo",
-                 input_types=None, fusion_report: str | None = None) -> PenguinSource:
+def compile_file(
+    path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
+) -> PenguinSource:
     """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
 
     ``input_types``, ``fusion_report``: as for :func:`compile_module`.

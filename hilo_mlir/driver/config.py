@@ -12,7 +12,6 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
-
 #: Fields of CompileConfig that are not gates of a pipeline step.
 _NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits"})
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from hilo_mlir.passmanager import registry
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.steps import Step, step_for
 
 log = logging.getLogger("hilo_mlir")
@@ -188,7 +188,7 @@ PRE_PASSES = (("call-inliner", "call_inliner"), ("raise-logistic", "raise_logist
 def spine_entries(config: CompileConfig) -> list[SpineEntry]:
     """Every step of ``config``'s spine in order, the pre-passes first, gated-off ones included."""
     out = [SpineEntry("pre", arg, gate, bool(getattr(config, gate))) for arg, gate in PRE_PASSES]
-    for s in (STABLEHLO_SPINE if config.stablehlo else MHLO_SPINE):
+    for s in STABLEHLO_SPINE if config.stablehlo else MHLO_SPINE:
         out.append(SpineEntry(s.ordinal, s.argument, s.gate, s.gate is None or bool(getattr(config, s.gate))))
     return out
 
@@ -256,8 +256,7 @@ def list_spine(config: CompileConfig) -> str:
     rows = [("step", "pass", "gate")]
     entries = spine_entries(config)
     edited: dict = {}
-    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config),
-                                  tuple(config.pass_edits), _mhlo_names(config)):
+    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config), tuple(config.pass_edits), _mhlo_names(config)):
         edited.setdefault(id(e), []).append((s, note))
     for e in entries:
         if not e.enabled:

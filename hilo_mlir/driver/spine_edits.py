@@ -28,8 +28,12 @@ from dataclasses import dataclass
 from hilo_mlir.support.diagnostics import HiloError
 
 KINDS = ("insert-after", "insert-before", "replace", "disable")
-_FLAGS = {"insert-after": "--insert-pass-after", "insert-before": "--insert-pass-before",
-          "replace": "--replace-pass", "disable": "--disable-pass"}
+_FLAGS = {
+    "insert-after": "--insert-pass-after",
+    "insert-before": "--insert-pass-before",
+    "replace": "--replace-pass",
+    "disable": "--disable-pass",
+}
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,9 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
         if step in (e.argument, mhlo_names.get(i)) or (e.label != "pre" and step == e.label):
             if not e.enabled:
                 gate = e.gate.replace("_", "-") if e.gate else ""
-                raise HiloError(f"step {e.label} '{e.argument}' does not run: its gate {gate} is off "
-                                f"(turn it on with --enable-{gate} or --preset all)")
+                raise HiloError(
+                    f"step {e.label} '{e.argument}' does not run: its gate {gate} is off (turn it on with --enable-{gate} or --preset all)"
+                )
             return i
     known = [e.argument for e in entries] + [e.label for e in entries if e.label != "pre"]
     close = difflib.get_close_matches(step, known, n=3)
@@ -124,8 +129,10 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
             e.message = f"{edit.flag} {edit.step}={edit.pipeline}: {e.message}"
             raise
         if edit.kind in ("replace", "disable") and (i in replaced or i in disabled):
-            raise HiloError(f"{edit.flag} {edit.step}: step {entries[i].label} '{entries[i].argument}' "
-                            "is already replaced or disabled by an earlier edit")
+            raise HiloError(
+                f"{edit.flag} {edit.step}: step {entries[i].label} '{entries[i].argument}' "
+                "is already replaced or disabled by an earlier edit"
+            )
         if edit.kind == "insert-after":
             after.setdefault(i, []).extend(new)
         elif edit.kind == "insert-before":

@@ -59,8 +59,7 @@ def load_weight(path: str, index: int) -> np.ndarray:
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
-        raise HiloError(f"--weights: cannot read the weight of input {index} from '{path}': "
-                        f"{getattr(e, 'strerror', None) or e}") from None
+        raise HiloError(f"--weights: cannot read the weight of input {index} from '{path}': {getattr(e, 'strerror', None) or e}") from None
 
 
 def mark_parameters(module, indices, filename: str | None = None) -> None:
@@ -80,8 +79,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     n = len(main.regions[0].blocks[0].arguments)
     bad = sorted(i for i in indices if not 0 <= i < n)
     if bad:
-        raise HiloError(f"weights given for input {bad[0]}, but main has {n} input{'s' if n != 1 else ''}",
-                        filename=filename)
+        raise HiloError(f"weights given for input {bad[0]}, but main has {n} input{'s' if n != 1 else ''}", filename=filename)
     attrs = main.attributes
     have = set()
     if "slowChangingIns" in attrs:

@@ -30,7 +30,18 @@ from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomp
 from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block, value_def_ancestor
 
 __all__ = [
-    "FusionCluster", "OpSet", "OrderIndex", "SymbolNamer", "Refusal", "codegen", "check_legal",
-    "recursively_move_dependent_ops", "ancestor_in_block", "value_def_ancestor", "sorted_in_block",
-    "composite_attributes", "decomposition_base", "new_decomposition",
+    "FusionCluster",
+    "OpSet",
+    "OrderIndex",
+    "SymbolNamer",
+    "Refusal",
+    "codegen",
+    "check_legal",
+    "recursively_move_dependent_ops",
+    "ancestor_in_block",
+    "value_def_ancestor",
+    "sorted_in_block",
+    "composite_attributes",
+    "decomposition_base",
+    "new_decomposition",
 ]

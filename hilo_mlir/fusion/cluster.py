@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import operator
 
+from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
 from hilo_mlir.ir import ir
 from hilo_mlir.ir.utils import as_op, op_key
-from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
 
 __all__ = ["FusionCluster"]
 

@@ -29,16 +29,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hilo_mlir.ir import effects
-from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
-from hilo_mlir.ir import ir
-from hilo_mlir.ir.utils import as_op, enclosing_module
 from hilo_mlir.fusion.cluster import FusionCluster
 from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
 from hilo_mlir.fusion.order import OrderIndex
+from hilo_mlir.ir import effects, ir
+from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
+from hilo_mlir.ir.utils import as_op, enclosing_module
 
-__all__ = ["Refusal", "codegen", "check_legal", "recursively_move_dependent_ops",
-           "NO_LIVE_OUT", "NOT_CONVEX", "SIDE_EFFECTING_DEPENDENT"]
+__all__ = ["Refusal", "codegen", "check_legal", "recursively_move_dependent_ops", "NO_LIVE_OUT", "NOT_CONVEX", "SIDE_EFFECTING_DEPENDENT"]
 
 #: refusal reasons of the codegen (the fusion report's vocabulary, ``docs/fusion_report.md``)
 NO_LIVE_OUT = "no-live-out"
@@ -119,9 +117,15 @@ def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, or
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types):
     """An ``mhlo.fusion`` before the last member; returns ``(op, its body block)``."""
-    fused = rewriter.create(d.fusion, results=out_types, operands=list(cluster.live_ins),
-                            attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
-                            regions=1, loc=loc, before=cluster.last)
+    fused = rewriter.create(
+        d.fusion,
+        results=out_types,
+        operands=list(cluster.live_ins),
+        attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
+        regions=1,
+        loc=loc,
+        before=cluster.last,
+    )
     body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types))
     return fused, body
 
@@ -134,15 +138,19 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
         raise ValueError("cluster is not inside a builtin.module")
     namer = namer if namer is not None else SymbolNamer(module_op)
     sym = namer.fresh(decomposition_base(cluster.kind))
-    body = new_decomposition(rewriter, module_op.regions[0].blocks[0], sym, in_types, out_types, loc,
-                             [loc] * len(in_types))
-    fused = rewriter.create(d.fusion, results=out_types, operands=list(cluster.live_ins),
-                            attributes=composite_attributes(cluster.kind, sym), loc=loc, before=cluster.last)
+    body = new_decomposition(rewriter, module_op.regions[0].blocks[0], sym, in_types, out_types, loc, [loc] * len(in_types))
+    fused = rewriter.create(
+        d.fusion,
+        results=out_types,
+        operands=list(cluster.live_ins),
+        attributes=composite_attributes(cluster.kind, sym),
+        loc=loc,
+        before=cluster.last,
+    )
     return fused, body
 
 
-def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None,
-            namer: SymbolNamer | None = None):
+def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None, namer: SymbolNamer | None = None):
     """Turn ``cluster`` into one fused op (see the module doc for the form).
 
     Args:

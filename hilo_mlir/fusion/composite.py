@@ -14,8 +14,8 @@ set and the naming are written once:
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
 from hilo_mlir.ir.utils import as_op
 
 __all__ = ["SymbolNamer", "new_decomposition", "composite_attributes", "decomposition_base"]
@@ -84,5 +84,8 @@ def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc,
             "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
             "sym_visibility": ir.StringAttr.get("private"),
         },
-        regions=1, loc=loc, at_end=module_body)
+        regions=1,
+        loc=loc,
+        at_end=module_body,
+    )
     return rewriter.create_block(fn.regions[0], in_types, arg_locs)

@@ -18,8 +18,8 @@ import ctypes
 import threading
 
 from jaxlib.mlir import ir, passmanager  # noqa: F401  (re-exported)
-from jaxlib.mlir.dialects import chlo, func, mhlo, sdy, stablehlo  # noqa: F401
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _mlirHlo, _stablehlo
+from jaxlib.mlir.dialects import chlo, func, mhlo, sdy, stablehlo  # noqa: F401
 
 __all__ = [
     "ir",

@@ -64,7 +64,7 @@ class DialectTable:
             return _SHORT_CACHE[self.prefix][name]
         except KeyError:
             p = self.prefix + "."
-            short = _SHORT_CACHE.setdefault(self.prefix, {})[name] = name[len(p):] if name.startswith(p) else None
+            short = _SHORT_CACHE.setdefault(self.prefix, {})[name] = name[len(p) :] if name.startswith(p) else None
             return short
 
     def is_op(self, op, *shorts: str) -> bool:
@@ -149,7 +149,7 @@ def hlo_short_name(op_or_name) -> str | None:
     short = None
     for p in ("mhlo.", "stablehlo."):
         if name.startswith(p):
-            short = name[len(p):]
+            short = name[len(p) :]
             break
     _HLO_SHORT[name] = short
     return short
@@ -223,8 +223,15 @@ class FusionKind:
 
 
 #: Every FusionKind / CompositeKind, in the order the printers' tables list them.
-FUSION_KINDS = (FusionKind.DOT_LOGISTIC, FusionKind.MUL_RED_SQRT, FusionKind.ELEMENTWISE, FusionKind.EXPM1,
-                FusionKind.LOG1P, FusionKind.DOT_SOFTMAX, FusionKind.SCHEDULE_FUSION)
+FUSION_KINDS = (
+    FusionKind.DOT_LOGISTIC,
+    FusionKind.MUL_RED_SQRT,
+    FusionKind.ELEMENTWISE,
+    FusionKind.EXPM1,
+    FusionKind.LOG1P,
+    FusionKind.DOT_SOFTMAX,
+    FusionKind.SCHEDULE_FUSION,
+)
 
 #: The discardable string attribute naming the kind of an ``mhlo.fusion``.
 FUSION_KIND_ATTR = "FusionKind"
@@ -241,4 +248,3 @@ COMPOSITE_NAMESPACE = "neuron"
 
 #: The ops that hold a fused cluster, both dialects.
 FUSION_OP_NAMES = frozenset({"mhlo.fusion", "stablehlo.composite"})
-

@@ -25,13 +25,18 @@ An op is side-effecting when
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import SIDE_EFFECTING_OPS, hlo_short_name
 from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.dialects import SIDE_EFFECTING_OPS, hlo_short_name
 
 #: Op names outside mhlo/stablehlo/chlo known to be free of side effects.
-PURE_NON_HLO = frozenset({
-    "func.return", "func.constant", "arith.constant", "builtin.unrealized_conversion_cast",
-})
+PURE_NON_HLO = frozenset(
+    {
+        "func.return",
+        "func.constant",
+        "arith.constant",
+        "builtin.unrealized_conversion_cast",
+    }
+)
 
 
 _UNKNOWN = object()

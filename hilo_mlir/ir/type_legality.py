@@ -42,7 +42,16 @@ from typing import NamedTuple
 from hilo_mlir.ir import ir
 
 DYNAMIC, OVERFLOW, QUANTIZED, COMPLEX, ELEMENT, BUFFER, UNRANKED, TOKEN, OTHER = (
-    "dynamic", "overflow", "quantized", "complex", "element", "buffer", "unranked", "token", "other")
+    "dynamic",
+    "overflow",
+    "quantized",
+    "complex",
+    "element",
+    "buffer",
+    "unranked",
+    "token",
+    "other",
+)
 
 #: Element counts and byte sizes from here on do not fit in MLIR's int64 arithmetic.
 SIZE_LIMIT = 2**63

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from hilo_mlir.ir import identity_key, ir
 
-
 # --------------------------------------------------------------------------- identities
 
 
@@ -243,6 +242,8 @@ def all_blocks(op) -> list:
 
     op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return blocks
+
+
 # --------------------------------------------------------------------------- appended: uses, ancestry, reductions
 
 
@@ -302,8 +303,7 @@ def reducer_kind(reduce_op, d) -> str | None:
     if kind not in REDUCERS or len(bin_op.operands) != 2 or len(ret.operands) != 1:
         return None
     a0, a1 = block.arguments[0], block.arguments[1]
-    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1)
-            or (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
+    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1) or (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
         return None
     if ret.operands[0] != bin_op.results[0]:
         return None
@@ -330,11 +330,16 @@ def is_reduction_identity(v, kind: str) -> bool:
         return False
     sv = dense.get_splat_value()
     et = ir.ShapedType(c.results[0].type).element_type
-    if isinstance(sv, ir.FloatAttr) or sv.type.typeid in (ir.F32Type.static_typeid, ir.F64Type.static_typeid,
-                                                        ir.F16Type.static_typeid, ir.BF16Type.static_typeid):
+    if isinstance(sv, ir.FloatAttr) or sv.type.typeid in (
+        ir.F32Type.static_typeid,
+        ir.F64Type.static_typeid,
+        ir.F16Type.static_typeid,
+        ir.BF16Type.static_typeid,
+    ):
         f = ir.FloatAttr(sv).value
-        return {"add": f == 0.0, "multiply": f == 1.0,
-                "maximum": math.isinf(f) and f < 0, "minimum": math.isinf(f) and f > 0}.get(kind, False)
+        return {"add": f == 0.0, "multiply": f == 1.0, "maximum": math.isinf(f) and f < 0, "minimum": math.isinf(f) and f > 0}.get(
+            kind, False
+        )
     try:
         it = ir.IntegerType(et)
         val = ir.IntegerAttr(sv).value
@@ -343,13 +348,15 @@ def is_reduction_identity(v, kind: str) -> bool:
     w = it.width
     if w == 1:
         val &= 1
-        return {"and": val == 1, "or": val == 0, "add": val == 0, "maximum": val == 0, "minimum": val == 1,
-                "multiply": val == 1}.get(kind, False)
+        return {"and": val == 1, "or": val == 0, "add": val == 0, "maximum": val == 0, "minimum": val == 1, "multiply": val == 1}.get(
+            kind, False
+        )
     if it.is_unsigned:
         val %= 1 << w
         lo, hi = 0, (1 << w) - 1
     else:
         lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
     ones = -1 if not it.is_unsigned else hi
-    return {"add": val == 0, "or": val == 0, "multiply": val == 1, "and": val == ones,
-            "maximum": val == lo, "minimum": val == hi}.get(kind, False)
+    return {"add": val == 0, "or": val == 0, "multiply": val == 1, "and": val == ones, "maximum": val == lo, "minimum": val == hi}.get(
+        kind, False
+    )

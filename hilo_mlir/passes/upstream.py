@@ -124,8 +124,7 @@ SUMMARIES = {
 
 #: list-valued options: the binding prints them empty, so they are declared here
 LIST_OPTIONS = {
-    "canonicalize": (("disable-patterns", "patterns (by label) not to apply"),
-                     ("enable-patterns", "only apply these patterns (by label)")),
+    "canonicalize": (("disable-patterns", "patterns (by label) not to apply"), ("enable-patterns", "only apply these patterns (by label)")),
     "inline": (("op-pipelines", "pipelines to run on callables of some op kinds, e.g. {func.func(cse)}"),),
     "stablehlo-refine-arguments": (("types", "the new argument types of main, e.g. {tensor<4xf32>,tensor<i32>}"),),
     "symbol-privatize": (("exclude", "symbols to keep public"),),
@@ -187,14 +186,16 @@ def options_of(entry: dict) -> tuple:
 
 for _e in load_entries():
     _arg = _e["argument"]
-    register(PassInfo(
-        _arg,
-        SUMMARIES.get(_arg, "Upstream pass of the binding"),
-        None,
-        anchor=_e["anchor"],
-        dialect=DIALECTS.get(_arg),
-        options=options_of(_e),
-        class_name=_e["class_name"] or _arg,
-        upstream=True,
-        source="upstream MLIR / StableHLO / MHLO / Shardy (the binding's pass registry)",
-    ))
+    register(
+        PassInfo(
+            _arg,
+            SUMMARIES.get(_arg, "Upstream pass of the binding"),
+            None,
+            anchor=_e["anchor"],
+            dialect=DIALECTS.get(_arg),
+            options=options_of(_e),
+            class_name=_e["class_name"] or _arg,
+            upstream=True,
+            source="upstream MLIR / StableHLO / MHLO / Shardy (the binding's pass registry)",
+        )
+    )

@@ -95,8 +95,7 @@ def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide
     """Print a module (or op) as MLIR text, optionally generic form / with locations; ends in a newline."""
     op = module.operation if hasattr(module, "operation") else module
     buf = io.StringIO()
-    op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True,
-             large_elements_limit=elide)
+    op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True, large_elements_limit=elide)
     text = buf.getvalue()
     return text if text.endswith("\n") else text + "\n"
 
@@ -207,9 +206,9 @@ def _pass_text(step) -> str:
             printed = str(passmanager.PassManager.parse(f"builtin.module({step.cpp_text})"))
         except Exception:  # noqa: BLE001 - printing must not fail a run
             return step.cpp_text
-        inner = printed[len("builtin.module("):-1]
+        inner = printed[len("builtin.module(") : -1]
         if step.cpp_text.startswith("func.func(") and inner.startswith("func.func("):
-            inner = inner[len("func.func("):-1]
+            inner = inner[len("func.func(") : -1]
         return inner
     opts = step.options or {}
     if not opts:

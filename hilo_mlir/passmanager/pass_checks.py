@@ -21,8 +21,7 @@ KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 #: kebab-case with at most one ``{placeholder}`` (a name that is only a placeholder, e.g. the
 #: histogram's ``{op-name}``, is one statistic per value)
 _STAT = re.compile(r"^(?!-)(?=.)(?:[a-z][a-z0-9]*(?:-[a-z0-9]+)*)?(?:-?\{[a-z][a-z0-9_-]*\}(?:-[a-z0-9]+)*)?$")
-_HERE = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), n))
-         for n in ("registry.py", "pass_checks.py")}
+_HERE = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), n)) for n in ("registry.py", "pass_checks.py")}
 ANCHORS = ("func.func", "builtin.module")
 DIALECTS = (None, "mhlo", "stablehlo")
 OPTION_TYPES = (bool, int, float, str)
@@ -75,15 +74,12 @@ def check_pass(info) -> None:
             raise error(f"pass '{arg}': option '{o.name}' declared twice")
         seen.add(o.name)
         if o.type not in OPTION_TYPES:
-            raise error(f"pass '{arg}': option '{o.name}' has type {getattr(o.type, '__name__', o.type)!r} "
-                        "(use bool, int, float or str)")
+            raise error(f"pass '{arg}': option '{o.name}' has type {getattr(o.type, '__name__', o.type)!r} (use bool, int, float or str)")
         if not _default_ok(o.type, o.default):
-            raise error(f"pass '{arg}': option '{o.name}' is {o.type.__name__} but its default "
-                        f"{o.default!r} is {type(o.default).__name__}")
+            raise error(f"pass '{arg}': option '{o.name}' is {o.type.__name__} but its default {o.default!r} is {type(o.default).__name__}")
     for s in info.statistics:
         name = s.name if isinstance(s, Statistic) else s
         if not isinstance(name, str) or not _STAT.match(name):
-            raise error(f"pass '{arg}': invalid statistic name {name!r}: use kebab-case, "
-                        "with at most one {placeholder}")
+            raise error(f"pass '{arg}': invalid statistic name {name!r}: use kebab-case, with at most one {{placeholder}}")
     if info.state is not None and not callable(info.state):
         raise error(f"pass '{arg}': state must be a class (instantiated once per run)")

@@ -43,14 +43,17 @@ class Statistics(collections.Counter):
 
     def __setitem__(self, key, value):
         if not self._open and key not in self._exact and not self._matches(key):
-            raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' "
-                           "(declare it in its PassInfo.statistics)")
+            raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' (declare it in its PassInfo.statistics)")
         super().__setitem__(key, value)
 
     def _matches(self, key: str) -> bool:
         for head, tail in self._patterns:
-            if (len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail)
-                    and " " not in key[len(head):len(key) - len(tail)]):
+            if (
+                len(key) > len(head) + len(tail)
+                and key.startswith(head)
+                and key.endswith(tail)
+                and " " not in key[len(head) : len(key) - len(tail)]
+            ):
                 return True
         return False
 
@@ -80,8 +83,7 @@ class PassContext:
         info: the :class:`PassInfo` being run.
     """
 
-    def __init__(self, info: "PassInfo", options: dict, *, rewriter, analyses, module_op,
-                 stats=None, log=None, extras=None):
+    def __init__(self, info: "PassInfo", options: dict, *, rewriter, analyses, module_op, stats=None, log=None, extras=None):
         self.info = info
         self.options = _Options(options)
         self.d: DialectTable | None = info.dialect_table

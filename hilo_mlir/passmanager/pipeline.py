@@ -28,6 +28,10 @@ import gc
 import time
 
 from hilo_mlir.passmanager import registry
+from hilo_mlir.passmanager.instrumentation import Instrumentation, IRPrinter, module_to_text, statistics_report, timing_report
+from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
+from hilo_mlir.passmanager.registry import PassContext
+from hilo_mlir.passmanager.steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
 from hilo_mlir.support.diagnostics import (
     NOT_UTF8_MESSAGE,
     Diagnostic,
@@ -37,10 +41,6 @@ from hilo_mlir.support.diagnostics import (
     location_to_str,
     not_utf8,
 )
-from hilo_mlir.passmanager.instrumentation import Instrumentation, IRPrinter, module_to_text, statistics_report, timing_report
-from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
-from hilo_mlir.passmanager.registry import PassContext
-from hilo_mlir.passmanager.steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
 
 # --------------------------------------------------------------------------- executor
 
@@ -72,8 +72,7 @@ def _as_instrumentation(instr) -> Instrumentation:
         return instr
     import dataclasses
 
-    return Instrumentation(**{f.name: getattr(instr, f.name) for f in dataclasses.fields(Instrumentation)
-                              if hasattr(instr, f.name)})
+    return Instrumentation(**{f.name: getattr(instr, f.name) for f in dataclasses.fields(Instrumentation) if hasattr(instr, f.name)})
 
 
 class Pipeline:
@@ -101,8 +100,14 @@ class Pipeline:
         log: debug lines the passes recorded.
     """
 
-    def __init__(self, steps: list[Step], instrumentation: Instrumentation | None = None, extras=None,
-                 verify_each: bool = True, check_analyses: bool | None = None):
+    def __init__(
+        self,
+        steps: list[Step],
+        instrumentation: Instrumentation | None = None,
+        extras=None,
+        verify_each: bool = True,
+        check_analyses: bool | None = None,
+    ):
         from hilo_mlir.analysis.check import enabled_by_env
 
         self.steps = list(steps)
@@ -137,8 +142,7 @@ class Pipeline:
     def _dump(self, module, title: str) -> None:
         out = self.instr.stream
         out.write(f"// -----// IR Dump {title} //----- //\n")
-        out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo,
-                                 self.instr.elide_elements_if_larger))
+        out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo, self.instr.elide_elements_if_larger))
         out.write("\n")
 
     def run(self, module, census=None) -> None:
@@ -212,8 +216,13 @@ class Pipeline:
 
         steps = [step] if step is not None else self.steps
         text = "builtin.module(" + ",".join(s.text() for s in steps) + ")"
-        note = write_reproducer(self.instr.reproducer, self._snapshot, text, verify_each=self.verify_each,
-                                failing=(step.pass_name if step is not None else None))
+        note = write_reproducer(
+            self.instr.reproducer,
+            self._snapshot,
+            text,
+            verify_each=self.verify_each,
+            failing=(step.pass_name if step is not None else None),
+        )
         self.reproducer_path = self.instr.reproducer if note.severity == "note" else None
         if isinstance(exc, HiloError):
             exc.notes = list(exc.notes) + [note]
@@ -225,13 +234,19 @@ class Pipeline:
         (it would do nothing), naming its twin. Printers (terminal) and passes that read
         either dialect (``PassInfo.any_dialect``) print both: no warning."""
         info = step.info
-        if info is None or info.dialect not in ("mhlo", "stablehlo") or info.terminal or info.any_dialect \
-                or step.argument in self._warned or info.dialect in self._dialect_seen:
+        if (
+            info is None
+            or info.dialect not in ("mhlo", "stablehlo")
+            or info.terminal
+            or info.any_dialect
+            or step.argument in self._warned
+            or info.dialect in self._dialect_seen
+        ):
             return
         from hilo_mlir.analysis.census import Census
 
         names = am.get(Census, op).names
-        own, other = (("mhlo.", "stablehlo.") if info.dialect == "mhlo" else ("stablehlo.", "mhlo."))
+        own, other = ("mhlo.", "stablehlo.") if info.dialect == "mhlo" else ("stablehlo.", "mhlo.")
         if any(n.startswith(own) for n in names):
             # Python passes never change the dialect: no need to ask again until an upstream step ran
             self._dialect_seen.add(info.dialect)
@@ -241,15 +256,19 @@ class Pipeline:
         self._warned.add(step.argument)
         twin = registry.twin_of(info)
         hint = f": use its twin '{twin}'" if twin else ""
-        msg = (f"pass '{step.argument}' works on {info.dialect} ops but the module has none "
-               f"(it has {other[:-1]} ops){hint}")
+        msg = f"pass '{step.argument}' works on {info.dialect} ops but the module has none (it has {other[:-1]} ops){hint}"
         self.warn(msg, op.location)
 
     def warn(self, message: str, loc=None) -> None:
         """Emit a warning diagnostic (to ``instr.on_diagnostic``, else printed to the dump stream)."""
         fname = self.extras.get("filename")
-        d = Diagnostic("warning", message, location_to_str(loc, fname) if loc is not None else None,
-                       location_line(loc) if loc is not None else None, raw=str(loc) if loc is not None else None)
+        d = Diagnostic(
+            "warning",
+            message,
+            location_to_str(loc, fname) if loc is not None else None,
+            location_line(loc) if loc is not None else None,
+            raw=str(loc) if loc is not None else None,
+        )
         if self.instr.on_diagnostic is not None:
             self.instr.on_diagnostic(d)
         else:
@@ -311,8 +330,9 @@ class Pipeline:
         self._printer.failed(step, self._current)
         origin = step.info.origin if step.info is not None else ""
         if origin:
-            err = HiloError(f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}",
-                            filename=self.extras.get("filename"))
+            err = HiloError(
+                f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.extras.get("filename")
+            )
             err.pass_name = step.argument
             return err
         try:
@@ -324,8 +344,11 @@ class Pipeline:
     def _anchors(self, step: Step, op) -> list:
         """The ops a step runs on one by one while its IR is dumped: each top-level function
         for a function pass, else the module."""
-        func_step = (step.cpp_text.startswith("func.func(") if step.cpp_text is not None
-                     else step.info is not None and step.info.anchor == "func.func")
+        func_step = (
+            step.cpp_text.startswith("func.func(")
+            if step.cpp_text is not None
+            else step.info is not None and step.info.anchor == "func.func"
+        )
         if not (func_step and self._printer.active(step)):
             return [op]
         return [f.operation for f in op.regions[0].blocks[0].operations if f.operation.name == "func.func"]
@@ -365,8 +388,7 @@ class Pipeline:
         stats = self.stats.get(key)
         if stats is None:
             stats = self.stats[key] = registry.Statistics(info.statistics, info.argument)
-        ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op,
-                          stats=stats, log=self.log, extras=self.extras)
+        ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op, stats=stats, log=self.log, extras=self.extras)
         rewriter.take_changes()
         anchors = self._anchors(step, op)
         if anchors == [op]:
@@ -409,15 +431,21 @@ class Pipeline:
             err = from_mlir_error(e)
             if step is None or (final and not self.verify_each):
                 where = "before printing" if step is not None else "at the end of the pipeline"
-                err.message = (f"verifier failed on the module {where}: {err.message} "
-                               "(rerun with --verify-each to find the pass that broke it)")
+                err.message = (
+                    f"verifier failed on the module {where}: {err.message} (rerun with --verify-each to find the pass that broke it)"
+                )
             else:
                 err.message = f"verifier failed after pass '{step.argument}': {err.message}"
                 err.pass_name = step.argument
                 if self._unrecorded:
-                    err.notes = list(err.notes) + [Diagnostic(
-                        "note", "passes that recorded no change are not verified after (" + ", ".join(self._unrecorded[-3:])
-                        + "); if one of them changed the IR without the rewriter, HILO_MLIR_CHECK_ANALYSES=1 names it")]
+                    err.notes = list(err.notes) + [
+                        Diagnostic(
+                            "note",
+                            "passes that recorded no change are not verified after ("
+                            + ", ".join(self._unrecorded[-3:])
+                            + "); if one of them changed the IR without the rewriter, HILO_MLIR_CHECK_ANALYSES=1 names it",
+                        )
+                    ]
             raise err from None
         finally:
             label = step.display if step is not None else "(final)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from hilo_mlir.support.diagnostics import HiloError
 
+
 @dataclass
 class Element:
     """One element of a textual pipeline: a pass (``children is None``) or an op anchor."""
@@ -61,7 +62,7 @@ class _Parser:
         start = self.i
         while self.i < len(self.text) and (self.text[self.i].isalnum() or self.text[self.i] in "-_.$"):
             self.i += 1
-        name = self.text[start:self.i]
+        name = self.text[start : self.i]
         if not name:
             raise self.error("expected a pass or op name")
         el = Element(name, col=start + 1)
@@ -99,7 +100,7 @@ class _Parser:
                 depth -= 1
                 if depth == 0:
                     self.i += 1
-                    return self.text[start:self.i - 1]
+                    return self.text[start : self.i - 1]
             self.i += 1
         raise self.error("unterminated '{'")
 

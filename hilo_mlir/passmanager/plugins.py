@@ -114,9 +114,11 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
             path = os.path.join(path, "__init__.py")
         if not os.path.isfile(path):
             raise PluginError(f"cannot load pass plugin {what}: no such file")
-        files = {os.path.realpath(path)} if not path.endswith("__init__.py") else \
-            {os.path.realpath(os.path.join(os.path.dirname(path), n)) for n in os.listdir(os.path.dirname(path))
-             if n.endswith(".py")}
+        files = (
+            {os.path.realpath(path)}
+            if not path.endswith("__init__.py")
+            else {os.path.realpath(os.path.join(os.path.dirname(path), n)) for n in os.listdir(os.path.dirname(path)) if n.endswith(".py")}
+        )
         stem = os.path.splitext(os.path.basename(os.path.dirname(path) if path.endswith("__init__.py") else path))[0]
         name = f"hilo_mlir_plugin_{stem}_{hashlib.sha1(key.encode()).hexdigest()[:8]}"
         spec = importlib.util.spec_from_file_location(name, path)
@@ -145,8 +147,9 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
 
     infos = _run_registering(origin, do_import, what, files)
     if not infos:
-        raise PluginError(f"cannot load pass plugin {what}: it registered no pass "
-                          "(call hilo_mlir.register(PassInfo(...)) when it is imported)")
+        raise PluginError(
+            f"cannot load pass plugin {what}: it registered no pass (call hilo_mlir.register(PassInfo(...)) when it is imported)"
+        )
     _loaded[key] = infos
     return infos
 
@@ -196,6 +199,5 @@ def load_entry_points() -> list:
             if callable(obj) and not isinstance(obj, type(sys)):
                 obj()
 
-        out += _run_registering(package, action,
-                                f"'{ep.name} = {ep.value}' (entry point of {package})", files)
+        out += _run_registering(package, action, f"'{ep.name} = {ep.value}' (entry point of {package})", files)
     return out

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO, DialectTable
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.passmanager.pass_context import PassContext, Statistic, Statistics  # noqa: F401  (re-exported: the API's names)
+from hilo_mlir.support.diagnostics import HiloError
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,7 @@ class Option:
             return t
         except ValueError:
             raise HiloError(
-                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' "
-                f"(expected {self.type.__name__})"
+                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
             ) from None
 
 
@@ -182,8 +181,7 @@ class PassInfo:
             op = op.operation if hasattr(op, "operation") else op
             rewriter = Rewriter(op)
             am = AnalysisManager(op, rewriter)
-            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op,
-                              stats=stats if stats is not None else None)
+            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op, stats=stats if stats is not None else None)
             try:
                 info.run_on_module(op, ctx)
             except HiloError as e:
@@ -344,10 +342,10 @@ def twin_of(info: PassInfo) -> str | None:
     ``mhlo-to-py-penguin`` <-> ``stablehlo-to-py-penguin``), or None."""
     arg = info.argument
     if info.dialect == "mhlo":
-        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-"):]] if arg.startswith("mhlo-") else [])
+        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-") :]] if arg.startswith("mhlo-") else [])
         want = "stablehlo"
     elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
-        rest = arg[len("stablehlo-"):]
+        rest = arg[len("stablehlo-") :]
         cands, want = [rest, "mhlo-" + rest], "mhlo"
     else:
         return None

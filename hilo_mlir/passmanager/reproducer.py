@@ -59,15 +59,16 @@ def _quote(s: str) -> str:
 
 def reproducer_text(ir_text: str, pipeline: str, verify_each: bool = True) -> str:
     """``ir_text`` followed by the ``mlir_reproducer`` resource block for ``pipeline``."""
-    return (ir_text.rstrip("\n") + "\n\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
-            f"      pipeline: {_quote(pipeline)},\n"
-            "      disable_threading: true,\n"
-            f"      verify_each: {'true' if verify_each else 'false'}\n"
-            "    }\n  }\n#-}\n")
+    return (
+        ir_text.rstrip("\n") + "\n\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+        f"      pipeline: {_quote(pipeline)},\n"
+        "      disable_threading: true,\n"
+        f"      verify_each: {'true' if verify_each else 'false'}\n"
+        "    }\n  }\n#-}\n"
+    )
 
 
-def write_reproducer(path: str, ir_text: str, pipeline: str, verify_each: bool = True,
-                     failing: str | None = None) -> Diagnostic:
+def write_reproducer(path: str, ir_text: str, pipeline: str, verify_each: bool = True, failing: str | None = None) -> Diagnostic:
     """Write the reproducer; returns the note the failure carries (MLIR's wording), or a
     warning when the file cannot be written (the original error is never hidden)."""
     from hilo_mlir.support.io import atomic_write_text
@@ -100,7 +101,7 @@ def _reproducer_body(resources: str) -> str | None:
         elif c == "}":
             depth -= 1
             if depth == 0:
-                return resources[r.end():i]
+                return resources[r.end() : i]
         i += 1
     return None
 
@@ -116,7 +117,7 @@ def read_reproducer(text: str) -> tuple[str, dict] | None:
     """
     for m in _BLOCK.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if "//" in text[line_start:m.start()]:
+        if "//" in text[line_start : m.start()]:
             continue  # inside a comment
         body_text = _reproducer_body(m.group(1))
         if body_text is None:
@@ -129,7 +130,7 @@ def read_reproducer(text: str) -> tuple[str, dict] | None:
                 entries[key] = re.sub(r"\\(.)", r"\1", value[1:-1])
         if not isinstance(entries.get("pipeline"), str):
             raise HiloError("the mlir_reproducer resource has no 'pipeline' entry")
-        body = text[:m.start()] + "\n" * text[m.start():m.end()].count("\n") + text[m.end():]
+        body = text[: m.start()] + "\n" * text[m.start() : m.end()].count("\n") + text[m.end() :]
         return body, entries
     return None
 

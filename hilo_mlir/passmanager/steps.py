@@ -17,9 +17,10 @@ import sys
 from dataclasses import dataclass, field
 
 from hilo_mlir.passmanager import registry
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline
 from hilo_mlir.passmanager.registry import PassInfo
+from hilo_mlir.support.diagnostics import HiloError
+
 
 @dataclass
 class Step:
@@ -69,7 +70,7 @@ def _fmt(v) -> str:
 def _fmt_option(v) -> str:
     """An option value that parses back: text with spaces, braces or quotes is quoted."""
     t = _fmt(v)
-    if isinstance(v, str) and any(c.isspace() or c in "{}()'\",\"" for c in t):
+    if isinstance(v, str) and any(c.isspace() or c in '{}()\'","' for c in t):
         return "'" + t + "'" if "'" not in t else '"' + t + '"'
     return t
 
@@ -99,7 +100,7 @@ def _full_upstream_text(cpp_text: str) -> str:
             printed = str(passmanager.PassManager.parse(f"builtin.module({cpp_text})"))
         except Exception:  # noqa: BLE001 - already validated when the step was built
             return cpp_text
-    return " ".join(printed[len("builtin.module("):-1].split())
+    return " ".join(printed[len("builtin.module(") : -1].split())
 
 
 @contextlib.contextmanager
@@ -218,8 +219,9 @@ def steps_from_text(text: str, module_root: bool = False) -> list[Step]:
     if module_root:
         for el in elements:
             if el.children is not None and el.name != "builtin.module":
-                raise HiloError(f"can't run '{el.name}' pass manager on 'builtin.module' op "
-                                f"(nest it: 'builtin.module({_element_text(el)})')")
+                raise HiloError(
+                    f"can't run '{el.name}' pass manager on 'builtin.module' op (nest it: 'builtin.module({_element_text(el)})')"
+                )
     return build_steps(elements)
 
 

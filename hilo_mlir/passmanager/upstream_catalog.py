@@ -75,7 +75,7 @@ def _rodata(path: str) -> bytes:
         names = f.read(names_size)
         chunks = []
         for name_idx, _type, _flags, _addr, offset, size in sections:
-            name = names[name_idx:names.index(b"\x00", name_idx)]
+            name = names[name_idx : names.index(b"\x00", name_idx)]
             if name.startswith(b".rodata"):
                 f.seek(offset)
                 chunks.append(f.read(size))
@@ -126,9 +126,9 @@ def probe(argument: str) -> dict | None:
 
 
 def _inner(printed: str, anchor: str) -> str:
-    text = printed[len("builtin.module("):-1]
+    text = printed[len("builtin.module(") : -1]
     if anchor == "func.func":
-        text = text[len("func.func("):-1]
+        text = text[len("func.func(") : -1]
     return text
 
 
@@ -142,7 +142,7 @@ def scalar_options(printed: str, argument: str, anchor: str) -> dict[str, str] |
         return None
     from hilo_mlir.passmanager.pipeline_parser import parse_options
 
-    return parse_options(inner[len(argument) + 1:-1], argument)
+    return parse_options(inner[len(argument) + 1 : -1], argument)
 
 
 _RESTRICTED = re.compile(r"Can't add pass '([^']+)' restricted to")

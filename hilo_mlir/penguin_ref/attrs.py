@@ -20,27 +20,63 @@ import numpy as np
 
 #: MLIR element type / Penguin dtype string -> numpy dtype.
 _DTYPES = {
-    "f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
-    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
-    "si8": np.int8, "si16": np.int16, "si32": np.int32, "si64": np.int64,
-    "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
-    "complex<f32>": np.complex64, "complex<f64>": np.complex128,
-    "float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16,
-    "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
-    "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2,
-    "complex64": np.complex64, "complex128": np.complex128,
-    "ui1": np.bool_, "pred": np.bool_,
-    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz, "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-    "float8_e8m0fnu": ml_dtypes.float8_e8m0fnu, "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
-    "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
-    "int4": ml_dtypes.int4, "uint4": ml_dtypes.uint4, "i4": ml_dtypes.int4, "ui4": ml_dtypes.uint4,
+    "f32": np.float32,
+    "f64": np.float64,
+    "f16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
+    "si8": np.int8,
+    "si16": np.int16,
+    "si32": np.int32,
+    "si64": np.int64,
+    "f8E4M3FN": ml_dtypes.float8_e4m3fn,
+    "f8E5M2": ml_dtypes.float8_e5m2,
+    "complex<f32>": np.complex64,
+    "complex<f64>": np.complex128,
+    "float32": np.float32,
+    "float64": np.float64,
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+    "bool": np.bool_,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
+    "ui1": np.bool_,
+    "pred": np.bool_,
+    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+    "float8_e8m0fnu": ml_dtypes.float8_e8m0fnu,
+    "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
+    "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+    "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+    "int4": ml_dtypes.int4,
+    "uint4": ml_dtypes.uint4,
+    "i4": ml_dtypes.int4,
+    "ui4": ml_dtypes.uint4,
     # x4-packed MX containers: four FP8 codes per 32-bit word
-    "float8_e5m2_x4": np.uint32, "float8_e4m3fn_x4": np.uint32,
+    "float8_e5m2_x4": np.uint32,
+    "float8_e4m3fn_x4": np.uint32,
     "token": np.uint8,
     # tokens are carried as ui8 after replace-token-type-with-u8; a raw token is a 0-d u8
-    "!stablehlo.token": np.uint8, "!mhlo.token": np.uint8,
+    "!stablehlo.token": np.uint8,
+    "!mhlo.token": np.uint8,
 }
 
 
@@ -56,7 +92,7 @@ def np_dtype(name) -> np.dtype:
         return np.dtype(name)
     s = str(name).strip()
     if s.startswith("dtype."):
-        s = s[len("dtype."):]
+        s = s[len("dtype.") :]
     if s in _DTYPES:
         return np.dtype(_DTYPES[s])
     try:
@@ -150,8 +186,8 @@ def parse_dense(text: str) -> np.ndarray:
                 break
     if end is None:
         raise AttrError(f"unterminated dense attribute: {text!r}")
-    body = text[len("dense<"):end].strip()
-    rest = text[end + 1:].strip()
+    body = text[len("dense<") : end].strip()
+    rest = text[end + 1 :].strip()
     if not rest.startswith(":"):
         raise AttrError(f"dense attribute without a type: {text!r}")
     shape, dt = _parse_tensor_type(rest[1:])

@@ -76,8 +76,11 @@ class Interpreter:
         if st.kind == "SetResults":
             self.set_results(st, env)
             return
-        if ops.is_header(st) and not st.regions and not st.kw.get("regions") and (
-            st.set_results is not None or self.ops.op_key(st) != "call" or self.program.eager
+        if (
+            ops.is_header(st)
+            and not st.regions
+            and not st.kw.get("regions")
+            and (st.set_results is not None or self.ops.op_key(st) != "call" or self.program.eager)
         ):
             return  # a group header computes nothing: its body statements compute the values
         impl = self.ops.lookup(st)
@@ -134,8 +137,7 @@ class Interpreter:
         r = self.kernel_result(header, env)
         out = names[0]
         srcs = header.kw.get("srcs") or []
-        if r is not None and out.flags.writeable and out.shape == r.shape and out.dtype == r.dtype \
-                and not any(out is s for s in srcs):
+        if r is not None and out.flags.writeable and out.shape == r.shape and out.dtype == r.dtype and not any(out is s for s in srcs):
             out[...] = r
 
     def finish(self, st, arr, spec, env):
@@ -224,9 +226,7 @@ def bind_inputs(program: Program, inputs) -> tuple[list, list]:
         spec = d.spec
         if isinstance(spec, TensorSpec):
             if tuple(a.shape) != spec.shape:
-                raise PenguinRefError(
-                    f"penguin_ref: input {d.input_index} has shape {tuple(a.shape)}, the program expects {spec.shape}"
-                )
+                raise PenguinRefError(f"penguin_ref: input {d.input_index} has shape {tuple(a.shape)}, the program expects {spec.shape}")
             dt = spec.np_dtype
             if a.dtype.kind == "V" and a.dtype.itemsize == dt.itemsize:
                 a = a.view(dt)  # an ml_dtypes array that went through .npy
@@ -242,14 +242,18 @@ def _parameter_from_file(program: Program, decl, n_decls: int, n_given: int):
     label = f"input {decl.input_index}" + (f" ('{name}')" if name is not None else "")
     file = decl.kw.get("np_file") or decl.kw.get("weight_file")
     if not decl.kw.get("is_parameter_tensor") or not file:
-        raise PenguinRefError(f"penguin_ref: the program has {n_decls} inputs, {n_given} given "
-                              f"({label} is not a parameter with an np_file, so it must be passed)")
+        raise PenguinRefError(
+            f"penguin_ref: the program has {n_decls} inputs, {n_given} given "
+            f"({label} is not a parameter with an np_file, so it must be passed)"
+        )
     try:
         a = program.load_npy(file, missing_ok=False)
     except FileNotFoundError:
         where = f" in {program.folder}" if program.folder else ""
-        raise PenguinRefError(f"penguin_ref: {label} is a parameter loaded from '{file}', which was not found "
-                              f"beside the program{where}; pass the array or write the file") from None
+        raise PenguinRefError(
+            f"penguin_ref: {label} is a parameter loaded from '{file}', which was not found "
+            f"beside the program{where}; pass the array or write the file"
+        ) from None
     spec = decl.spec
     if isinstance(spec, TensorSpec):  # bfloat16 / float8 weights are stored as their bit patterns (as constants)
         dt = spec.np_dtype

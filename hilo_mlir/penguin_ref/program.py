@@ -46,18 +46,17 @@ import numpy as np
 
 from hilo_mlir.penguin_ref import ops
 from hilo_mlir.penguin_ref.records import (
-    _FakeModule,
-    _Function,
-    _Names,
-    _NumpyProxy,
-    _TensorDecl,
     PenguinRefError,
     Region,
     ResultTuple,
     Statement,
     Value,
+    _FakeModule,
+    _Function,
+    _Names,
+    _NumpyProxy,
+    _TensorDecl,
 )
-
 
 _REAL_MODULES = {"numpy", "ml_dtypes", "math"}
 
@@ -128,7 +127,8 @@ class Program:
                 raise
             raise PenguinRefError(
                 f"penguin_ref: constant file '{path}' not found (looked beside the program"
-                + (f" in {self.folder}" if self.folder else "") + " and in the in-memory files)"
+                + (f" in {self.folder}" if self.folder else "")
+                + " and in the in-memory files)"
             ) from None
         except (OSError, ValueError) as e:
             raise PenguinRefError(f"penguin_ref: cannot read '{path}': {getattr(e, 'strerror', None) or e}") from None
@@ -175,9 +175,7 @@ class Program:
             raise
         except Exception as e:  # noqa: BLE001 - a broken program is one clear error
             line = _program_line(e, self.filename)
-            raise PenguinRefError(
-                f"penguin_ref: the program failed while loading (line {line}): {type(e).__name__}: {e}"
-            ) from None
+            raise PenguinRefError(f"penguin_ref: the program failed while loading (line {line}): {type(e).__name__}: {e}") from None
         self._structure()
 
     def _current_line(self):
@@ -323,6 +321,7 @@ class Program:
                 open_region.pop(id(owner), None)
             else:
                 reg.body.append(st)
+
 
 def _program_line(exc, filename):
     tb = exc.__traceback__

@@ -8,13 +8,12 @@ import types
 
 import numpy as np
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.penguin_ref.attrs import np_dtype
+from hilo_mlir.support.diagnostics import HiloError
 
 
 class PenguinRefError(HiloError):
     """A statement the reference backend cannot execute, or bad program/inputs."""
-
 
 
 class TensorSpec:
@@ -175,6 +174,7 @@ class Region:
         self.args: list[Value] = []
         self.body: list[Statement] = []
         self.ret: list | None = None
+
 
 class _Recorder:
     def __init__(self, program, kind):

@@ -20,15 +20,25 @@ from hilo_mlir.printers.constants import print_constant
 from hilo_mlir.printers.custom_calls import emit_custom_call
 from hilo_mlir.printers.dots import print_convolution, print_dot, print_dot_general
 from hilo_mlir.printers.driver import REGIONS, PenguinPrinter
-from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
 from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT
 from hilo_mlir.printers.groups import print_call
 from hilo_mlir.printers.mhlo import print_fusion
+from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
 from hilo_mlir.printers.regions import print_region_op
 from hilo_mlir.printers.stablehlo import print_composite
 
-__all__ = ["DEFAULT_ROOT", "DEFAULT_INLINE_LIMIT", "DEFAULT_MODEL_TYPE", "MODEL_TYPES", "HANDLERS", "PenguinPrinter",
-           "MhloPrinter", "StableHloPrinter", "print_penguin", "print_program"]
+__all__ = [
+    "DEFAULT_ROOT",
+    "DEFAULT_INLINE_LIMIT",
+    "DEFAULT_MODEL_TYPE",
+    "MODEL_TYPES",
+    "HANDLERS",
+    "PenguinPrinter",
+    "MhloPrinter",
+    "StableHloPrinter",
+    "print_penguin",
+    "print_program",
+]
 
 #: The dispatch table of both printers: short op name (both dialects), ``func.call``, or
 #: :data:`~.driver.REGIONS` (any other op with regions) -> ``handler(printer, op)``.
@@ -70,9 +80,16 @@ class StableHloPrinter(PenguinPrinter):
 PRINTERS = {"mhlo": MhloPrinter, "stablehlo": StableHloPrinter}
 
 
-def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filename: str | None = None,
-                  inline_limit: int = DEFAULT_INLINE_LIMIT, stats: dict | None = None,
-                  model_type: str = DEFAULT_MODEL_TYPE, parameters: dict | None = None) -> tuple[str, dict]:
+def print_program(
+    module,
+    dialect: str = "mhlo",
+    root: str = DEFAULT_ROOT,
+    filename: str | None = None,
+    inline_limit: int = DEFAULT_INLINE_LIMIT,
+    stats: dict | None = None,
+    model_type: str = DEFAULT_MODEL_TYPE,
+    parameters: dict | None = None,
+) -> tuple[str, dict]:
     """Print ``module`` as Penguin Python; returns ``(source, files)``.
 
     Args:
@@ -96,8 +113,7 @@ def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filen
             ``NCC_EVRF036``, unknown custom-call targets, an unknown model type.
     """
     op = module.operation if hasattr(module, "operation") else module
-    printer = PRINTERS.get(dialect or "mhlo", MhloPrinter)(root=root, filename=filename, inline_limit=inline_limit,
-                                                           model_type=model_type)
+    printer = PRINTERS.get(dialect or "mhlo", MhloPrinter)(root=root, filename=filename, inline_limit=inline_limit, model_type=model_type)
     src = printer.print_module(op)
     if stats is not None:
         stats.update(printer.per_op_counter)
@@ -106,7 +122,8 @@ def print_program(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filen
     return src, dict(printer.files)
 
 
-def print_penguin(module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filename: str | None = None,
-                  inline_limit: int = DEFAULT_INLINE_LIMIT) -> str:
+def print_penguin(
+    module, dialect: str = "mhlo", root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT
+) -> str:
     """Like :func:`print_program` but returns only the source text."""
     return print_program(module, dialect, root, filename, inline_limit)[0]

@@ -26,8 +26,16 @@ from hilo_mlir.printers.literals import dense_to_numpy, python_literal
 from hilo_mlir.printers.supported import DTYPES
 
 _ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
-_ENUM_CLASSES = ("ComparisonDirectionAttr", "ComparisonTypeAttr", "PrecisionAttr", "TransposeAttr",
-                 "RngAlgorithmAttr", "RngDistributionAttr", "FftTypeAttr", "FusionKindAttr")
+_ENUM_CLASSES = (
+    "ComparisonDirectionAttr",
+    "ComparisonTypeAttr",
+    "PrecisionAttr",
+    "TransposeAttr",
+    "RngAlgorithmAttr",
+    "RngDistributionAttr",
+    "FftTypeAttr",
+    "FusionKindAttr",
+)
 
 
 def dtype_name(elem_type) -> str:
@@ -112,40 +120,53 @@ def _struct_text(dialect, attr) -> str | None:
     """Dimension numbers, channel handles and output-operand aliases of one dialect as ``dict(...)``."""
     if dialect.DotDimensionNumbers.isinstance(attr):
         d = dialect.DotDimensionNumbers(attr)
-        return dict_call(lhs_batching_dimensions=list(d.lhs_batching_dimensions),
-                         rhs_batching_dimensions=list(d.rhs_batching_dimensions),
-                         lhs_contracting_dimensions=list(d.lhs_contracting_dimensions),
-                         rhs_contracting_dimensions=list(d.rhs_contracting_dimensions))
+        return dict_call(
+            lhs_batching_dimensions=list(d.lhs_batching_dimensions),
+            rhs_batching_dimensions=list(d.rhs_batching_dimensions),
+            lhs_contracting_dimensions=list(d.lhs_contracting_dimensions),
+            rhs_contracting_dimensions=list(d.rhs_contracting_dimensions),
+        )
     if dialect.ConvDimensionNumbers.isinstance(attr):
         d = dialect.ConvDimensionNumbers(attr)
-        return dict_call(input_batch_dimension=d.input_batch_dimension,
-                         input_feature_dimension=d.input_feature_dimension,
-                         input_spatial_dimensions=list(d.input_spatial_dimensions),
-                         kernel_input_feature_dimension=d.kernel_input_feature_dimension,
-                         kernel_output_feature_dimension=d.kernel_output_feature_dimension,
-                         kernel_spatial_dimensions=list(d.kernel_spatial_dimensions),
-                         output_batch_dimension=d.output_batch_dimension,
-                         output_feature_dimension=d.output_feature_dimension,
-                         output_spatial_dimensions=list(d.output_spatial_dimensions))
+        return dict_call(
+            input_batch_dimension=d.input_batch_dimension,
+            input_feature_dimension=d.input_feature_dimension,
+            input_spatial_dimensions=list(d.input_spatial_dimensions),
+            kernel_input_feature_dimension=d.kernel_input_feature_dimension,
+            kernel_output_feature_dimension=d.kernel_output_feature_dimension,
+            kernel_spatial_dimensions=list(d.kernel_spatial_dimensions),
+            output_batch_dimension=d.output_batch_dimension,
+            output_feature_dimension=d.output_feature_dimension,
+            output_spatial_dimensions=list(d.output_spatial_dimensions),
+        )
     if dialect.GatherDimensionNumbers.isinstance(attr):
         d = dialect.GatherDimensionNumbers(attr)
-        return dict_call(offset_dims=list(d.offset_dims), collapsed_slice_dims=list(d.collapsed_slice_dims),
-                         operand_batching_dims=list(d.operand_batching_dims),
-                         start_indices_batching_dims=list(d.start_indices_batching_dims),
-                         start_index_map=list(d.start_index_map), index_vector_dim=d.index_vector_dim)
+        return dict_call(
+            offset_dims=list(d.offset_dims),
+            collapsed_slice_dims=list(d.collapsed_slice_dims),
+            operand_batching_dims=list(d.operand_batching_dims),
+            start_indices_batching_dims=list(d.start_indices_batching_dims),
+            start_index_map=list(d.start_index_map),
+            index_vector_dim=d.index_vector_dim,
+        )
     if dialect.ScatterDimensionNumbers.isinstance(attr):
         d = dialect.ScatterDimensionNumbers(attr)
-        return dict_call(update_window_dims=list(d.update_window_dims),
-                         inserted_window_dims=list(d.inserted_window_dims),
-                         input_batching_dims=list(d.input_batching_dims),
-                         scatter_indices_batching_dims=list(d.scatter_indices_batching_dims),
-                         scatter_dims_to_operand_dims=list(d.scattered_dims_to_operand_dims),
-                         index_vector_dim=d.index_vector_dim)
+        return dict_call(
+            update_window_dims=list(d.update_window_dims),
+            inserted_window_dims=list(d.inserted_window_dims),
+            input_batching_dims=list(d.input_batching_dims),
+            scatter_indices_batching_dims=list(d.scatter_indices_batching_dims),
+            scatter_dims_to_operand_dims=list(d.scattered_dims_to_operand_dims),
+            index_vector_dim=d.index_vector_dim,
+        )
     if dialect.ChannelHandle.isinstance(attr):
         d = dialect.ChannelHandle(attr)
         return dict_call(handle=d.handle, type=d.channel_type)
     if dialect.OutputOperandAlias.isinstance(attr):
         d = dialect.OutputOperandAlias(attr)
-        return dict_call(output_tuple_indices=list(d.output_tuple_indices), operand_index=d.operand_index,
-                         operand_tuple_indices=list(d.operand_tuple_indices))
+        return dict_call(
+            output_tuple_indices=list(d.output_tuple_indices),
+            operand_index=d.operand_index,
+            operand_tuple_indices=list(d.operand_tuple_indices),
+        )
     return None

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import json
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.attr_text import dtype_name
 from hilo_mlir.printers.dots import print_dot_op
 from hilo_mlir.printers.regions import print_region_function, reducer_hint
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def _target(op) -> str:
@@ -106,13 +106,11 @@ def json_config(op, required: bool) -> dict:
         try:
             cfg = json.loads(text)
         except ValueError as e:
-            raise HiloError(f"custom_call @{target}: malformed JSON backend_config ({e})", loc=op.location,
-                            code="NCC_EVRF036") from None
+            raise HiloError(f"custom_call @{target}: malformed JSON backend_config ({e})", loc=op.location, code="NCC_EVRF036") from None
     else:
         cfg = attr_to_python(a)
     if not isinstance(cfg, dict):
-        raise HiloError(f"custom_call @{target}: backend_config is not a JSON object", loc=op.location,
-                        code="NCC_EVRF036")
+        raise HiloError(f"custom_call @{target}: backend_config is not a JSON object", loc=op.location, code="NCC_EVRF036")
     return cfg
 
 
@@ -134,16 +132,18 @@ def _cfg_int(op, cfg, key, default) -> int:
         try:
             return int(str(v), 10)
         except ValueError:
-            raise HiloError(f"custom_call @{_target(op)}: backend_config '{key}' must be an integer, got {v!r}",
-                            loc=op.location, code="NCC_EVRF036") from None
+            raise HiloError(
+                f"custom_call @{_target(op)}: backend_config '{key}' must be an integer, got {v!r}", loc=op.location, code="NCC_EVRF036"
+            ) from None
     return v
 
 
 def _cfg_list(op, cfg, key, default) -> list[int]:
     v = cfg.get(key, default)
     if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-        raise HiloError(f"custom_call @{_target(op)}: backend_config '{key}' must be a list of integers, got {v!r}",
-                        loc=op.location, code="NCC_EVRF036")
+        raise HiloError(
+            f"custom_call @{_target(op)}: backend_config '{key}' must be a list of integers, got {v!r}", loc=op.location, code="NCC_EVRF036"
+        )
     return list(v)
 
 
@@ -184,15 +184,13 @@ def emit_quantize_mx(p, rec, target) -> None:
         raise HiloError(f"custom_call @{target} needs an operand and a result", loc=op.location)
     dtype = cfg.get("dtype", "")
     if not isinstance(dtype, str):
-        raise HiloError(f"custom_call @{target}: backend_config 'dtype' must be a string", loc=op.location,
-                        code="NCC_EVRF036")
+        raise HiloError(f"custom_call @{target}: backend_config 'dtype' must be a string", loc=op.location, code="NCC_EVRF036")
     rank = _rank(op.operands[0])
     dim = _cfg_int(op, cfg, "dim", 0)
     if dim < 0:
         dim += rank
     if not 0 <= dim < max(rank, 1):
-        raise HiloError(f"custom_call @{target}: dim {cfg.get('dim')} is out of range for rank {rank}",
-                        loc=op.location, code="NCC_EVRF036")
+        raise HiloError(f"custom_call @{target}: dim {cfg.get('dim')} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
     block_size = _cfg_int(op, cfg, "block_size", 32)
     scale_method = cfg.get("scale_method", "EMAX")
     from hilo_mlir.ir import ir
@@ -202,8 +200,13 @@ def emit_quantize_mx(p, rec, target) -> None:
     if packed is not None and str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
         rt = ir.RankedTensorType(rec.types[0])  # four FP8 codes per word: the packed container dtype
         dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype={p.mod('support')}.dtype.{packed})"
-    attrs = [("mx_dtype", repr(dtype)), ("dim", str(dim)), ("block_size", str(block_size)),
-             ("scale_method", repr(str(scale_method))), _meta(target)]
+    attrs = [
+        ("mx_dtype", repr(dtype)),
+        ("dim", str(dim)),
+        ("block_size", str(block_size)),
+        ("scale_method", repr(str(scale_method))),
+        _meta(target),
+    ]
     # the binary's form: target_name then the debug location, no xla_op tag
     p.statement(rec, "QuantizeMXTensorOp", attrs, dst_specs=dsts, module_sub="ir.Intrinsics", with_xla=False)
 
@@ -216,24 +219,25 @@ def emit_scaled_dot(p, rec, target) -> None:
     """
     op = rec.op
     if len(op.operands) != 4 or len(op.results) != 1:
-        raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result",
-                        loc=op.location)
+        raise HiloError(f"custom_call @{target} needs 4 operands (lhs, rhs, lhs_scale, rhs_scale) and 1 result", loc=op.location)
     cfg = json_config(op, required=False)
     inner = cfg.get("scaled_dot_backend_config", {})
     if not isinstance(inner, dict):
-        raise HiloError(f"custom_call @{target}: 'scaled_dot_backend_config' must be an object", loc=op.location,
-                        code="NCC_EVRF036")
+        raise HiloError(f"custom_call @{target}: 'scaled_dot_backend_config' must be an object", loc=op.location, code="NCC_EVRF036")
     r = _rank(op.operands[0])
     batch = list(range(max(r - 2, 0)))
     lb = _cfg_list(op, inner, "lhs_batch_dimensions", batch)
     rb = _cfg_list(op, inner, "rhs_batch_dimensions", batch)
     lc = _cfg_list(op, inner, "lhs_contracting_dimensions", [r - 1])
     rc = _cfg_list(op, inner, "rhs_contracting_dimensions", [_rank(op.operands[1]) - 1])
-    for key, dims, rank in (("lhs_batch_dimensions", lb, r), ("rhs_batch_dimensions", rb, _rank(op.operands[1])),
-                            ("lhs_contracting_dimensions", lc, r), ("rhs_contracting_dimensions", rc, _rank(op.operands[1]))):
+    for key, dims, rank in (
+        ("lhs_batch_dimensions", lb, r),
+        ("rhs_batch_dimensions", rb, _rank(op.operands[1])),
+        ("lhs_contracting_dimensions", lc, r),
+        ("rhs_contracting_dimensions", rc, _rank(op.operands[1])),
+    ):
         if any(not 0 <= d < rank for d in dims):
-            raise HiloError(f"custom_call @{target}: {key} {dims} is out of range for rank {rank}", loc=op.location,
-                            code="NCC_EVRF036")
+            raise HiloError(f"custom_call @{target}: {key} {dims} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
     elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
     print_dot_op(p, rec, (lb, rb, lc, rc), "mhlo.scaled_dot", [("element_dtype", repr(str(elem)))])
 
@@ -268,8 +272,7 @@ def emit_softmax(p, rec, target) -> None:
     if dim < 0:
         dim += rank
     if not 0 <= dim < rank:
-        raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}",
-                        loc=op.location, code="NCC_EVRF036")
+        raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
     p.statement(rec, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
 
 
@@ -286,8 +289,7 @@ def emit_copy(p, rec, target) -> None:
     op = rec.op
     n = len(op.results)
     if n == 0 or n > len(op.operands) or any(a.type != r.type for a, r in zip(op.operands, op.results)):
-        raise HiloError(f"custom_call @{target}: result i must have the type of operand i (it is printed as a copy)",
-                        loc=op.location)
+        raise HiloError(f"custom_call @{target}: result i must have the type of operand i (it is printed as a copy)", loc=op.location)
     if target != "AliasingCopy" and len(op.operands) != n:
         raise HiloError(f"custom_call @{target} must have as many operands as results", loc=op.location)
     items = [_meta(target)]

@@ -99,8 +99,12 @@ def _decode_dims(attr) -> tuple | None:
     for dialect in (stablehlo, mhlo):
         if attr is not None and dialect.DotDimensionNumbers.isinstance(attr):
             d = dialect.DotDimensionNumbers(attr)
-            return (list(d.lhs_batching_dimensions), list(d.rhs_batching_dimensions),
-                    list(d.lhs_contracting_dimensions), list(d.rhs_contracting_dimensions))
+            return (
+                list(d.lhs_batching_dimensions),
+                list(d.rhs_batching_dimensions),
+                list(d.lhs_contracting_dimensions),
+                list(d.rhs_contracting_dimensions),
+            )
     return None
 
 

@@ -32,13 +32,13 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
 from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
 from hilo_mlir.printers.records import NO_TERMINATOR, OpRecord, format_statement, op_record
+from hilo_mlir.support.diagnostics import HiloError
 
 #: the key of the dispatch table's handler for ops with regions that have no handler of their own
 REGIONS = "(regions)"
@@ -102,8 +102,13 @@ class PenguinPrinter(Emitter):
     handlers: dict = {}
     fast_paths = True
 
-    def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT,
-                 model_type: str = DEFAULT_MODEL_TYPE):
+    def __init__(
+        self,
+        root: str = DEFAULT_ROOT,
+        filename: str | None = None,
+        inline_limit: int = DEFAULT_INLINE_LIMIT,
+        model_type: str = DEFAULT_MODEL_TYPE,
+    ):
         super().__init__(root=root, filename=filename, inline_limit=inline_limit)
         if model_type not in MODEL_TYPES:
             raise HiloError(f"unknown model type '{model_type}' (expected one of: {', '.join(MODEL_TYPES)})")
@@ -157,8 +162,9 @@ class PenguinPrinter(Emitter):
         for f in funcs:
             if ir.StringAttr(f.attributes["sym_name"]).value == "main":
                 return f
-        public = [f for f in funcs if "sym_visibility" not in f.attributes
-                  or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
+        public = [
+            f for f in funcs if "sym_visibility" not in f.attributes or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"
+        ]
         if len(public) == 1:
             return public[0]
         if not funcs:

@@ -36,11 +36,11 @@ from __future__ import annotations
 import keyword
 import re
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.attr_text import attr_text, dtype_name
 from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text
 from hilo_mlir.printers.scopes import RegionFunctions
+from hilo_mlir.support.diagnostics import HiloError
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
 DEFAULT_INLINE_LIMIT = 256
@@ -172,7 +172,7 @@ class Emitter(RegionFunctions):
             names[a] = n
         if self.bound_types_ok:
             reasons = self.type_reasons
-            for t in block.arguments.types[:len(arg_names)]:
+            for t in block.arguments.types[: len(arg_names)]:
                 if _sup.type_reason(t, reasons):
                     self.bound_types_ok = False
                     break
@@ -336,9 +336,19 @@ class Emitter(RegionFunctions):
         return k
 
     # -- the statement assembler -------------------------------------------------------------
-    def statement(self, rec: OpRecord, py_op: str | None = None, attrs=(), srcs=None, module_sub: str = "ir",
-                  xla_op: str | None = None, result_names=None, dst_specs=None, xla_first: bool = False,
-                  with_xla: bool = True) -> list[str]:
+    def statement(
+        self,
+        rec: OpRecord,
+        py_op: str | None = None,
+        attrs=(),
+        srcs=None,
+        module_sub: str = "ir",
+        xla_op: str | None = None,
+        result_names=None,
+        dst_specs=None,
+        xla_first: bool = False,
+        with_xla: bool = True,
+    ) -> list[str]:
         """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
 
         Args:
@@ -367,8 +377,9 @@ class Emitter(RegionFunctions):
         self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla)
         return result_names
 
-    def emit(self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names,
-             xla_first: bool = False, with_xla: bool = True) -> None:
+    def emit(
+        self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first: bool = False, with_xla: bool = True
+    ) -> None:
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
         if self.scopes:
             self.refs(src_names)

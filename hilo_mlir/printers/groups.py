@@ -19,9 +19,9 @@ kind attribute is in :mod:`.mhlo` and :mod:`.stablehlo`).
 from __future__ import annotations
 
 from hilo_mlir.ir.dialects import MHLO
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.records import format_statement, keyword_text
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
@@ -39,8 +39,7 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
     args = p.block_args(block)
     # A body without arguments reads the operands by implicit capture (XLA-style fusions).
     if args and len(args) != len(operand_names):
-        raise HiloError(f"'{rec.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments",
-                        loc=op.location)
+        raise HiloError(f"'{rec.name}' op has {len(operand_names)} operands but its body takes {len(args)} arguments", loc=op.location)
     handle = None
     if header is not None:
         handle = _write_header(p, rec, header, attrs, operand_names, xla_op)
@@ -53,8 +52,7 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
         if handle is not None:
             p.parent_stack.pop()
     if len(ret.srcs) != len(rec.results):
-        raise HiloError(f"'{rec.name}' op has {len(rec.results)} results but its body returns {len(ret.srcs)} values",
-                        loc=op.location)
+        raise HiloError(f"'{rec.name}' op has {len(rec.results)} results but its body returns {len(ret.srcs)} values", loc=op.location)
     ret_names = p.names_of(ret)
     if handle is not None:
         p.refs(ret_names)
@@ -87,12 +85,17 @@ def print_call(p, rec):
     op = rec.op
     callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
     if callee in p.call_stack:
-        raise HiloError(f"recursive call to @{callee} cannot be printed (call chain: "
-                        + " -> ".join("@" + c for c in p.call_stack + [callee]) + ")", loc=op.location)
+        raise HiloError(
+            f"recursive call to @{callee} cannot be printed (call chain: " + " -> ".join("@" + c for c in p.call_stack + [callee]) + ")",
+            loc=op.location,
+        )
     f = p.lookup_function(op, callee)
     if not len(f.regions[0].blocks):
-        raise HiloError(f"call to @{callee} cannot be printed: @{callee} is a declaration without a body "
-                        "(the printer inlines every callee at its call site)", loc=op.location)
+        raise HiloError(
+            f"call to @{callee} cannot be printed: @{callee} is a declaration without a body "
+            "(the printer inlines every callee at its call site)",
+            loc=op.location,
+        )
     p.call_stack.append(callee)
     try:
         yield print_group(p, rec, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")

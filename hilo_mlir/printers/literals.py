@@ -30,21 +30,34 @@ from hilo_mlir.support.diagnostics import HiloError
 
 #: MLIR element type -> numpy dtype, for the types numpy itself has.
 _NUMPY_DTYPES = {
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "f16": np.dtype(np.float16),
     "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16), "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64),
-    "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
 }
 
 #: MLIR element type -> the ``ml_dtypes`` type of its elements (imported on first need: ~1 s with ml_dtypes 0.7).
 _ML_DTYPES = {
     "bf16": "bfloat16",
-    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
-    "f8E4M3FNUZ": "float8_e4m3fnuz", "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E5M2": "float8_e5m2",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
     "f8E8M0FNU": "float8_e8m0fnu",
-    "i4": "int4", "ui4": "uint4",
+    "i4": "int4",
+    "ui4": "uint4",
 }
+
 
 def np_dtype(element_type: str) -> np.dtype | None:
     """The numpy dtype of an MLIR element type (``"bf16"`` -> ``ml_dtypes.bfloat16``), or None if there is none."""
@@ -62,8 +75,11 @@ _NATIVE = {"f32", "f64", "f16", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", 
 # storage dtype of the hex blob / of the .npy file for types numpy cannot name
 _BITS = {
     "bf16": np.dtype(np.uint16),
-    "f8E4M3FN": np.dtype(np.uint8), "f8E5M2": np.dtype(np.uint8), "f8E4M3FNUZ": np.dtype(np.uint8),
-    "f8E5M2FNUZ": np.dtype(np.uint8), "f8E8M0FNU": np.dtype(np.uint8),
+    "f8E4M3FN": np.dtype(np.uint8),
+    "f8E5M2": np.dtype(np.uint8),
+    "f8E4M3FNUZ": np.dtype(np.uint8),
+    "f8E5M2FNUZ": np.dtype(np.uint8),
+    "f8E8M0FNU": np.dtype(np.uint8),
 }
 
 _TOKEN = re.compile(
@@ -147,7 +163,7 @@ def _from_text(text: str, es: str, shape, dt, loc) -> np.ndarray:
     if not text.startswith("dense<"):
         raise HiloError(f"constant attribute '{text[:60]}' is not a dense elements attribute", loc=loc)
     end = text.rfind("> :")
-    payload = text[len("dense<"):end].strip()
+    payload = text[len("dense<") : end].strip()
     n = int(np.prod(shape, dtype=np.int64))
     if payload.startswith('"0x'):
         raw = bytes.fromhex(payload[3:-1])

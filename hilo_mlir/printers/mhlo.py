@@ -22,9 +22,9 @@ and no ``hilo_fusion_op`` is printed (that keyword belongs to composites).
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.groups import print_kind_group
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def string_attr(op, key: str) -> str | None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
+from hilo_mlir.support.diagnostics import HiloError
 
 #: the ``model-type`` values of the Function prologue (neuronx-cc's ``--model-type``)
 MODEL_TYPES = ("generic", "transformer", "unet-inference")
@@ -87,8 +87,7 @@ def print_epilogue(p, main, ret) -> None:
             label = info[j]
         else:
             label = f"output_{j}"
-        p.write(f"{p.function}.markOutput({v}, index={j}, name={label!r}, "
-                   f"is_slow_changing={j in slow_outs})")
+        p.write(f"{p.function}.markOutput({v}, index={j}, name={label!r}, is_slow_changing={j in slow_outs})")
 
 
 def _int_list(attrs, key) -> list[int]:

@@ -19,13 +19,18 @@ update returned unchanged).
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
+from hilo_mlir.support.diagnostics import HiloError
 
 #: reducer bodies recognised for the ``reducer=`` hint
 REDUCER_HINTS = {
-    "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum",
-    "and": "and", "or": "or", "xor": "xor",
+    "add": "add",
+    "multiply": "multiply",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "and": "and",
+    "or": "or",
+    "xor": "xor",
 }
 _REDUCE_LIKE = ("reduce", "reduce_window", "all_reduce", "reduce_scatter", "scatter", "map")
 

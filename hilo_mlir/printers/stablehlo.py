@@ -29,10 +29,10 @@ attributes and version.
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.groups import print_group, print_kind_group
 from hilo_mlir.printers.mhlo import string_attr
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def print_composite(p, rec):
@@ -57,8 +57,7 @@ def print_composite(p, rec):
     try:
         if kind is None:
             items = [("name", p.attr_value(attrs["name"]))]
-            items.append(("composite_attributes",
-                          p.attr_value(attrs["composite_attributes"]) if "composite_attributes" in attrs else "{}"))
+            items.append(("composite_attributes", p.attr_value(attrs["composite_attributes"]) if "composite_attributes" in attrs else "{}"))
             items.append(("version", p.attr_value(attrs["version"]) if "version" in attrs else "0"))
             items.append(("decomposition", repr(decomp)))
             yield print_group(p, rec, "CompositeOp", items, block, op.name)

@@ -31,12 +31,28 @@ from hilo_mlir.ir.type_legality import type_problem
 
 #: MLIR element type (its text) -> Penguin dtype string (docs/penguin_format.md section 5).
 DTYPES = {
-    "f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
-    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
-    "f8E5M2FNUZ": "float8_e5m2fnuz", "f8E8M0FNU": "float8_e8m0fnu",
-    "i1": "bool", "i4": "int4", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "ui4": "uint4", "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
-    "complex<f32>": "complex64", "complex<f64>": "complex128",
+    "f32": "float32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f64": "float64",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E5M2": "float8_e5m2",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f8E8M0FNU": "float8_e8m0fnu",
+    "i1": "bool",
+    "i4": "int4",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "ui4": "uint4",
+    "ui8": "uint8",
+    "ui16": "uint16",
+    "ui32": "uint32",
+    "ui64": "uint64",
+    "complex<f32>": "complex64",
+    "complex<f64>": "complex128",
 }
 
 #: Ops the printers emit (short names; the same set in mhlo and stablehlo).
@@ -62,18 +78,29 @@ SUPPORTED_OPS = frozenset(
 
 #: Ops rejected with a specific reason (anything else not in SUPPORTED_OPS gets a generic one).
 UNSUPPORTED_OPS = {
-    **{k: "dynamic shapes are not supported by the Penguin printers" for k in (
-        "dynamic_broadcast_in_dim", "dynamic_reshape", "dynamic_iota", "dynamic_pad",
-        "dynamic_gather", "dynamic_conv", "real_dynamic_slice", "set_dimension_size",
-        "compute_reshape_shape", "cstr_reshapable", "dynamic_top_k", "dynamic_reduce_window",
-        "dynamic_rng_bit_generator", "dynamic_approx_top_k")},
+    **{
+        k: "dynamic shapes are not supported by the Penguin printers"
+        for k in (
+            "dynamic_broadcast_in_dim",
+            "dynamic_reshape",
+            "dynamic_iota",
+            "dynamic_pad",
+            "dynamic_gather",
+            "dynamic_conv",
+            "real_dynamic_slice",
+            "set_dimension_size",
+            "compute_reshape_shape",
+            "cstr_reshapable",
+            "dynamic_top_k",
+            "dynamic_reduce_window",
+            "dynamic_rng_bit_generator",
+            "dynamic_approx_top_k",
+        )
+    },
     **{k: "host I/O has no Penguin equivalent" for k in ("infeed", "outfeed", "send", "recv")},
-    **{k: "random number generation has no Penguin equivalent (results would differ from XLA)"
-       for k in ("rng", "rng_bit_generator")},
-    **{k: "quantized types are not supported by the Penguin printers"
-       for k in ("uniform_quantize", "uniform_dequantize")},
-    **{k: "asynchronous ops are not supported by the Penguin printers"
-       for k in ("async_start", "async_update", "async_done")},
+    **{k: "random number generation has no Penguin equivalent (results would differ from XLA)" for k in ("rng", "rng_bit_generator")},
+    **{k: "quantized types are not supported by the Penguin printers" for k in ("uniform_quantize", "uniform_dequantize")},
+    **{k: "asynchronous ops are not supported by the Penguin printers" for k in ("async_start", "async_update", "async_done")},
     "batch_norm_training": "batch normalisation must be decomposed before printing",
     "batch_norm_inference": "batch normalisation must be decomposed before printing",
     "batch_norm_grad": "batch normalisation must be decomposed before printing",
@@ -144,7 +171,7 @@ _FUNC_OK = frozenset({"func.return", "func.call"})
 def hlo_short(name: str) -> str | None:
     for p in _HLO_PREFIXES:
         if name.startswith(p):
-            return name[len(p):]
+            return name[len(p) :]
     return None
 
 

@@ -23,11 +23,13 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter
     if rewriter is not None:
         set_type, set_attr = rewriter.set_type, rewriter.set_attr
     else:
+
         def set_type(v, t):
             v.set_type(t)
 
         def set_attr(o, name, attr):
             o.attributes[name] = attr
+
     changed = False
     for r in op.results:
         n = convert(r.type)

@@ -90,6 +90,7 @@ def _as_op(x) -> ir.Operation:
 
 def _op_by_op(notify_moved):
     """A ``notify_moved_all`` made of a listener's ``notify_moved``."""
+
     def each(ops, olds, new):
         for o, old in zip(ops, olds):
             notify_moved(o, old, new)
@@ -178,8 +179,7 @@ class Rewriter:
         """The listeners' ``method`` (those that have it), in listener order; kept until the listeners change."""
         fs = self._hooks.get(method)
         if fs is None:
-            fs = self._hooks[method] = tuple(f for f in (getattr(lst, method, None) for lst in self.listeners)
-                                             if f is not None)
+            fs = self._hooks[method] = tuple(f for f in (getattr(lst, method, None) for lst in self.listeners) if f is not None)
         return fs
 
     def _record(self, kind: Change, top: int | None) -> None:
@@ -242,8 +242,22 @@ class Rewriter:
 
     # ------------------------------------------------------------------ creation
 
-    def create(self, name: str, *, results=(), operands=(), attributes=None, successors=None, regions: int = 0,
-               loc=None, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+    def create(
+        self,
+        name: str,
+        *,
+        results=(),
+        operands=(),
+        attributes=None,
+        successors=None,
+        regions: int = 0,
+        loc=None,
+        before=None,
+        after=None,
+        at_end=None,
+        at_start=None,
+        ip=None,
+    ) -> ir.Operation:
         """Create op ``name`` and insert it (``ir.Operation.create`` plus the record).
 
         Placement: exactly one of ``before=op``, ``after=op``, ``at_end=block``,
@@ -256,8 +270,16 @@ class Rewriter:
         if loc is None:
             ref = before if before is not None else after
             loc = _as_op(ref).location if ref is not None else None
-        op = ir.Operation.create(name, results=list(results), operands=list(operands), attributes=attributes,
-                                 successors=successors, regions=regions, loc=loc, ip=point)
+        op = ir.Operation.create(
+            name,
+            results=list(results),
+            operands=list(operands),
+            attributes=attributes,
+            successors=successors,
+            regions=regions,
+            loc=loc,
+            ip=point,
+        )
         self._inserted(op)
         return op
 

@@ -96,7 +96,7 @@ class _LocParser:
     def integer(self) -> int:
         m = re.compile(r"\d+").match(self.t, self.i)
         if not m:
-            raise ValueError(self.t[self.i:])
+            raise ValueError(self.t[self.i :])
         self.i = m.end()
         return int(m.group(0))
 
@@ -148,7 +148,7 @@ class _LocParser:
                 self.eat(")")
                 return ("name", child)
             return ("name", None)
-        raise ValueError(self.t[self.i:])
+        raise ValueError(self.t[self.i :])
 
 
 def _showable(tree) -> FileLoc | None:
@@ -239,8 +239,9 @@ def _one(severity: str, message: str, where: FileLoc | None, sources, prefix: st
     return out
 
 
-def render(severity: str, message: str, loc=None, *, filename: str | None = None, sources: dict | None = None,
-           notes=(), tool: str | None = None) -> str:
+def render(
+    severity: str, message: str, loc=None, *, filename: str | None = None, sources: dict | None = None, notes=(), tool: str | None = None
+) -> str:
     """A diagnostic as the tools print it (MLIR's layout; see the module docstring).
 
     Args:
@@ -263,8 +264,7 @@ def render(severity: str, message: str, loc=None, *, filename: str | None = None
     for f, ctx in stack[1:]:
         lines += _one("note", ctx, f, sources, prefix)
     for n in notes:
-        lines.append(render(n.severity, n.message, n.raw if n.raw is not None else n.loc, filename=filename,
-                            sources=sources, tool=tool))
+        lines.append(render(n.severity, n.message, n.raw if n.raw is not None else n.loc, filename=filename, sources=sources, tool=tool))
     return "\n".join(lines)
 
 
@@ -323,8 +323,12 @@ class HiloError(Exception):
             head = render("error", code + self.message, None, notes=self.notes, filename=fname, sources=sources)
             return f"{fname}: {head}"
         loc = self.loc
-        if loc is not None and location_to_str(loc, fname) is not None and not location_stack(loc, fname) \
-                and not re.fullmatch(r".+:\d+:\d+", str(loc)):
+        if (
+            loc is not None
+            and location_to_str(loc, fname) is not None
+            and not location_stack(loc, fname)
+            and not re.fullmatch(r".+:\d+:\d+", str(loc))
+        ):
             loc = location_to_str(loc, fname)  # a name location: shown by its name
         return render("error", code + self.message, loc, filename=fname, sources=sources, notes=self.notes, tool=tool)
 
@@ -356,11 +360,9 @@ def from_mlir_error(exc, filename: str | None = None) -> HiloError:
     notes = []
     for d in diags:
         for n in getattr(d, "notes", []) or []:
-            notes.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename),
-                                    location_line(n.location)))
+            notes.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename), location_line(n.location)))
     for d in diags[1:]:
-        notes.append(Diagnostic("error", d.message.strip(), location_to_str(d.location, filename),
-                                location_line(d.location)))
+        notes.append(Diagnostic("error", d.message.strip(), location_to_str(d.location, filename), location_line(d.location)))
     return HiloError(first.message.strip(), loc=first.location, notes=notes, filename=filename)
 
 
@@ -433,11 +435,8 @@ def not_utf8(e: BaseException) -> bool:
     MLIR strings are bytes (``"\\FF"`` parses); the Python binding raises a
     ``RuntimeError`` when such a string is read as ``str``.
     """
-    return isinstance(e, (RuntimeError, UnicodeDecodeError)) and (
-        isinstance(e, UnicodeDecodeError) or "str_from_cstr_and_size" in str(e))
+    return isinstance(e, (RuntimeError, UnicodeDecodeError)) and (isinstance(e, UnicodeDecodeError) or "str_from_cstr_and_size" in str(e))
 
 
 #: what a pass or stage that met such a string reports (the op and string are not known to Python)
-NOT_UTF8_MESSAGE = ("the module holds a string (a symbol name or a string attribute) that is not valid UTF-8; "
-                    "it cannot be compiled")
-
+NOT_UTF8_MESSAGE = "the module holds a string (a symbol name or a string attribute) that is not valid UTF-8; it cannot be compiled"

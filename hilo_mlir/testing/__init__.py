@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.ir import ir, make_context, passmanager, stablehlo_ext
+from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 
 
 def _np_dtype(elem) -> np.dtype:

@@ -170,8 +170,11 @@ def _step(draw, g: _Graph) -> None:
         )
     elif kind == "concatenate":
         dim = draw(st.integers(0, len(shape) - 1))
-        cands = [v for v in g.values if v[2] == dt and len(v[1]) == len(shape)
-                 and all(a == b for i, (a, b) in enumerate(zip(v[1], shape)) if i != dim)]
+        cands = [
+            v
+            for v in g.values
+            if v[2] == dt and len(v[1]) == len(shape) and all(a == b for i, (a, b) in enumerate(zip(v[1], shape)) if i != dim)
+        ]
         ys = draw(st.lists(st.sampled_from(cands), min_size=1, max_size=3))
         parts = [x] + ys
         out = tuple(sum(p[1][dim] for p in parts) if i == dim else d for i, d in enumerate(shape))
@@ -194,8 +197,7 @@ def _step(draw, g: _Graph) -> None:
         out = (lead,) + shape
         dims = ", ".join(str(i + 1) for i in range(len(shape)))
         dims_text = ": " + dims if dims else ""
-        g.emit(f'"stablehlo.broadcast_in_dim"({name}) {{broadcast_dimensions = array<i64{dims_text}>}} : ({t}) -> {_tt(out, dt)}',
-               out, dt)
+        g.emit(f'"stablehlo.broadcast_in_dim"({name}) {{broadcast_dimensions = array<i64{dims_text}>}} : ({t}) -> {_tt(out, dt)}', out, dt)
     elif kind == "slice":
         starts, limits, strides, out = [], [], [], []
         for d in shape:
@@ -249,11 +251,7 @@ def build(g: _Graph, results) -> FuzzCase:
     rtypes = ", ".join(_tt(r[1], r[2]) for r in results)
     body = "\n".join(g.lines)
     ret = ", ".join(r[0] for r in results)
-    text = (
-        "module {\n"
-        f"  func.func @main({args}) -> ({rtypes}) {{\n{body}\n"
-        f"    return {ret} : {rtypes}\n  }}\n}}\n"
-    )
+    text = f"module {{\n  func.func @main({args}) -> ({rtypes}) {{\n{body}\n    return {ret} : {rtypes}\n  }}\n}}\n"
     mhlo = _legalize_to_mhlo(text)  # parses and verifies: a strategy bug fails here
     return FuzzCase(text, mhlo, tuple(g.kinds), tuple(a[2] for a in g.args))
 
@@ -277,8 +275,11 @@ def modules(draw, max_ops: int = 10, dtypes=DTYPES) -> FuzzCase:
     last = g.values[-1]
     body = "\n".join(g.lines)
     # values nobody uses (sinks) are returned too, up to 3 results: no dead code by construction
-    sinks = [v for v in g.values[:-1] if v[0].startswith("%") and not v[0].startswith("%arg")
-             and not any(f"{v[0]}," in ln or f"{v[0]})" in ln for ln in g.lines)]
+    sinks = [
+        v
+        for v in g.values[:-1]
+        if v[0].startswith("%") and not v[0].startswith("%arg") and not any(f"{v[0]}," in ln or f"{v[0]})" in ln for ln in g.lines)
+    ]
     extra = draw(st.lists(st.sampled_from(sinks), max_size=2, unique_by=lambda v: v[0])) if sinks else []
     results = extra + [last]
     del body

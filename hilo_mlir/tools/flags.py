@@ -38,8 +38,7 @@ class ArgumentParser(argparse.ArgumentParser):
         self.bool_flags: dict[str, str] = {}  # "--flag" -> dest
         self.extra_flags = list(extra_flags)  # flags handled outside argparse (pass flags), for suggestions
 
-    def add_bool_flag(self, flag: str, default: bool = False, help: str | None = None, dest: str | None = None,
-                      group=None):
+    def add_bool_flag(self, flag: str, default: bool = False, help: str | None = None, dest: str | None = None, group=None):
         """An LLVM boolean flag (``--flag[=true|false]``), in ``group`` (an argument group) if given."""
         dest = dest or flag.lstrip("-").replace("-", "_")
         self.bool_flags[flag] = dest
@@ -102,8 +101,9 @@ def _pass_list(text: str) -> list[str]:
 def add_ir_printing_flags(ap: ArgumentParser, verify_each_default: bool) -> None:
     """The ``--mlir-*`` instrumentation flags (and ``--verify-each``) of both tools."""
     g = ap.add_argument_group("pass manager and instrumentation (mlir-opt's flags; a boolean flag also takes =true/=false)")
-    ap.add_bool_flag("--verify-each", default=verify_each_default, group=g,
-                     help="run the verifier after each pass and name the pass that broke the IR")
+    ap.add_bool_flag(
+        "--verify-each", default=verify_each_default, group=g, help="run the verifier after each pass and name the pass that broke the IR"
+    )
     for flag, text in (
         ("--mlir-print-ir-before-all", "print the IR before every pass"),
         ("--mlir-print-ir-after-all", "print the IR after every pass"),
@@ -118,14 +118,35 @@ def add_ir_printing_flags(ap: ArgumentParser, verify_each_default: bool) -> None
         ("--mlir-pass-pipeline-local-reproducer", "accepted (reproducers are always local: the failing pass alone)"),
     ):
         ap.add_bool_flag(flag, help=text, group=g)
-    g.add_argument("--mlir-print-ir-before", metavar="PASS[,PASS...]", action="append", type=_pass_list, default=[],
-                   help="print the IR before the named passes")
-    g.add_argument("--mlir-print-ir-after", metavar="PASS[,PASS...]", action="append", type=_pass_list, default=[],
-                   help="print the IR after the named passes")
-    g.add_argument("--mlir-elide-elementsattrs-if-larger", metavar="N", type=_non_negative, default=None,
-                   help="print dense attributes with more than N elements as dense_resource<__elided__>")
-    g.add_argument("--mlir-pass-pipeline-crash-reproducer", metavar="FILE", default=None,
-                   help="when a pass fails, write the IR before it and the pipeline to replay (hilo-opt --run-reproducer)")
+    g.add_argument(
+        "--mlir-print-ir-before",
+        metavar="PASS[,PASS...]",
+        action="append",
+        type=_pass_list,
+        default=[],
+        help="print the IR before the named passes",
+    )
+    g.add_argument(
+        "--mlir-print-ir-after",
+        metavar="PASS[,PASS...]",
+        action="append",
+        type=_pass_list,
+        default=[],
+        help="print the IR after the named passes",
+    )
+    g.add_argument(
+        "--mlir-elide-elementsattrs-if-larger",
+        metavar="N",
+        type=_non_negative,
+        default=None,
+        help="print dense attributes with more than N elements as dense_resource<__elided__>",
+    )
+    g.add_argument(
+        "--mlir-pass-pipeline-crash-reproducer",
+        metavar="FILE",
+        default=None,
+        help="when a pass fails, write the IR before it and the pipeline to replay (hilo-opt --run-reproducer)",
+    )
 
 
 def _non_negative(text: str) -> int:
@@ -199,8 +220,10 @@ def version_text(tool: str) -> str:
     try:
         from hilo_mlir.ir import stablehlo_ext
 
-        lines.append(f"  StableHLO {stablehlo_ext.get_current_version()} (minimum {stablehlo_ext.get_minimum_version()}, "
-                     f"API {stablehlo_ext.get_api_version()})")
+        lines.append(
+            f"  StableHLO {stablehlo_ext.get_current_version()} (minimum {stablehlo_ext.get_minimum_version()}, "
+            f"API {stablehlo_ext.get_api_version()})"
+        )
     except Exception as e:  # noqa: BLE001 - --version must not fail
         lines.append(f"  StableHLO unknown ({type(e).__name__})")
     return "\n".join(lines) + "\n"
@@ -210,9 +233,14 @@ PLUGIN_FLAG = "--load-pass-plugin"
 
 
 def add_plugin_flag(ap: ArgumentParser) -> None:
-    ap.add_argument(PLUGIN_FLAG, action="append", default=[], metavar="PATH_OR_MODULE",
-                    help="load passes from a Python file or an importable module (repeatable); installed packages "
-                         "with a 'hilo_mlir.passes' entry point are loaded automatically")
+    ap.add_argument(
+        PLUGIN_FLAG,
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="load passes from a Python file or an importable module (repeatable); installed packages "
+        "with a 'hilo_mlir.passes' entry point are loaded automatically",
+    )
 
 
 def plugin_args(argv: list[str]) -> list[str]:
@@ -224,7 +252,7 @@ def plugin_args(argv: list[str]) -> list[str]:
                 raise UsageError(f"argument {PLUGIN_FLAG}: expected one argument")
             out.append(argv[i + 1])
         elif a.startswith(PLUGIN_FLAG + "="):
-            out.append(a[len(PLUGIN_FLAG) + 1:])
+            out.append(a[len(PLUGIN_FLAG) + 1 :])
     return out
 
 

@@ -80,33 +80,59 @@ def build_parser() -> ArgumentParser:
         epilog=_plugin_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("inputs", nargs="*", metavar="INPUT",
-                    help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb); with --batch: files or folders")
+    ap.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb); with --batch: files or folders",
+    )
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")
     ap.add_argument("--preset", choices=("default", "all"), default="default", help="'all' turns every gate on")
-    ap.add_argument("--model-type", choices=("generic", "transformer", "unet-inference"), default="generic",
-                    help="the model-type the program's Function prologue records (default generic)")
-    ap.add_argument("--weights", nargs="+", default=[], metavar="INDEX=FILE.npy",
-                    help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
-                         "penguin.py as input_<INDEX>.<content hash>.npy, in the input's dtype")
-    ap.add_argument("--input-types", default=None, metavar="TYPES",
-                    help="static types of main's arguments, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>': specializes a "
-                         "shape-polymorphic module and refines every shape (JAX's shape assertions are checked)")
-    ap.add_argument("--fusion-report", metavar="DIR", default=None,
-                    help="write DIR/fusion_report.json and DIR/fusion_report.html: every cluster the fusion passes "
-                         "formed and every candidate they refused, with the rule that refused it")
-    ap.add_bool_flag("--debug",
-                     help="print the passes' debug lines to stderr (e.g. the 64-bit values sixty-four-hack narrowed without a proof)")
+    ap.add_argument(
+        "--model-type",
+        choices=("generic", "transformer", "unet-inference"),
+        default="generic",
+        help="the model-type the program's Function prologue records (default generic)",
+    )
+    ap.add_argument(
+        "--weights",
+        nargs="+",
+        default=[],
+        metavar="INDEX=FILE.npy",
+        help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
+        "penguin.py as input_<INDEX>.<content hash>.npy, in the input's dtype",
+    )
+    ap.add_argument(
+        "--input-types",
+        default=None,
+        metavar="TYPES",
+        help="static types of main's arguments, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>': specializes a "
+        "shape-polymorphic module and refines every shape (JAX's shape assertions are checked)",
+    )
+    ap.add_argument(
+        "--fusion-report",
+        metavar="DIR",
+        default=None,
+        help="write DIR/fusion_report.json and DIR/fusion_report.html: every cluster the fusion passes "
+        "formed and every candidate they refused, with the rule that refused it",
+    )
+    ap.add_bool_flag(
+        "--debug", help="print the passes' debug lines to stderr (e.g. the 64-bit values sixty-four-hack narrowed without a proof)"
+    )
     ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
-    ap.add_bool_flag("--dump-pass-pipeline",
-                     help="print the whole pipeline (import step, spine, every option) as one "
-                          "'builtin.module(...)' that hilo-opt --pass-pipeline accepts, and exit")
+    ap.add_bool_flag(
+        "--dump-pass-pipeline",
+        help="print the whole pipeline (import step, spine, every option) as one "
+        "'builtin.module(...)' that hilo-opt --pass-pipeline accepts, and exit",
+    )
     ap.add_bool_flag("--list-spine", help="print the spine, one step per line with its number and gate, and exit")
     ap.add_bool_flag("--allow-unregistered-dialect", help="accept ops of unknown dialects")
     add_ir_printing_flags(ap, verify_each_default=False)
-    e = ap.add_argument_group("plugins and spine edits (STEP: a spine pass argument such as neuron-op-fusion, "
-                              "or a step number such as 15 or 14a; see --list-spine)")
+    e = ap.add_argument_group(
+        "plugins and spine edits (STEP: a spine pass argument such as neuron-op-fusion, "
+        "or a step number such as 15 or 14a; see --list-spine)"
+    )
     add_plugin_flag(e)
     for flag, kind, meta, text in (
         ("--insert-pass-after", "insert-after", "STEP=PASS", "run PASS[{options}] right after STEP (repeatable)"),
@@ -116,20 +142,34 @@ def build_parser() -> ArgumentParser:
     ):
         e.add_argument(flag, dest="pass_edits", action="append", default=[], type=_edit(kind), metavar=meta, help=text)
     b = ap.add_argument_group("batch mode")
-    b.add_argument("--batch", action="store_true",
-                   help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py")
+    b.add_argument(
+        "--batch",
+        action="store_true",
+        help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py",
+    )
     b.add_argument("--jobs", "-j", type=int, default=None, help="worker processes at a time (default: number of CPUs)")
     b.add_argument("--report", default=None, help="write the per-module report (JSON) here")
-    b.add_argument("--timeout", type=float, default=None,
-                   help="seconds the compile (per module with --batch) may take before it is killed; binary inputs "
-                        "are read within this bound too (default 300 s for the read)")
+    b.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds the compile (per module with --batch) may take before it is killed; binary inputs "
+        "are read within this bound too (default 300 s for the read)",
+    )
     g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
     defaults = CompileConfig()
     for name in CompileConfig.gate_names():
-        g.add_argument(f"--enable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=True, default=None,
-                       help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})")
-        g.add_argument(f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False,
-                       help=f"turn '{_kebab(name)}' off")
+        g.add_argument(
+            f"--enable-{_kebab(name)}",
+            dest=f"gate_{name}",
+            action="store_const",
+            const=True,
+            default=None,
+            help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})",
+        )
+        g.add_argument(
+            f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=f"turn '{_kebab(name)}' off"
+        )
     return ap
 
 
@@ -197,8 +237,12 @@ def _check_inputs(args) -> str | None:
     if args.timeout is not None and args.timeout <= 0:
         return "--timeout must be positive"
     if args.batch:
-        for flag, given in (("--input-types", args.input_types is not None), ("--weights", bool(args.weights)),
-                            ("--fusion-report", args.fusion_report is not None), ("--debug", args.debug)):
+        for flag, given in (
+            ("--input-types", args.input_types is not None),
+            ("--weights", bool(args.weights)),
+            ("--fusion-report", args.fusion_report is not None),
+            ("--debug", args.debug),
+        ):
             if given:
                 return f"{flag} needs a single input, not --batch"
         return None
@@ -235,8 +279,7 @@ def _compile_one(args, cfg) -> int:
     def warn(d) -> str:
         from hilo_mlir.support.diagnostics import render
 
-        return render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path,
-                      sources=source_of(), tool=TOOL)
+        return render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path, sources=source_of(), tool=TOOL)
 
     def render_rejection(e: HiloError, before: str | None) -> str:
         if before is not None:
@@ -245,15 +288,32 @@ def _compile_one(args, cfg) -> int:
         return render_error(e, TOOL, path, source_of())
 
     job = WorkerJob(
-        path, args.outdir, cfg, allow_unregistered=args.allow_unregistered_dialect, read_timeout=args.timeout,
-        timing=args.mlir_timing, statistics=args.mlir_pass_statistics, input_types=args.input_types,
-        fusion_report=args.fusion_report, debug=args.debug, instrumentation=instr, render=render_rejection,
+        path,
+        args.outdir,
+        cfg,
+        allow_unregistered=args.allow_unregistered_dialect,
+        read_timeout=args.timeout,
+        timing=args.mlir_timing,
+        statistics=args.mlir_pass_statistics,
+        input_types=args.input_types,
+        fusion_report=args.fusion_report,
+        debug=args.debug,
+        instrumentation=instr,
+        render=render_rejection,
         warn=warn,
     )
     job.weights = _read_weights(args.weights)  # read before compiling: a bad file fails fast
-    forward = bool(instr.print_before_all or instr.print_after_all or instr.print_before or instr.print_after
-                   or instr.print_after_change or instr.print_after_failure or args.mlir_timing
-                   or args.mlir_pass_statistics or args.debug)
+    forward = bool(
+        instr.print_before_all
+        or instr.print_after_all
+        or instr.print_before
+        or instr.print_after
+        or instr.print_after_change
+        or instr.print_after_failure
+        or args.mlir_timing
+        or args.mlir_pass_statistics
+        or args.debug
+    )
     return run_single(job, timeout=args.timeout, forward=forward)
 
 
@@ -278,8 +338,9 @@ def _import_reproducer(e: HiloError, path: str, before: str, cfg) -> None:
     from hilo_mlir.driver import spine
     from hilo_mlir.passmanager.reproducer import write_reproducer
 
-    e.notes = list(e.notes) + [write_reproducer(path, before, spine.pipeline_text(cfg), verify_each=cfg.verify_each,
-                                                failing=e.pass_name or "HiloImport")]
+    e.notes = list(e.notes) + [
+        write_reproducer(path, before, spine.pipeline_text(cfg), verify_each=cfg.verify_each, failing=e.pass_name or "HiloImport")
+    ]
 
 
 def _one_line(text: str) -> str:
@@ -295,8 +356,15 @@ def _run_batch(args, cfg) -> int:
         return 1
     jobs = args.jobs or os.cpu_count() or 1
     try:
-        return run_batch(args.inputs, args.outdir, cfg, jobs=jobs, report=args.report, timeout=args.timeout,
-                         allow_unregistered=args.allow_unregistered_dialect)
+        return run_batch(
+            args.inputs,
+            args.outdir,
+            cfg,
+            jobs=jobs,
+            report=args.report,
+            timeout=args.timeout,
+            allow_unregistered=args.allow_unregistered_dialect,
+        )
     except HiloError as e:
         sys.stderr.write(_one_line(e.format()) + "\n")
         return 1

@@ -37,21 +37,31 @@ TOOL = "hilo-opt"
 
 
 def build_parser(pass_flags=()) -> ArgumentParser:
-    ap = ArgumentParser(prog=TOOL, add_help=False, usage="hilo-opt [options] <input file|->",
-                        extra_flags=[f"--{p}" for p in pass_flags])
+    ap = ArgumentParser(prog=TOOL, add_help=False, usage="hilo-opt [options] <input file|->", extra_flags=[f"--{p}" for p in pass_flags])
     ap.add_argument("input", nargs="?", default="-", help="input file (.mlir text or MLIR bytecode; '-' = stdin)")
     ap.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file (default: stdout)")
-    ap.add_argument("--pass-pipeline", default=None, metavar="PIPELINE",
-                    help="textual pass pipeline, e.g. 'builtin.module(func.func(neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)'")
+    ap.add_argument(
+        "--pass-pipeline",
+        default=None,
+        metavar="PIPELINE",
+        help="textual pass pipeline, e.g. 'builtin.module(func.func(neuron-op-fusion{fuse-dot-logistic=true}),canonicalize)'",
+    )
     ap.add_argument("-h", "--help", action="store_true", help="show this help (every flag and pass) and exit")
     ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
-    ap.add_argument("--timeout", type=float, default=None, metavar="S",
-                    help="seconds reading an MLIR bytecode input may take (read in a separate process; default 300)")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds reading an MLIR bytecode input may take (read in a separate process; default 300)",
+    )
     add_plugin_flag(ap)
     for flag, text in (
         ("--split-input-file", "split the input on '// -----' and process each chunk; outputs re-joined with '// -----'"),
-        ("--verify-diagnostics",
-         "check diagnostics against expected-error/-warning/-note/-remark[-re][@+N|@above|@below|@unknown] {{...}}"),
+        (
+            "--verify-diagnostics",
+            "check diagnostics against expected-error/-warning/-note/-remark[-re][@+N|@above|@below|@unknown] {{...}}",
+        ),
         ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
         ("--emit-bytecode", "write the output as MLIR bytecode"),
         ("--dump-pass-pipeline", "print the pipeline that will run (every option) to stderr, then run it"),
@@ -82,11 +92,13 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
 def _mlir_handler(captured: list, filename: str):
     def handler(d):
         sev = str(d.severity).rsplit(".", 1)[-1].lower()
-        captured.append(Diagnostic(sev, d.message.strip(), location_to_str(d.location, filename),
-                                   location_line(d.location), raw=str(d.location)))
+        captured.append(
+            Diagnostic(sev, d.message.strip(), location_to_str(d.location, filename), location_line(d.location), raw=str(d.location))
+        )
         for n in d.notes:
-            captured.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename),
-                                       location_line(n.location), raw=str(n.location)))
+            captured.append(
+                Diagnostic("note", n.message.strip(), location_to_str(n.location, filename), location_line(n.location), raw=str(n.location))
+            )
         return True
 
     return handler
@@ -95,8 +107,13 @@ def _mlir_handler(captured: list, filename: str):
 def _error_diag(e: HiloError, filename: str) -> Diagnostic:
     msg = (f"{e.code}: " if e.code else "") + e.message
     loc = e.loc
-    return Diagnostic("error", msg, location_to_str(loc, filename) if loc is not None else None, e.line,
-                      raw=str(loc) if loc is not None and str(loc).startswith("loc(") else None)
+    return Diagnostic(
+        "error",
+        msg,
+        location_to_str(loc, filename) if loc is not None else None,
+        e.line,
+        raw=str(loc) if loc is not None and str(loc).startswith("loc(") else None,
+    )
 
 
 class _Run:
@@ -122,8 +139,8 @@ class _Run:
 
     def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
         """Parse and run one module; its output goes to ``out``, its diagnostics to ``diags``."""
-        from hilo_mlir.passmanager import pipeline as pl
         from hilo_mlir.ir import ir, make_context
+        from hilo_mlir.passmanager import pipeline as pl
 
         args = self.args
         ctx = make_context(args.allow_unregistered_dialect)
@@ -194,16 +211,20 @@ class _Run:
             return True  # the printer already wrote penguin.py to stdout: do not append the module
         if "penguin_source" in extras and not any(printer_outputs):
             if args.emit_bytecode:
-                diags.append(Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is "
-                                                 "a Penguin Python program, not IR"))
+                diags.append(
+                    Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is a Penguin Python program, not IR")
+                )
                 return False
             out.write(extras["penguin_source"].encode("utf-8"))
             return True
         if args.emit_bytecode:
             module.operation.write_bytecode(out)
             return True
-        out.write(module_to_text(module, args.mlir_print_op_generic, args.mlir_print_debuginfo,
-                                 args.mlir_elide_elementsattrs_if_larger).encode("utf-8"))
+        out.write(
+            module_to_text(module, args.mlir_print_op_generic, args.mlir_print_debuginfo, args.mlir_elide_elementsattrs_if_larger).encode(
+                "utf-8"
+            )
+        )
         return True
 
 
@@ -216,8 +237,9 @@ def _print_diags(diags: list, filename: str, sources: dict) -> None:
     from hilo_mlir.support.diagnostics import render
 
     for d in diags:
-        sys.stderr.write(render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=filename,
-                                sources=sources, tool=TOOL) + "\n")
+        sys.stderr.write(
+            render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=filename, sources=sources, tool=TOOL) + "\n"
+        )
 
 
 def run(argv: list[str]) -> int:
@@ -289,8 +311,9 @@ def _run_parsed(args, pass_flags) -> int:
     filename = "<stdin>" if args.input == "-" else args.input
     try:
         if pass_flags and args.pass_pipeline is not None:
-            raise HiloError("--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0]
-                            + "); put every pass in the pipeline")
+            raise HiloError(
+                "--pass-pipeline cannot be combined with individual pass flags (--" + pass_flags[0][0] + "); put every pass in the pipeline"
+            )
         # Validate the pipeline once up front: a bad pipeline fails before any input is read.
         if args.pass_pipeline is not None:
             pl.steps_from_text(args.pass_pipeline, module_root=True)
@@ -302,8 +325,11 @@ def _run_parsed(args, pass_flags) -> int:
             found = read_reproducer(text)
             if args.run_reproducer:
                 if found is None:
-                    raise HiloError("--run-reproducer: the input has no mlir_reproducer resource "
-                                    "(write one with --mlir-pass-pipeline-crash-reproducer)", filename=filename)
+                    raise HiloError(
+                        "--run-reproducer: the input has no mlir_reproducer resource "
+                        "(write one with --mlir-pass-pipeline-crash-reproducer)",
+                        filename=filename,
+                    )
                 if pipeline_text is not None or pass_flags:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
@@ -318,10 +344,12 @@ def _run_parsed(args, pass_flags) -> int:
         sys.stderr.write(e.render(tool=TOOL) + "\n")
         return 1
     if args.dump_pass_pipeline:
-        steps = (pl.steps_from_text(pipeline_text) if pipeline_text else []) + \
-            [s for n, v in pass_flags for s in pl.build_steps([pl.Element(n, v)])]
-        sys.stderr.write(f"Pass Manager with {len(steps)} passes:\n"
-                         + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n")
+        steps = (pl.steps_from_text(pipeline_text) if pipeline_text else []) + [
+            s for n, v in pass_flags for s in pl.build_steps([pl.Element(n, v)])
+        ]
+        sys.stderr.write(
+            f"Pass Manager with {len(steps)} passes:\n" + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n"
+        )
     sources = {filename: text} if isinstance(text, str) else {}
     return _process(args, text, pipeline_text, pass_flags, filename, sources)
 

@@ -31,15 +31,26 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
     )
     ap.add_argument("program", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
-    ap.add_argument("--inputs", nargs="*", default=[], metavar="NPY",
-                    help="one .npy per program input, in input_<i> order; '-' (or leaving out trailing ones) "
-                         "reads a parameter from its np_file beside the program")
+    ap.add_argument(
+        "--inputs",
+        nargs="*",
+        default=[],
+        metavar="NPY",
+        help="one .npy per program input, in input_<i> order; '-' (or leaving out trailing ones) "
+        "reads a parameter from its np_file beside the program",
+    )
     ap.add_argument("--out", required=True, metavar="DIR", help="directory for out0.npy, out1.npy, ...")
-    ap.add_argument("--literal-fusions", action="store_true",
-                    help="run Expm1/Log1p fusions op by op (exp(x) - 1, log(x + 1)) instead of as the precise "
-                         "expm1/log1p their kind selects")
-    ap.add_argument("--print", dest="show", action="store_true",
-                    help="also print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements)")
+    ap.add_argument(
+        "--literal-fusions",
+        action="store_true",
+        help="run Expm1/Log1p fusions op by op (exp(x) - 1, log(x + 1)) instead of as the precise expm1/log1p their kind selects",
+    )
+    ap.add_argument(
+        "--print",
+        dest="show",
+        action="store_true",
+        help="also print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements)",
+    )
     return ap
 
 

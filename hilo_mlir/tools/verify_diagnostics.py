@@ -56,7 +56,7 @@ def _regex(text: str) -> re.Pattern:
             parts.append(re.escape(text[i:]))
             break
         parts.append(re.escape(text[i:j]))
-        parts.append("(?:" + text[j + 2:k] + ")")
+        parts.append("(?:" + text[j + 2 : k] + ")")
         i = k + 2
     return re.compile("".join(parts))
 
@@ -80,8 +80,7 @@ def expectations(text: str, filename: str) -> list[Expectation]:
             target = lineno + 1
         else:
             target = lineno + int(where)
-        out.append(Expectation(severity, body, _regex(body) if is_re else None, target,
-                               FileLoc(filename, lineno, m.start() + 1)))
+        out.append(Expectation(severity, body, _regex(body) if is_re else None, target, FileLoc(filename, lineno, m.start() + 1)))
     return out
 
 
@@ -106,6 +105,7 @@ def check(expected: list[Expectation], diags: list[Diagnostic], filename: str, s
         problems.append(render("error", f"unexpected {d.severity}: {d.message}", loc, filename=filename, sources=sources))
     for e in expected:
         if not e.seen:
-            problems.append(render("error", f'expected {e.severity} "{e.text}" was not produced', str(e.at),
-                                   filename=filename, sources=sources))
+            problems.append(
+                render("error", f'expected {e.severity} "{e.text}" was not produced', str(e.at), filename=filename, sources=sources)
+            )
     return problems

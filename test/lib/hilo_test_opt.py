@@ -8,6 +8,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import test_passes  # noqa: E402,F401  (registers the test passes)
+
 from hilo_mlir.tools.opt import main  # noqa: E402
 
 if __name__ == "__main__":

@@ -24,12 +24,12 @@ substitution) and by pytest (``test/unit/conftest.py``).
 
 from __future__ import annotations
 
-from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.passmanager import registry
-from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, check_legal, codegen
+from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import block_key, enclosing_module
+from hilo_mlir.passmanager import registry
 
 _TEST_ATTRS = ("test.fuse", "test.kind")
 
@@ -81,7 +81,7 @@ def _run_test_fusion_cluster(func_op, ctx) -> None:
 try:
     registry.register_twins(
         "test-fusion-cluster",
-        "Test pass: fuse ops tagged test.fuse=\"<group>\" through the shared FusionCluster codegen",
+        'Test pass: fuse ops tagged test.fuse="<group>" through the shared FusionCluster codegen',
         _run_test_fusion_cluster,
         class_name="TestFusionCluster",
         statistics=("clusters", "refused"),

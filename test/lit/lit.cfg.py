@@ -30,8 +30,12 @@ config.substitutions.append(("hilo-penguin-run", f"{python} -m hilo_mlir.tools.p
 # beside this Python (pip puts its script next to sys.executable, also in a venv
 # that is not on PATH), else one on PATH, else the package run as a module.
 _bindir = os.path.dirname(python)
-filecheck = next((p for p in (os.path.join(_bindir, "filecheck"), os.path.join(_bindir, "FileCheck")) if os.path.exists(p)),
-                 None) or shutil.which("filecheck") or shutil.which("FileCheck") or f"{python} -m filecheck"
+filecheck = (
+    next((p for p in (os.path.join(_bindir, "filecheck"), os.path.join(_bindir, "FileCheck")) if os.path.exists(p)), None)
+    or shutil.which("filecheck")
+    or shutil.which("FileCheck")
+    or f"{python} -m filecheck"
+)
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
 # The example pass plugins (examples/plugins/), loaded by path in their tests.

@@ -8,6 +8,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # The test-only passes (test-fusion-cluster, ...) live in test/lib, not in the package.
 sys.path.insert(0, str(ROOT / "test" / "lib"))
 import test_passes  # noqa: E402,F401
+
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
@@ -32,8 +33,9 @@ def pytest_terminal_summary(terminalreporter):
     marks = ("../shared", "corpus not available", str(SHARED))
     n = sum(1 for r in skipped if any(m in str(getattr(r, "longrepr", "")) for m in marks))
     if n:
-        terminalreporter.write_sep("-", f"{n} test(s) skipped because ../shared is absent "
-                                        f"(expected at {SHARED}); they need the project checkout beside shared/")
+        terminalreporter.write_sep(
+            "-", f"{n} test(s) skipped because ../shared is absent (expected at {SHARED}); they need the project checkout beside shared/"
+        )
 
 
 @pytest.fixture

@@ -18,12 +18,12 @@ import re
 
 import pytest
 
-from hilo_mlir.passmanager import registry
 from hilo_mlir.analysis.check import AnalysisCheckError
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
+from hilo_mlir.support.diagnostics import HiloError
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit"
 _SPLIT = re.compile(r"^// -----\s*$", re.M)
@@ -166,6 +166,7 @@ def test_honest_passes_pass_the_check():
 
 def test_moves_not_recorded_fail_the_check(monkeypatch):
     """schedule-postorder moving ops without the rewriter recording it: the pipeline would skip the verifier."""
+
     def silent_move_before(self, op, anchor):
         op = op.operation if hasattr(op, "operation") else op
         op.move_before(anchor.operation if hasattr(anchor, "operation") else anchor)
@@ -182,6 +183,7 @@ def test_moves_not_recorded_fail_the_check(monkeypatch):
 
 def test_moves_recorded_as_attribute_changes_fail_the_check(monkeypatch):
     """scatter-motion claiming an attribute-only change after moving a scatter."""
+
     def move_before_as_attr(self, op, anchor):
         op = op.operation if hasattr(op, "operation") else op
         op.move_before(anchor.operation if hasattr(anchor, "operation") else anchor)
@@ -200,11 +202,33 @@ def test_moves_recorded_as_attribute_changes_fail_the_check(monkeypatch):
 
 def test_created_ops_the_census_never_hears_of_fail_the_check(monkeypatch):
     """fold-iota's new constants recorded as attribute-level changes: the kept census goes stale."""
-    def create_unannounced(self, name, *, results=(), operands=(), attributes=None, successors=None, regions=0,
-                           loc=None, before=None, after=None, at_end=None, at_start=None, ip=None):
+
+    def create_unannounced(
+        self,
+        name,
+        *,
+        results=(),
+        operands=(),
+        attributes=None,
+        successors=None,
+        regions=0,
+        loc=None,
+        before=None,
+        after=None,
+        at_end=None,
+        at_start=None,
+        ip=None,
+    ):
         point = ip or ir.InsertionPoint(before.operation if hasattr(before, "operation") else before)
-        op = ir.Operation.create(name, results=list(results), operands=list(operands), attributes=attributes,
-                                 regions=regions, loc=loc or (before.location if before is not None else None), ip=point)
+        op = ir.Operation.create(
+            name,
+            results=list(results),
+            operands=list(operands),
+            attributes=attributes,
+            regions=regions,
+            loc=loc or (before.location if before is not None else None),
+            ip=point,
+        )
         self._record(Change.OPERAND, None)
         return op
 
@@ -215,20 +239,32 @@ def test_created_ops_the_census_never_hears_of_fail_the_check(monkeypatch):
 
 def test_a_pass_creating_a_power_through_the_rewriter_feeds_fold_iota():
     """The census hears of ops an earlier pass created: fold-iota finds the power a test pass built."""
+
     def make_power(func_op, ctx):
         rw = ctx.rewriter
         blk = func_op.regions[0].blocks[0]
         ret = list(blk.operations)[-1].operation
         t = ir.RankedTensorType.get([4], ir.F32Type.get())
         f = ir.F32Type.get()
-        c = rw.create("stablehlo.constant", results=[ir.RankedTensorType.get([], f)],
-                      attributes={"value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], f), ir.FloatAttr.get(f, 2.0))},
-                      before=ret)
-        b = rw.create("stablehlo.broadcast_in_dim", results=[t], operands=[c.results[0]],
-                      attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, before=ret)
-        i = rw.create("stablehlo.iota", results=[t], attributes={"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)}, before=ret)
-        s = rw.create("stablehlo.constant", results=[t],
-                      attributes={"value": ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(f, 1.0))}, before=ret)
+        c = rw.create(
+            "stablehlo.constant",
+            results=[ir.RankedTensorType.get([], f)],
+            attributes={"value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], f), ir.FloatAttr.get(f, 2.0))},
+            before=ret,
+        )
+        b = rw.create(
+            "stablehlo.broadcast_in_dim",
+            results=[t],
+            operands=[c.results[0]],
+            attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])},
+            before=ret,
+        )
+        i = rw.create(
+            "stablehlo.iota", results=[t], attributes={"iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)}, before=ret
+        )
+        s = rw.create(
+            "stablehlo.constant", results=[t], attributes={"value": ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(f, 1.0))}, before=ret
+        )
         mul = rw.create("stablehlo.multiply", results=[t], operands=[i.results[0], s.results[0]], before=ret)
         p = rw.create("stablehlo.power", results=[t], operands=[b.results[0], mul.results[0]], before=ret)
         rw.set_operand(ret, 0, p.results[0])
@@ -243,9 +279,11 @@ def test_a_pass_creating_a_power_through_the_rewriter_feeds_fold_iota():
     ctx = make_context()
     with ctx, ir.Location.unknown():
         m = ir.Module.parse(src)
-        steps = [Step(fold, fold.argument, fold.resolve_options({}), anchor=fold.anchor),  # takes the census: no power
-                 Step(info, info.argument, {}, anchor="func.func"),
-                 Step(fold, fold.argument, fold.resolve_options({}), anchor=fold.anchor)]
+        steps = [
+            Step(fold, fold.argument, fold.resolve_options({}), anchor=fold.anchor),  # takes the census: no power
+            Step(info, info.argument, {}, anchor="func.func"),
+            Step(fold, fold.argument, fold.resolve_options({}), anchor=fold.anchor),
+        ]
         pipe = Pipeline(steps, check_analyses=True)
         pipe.run(m)
         text = str(m)

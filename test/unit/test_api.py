@@ -4,21 +4,22 @@ import ast
 import collections
 
 import pytest
+from conftest import EXAMPLES
 
 import hilo_mlir
 from hilo_mlir.driver import compiler
-from hilo_mlir.passmanager import registry
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, parse_options, parse_pipeline, steps_from_text
-
-from conftest import EXAMPLES
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def _count_printed_ops(module):
     """Non-terminator ops inside main (nested regions included)."""
     n = 0
-    main = [op for op in module.body.operations if op.operation.name == "func.func" and op.operation.attributes["sym_name"].value == "main"][0]
+    main = [
+        op for op in module.body.operations if op.operation.name == "func.func" and op.operation.attributes["sym_name"].value == "main"
+    ][0]
 
     def visit(op):
         nonlocal n
@@ -119,7 +120,9 @@ def test_verifier_failure_names_the_pass():
 
     info = registry.PassInfo("test-breaker", "breaks IR", breaker)
     with make_context():
-        m = ir.Module.parse("func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> { %0 = stablehlo.add %x, %x : tensor<2xf32>\n return %0 : tensor<2xf32> }")
+        m = ir.Module.parse(
+            "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> { %0 = stablehlo.add %x, %x : tensor<2xf32>\n return %0 : tensor<2xf32> }"
+        )
         with pytest.raises(HiloError, match="verifier failed after pass 'test-breaker'"):
             Pipeline([Step(info, "test-breaker")]).run(m)
 

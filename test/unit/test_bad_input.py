@@ -11,13 +11,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.driver import compiler
-from hilo_mlir.passmanager import registry
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager import registry
 from hilo_mlir.support.diagnostics import HiloError
-
-from conftest import EXAMPLES, ROOT
 
 INPUTS = ROOT / "test" / "lit" / "reliability" / "Inputs"
 SPINES = ("mhlo", "stablehlo")
@@ -38,25 +37,55 @@ def _error(name, config=None, spine="mhlo"):
 # (file, expected error line after the path; {p} is the input path)
 REJECTED = [
     ("syntax-error.mlir", "{p}:2:24: error: expected ','"),
-    ("unknown-dialect.mlir", "{p}:2:17: error: operation being parsed with an unregistered dialect (use --allow-unregistered-dialect to accept unknown dialects)"),
+    (
+        "unknown-dialect.mlir",
+        "{p}:2:17: error: operation being parsed with an unregistered dialect (use --allow-unregistered-dialect to accept unknown dialects)",
+    ),
     ("no-main.mlir", "{p}:1:1: error: no 'main' function: the entry function must be named 'main' (found public function @forward)"),
-    ("two-entries.mlir", "{p}:1:1: error: no 'main' and 2 candidate entry functions: @forward ({p}:1:1), @backward ({p}:4:1); name the entry function 'main'"),
-    ("dynamic-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"
-     "; for a shape-polymorphic module give the static input types, --input-types='tensor<?x4xf32>' with every ? replaced by its size (input_types= in the API)"),
-    ("dynamic-shape.mlir", "{p}:3:8: error: 'stablehlo.convert' op result #0 has dynamic shape tensor<?xf32>: dynamic shapes are not supported (every dimension must be static)"),
-    ("tuple-arg.mlir", "{p}:1:1: error: 'func.func' op entry function @main argument #0 has tuple type tuple<tensor<4xf32>, tensor<2xi32>>: tuple-typed arguments are not supported (pass the elements as separate arguments)"),
+    (
+        "two-entries.mlir",
+        "{p}:1:1: error: no 'main' and 2 candidate entry functions: @forward ({p}:1:1), @backward ({p}:4:1); name the entry function 'main'",
+    ),
+    (
+        "dynamic-arg.mlir",
+        "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"
+        "; for a shape-polymorphic module give the static input types, --input-types='tensor<?x4xf32>' with every ? replaced by its size (input_types= in the API)",
+    ),
+    (
+        "dynamic-shape.mlir",
+        "{p}:3:8: error: 'stablehlo.convert' op result #0 has dynamic shape tensor<?xf32>: dynamic shapes are not supported (every dimension must be static)",
+    ),
+    (
+        "tuple-arg.mlir",
+        "{p}:1:1: error: 'func.func' op entry function @main argument #0 has tuple type tuple<tensor<4xf32>, tensor<2xi32>>: tuple-typed arguments are not supported (pass the elements as separate arguments)",
+    ),
     ("bad-terminator.mlir", "{p}:3:3: error: 'mhlo.return' op cannot terminate function @main (expected 'func.return')"),
-    ("memref-arg.mlir", "{p}:1:1: error: 'func.func' op @main argument #1 has buffer type memref<2xf32>: memref types are not supported (tensors only)"),
+    (
+        "memref-arg.mlir",
+        "{p}:1:1: error: 'func.func' op @main argument #1 has buffer type memref<2xf32>: memref types are not supported (tensors only)",
+    ),
     ("quantized.mlir", "{p}:2:75: error: quantized types are not supported (found !quant.uniform<i8:f32, 0.5>)"),
-    ("sdy-constraint.mlir", "{p}:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported (the Penguin program is single-device; export the module without sharding constraints)"),
+    (
+        "sdy-constraint.mlir",
+        "{p}:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported (the Penguin program is single-device; export the module without sharding constraints)",
+    ),
     ("custom-call-unknown.mlir", "{p}:2:8: error: unsupported custom_call target 'my_runtime_hook'"),
     ("composite-missing.mlir", "{p}:2:8: error: 'neuron.Elementwise.impl' does not reference a valid function"),
     ("not-utf8.mlir", "{p}:2:9: error: input is not valid UTF-8: byte 0xe9 at offset 28"),
     ("empty.mlir", "{p}: error: input file '{p}' is empty"),
-    ("not-a-proto.pb", "{p}: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto"),
+    (
+        "not-a-proto.pb",
+        "{p}: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto",
+    ),
     # hostile sizes: refused before anything allocates by them
-    ("conv-dim-numbers-huge.mlir", "{p}:2:65: error: dimension 2147483648 in a convolution's dim_numbers is out of range: the layout [b, 0, 2147483648, f] has 4 dimensions"),
-    ("shape-overflow.mlir", "{p}:1:1: error: 'func.func' op @main argument #0 has shape tensor<4294967296x4294967296x4xf32>, whose element count or size in bytes overflows a 64-bit integer"),
+    (
+        "conv-dim-numbers-huge.mlir",
+        "{p}:2:65: error: dimension 2147483648 in a convolution's dim_numbers is out of range: the layout [b, 0, 2147483648, f] has 4 dimensions",
+    ),
+    (
+        "shape-overflow.mlir",
+        "{p}:1:1: error: 'func.func' op @main argument #0 has shape tensor<4294967296x4294967296x4xf32>, whose element count or size in bytes overflows a 64-bit integer",
+    ),
 ]
 
 
@@ -264,16 +293,21 @@ def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monk
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:
         compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
-    assert e.value.format() == ("c.mlir:3:8: error: 'stablehlo.constant' op: this 16,384 bytes constant does not fit in the "
-                                "memory left (writing it out needs about 32,768 bytes; 20,000 bytes available)")
+    assert e.value.format() == (
+        "c.mlir:3:8: error: 'stablehlo.constant' op: this 16,384 bytes constant does not fit in the "
+        "memory left (writing it out needs about 32,768 bytes; 20,000 bytes available)"
+    )
     monkeypatch.setattr(limits, "memory_headroom", lambda: 40000)
     assert "NpyFile" in compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
 
 
-@pytest.mark.parametrize("where, phase", [
-    ("validate", "validating the input"),
-    ("pass", "running pass 'test-oom'"),
-])
+@pytest.mark.parametrize(
+    "where, phase",
+    [
+        ("validate", "validating the input"),
+        ("pass", "running pass 'test-oom'"),
+    ],
+)
 def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, phase):
     from hilo_mlir.passmanager.pipeline import Step
     from hilo_mlir.passmanager.registry import PassInfo
@@ -308,8 +342,9 @@ def test_binary_reader_crash_and_hang_are_one_line(monkeypatch):
     monkeypatch.setattr(binary, "_read_in_child", segv)
     with pytest.raises(HiloError) as e:
         compiler.load_module(data, "m.pb", isolate=True)
-    assert e.value.format() == ("m.pb: error: the HLO proto importer crashed (SIGSEGV) on this input; "
-                                "the file is corrupt or not a serialized HloModuleProto")
+    assert e.value.format() == (
+        "m.pb: error: the HLO proto importer crashed (SIGSEGV) on this input; the file is corrupt or not a serialized HloModuleProto"
+    )
 
     def hang(*a):
         import time
@@ -319,8 +354,9 @@ def test_binary_reader_crash_and_hang_are_one_line(monkeypatch):
     monkeypatch.setattr(binary, "_read_in_child", hang)
     with pytest.raises(HiloError) as e:
         compiler.load_module(b"ML\xefR" + data, "m.mlirbc", isolate=True, timeout=1)
-    assert e.value.format() == ("m.mlirbc: error: the MLIR bytecode reader did not finish in 1 s on this input; "
-                                "the file is corrupt or not MLIR bytecode")
+    assert e.value.format() == (
+        "m.mlirbc: error: the MLIR bytecode reader did not finish in 1 s on this input; the file is corrupt or not MLIR bytecode"
+    )
 
 
 def test_proto_import_logging_is_not_shown(tmp_path):
@@ -328,8 +364,9 @@ def test_proto_import_logging_is_not_shown(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     bad = tmp_path / "bad.pb"
     bad.write_bytes(open(EXAMPLES / "decoder_layer.hlo.pb", "rb").read()[:-40])
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")], capture_output=True, text=True, env=env
+    )
     assert r.returncode == 1
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(f"{bad}: error: "), r.stderr
     assert not (tmp_path / "o").exists()
@@ -339,8 +376,11 @@ def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
     from hilo_mlir.driver.frontend.printability import LIMIT, UnprintableOps
 
     n = LIMIT + 5
-    body = "".join(f'  %e{i} = stablehlo.einsum %x, %x, config = "i,i->i" : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
-                   f"  %s{i} = stablehlo.add %{'x' if i == 0 else f's{i - 1}'}, %e{i} : tensor<4xf32>\n" for i in range(n))
+    body = "".join(
+        f'  %e{i} = stablehlo.einsum %x, %x, config = "i,i->i" : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
+        f"  %s{i} = stablehlo.add %{'x' if i == 0 else f's{i - 1}'}, %e{i} : tensor<4xf32>\n"
+        for i in range(n)
+    )
     text = f"func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{\n{body}  return %s{n - 1} : tensor<4xf32>\n}}\n"
     with pytest.raises(UnprintableOps) as e:
         compiler.compile_module(text, filename="many.mlir")

@@ -11,14 +11,13 @@ import sys
 import time
 
 import pytest
+from conftest import EXAMPLES, ROOT
 
-from hilo_mlir.tools import batch
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.passmanager.pipeline import Step
 from hilo_mlir.passmanager.registry import PassInfo
-
-from conftest import EXAMPLES, ROOT
+from hilo_mlir.tools import batch
 
 INPUTS = ROOT / "test" / "lit" / "reliability" / "Inputs"
 
@@ -37,7 +36,9 @@ BAD = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 def cli(*args, env_extra=None, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", *args], capture_output=True, text=True, env=env, cwd=ROOT, **kw
+    )
 
 
 def make_tree(root: pathlib.Path) -> pathlib.Path:

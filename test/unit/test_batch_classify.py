@@ -17,7 +17,9 @@ def test_statuses_of_a_normal_exit():
     assert classify(ok) == ModuleResult("a.mlir", "ok", None, None, None, 1.5)
     rej = WorkerOutcome("b.mlir", _exited(0), 0.5, "parse", {"status": "rejected", "diagnostic": "b.mlir:1:1: error: x"})
     assert classify(rej) == ModuleResult("b.mlir", "rejected", "b.mlir:1:1: error: x", None, "parse", 0.5)
-    bug = WorkerOutcome("c.mlir", _exited(0), 0.1, "cse", {"status": "crashed", "diagnostic": "internal error: KeyError: 'k'", "traceback": "T"})
+    bug = WorkerOutcome(
+        "c.mlir", _exited(0), 0.1, "cse", {"status": "crashed", "diagnostic": "internal error: KeyError: 'k'", "traceback": "T"}
+    )
     assert classify(bug) == ModuleResult("c.mlir", "crashed", "internal error: KeyError: 'k'", None, "cse", 0.1, "T")
 
 
@@ -25,8 +27,9 @@ def test_signal_names_the_explaining_line():
     st = signal.SIGABRT  # os.waitpid status of a death by signal N is N
     assert os.WIFSIGNALED(st)
     o = WorkerOutcome("d.mlir", st, 2.0, "hlo-legalize-to-stablehlo", None, b"noise\nLLVM ERROR: Invalid non-spatial dimension.\nmore\n")
-    assert classify(o) == ModuleResult("d.mlir", "crashed", "LLVM ERROR: Invalid non-spatial dimension.", "SIGABRT",
-                                       "hlo-legalize-to-stablehlo", 2.0)
+    assert classify(o) == ModuleResult(
+        "d.mlir", "crashed", "LLVM ERROR: Invalid non-spatial dimension.", "SIGABRT", "hlo-legalize-to-stablehlo", 2.0
+    )
     quiet = WorkerOutcome("d.mlir", signal.SIGSEGV, 2.0, "cse")
     assert classify(quiet).diagnostic == "killed by SIGSEGV"
 
@@ -44,11 +47,14 @@ def test_exit_without_a_result_is_crashed():
     assert classify(o).status == "crashed" and classify(o).diagnostic == "Fatal Python error: Aborted"
 
 
-@pytest.mark.parametrize("err, expected", [
-    (b"", None),
-    (b"a\n\n  b  \n", "b"),
-    (b"x\nAssertion `n < size' failed.\ny\n", "Assertion `n < size' failed."),
-])
+@pytest.mark.parametrize(
+    "err, expected",
+    [
+        (b"", None),
+        (b"a\n\n  b  \n", "b"),
+        (b"x\nAssertion `n < size' failed.\ny\n", "Assertion `n < size' failed."),
+    ],
+)
 def test_crash_text(err, expected):
     assert crash_text(err) == expected
 

@@ -11,12 +11,11 @@ import subprocess
 import sys
 
 import pytest
+from conftest import EXAMPLES, ROOT
 
-from hilo_mlir.support import io as io_utils
 from hilo_mlir.driver import packaging
 from hilo_mlir.driver.packaging import write_program
-
-from conftest import EXAMPLES, ROOT
+from hilo_mlir.support import io as io_utils
 
 
 def test_write_program_stages_then_renames_penguin_last(tmp_path, monkeypatch):
@@ -50,7 +49,9 @@ def test_recompile_removes_the_earlier_program_but_keeps_foreign_files(tmp_path)
     first = {p.name for p in out.iterdir()}
     (out / "notes.txt").write_text("mine")
     (out / "data.0123456789abcdef.npy").write_bytes(b"looks like ours, is not: its hash does not match")
-    write_program(str(out), "v = m1.NpyFile('const_0.npy')\nw = m1.NpyFile('const_1.npy')\n", {"const_0.npy": b"second", "const_1.npy": b"x"})
+    write_program(
+        str(out), "v = m1.NpyFile('const_0.npy')\nw = m1.NpyFile('const_1.npy')\n", {"const_0.npy": b"second", "const_1.npy": b"x"}
+    )
     names = {p.name for p in out.iterdir()}
     assert not (first - {"penguin.py"}) & names  # no file of the earlier program remains
     assert {"notes.txt", "data.0123456789abcdef.npy", "penguin.py"} <= names and len(names) == 5
@@ -166,8 +167,12 @@ def test_cli_output_folder_that_is_a_file_is_a_clear_error(tmp_path):
     target = tmp_path / "out"
     target.write_text("a file, not a folder")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.stablehlo.mlir"), "-o", str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1
     assert r.stderr == f"hilo2penguin: error: cannot write to output folder '{target}': it is a file, not a folder\n"
     assert "Traceback" not in r.stderr
@@ -178,12 +183,18 @@ def test_batch_input_files_are_not_modified(tmp_path):
     src = tmp_path / "in"
     src.mkdir()
     good = src / "good.mlir"
-    good.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    good.write_text(
+        "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+    )
     os.chmod(good, 0o444)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()}
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out")],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in src.iterdir()} == before
 
@@ -228,8 +239,13 @@ def whole_program_problem(outdir) -> str | None:
 
 def _writer(mode, seconds, src, out):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, str(WRITER), mode, str(seconds), str(src), "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, str(WRITER), mode, str(seconds), str(src), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 @pytest.mark.parametrize("slow", [False, True])
@@ -288,8 +304,12 @@ def test_batch_output_that_cannot_be_written_is_write_failed(tmp_path):
     (out / "b").write_text("a file where the module's folder goes")
     report = tmp_path / "r.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(out), "--report", str(report)],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(out), "--report", str(report)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1
     doc = json.loads(report.read_text())
     rows = {os.path.basename(m["path"]): m for m in doc["modules"]}
@@ -307,8 +327,12 @@ def test_batch_summary_is_printed_when_the_report_cannot_be_written(tmp_path):
     (src / "a.mlir").write_text(_model(7, 1))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     report = tmp_path / "missing" / "r.json"
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out"),
-                        "--report", str(report)], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(tmp_path / "out"), "--report", str(report)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1
     assert "ok                  1" in r.stdout and "total               1" in r.stdout
     assert r.stderr.splitlines()[-1] == f"error: cannot write output file '{report}': no such directory '{report.parent}'"
@@ -322,7 +346,11 @@ def test_batch_outdir_that_is_a_file_is_one_line(tmp_path):
     target = tmp_path / "out"
     target.write_text("not a folder")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(target)],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1
     assert r.stderr == f"error: cannot use output folder '{target}': it is a file, not a folder\n"

@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT
 
 GOOD = """func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -50,10 +49,27 @@ def _start(tmp_path, n=40, jobs=2):
     src = _tree(tmp_path, n)
     out, report = tmp_path / "out", tmp_path / "report.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.Popen([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", "--batch", str(src), "-o", str(out),
-                          "--jobs", str(jobs), "--report", str(report)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-                         preexec_fn=_terminal_signals)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hilo_mlir.tools.hilo2penguin",
+            "--batch",
+            str(src),
+            "-o",
+            str(out),
+            "--jobs",
+            str(jobs),
+            "--report",
+            str(report),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        preexec_fn=_terminal_signals,
+    )
     return p, out, report
 
 

@@ -1,13 +1,12 @@
 """call-inliner keeps semantics (StableHLO reference interpreter, bit-exact) and unlocks fusion."""
 
 import numpy as np
+from conftest import corpus_path
 
 from hilo_mlir import testing
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text, step_for
-
-from conftest import corpus_path
 
 NESTED = """
 func.func @main(%x: tensor<4xf32>, %y: tensor<f32>) -> (tensor<f32>, tensor<4xf32>) {

@@ -41,7 +41,9 @@ def test_census_names_counts_index_and_types():
         assert [len(a.operands) for a in adds] == [2, 2, 2]
         assert adds[0].operands[0] == main.regions[0].blocks[0].arguments[0]
         assert [o.name for o in c.ops_named(main, "stablehlo.multiply", "stablehlo.broadcast_in_dim")] == [
-            "stablehlo.multiply", "stablehlo.broadcast_in_dim"]
+            "stablehlo.multiply",
+            "stablehlo.broadcast_in_dim",
+        ]
         assert len(c.ops_named(g, "stablehlo.add")) == 1
         assert c.element_type_strings() == {"f32", "i64", "!stablehlo.token", "complex<f32>"}
 
@@ -68,9 +70,12 @@ def test_pipeline_keeps_census_while_preserved_and_drops_it_after_a_change():
         pipe.run(m)
         # 2 functions per step; step 2 erased main's multiply and g's add: step 3 sees neither
         assert seen == [
-            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"], ["stablehlo.add"],
-            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"], ["stablehlo.add"],
-            ["stablehlo.add", "stablehlo.add", "stablehlo.add"], [],
+            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"],
+            ["stablehlo.add"],
+            ["stablehlo.multiply", "stablehlo.add", "stablehlo.add", "stablehlo.add"],
+            ["stablehlo.add"],
+            ["stablehlo.add", "stablehlo.add", "stablehlo.add"],
+            [],
         ]
         # the verifier ran after the rewriting step only
         assert [n for n, _ in pipe.verify_timings] == ["TestErase (test-erase)"]

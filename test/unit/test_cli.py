@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 
@@ -40,9 +39,11 @@ def test_an_f32_compile_does_not_import_ml_dtypes_and_a_bf16_one_does(tmp_path):
         "src = compile_module(sys.argv[1])\n"
         "print('ML_DTYPES', 'ml_dtypes' in sys.modules, 'bfloat16' in str(src))\n"
     )
-    f32 = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
-           "  %c = stablehlo.constant dense<[1.5, 2.0]> : tensor<2xf32>\n"
-           "  %0 = stablehlo.add %a, %c : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n")
+    f32 = (
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %c = stablehlo.constant dense<[1.5, 2.0]> : tensor<2xf32>\n"
+        "  %0 = stablehlo.add %a, %c : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n"
+    )
     r = run("-c", code, f32)
     assert r.returncode == 0, r.stderr
     assert "ML_DTYPES False False" in r.stdout
@@ -133,6 +134,8 @@ def test_dump_pass_pipeline_is_one_pipeline_ending_in_the_printer():
     r = run("-m", "hilo_mlir.tools.hilo2penguin", "--dump-pass-pipeline")
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("\n") == 1 and r.stdout.startswith("builtin.module(hilo-import,")
-    assert r.stdout.rstrip().endswith("mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=neuronxcc.starfish.penguin})")
+    assert r.stdout.rstrip().endswith(
+        "mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=neuronxcc.starfish.penguin})"
+    )
     r2 = run("-m", "hilo_mlir.tools.hilo2penguin", "--dump-pass-pipeline", "--spine", "stablehlo")
     assert ",stablehlo-to-py-penguin{" in r2.stdout

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from hilo_mlir.support.diagnostics import Diagnostic, FileLoc, HiloError, location_stack, render
-from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
+from hilo_mlir.support.diagnostics import Diagnostic, FileLoc, HiloError, location_stack, render
 
 SRC = {"in.mlir": "first line\n  second line\nthird"}
 
@@ -23,12 +23,20 @@ def test_no_location_gets_the_tool_prefix():
 
 def test_callsite_reports_at_the_callee_and_notes_each_caller():
     loc = 'loc(callsite("model.py":3:5 at callsite("in.mlir":1:2 at "in.mlir":3:1)))'
-    assert location_stack(loc) == [(FileLoc("model.py", 3, 5), ""), (FileLoc("in.mlir", 1, 2), "called from"),
-                                   (FileLoc("in.mlir", 3, 1), "called from")]
+    assert location_stack(loc) == [
+        (FileLoc("model.py", 3, 5), ""),
+        (FileLoc("in.mlir", 1, 2), "called from"),
+        (FileLoc("in.mlir", 3, 1), "called from"),
+    ]
     assert render("error", "boom", loc, sources=SRC).splitlines() == [
         "model.py:3:5: error: boom",  # not a file the tool read: no source line
-        "in.mlir:1:2: note: called from", "first line", " ^",
-        "in.mlir:3:1: note: called from", "third", "^"]
+        "in.mlir:1:2: note: called from",
+        "first line",
+        " ^",
+        "in.mlir:3:1: note: called from",
+        "third",
+        "^",
+    ]
 
 
 def test_a_callee_with_only_a_name_reports_at_the_call():
@@ -44,18 +52,29 @@ def test_fused_and_name_locations_and_the_stdin_buffer():
 
 def test_notes_are_rendered_after_the_error():
     e = HiloError("boom", loc='loc("in.mlir":2:3)', notes=[Diagnostic("note", "see here", "in.mlir:3:1")])
-    assert e.render(sources=SRC).splitlines() == ["in.mlir:2:3: error: boom", "  second line", "  ^",
-                                                  "in.mlir:3:1: note: see here", "third", "^"]
+    assert e.render(sources=SRC).splitlines() == [
+        "in.mlir:2:3: error: boom",
+        "  second line",
+        "  ^",
+        "in.mlir:3:1: note: see here",
+        "third",
+        "^",
+    ]
 
 
 def test_twin_warning_both_directions():
     seen = []
     with make_context():
-        m = ir.Module.parse("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
-                            "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}")
-        Pipeline(steps_from_text("builtin.module(fold-iota,stablehlo-legalize-to-hlo,stablehlo-fold-iota)"),
-                 instrumentation=Instrumentation(on_diagnostic=seen.append, out=io.StringIO())).run(m)
+        m = ir.Module.parse(
+            "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
+        )
+        Pipeline(
+            steps_from_text("builtin.module(fold-iota,stablehlo-legalize-to-hlo,stablehlo-fold-iota)"),
+            instrumentation=Instrumentation(on_diagnostic=seen.append, out=io.StringIO()),
+        ).run(m)
     assert [d.message for d in seen] == [
         "pass 'fold-iota' works on mhlo ops but the module has none (it has stablehlo ops): use its twin 'stablehlo-fold-iota'",
-        "pass 'stablehlo-fold-iota' works on stablehlo ops but the module has none (it has mhlo ops): use its twin 'fold-iota'"]
+        "pass 'stablehlo-fold-iota' works on stablehlo ops but the module has none (it has mhlo ops): use its twin 'fold-iota'",
+    ]
     assert all(d.severity == "warning" for d in seen)

@@ -17,10 +17,10 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
-from hilo_mlir.passmanager import registry, upstream_catalog
+
 from hilo_mlir.passes import upstream
+from hilo_mlir.passmanager import registry, upstream_catalog
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
@@ -41,10 +41,21 @@ def test_every_upstream_pass_is_listed_with_its_options(opt_help):
     assert len(entries) > 90
     for e in entries:
         assert f"--{e['argument']} " in opt_help, e["argument"]
-    for required in ("canonicalize", "cse", "inline", "symbol-dce", "sccp", "chlo-legalize-to-stablehlo",
-                     "hlo-legalize-to-stablehlo", "stablehlo-legalize-to-hlo", "stablehlo-legalize-to-vhlo",
-                     "vhlo-legalize-to-stablehlo", "stablehlo-refine-shapes", "stablehlo-refine-arguments",
-                     "stablehlo-canonicalize-dynamism"):
+    for required in (
+        "canonicalize",
+        "cse",
+        "inline",
+        "symbol-dce",
+        "sccp",
+        "chlo-legalize-to-stablehlo",
+        "hlo-legalize-to-stablehlo",
+        "stablehlo-legalize-to-hlo",
+        "stablehlo-legalize-to-vhlo",
+        "vhlo-legalize-to-stablehlo",
+        "stablehlo-refine-shapes",
+        "stablehlo-refine-arguments",
+        "stablehlo-canonicalize-dynamism",
+    ):
         assert f"--{required} " in opt_help
     block = opt_help.split("--canonicalize ", 1)[1].split("\n  --", 1)[0]
     assert "max-iterations=int" in block and "(default 10)" in block and "region-simplify=str" in block
@@ -89,17 +100,21 @@ def test_no_upstream_pass_of_the_binding_is_missing():
 def test_bad_option_names_the_valid_ones():
     r = _run("-m", "hilo_mlir.tools.opt", "--pass-pipeline=builtin.module(canonicalize{max-iteration=3})", "-")
     assert r.returncode == 1
-    assert ("pass 'canonicalize' has no option 'max-iteration' (options: cse-between-iterations, disable-patterns, "
-            "enable-patterns, max-iterations,") in r.stderr
+    assert (
+        "pass 'canonicalize' has no option 'max-iteration' (options: cse-between-iterations, disable-patterns, "
+        "enable-patterns, max-iterations,"
+    ) in r.stderr
     r = _run("-m", "hilo_mlir.tools.opt", "--pass-pipeline=builtin.module(fold-iota{max=3})", "-")
     assert "pass 'fold-iota' has no option 'max' (options: max-elements)" in r.stderr
 
 
 def test_help_imports_no_pass_and_no_binding():
-    code = ("import sys, io, contextlib\nfrom hilo_mlir.tools import opt\nbuf = io.StringIO()\n"
-            "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
-            "bad = sorted(m for m in sys.modules if m.startswith(('jaxlib', 'jax', 'hilo_mlir.passes', 'numpy')))\n"
-            "print(bad)")
+    code = (
+        "import sys, io, contextlib\nfrom hilo_mlir.tools import opt\nbuf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('jaxlib', 'jax', 'hilo_mlir.passes', 'numpy')))\n"
+        "print(bad)"
+    )
     r = _run("-c", code)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

@@ -12,8 +12,8 @@ import io
 
 import pytest
 
-from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 
 MODULE = """
@@ -77,8 +77,7 @@ def test_elided_elements_equal_the_binding(capfd):
 def test_selected_passes_only():
     got = _our_dump(print_before=("canonicalize",), print_after=("cse",))
     headers = [ln for ln in got.splitlines() if ln.startswith("// -----//")]
-    assert [h.split(":")[0] for h in headers] == ["// -----// IR Dump After CSEPass"] * 2 + \
-        ["// -----// IR Dump Before CanonicalizerPass"]
+    assert [h.split(":")[0] for h in headers] == ["// -----// IR Dump After CSEPass"] * 2 + ["// -----// IR Dump Before CanonicalizerPass"]
 
 
 def _python_dump(pipeline: str, text: str, **flags) -> str:
@@ -91,8 +90,7 @@ def _python_dump(pipeline: str, text: str, **flags) -> str:
 
 def test_python_pass_after_change_comes_from_the_rewriter():
     # fold-iota records nothing on a module without its pattern: no "After" dump.
-    got = _python_dump("builtin.module(stablehlo-legalize-to-hlo,fold-iota)", MODULE,
-                       print_after_all=True, print_after_change=True)
+    got = _python_dump("builtin.module(stablehlo-legalize-to-hlo,fold-iota)", MODULE, print_after_all=True, print_after_change=True)
     assert "After StablehloLegalizeToHloPass" in got and "After FoldIota" not in got
     got = _python_dump("builtin.module(stablehlo-legalize-to-hlo,fold-iota)", MODULE, print_after_all=True)
     assert got.count("IR Dump After FoldIota: fold-iota{max-elements=1048576} //----- //\nfunc.func @") == 2
@@ -114,7 +112,9 @@ func.func private @loop(%a: tensor<4xf32>) -> tensor<4xf32> {
     with make_context():
         m = ir.Module.parse(text)
         with pytest.raises(HiloError, match="recursive"):
-            Pipeline(steps_from_text("builtin.module(func.func(cse),call-inliner)"),
-                     instrumentation=Instrumentation(out=buf, print_after_failure=True)).run(m)
+            Pipeline(
+                steps_from_text("builtin.module(func.func(cse),call-inliner)"),
+                instrumentation=Instrumentation(out=buf, print_after_failure=True),
+            ).run(m)
     headers = [ln for ln in buf.getvalue().splitlines() if ln.startswith("// -----//")]
     assert headers == ["// -----// IR Dump After CallInliner Failed: call-inliner //----- //"]

@@ -11,12 +11,12 @@ import contextlib
 import io
 
 import pytest
-
 from conftest import CORPUS, EXAMPLES
+
 from hilo_mlir.driver import spine
-from hilo_mlir.tools import hilo2penguin, opt
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
+from hilo_mlir.tools import hilo2penguin, opt
 
 pytestmark = pytest.mark.check_analyses
 
@@ -42,8 +42,9 @@ def _hilo_opt(path, pipeline, tmp_path) -> str:
 
 
 CASES = [(EXAMPLES / "decoder_layer.stablehlo.mlir", s, p) for s in ("mhlo", "stablehlo") for p in ("default", "all")]
-CORPUS_CASES = [CORPUS / "jax" / n for n in ("swiglu_mlp_nn_silu.stablehlo.mlir", "transcendental.stablehlo.mlir",
-                                           "attention.stablehlo.mlir")]
+CORPUS_CASES = [
+    CORPUS / "jax" / n for n in ("swiglu_mlp_nn_silu.stablehlo.mlir", "transcendental.stablehlo.mlir", "attention.stablehlo.mlir")
+]
 
 
 @pytest.mark.parametrize("path,spine_name,preset", CASES, ids=[f"{c[0].name}-{c[1]}-{c[2]}" for c in CASES])

@@ -13,7 +13,6 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 PLUGIN = ROOT / "examples" / "plugins" / "dissolve_small_fusions.py"
@@ -73,8 +72,7 @@ register(PassInfo("tag-functions", "Tag every function", run,
 
 def test_plugin_file_runs_by_name_in_hilo_opt(tmp_path, small):
     plug = _plugin(tmp_path, MINIMAL)
-    r = opt(str(small), f"--load-pass-plugin={plug}", "--pass-pipeline=builtin.module(tag-functions{tag=mine})",
-            "--mlir-pass-statistics")
+    r = opt(str(small), f"--load-pass-plugin={plug}", "--pass-pipeline=builtin.module(tag-functions{tag=mine})", "--mlir-pass-statistics")
     assert r.returncode == 0, r.stderr
     assert 'test.tag = "mine"' in r.stdout
     assert "TagFunctions\n  (functions) 1" in r.stderr
@@ -87,8 +85,10 @@ def test_plugin_in_the_spine_of_a_real_model(tmp_path):
     flags = ["--preset", "all", f"--load-pass-plugin={PLUGIN}", "--insert-pass-after", edit]
     dump = h2p("--dump-pass-pipeline", *flags)
     assert dump.returncode == 0, dump.stderr
-    assert ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=},dissolve-small-fusions{max-ops=3}," \
+    assert (
+        ",neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true report=},dissolve-small-fusions{max-ops=3},"
         in dump.stdout
+    )
     listed = h2p("--list-spine", *flags).stdout
     assert "+     dissolve-small-fusions{max-ops=3}" in listed and "inserted after 15 'neuron-op-fusion'" in listed
     r = h2p(str(MODEL), "-o", str(tmp_path / "out"), "--mlir-pass-statistics", *flags)
@@ -110,22 +110,44 @@ def test_plugin_in_the_spine_of_a_real_model(tmp_path):
     for x, y in zip(a, b):
         np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6)
     # and the dumped pipeline, with the plugin, reproduces the main job in hilo-opt
-    r = opt(str(MODEL), f"--load-pass-plugin={PLUGIN}", f"--pass-pipeline={dump.stdout.strip()}", "-o",
-            str(tmp_path / "opt.py"))
+    r = opt(str(MODEL), f"--load-pass-plugin={PLUGIN}", f"--pass-pipeline={dump.stdout.strip()}", "-o", str(tmp_path / "opt.py"))
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "opt.py").read_text() == with_plugin
 
 
 def test_the_twin_on_the_stablehlo_spine(tmp_path):
-    r = h2p(str(MODEL), "-o", str(tmp_path / "out"), "--spine", "stablehlo", "--preset", "all", "--mlir-pass-statistics",
-            f"--load-pass-plugin={PLUGIN}", "--insert-pass-after", "15=stablehlo-dissolve-small-fusions{max-ops=3}")
+    r = h2p(
+        str(MODEL),
+        "-o",
+        str(tmp_path / "out"),
+        "--spine",
+        "stablehlo",
+        "--preset",
+        "all",
+        "--mlir-pass-statistics",
+        f"--load-pass-plugin={PLUGIN}",
+        "--insert-pass-after",
+        "15=stablehlo-dissolve-small-fusions{max-ops=3}",
+    )
     assert r.returncode == 0, r.stderr
     assert "StableHLODissolveSmallFusions\n  (fusions-dissolved) 1\n" in r.stderr
-    r = h2p(str(MODEL), "-o", str(tmp_path / "out2"), "--spine", "stablehlo", "--preset", "all",
-            f"--load-pass-plugin={PLUGIN}", "--insert-pass-after", "neuron-op-fusion=dissolve-small-fusions")
+    r = h2p(
+        str(MODEL),
+        "-o",
+        str(tmp_path / "out2"),
+        "--spine",
+        "stablehlo",
+        "--preset",
+        "all",
+        f"--load-pass-plugin={PLUGIN}",
+        "--insert-pass-after",
+        "neuron-op-fusion=dissolve-small-fusions",
+    )
     assert r.returncode == 0, r.stderr
-    assert ("hilo2penguin: warning: pass 'dissolve-small-fusions' works on mhlo ops but the module has none "
-            "(it has stablehlo ops): use its twin 'stablehlo-dissolve-small-fusions'") in r.stderr
+    assert (
+        "hilo2penguin: warning: pass 'dissolve-small-fusions' works on mhlo ops but the module has none "
+        "(it has stablehlo ops): use its twin 'stablehlo-dissolve-small-fusions'"
+    ) in r.stderr
 
 
 def _install(target, name: str, version: str, module: str, body: str) -> None:
@@ -147,19 +169,24 @@ def test_installed_package_entry_point(tmp_path, small):
     assert "--tiny-tag " in h.stdout and "(plugin: tiny-hilo-plugin 0.3)" in h.stdout, h.stderr
     r = opt(str(small), "--pass-pipeline=builtin.module(tiny-tag{tag=ep})", pythonpath=[target])
     assert r.returncode == 0 and 'test.tag = "ep"' in r.stdout, r.stderr
-    assert run("-c", "from hilo_mlir import registry; print(registry.get('tiny-tag').origin)",
-               pythonpath=[target]).stdout.strip() == "tiny-hilo-plugin 0.3"
+    assert (
+        run("-c", "from hilo_mlir import registry; print(registry.get('tiny-tag').origin)", pythonpath=[target]).stdout.strip()
+        == "tiny-hilo-plugin 0.3"
+    )
     # a broken installed plugin is one error naming the package and the line
     (target / "tiny_hilo_plugin" / "__init__.py").write_text("import hilo_mlir\n\n1 / 0\n")
     r = opt(str(small), "--cse", pythonpath=[target])
     assert r.returncode == 1
     first = r.stderr.splitlines()[0]
-    assert first.endswith("__init__.py:3:1: error: cannot load pass plugin 'tiny = tiny_hilo_plugin' "
-                          "(entry point of tiny-hilo-plugin 0.3): ZeroDivisionError: division by zero"), r.stderr
+    assert first.endswith(
+        "__init__.py:3:1: error: cannot load pass plugin 'tiny = tiny_hilo_plugin' "
+        "(entry point of tiny-hilo-plugin 0.3): ZeroDivisionError: division by zero"
+    ), r.stderr
     assert r.stderr.splitlines()[1] == "1 / 0"
     env_off = dict(os.environ, PYTHONPATH=os.pathsep.join([str(target), str(ROOT)]), HILO_MLIR_NO_ENTRY_POINT_PLUGINS="1")
-    off = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.opt", str(small), "--cse"], capture_output=True,
-                         text=True, env=env_off, cwd=ROOT)
+    off = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.opt", str(small), "--cse"], capture_output=True, text=True, env=env_off, cwd=ROOT
+    )
     assert off.returncode == 0, off.stderr
 
 
@@ -212,12 +239,17 @@ def test_plugin_that_raises_on_import(tmp_path, small):
 
 
 def test_plugin_registering_an_existing_argument(tmp_path, small):
-    plug, lines = _load_error(tmp_path, small, """\
+    plug, lines = _load_error(
+        tmp_path,
+        small,
+        """\
         from hilo_mlir import PassInfo, register
         register(PassInfo("cse", "mine", lambda op, ctx: None))
-        """)
-    assert lines[0] == (f"{plug}:2:1: error: cannot load pass plugin '{plug}': pass 'cse' is already registered "
-                        "(built in); choose another argument")
+        """,
+    )
+    assert lines[0] == (
+        f"{plug}:2:1: error: cannot load pass plugin '{plug}': pass 'cse' is already registered (built in); choose another argument"
+    )
     assert lines[1] == 'register(PassInfo("cse", "mine", lambda op, ctx: None))' and lines[2] == "^"
     first = _plugin(tmp_path, MINIMAL, "first.py")
     second = _plugin(tmp_path, MINIMAL, "second.py")
@@ -227,55 +259,77 @@ def test_plugin_registering_an_existing_argument(tmp_path, small):
     assert r.stderr.splitlines()[0].startswith(f"{second}:12:1: error:")
 
 
-@pytest.mark.parametrize("option,message", [
-    ('Option("max", int, "3", "")', "option 'max' is int but its default '3' is str"),
-    ('Option("max", list, [], "")', "option 'max' has type 'list' (use bool, int, float or str)"),
-    ('Option("Max_ops", int, 1, "")', "invalid option name 'Max_ops': use kebab-case"),
-    ('Option("on", bool, 1, "")', "option 'on' is bool but its default 1 is int"),
-], ids=["default-type", "bad-type", "bad-name", "bool-default"])
+@pytest.mark.parametrize(
+    "option,message",
+    [
+        ('Option("max", int, "3", "")', "option 'max' is int but its default '3' is str"),
+        ('Option("max", list, [], "")', "option 'max' has type 'list' (use bool, int, float or str)"),
+        ('Option("Max_ops", int, 1, "")', "invalid option name 'Max_ops': use kebab-case"),
+        ('Option("on", bool, 1, "")', "option 'on' is bool but its default 1 is int"),
+    ],
+    ids=["default-type", "bad-type", "bad-name", "bool-default"],
+)
 def test_plugin_declaring_a_bad_option(tmp_path, small, option, message):
-    plug, lines = _load_error(tmp_path, small, f"""\
+    plug, lines = _load_error(
+        tmp_path,
+        small,
+        f"""\
         from hilo_mlir import Option, PassInfo, register
         register(PassInfo("my-pass", "mine", lambda op, ctx: None,
                           options=({option},)))
-        """)
+        """,
+    )
     assert lines[0] == f"{plug}:2:1: error: cannot load pass plugin '{plug}': pass 'my-pass': {message}"
 
 
 def test_plugin_bad_pass_declarations(tmp_path, small):
-    _plug, lines = _load_error(tmp_path, small, """\
+    _plug, lines = _load_error(
+        tmp_path,
+        small,
+        """\
         from hilo_mlir import register_twins
         register_twins("my-pass", "mine", lambda op, ctx: None, anchr="builtin.module")
-        """)
+        """,
+    )
     assert lines[0].endswith("register_twins() got an unexpected keyword 'anchr'")
-    _plug, lines = _load_error(tmp_path, small, """\
+    _plug, lines = _load_error(
+        tmp_path,
+        small,
+        """\
         from hilo_mlir import PassInfo, register
         register(PassInfo("MyPass", "mine", lambda op, ctx: None))
-        """)
+        """,
+    )
     assert lines[0].endswith("invalid pass argument 'MyPass': use kebab-case (lowercase words joined by '-')")
-    _plug, lines = _load_error(tmp_path, small, """\
+    _plug, lines = _load_error(
+        tmp_path,
+        small,
+        """\
         from hilo_mlir import PassInfo, register
         register(PassInfo("my-pass", "mine", lambda op, ctx: None, anchor="func"))
-        """)
+        """,
+    )
     assert lines[0].endswith("pass 'my-pass': anchor must be 'func.func' or 'builtin.module', got 'func'")
 
 
 def test_plugin_that_registers_nothing_or_does_not_exist(tmp_path, small):
     plug, lines = _load_error(tmp_path, small, "x = 1\n")
-    assert lines[0] == (f"hilo-opt: error: cannot load pass plugin '{plug}': it registered no pass "
-                        "(call hilo_mlir.register(PassInfo(...)) when it is imported)")
+    assert lines[0] == (
+        f"hilo-opt: error: cannot load pass plugin '{plug}': it registered no pass "
+        "(call hilo_mlir.register(PassInfo(...)) when it is imported)"
+    )
     r = opt(str(small), f"--load-pass-plugin={tmp_path / 'nope.py'}")
     assert r.stderr.strip() == f"hilo-opt: error: cannot load pass plugin '{tmp_path / 'nope.py'}': no such file"
     r = h2p(str(small), "-o", str(tmp_path / "o"), "--load-pass-plugin=no_such_plugin_module")
     assert r.returncode == 1
-    assert r.stderr.strip() == ("hilo2penguin: error: cannot load pass plugin 'no_such_plugin_module': "
-                                "no file or module named 'no_such_plugin_module'")
+    assert r.stderr.strip() == (
+        "hilo2penguin: error: cannot load pass plugin 'no_such_plugin_module': no file or module named 'no_such_plugin_module'"
+    )
 
 
 def test_plugin_by_module_name(tmp_path, small):
     (tmp_path / "modplug.py").write_text(MINIMAL)
-    r = opt(str(small), "--load-pass-plugin=modplug", "--pass-pipeline=builtin.module(tag-functions{tag=m})",
-            pythonpath=[tmp_path])
+    r = opt(str(small), "--load-pass-plugin=modplug", "--pass-pipeline=builtin.module(tag-functions{tag=m})", pythonpath=[tmp_path])
     assert r.returncode == 0 and 'test.tag = "m"' in r.stdout, r.stderr
 
 
@@ -283,8 +337,19 @@ def test_plugin_by_module_name(tmp_path, small):
 
 
 def test_edits_in_the_spine(tmp_path):
-    r = h2p("--dump-pass-pipeline", "--preset", "all", "--insert-pass-before", "14=cse", "--replace-pass",
-            "fold-iota=canonicalize", "--disable-pass", "22", "--insert-pass-after", "14=func.func(cse),symbol-dce")
+    r = h2p(
+        "--dump-pass-pipeline",
+        "--preset",
+        "all",
+        "--insert-pass-before",
+        "14=cse",
+        "--replace-pass",
+        "fold-iota=canonicalize",
+        "--disable-pass",
+        "22",
+        "--insert-pass-after",
+        "14=func.func(cse),symbol-dce",
+    )
     assert r.returncode == 0, r.stderr
     seq = r.stdout
     assert ",remove-dead-values{canonicalize=true},cse,neuron-inst-combine,func.func(cse),symbol-dce,neuron-op-fusion{" in seq
@@ -294,18 +359,27 @@ def test_edits_in_the_spine(tmp_path):
     assert ",fusion-to-composite,cse," in r.stdout, r.stderr
 
 
-@pytest.mark.parametrize("flags,message", [
-    (["--insert-pass-after", "neuron-op-fuson=cse"],
-     "unknown spine step 'neuron-op-fuson' (did you mean 'neuron-op-fusion'?); steps are pass arguments or numbers, see --list-spine"),
-    (["--insert-pass-after", "14a=cse"], "unknown spine step '14a' (did you mean '14'"),
-    (["--insert-pass-after", "neuron-op-fusion=cse"],
-     "step 15 'neuron-op-fusion' does not run: its gate op-fusion is off (turn it on with --enable-op-fusion or --preset all)"),
-    (["--insert-pass-after", "14"], "--insert-pass-after: expected STEP=PASS[{options}], got '14'"),
-    (["--insert-pass-after", "14=cse{nope=1}"], "--insert-pass-after 14=cse{nope=1}: pass 'cse' has no option 'nope' (options: none)"),
-    (["--replace-pass", "14=no-such-pass"], "--replace-pass 14=no-such-pass: unknown pass 'no-such-pass'"),
-    (["--replace-pass", "14=cse", "--disable-pass", "14"],
-     "--disable-pass 14: step 14 'neuron-inst-combine' is already replaced or disabled by an earlier edit"),
-])
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        (
+            ["--insert-pass-after", "neuron-op-fuson=cse"],
+            "unknown spine step 'neuron-op-fuson' (did you mean 'neuron-op-fusion'?); steps are pass arguments or numbers, see --list-spine",
+        ),
+        (["--insert-pass-after", "14a=cse"], "unknown spine step '14a' (did you mean '14'"),
+        (
+            ["--insert-pass-after", "neuron-op-fusion=cse"],
+            "step 15 'neuron-op-fusion' does not run: its gate op-fusion is off (turn it on with --enable-op-fusion or --preset all)",
+        ),
+        (["--insert-pass-after", "14"], "--insert-pass-after: expected STEP=PASS[{options}], got '14'"),
+        (["--insert-pass-after", "14=cse{nope=1}"], "--insert-pass-after 14=cse{nope=1}: pass 'cse' has no option 'nope' (options: none)"),
+        (["--replace-pass", "14=no-such-pass"], "--replace-pass 14=no-such-pass: unknown pass 'no-such-pass'"),
+        (
+            ["--replace-pass", "14=cse", "--disable-pass", "14"],
+            "--disable-pass 14: step 14 'neuron-inst-combine' is already replaced or disabled by an earlier edit",
+        ),
+    ],
+)
 def test_edit_errors(flags, message):
     r = h2p("--dump-pass-pipeline", *flags)
     assert r.returncode == 1 and r.stdout == ""

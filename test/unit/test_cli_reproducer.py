@@ -13,14 +13,14 @@ import io
 
 import pytest
 
-from hilo_mlir.passmanager import registry
-from hilo_mlir.tools import hilo2penguin, opt
-from hilo_mlir.support.diagnostics import HiloError
-from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.passmanager import registry
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.passmanager.reproducer import read_reproducer, reproducer_text
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.tools import hilo2penguin, opt
 
 MODULE = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %a : tensor<4xf32>
@@ -43,8 +43,7 @@ def _crash(func_op, ctx):
 
 @pytest.fixture
 def test_passes():
-    infos = [PassInfo("test-break-ir", "test: breaks the IR", _break_ir),
-             PassInfo("test-crash", "test: raises", _crash)]
+    infos = [PassInfo("test-break-ir", "test: breaks the IR", _break_ir), PassInfo("test-crash", "test: raises", _crash)]
     for i in infos:
         registry.register(i)
     yield
@@ -113,8 +112,10 @@ def test_reproducer_block_round_trips_quotes():
 def test_unwritable_reproducer_does_not_hide_the_error(tmp_path):
     with make_context():
         m = ir.Module.parse(MODULE.replace("return %0", "%1 = func.call @main(%0) : (tensor<4xf32>) -> tensor<4xf32>\n  return %1"))
-        p = Pipeline(steps_from_text("builtin.module(call-inliner)"),
-                     instrumentation=Instrumentation(reproducer=str(tmp_path / "missing" / "r.mlir")))
+        p = Pipeline(
+            steps_from_text("builtin.module(call-inliner)"),
+            instrumentation=Instrumentation(reproducer=str(tmp_path / "missing" / "r.mlir")),
+        )
         with pytest.raises(HiloError, match="recursive") as info:
             p.run(m)
     assert any(n.severity == "warning" and "could not write the crash reproducer" in n.message for n in info.value.notes)

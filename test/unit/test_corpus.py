@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, corpus_path
 
 SCRIPT = ROOT / "scripts" / "run_corpus.py"
@@ -21,8 +20,14 @@ def _run(tmp_path, *extra):
     corpus = corpus_path("third_party")
     out_json = tmp_path / "all.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    r = subprocess.run([sys.executable, str(SCRIPT), "--corpus", str(corpus), "--jobs", "2", "--json", str(out_json), *extra],
-                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=3600)
+    r = subprocess.run(
+        [sys.executable, str(SCRIPT), "--corpus", str(corpus), "--jobs", "2", "--json", str(out_json), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=3600,
+    )
     return r, json.loads(out_json.read_text()) if out_json.exists() else None
 
 

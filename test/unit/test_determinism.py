@@ -7,11 +7,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
-
-from conftest import EXAMPLES, ROOT
 
 INPUTS = ROOT / "test" / "lit" / "reliability" / "Inputs"
 CASES = [EXAMPLES / "decoder_layer.stablehlo.mlir", INPUTS / "side-effects.mlir", INPUTS / "barrier-mixed.mlir"]

@@ -28,7 +28,7 @@ ALLOWED = {
     "penguin_ref/ops/custom_calls.py": "custom-call targets and attribute names the reference backend matches",
     "printers/prologue.py": "module attribute names (mhlo.num_partitions, mhlo.num_replicas)",
     "printers/custom_calls.py": "printed xla_op tags of the binary ('mhlo.scaled_dot', 'mhlo.device_print') "
-                                "and attribute names (mhlo.backend_config, mhlo.attributes)",
+    "and attribute names (mhlo.backend_config, mhlo.attributes)",
     "printers/supported.py": "attribute names (mhlo.sharding), not op names",
 }
 
@@ -36,8 +36,11 @@ ALLOWED = {
 def literals(path: pathlib.Path) -> list[tuple[int, str]]:
     """``[(line, token text)]`` of the op-name literals in the Python file ``path``."""
     src = path.read_text()
-    return [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(src).readline)
-            if tok.type == tokenize.STRING and _LITERAL.match(tok.string)]
+    return [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline)
+        if tok.type == tokenize.STRING and _LITERAL.match(tok.string)
+    ]
 
 
 def _modules():
@@ -51,13 +54,14 @@ def test_no_op_name_literal_outside_the_dialect_table():
         if rel in ALLOWED:
             continue
         offenders += [f"hilo_mlir/{rel}:{line}: {text}" for line, text in literals(p)]
-    assert not offenders, ("op-name literals outside hilo_mlir/ir/dialects.py (use the dialect table: d.name(...), "
-                           "d.fusion, a named constant):\n" + "\n".join(offenders))
+    assert not offenders, (
+        "op-name literals outside hilo_mlir/ir/dialects.py (use the dialect table: d.name(...), "
+        "d.fusion, a named constant):\n" + "\n".join(offenders)
+    )
 
 
 def test_allow_list_names_files_that_still_need_it():
-    stale = [rel for rel in ALLOWED if rel != "dialects.py"
-             and (not (PACKAGE / rel).exists() or not literals(PACKAGE / rel))]
+    stale = [rel for rel in ALLOWED if rel != "dialects.py" and (not (PACKAGE / rel).exists() or not literals(PACKAGE / rel))]
     assert not stale, f"no op-name literal left in {stale}: remove them from ALLOWED"
 
 

@@ -27,7 +27,6 @@ import os
 
 import numpy as np
 import pytest
-
 from conftest import CORPUS
 
 #: The spine tests run with the analysis checking mode on (see conftest.py).
@@ -38,8 +37,9 @@ SKIP = ("decoder_stack_L64", "decoder_stack_L512")
 
 
 def _modules() -> list[str]:
-    names = sorted(os.path.basename(p) for p in glob.glob(str(JAX_DIR / "*"))
-                   if p.endswith((".mlir", ".pb")) and not any(s in p for s in SKIP))
+    names = sorted(
+        os.path.basename(p) for p in glob.glob(str(JAX_DIR / "*")) if p.endswith((".mlir", ".pb")) and not any(s in p for s in SKIP)
+    )
     return names or ["<corpus missing>"]
 
 
@@ -84,8 +84,7 @@ def assert_matches(got, want, name, what):
         else:
             rtol, atol = TOLERANCES.get(name, F32_TOL)
             bad = ~(d <= atol + rtol * np.abs(w64)) & ~(np.isnan(g64) & np.isnan(w64))
-            assert not bad.any(), (f"{what} output {i}: {int(bad.sum())} elements outside rtol={rtol} atol={atol}; "
-                                   f"max |d| {np.nanmax(d)}")
+            assert not bad.any(), f"{what} output {i}: {int(bad.sum())} elements outside rtol={rtol} atol={atol}; max |d| {np.nanmax(d)}"
 
 
 @pytest.mark.parametrize("preset", ["default", "all"])

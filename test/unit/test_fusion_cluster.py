@@ -5,15 +5,14 @@ DESIGN.md "The op-fusion core", "StableHLO fusions are composites".
 """
 
 import pytest
+from test_op_fusion_helpers import bits
 
 from hilo_mlir import testing
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.fusion import FusionCluster, OpSet, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.ir.utils import op_key
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
-
-from test_op_fusion_helpers import bits
 
 SRC = """func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>, %c: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %a = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
@@ -156,10 +155,10 @@ def test_order_index_stays_exact_over_many_codegens():
     lines = ["func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {", "  %v0 = stablehlo.abs %x : tensor<4xf32>"]
     n = 60
     for i in range(1, n):
-        lines.append(f"  %u{i} = stablehlo.exponential %v{i-1} : tensor<4xf32>")
+        lines.append(f"  %u{i} = stablehlo.exponential %v{i - 1} : tensor<4xf32>")
         lines.append(f"  %s{i} = stablehlo.sine %u{i} : tensor<4xf32>")
         lines.append(f"  %v{i} = stablehlo.negate %u{i} : tensor<4xf32>")
-    lines.append(f"  %r = stablehlo.add %v{n-1}, %s1 : tensor<4xf32>")
+    lines.append(f"  %r = stablehlo.add %v{n - 1}, %s1 : tensor<4xf32>")
     lines.append("  return %r : tensor<4xf32>\n}")
     src = "\n".join(lines)
     with make_context(), ir.Location.unknown():

@@ -22,21 +22,19 @@ and ``collect`` semantics); DESIGN.md "Rules of the IR" (side effects).
 import collections
 
 import pytest
+from test_op_fusion_helpers import fuse
 
-from hilo_mlir.ir import effects
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
-from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.fusion import FusionCluster, OrderIndex, codegen
-from hilo_mlir.ir import identity_key, ir, make_context
+from hilo_mlir.ir import effects, identity_key, ir, make_context
+from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.ir.utils import block_key, op_key, value_key
 from hilo_mlir.passes.fusion.op_fusion import common
 from hilo_mlir.passes.fusion.op_fusion import run as run_mod
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.passmanager.registry import PassContext, get
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
-
-from test_op_fusion_helpers import fuse
 
 NESTED = """func.func @main(%x: tensor<4x8xf32>, %p: tensor<i1>) -> (tensor<4xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %z = mhlo.constant dense<0.000000e+00> : tensor<f32>
@@ -70,8 +68,9 @@ def _run_for(m, census=True):
     am = AnalysisManager(m.operation, rw)
     if census:
         am.put(Census, m.operation, Census(m.operation))
-    ctx = PassContext(info, {"fuse_dot_logistic": True, "general_elementwise_fusion": True},
-                      rewriter=rw, analyses=am, module_op=m.operation)
+    ctx = PassContext(
+        info, {"fuse_dot_logistic": True, "general_elementwise_fusion": True}, rewriter=rw, analyses=am, module_op=m.operation
+    )
     f = m.body.operations[0].operation
     return run_mod.FusionRun(f, ctx), f
 
@@ -213,8 +212,7 @@ def test_op_fusion_with_a_census_walks_nothing(monkeypatch):
         st = collections.Counter()
         for c in pipe.stats.values():
             st.update(c)
-        assert st == {"clusters-DotLogistic": 1, "ops-absorbed-DotLogistic": 3,
-                      "clusters-MulRedSqrt": 1, "ops-absorbed-MulRedSqrt": 3}
+        assert st == {"clusters-DotLogistic": 1, "ops-absorbed-DotLogistic": 3, "clusters-MulRedSqrt": 1, "ops-absorbed-MulRedSqrt": 3}
     assert calls == []  # every sub-pass read the census lists (taken before any rewrite: no re-walk)
 
 

@@ -6,12 +6,11 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import corpus_path
+from test_op_fusion_helpers import bits, run_pipeline, same_numbers
 
 import hilo_mlir
 from hilo_mlir.driver.config import CompileConfig
-
-from conftest import corpus_path
-from test_op_fusion_helpers import bits, run_pipeline, same_numbers
 
 SIG = """func.func @main(%x: tensor<16xDT>) -> tensor<16xDT> {
   %one = P.constant dense<1.000000e+00> : tensor<DT>
@@ -38,8 +37,9 @@ def test_raised_logistic_is_bit_exact_including_extremes(dialect, dt, npdt):
     assert f"{dialect}.logistic %arg0" in out
     for gone in ("negate", "exponential", "divide", "broadcast_in_dim", "constant"):
         assert f"{dialect}.{gone}" not in out  # the dead chain and the 1.0 producers are erased
-    x = np.array([0.0, -0.0, 1.0, -1.0, 30.0, -30.0, 100.0, -100.0, 1e-3, -1e-3, np.inf, -np.inf, np.nan, 5.5, -7.25, 0.5],
-                 np.float32).astype(npdt)
+    x = np.array(
+        [0.0, -0.0, 1.0, -1.0, 30.0, -30.0, 100.0, -100.0, 1e-3, -1e-3, np.inf, -np.inf, np.nan, 5.5, -7.25, 0.5], np.float32
+    ).astype(npdt)
     (a,), (b,) = same_numbers(src, out, [x], exact=True)
     assert bits(a) == bits(b)
     assert float(a[0]) == 0.5 and float(a[10]) == 1.0 and float(a[11]) == 0.0
@@ -77,8 +77,18 @@ def test_compile_gates_and_statistics_through_the_api(spine):
 
 def test_cli_flags_enable_the_pass(tmp_path):
     src = corpus_path("jax", "swiglu_mlp_bf16.stablehlo.mlir")
-    cmd = [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
-           "--enable-op-fusion", "--enable-fuse-dot-logistic", "--enable-raise-logistic", "--mlir-pass-statistics"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hilo_mlir.tools.hilo2penguin",
+        str(src),
+        "-o",
+        str(tmp_path / "out"),
+        "--enable-op-fusion",
+        "--enable-fuse-dot-logistic",
+        "--enable-raise-logistic",
+        "--mlir-pass-statistics",
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "(raised-logistic) 1" in r.stderr and "(clusters-DotLogistic) 1" in r.stderr

@@ -20,9 +20,9 @@ import re
 import pytest
 
 from hilo_mlir.analysis.check import AnalysisCheckError
-from hilo_mlir.ir.dialects import FUSION_KINDS
 from hilo_mlir.fusion import OrderIndex
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.dialects import FUSION_KINDS
 from hilo_mlir.ir.utils import op_key
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
@@ -38,12 +38,14 @@ CASES = {
     "op_fusion/stablehlo.mlir": [("", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}")],
     "op_fusion/cluster.mlir": [("", "test-fusion-cluster"), ("", "stablehlo-test-fusion-cluster")],
     "op_fusion/fusion_to_composite.mlir": [("", "fusion-to-composite")],
-    "op_fusion/raise_logistic.mlir": [("", "raise-logistic"),
-                                      ("raise-logistic", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true}")],
-    "legalization/convert-fs-pattern-to-custom-calls.mlir": [("", "stablehlo-convert-fs-pattern-to-custom-calls"),
-                                                          ("stablehlo-legalize-to-hlo", "convert-fs-pattern-to-custom-calls")],
+    "op_fusion/raise_logistic.mlir": [("", "raise-logistic"), ("raise-logistic", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true}")],
+    "legalization/convert-fs-pattern-to-custom-calls.mlir": [
+        ("", "stablehlo-convert-fs-pattern-to-custom-calls"),
+        ("stablehlo-legalize-to-hlo", "convert-fs-pattern-to-custom-calls"),
+    ],
     "scheduling/schedule-fusion.mlir": [("", "stablehlo-schedule-fusion"), ("stablehlo-legalize-to-hlo", "schedule-fusion")],
 }
+
 
 def _cases():
     for name, pipes in CASES.items():
@@ -98,8 +100,7 @@ def test_order_index_listening_to_the_rewriter_survives_unnoted_moves_and_erasur
             real = [o.operation for o in block.operations]
             assert [op_key(order.next_op(a)) for a in real[:-1]] == [op_key(b) for b in real[1:]]
             rw.move_after(ops[3], ops[2])  # back after its operand
-            dead = rw.create("stablehlo.negate", results=[ops[0].results[0].type], operands=[ops[0].results[0]],
-                             after=ops[0])
+            dead = rw.create("stablehlo.negate", results=[ops[0].results[0].type], operands=[ops[0].results[0]], after=ops[0])
             rw.erase_op(dead)  # erased: its address may be reused, the index must have dropped it
             real = [o.operation for o in block.operations]
             assert all(order.is_before(a, b) and not order.is_before(b, a) for a, b in zip(real, real[1:]))

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hilo_mlir.driver import compiler
-from hilo_mlir.testing import fuzz
 from hilo_mlir import testing
+from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.testing import fuzz
 
 try:
     from hilo_mlir import penguin_ref

@@ -5,8 +5,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
+
 from hilo_mlir import ir as hir
 from hilo_mlir.ir import capsule_pointer_checked, identity_key, ir, make_context
 
@@ -20,8 +20,18 @@ def _objects(m):
     f = m.body.operations[0].operation
     blk = f.regions[0].blocks[0]
     add = blk.operations[0].operation
-    return [m.operation, f, add, add.location, add.result.type, add.result, blk, blk.arguments[0],
-            f.attributes["sym_name"], f.attributes["function_type"]]
+    return [
+        m.operation,
+        f,
+        add,
+        add.location,
+        add.result.type,
+        add.result,
+        blk,
+        blk.arguments[0],
+        f.attributes["sym_name"],
+        f.attributes["function_type"],
+    ]
 
 
 def test_every_kind_of_object_has_the_pointer_the_capsule_api_gives():
@@ -42,8 +52,7 @@ def test_the_direct_read_is_the_one_in_use_on_cpython_and_checked_in_the_checkin
     out = {}
     for mode in ("0", "1"):
         env = dict(os.environ, PYTHONPATH=str(ROOT), HILO_MLIR_CHECK_ANALYSES=mode)
-        out[mode] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                                   check=True).stdout.strip()
+        out[mode] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.strip()
     assert out == {"0": "identity_key", "1": "_identity_key_checked"}
 
 

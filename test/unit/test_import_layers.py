@@ -84,7 +84,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         stack.append(u)
         for v in sorted(graph.get(u, ())):
             if state.get(v) == 1:
-                cycles.append(stack[stack.index(v):] + [v])
+                cycles.append(stack[stack.index(v) :] + [v])
             elif v not in state:
                 visit(v, stack)
         stack.pop()
@@ -102,8 +102,7 @@ def test_no_import_cycle():
 
 
 def test_lower_layers_do_not_import_upper_ones():
-    bad = [f"{m} imports {d}" for m, deps in sorted(_graph().items()) for d in sorted(deps)
-           if _layer(d) in FORBIDDEN.get(_layer(m), set())]
+    bad = [f"{m} imports {d}" for m, deps in sorted(_graph().items()) for d in sorted(deps) if _layer(d) in FORBIDDEN.get(_layer(m), set())]
     assert not bad, "\n".join(bad)
 
 

@@ -19,16 +19,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_sixty_four_hack_programs import programs
 
 from hilo_mlir import testing
 from hilo_mlir.analysis import int_bitwise as B
 from hilo_mlir.analysis import int_lattice as L
 from hilo_mlir.analysis.int_lattice import IntRange
 from hilo_mlir.analysis.int_ranges import IntRanges
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.ir import ir, make_context, passmanager
-
-from test_sixty_four_hack_programs import programs
+from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 
 # --------------------------------------------------------------------------- the StableHLO model
 
@@ -88,12 +87,22 @@ def model(op, w, s, *xs):
     raise KeyError(op)
 
 
-UNARY = {"negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": B.not_, "popcnt": B.popcnt,
-         "count_leading_zeros": B.count_leading_zeros}
-BINARY = {"add": L.add, "subtract": L.subtract, "multiply": L.multiply, "and": B.and_, "or": B.or_,
-          "xor": B.xor, "shift_left": B.shift_left, "shift_right_logical": B.shift_right_logical,
-          "shift_right_arithmetic": B.shift_right_arithmetic, "maximum": L.maximum, "minimum": L.minimum,
-          "divide": L.divide, "remainder": L.remainder}
+UNARY = {"negate": L.negate, "abs": L.abs_, "sign": L.sign, "not": B.not_, "popcnt": B.popcnt, "count_leading_zeros": B.count_leading_zeros}
+BINARY = {
+    "add": L.add,
+    "subtract": L.subtract,
+    "multiply": L.multiply,
+    "and": B.and_,
+    "or": B.or_,
+    "xor": B.xor,
+    "shift_left": B.shift_left,
+    "shift_right_logical": B.shift_right_logical,
+    "shift_right_arithmetic": B.shift_right_arithmetic,
+    "maximum": L.maximum,
+    "minimum": L.minimum,
+    "divide": L.divide,
+    "remainder": L.remainder,
+}
 
 
 def of_values(w, s, vals):
@@ -174,8 +183,11 @@ def test_the_model_is_the_interpreter_on_8_bits():
                 body.append(f"  %{i} = stablehlo.{op} %x, %y : tensor<64x{ty}>")
             rets.append(f"%{i}")
         sig = ", ".join([f"tensor<64x{ty}>"] * len(ops))
-        text = (f"func.func @main(%x: tensor<64x{ty}>, %y: tensor<64x{ty}>, %d: tensor<64x{ty}>) -> ({sig}) {{\n"
-                + "\n".join(body) + f"\n  return {', '.join(rets)} : {sig}\n}}")
+        text = (
+            f"func.func @main(%x: tensor<64x{ty}>, %y: tensor<64x{ty}>, %d: tensor<64x{ty}>) -> ({sig}) {{\n"
+            + "\n".join(body)
+            + f"\n  return {', '.join(rets)} : {sig}\n}}"
+        )
         d = np.where(y == 0, 1, y).astype(dt)
         if s:
             d = np.where((x == -128) & (d == -1), 1, d).astype(dt)
@@ -497,16 +509,26 @@ def _nested_loops(depth: int) -> str:
         if k == 0:
             return [f"%y0 = stablehlo.add {x}, %k : tensor<4xui64>"], "%y0"
         inner, res = loop(k - 1, f"%x{k}")
-        return ([f"%w{k}:2 = stablehlo.while(%i{k} = %i0, %x{k} = {x}) : tensor<i32>, tensor<4xui64>",
-                 " cond {", f"  %c{k} = stablehlo.compare LT, %i{k}, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>",
-                 f"  stablehlo.return %c{k} : tensor<i1>", "} do {", f"  %j{k} = stablehlo.add %i{k}, %one : tensor<i32>"]
-                + ["  " + line for line in inner]
-                + [f"  stablehlo.return %j{k}, {res} : tensor<i32>, tensor<4xui64>", "}"], f"%w{k}#1")
+        return (
+            [
+                f"%w{k}:2 = stablehlo.while(%i{k} = %i0, %x{k} = {x}) : tensor<i32>, tensor<4xui64>",
+                " cond {",
+                f"  %c{k} = stablehlo.compare LT, %i{k}, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                f"  stablehlo.return %c{k} : tensor<i1>",
+                "} do {",
+                f"  %j{k} = stablehlo.add %i{k}, %one : tensor<i32>",
+            ]
+            + ["  " + line for line in inner]
+            + [f"  stablehlo.return %j{k}, {res} : tensor<i32>, tensor<4xui64>", "}"],
+            f"%w{k}#1",
+        )
 
     body, res = loop(depth, "%z")
-    return ("func.func @main(%n: tensor<i32>) -> tensor<4xui64> {\n %z = stablehlo.iota dim = 0 : tensor<4xui64>\n"
-            " %i0 = stablehlo.constant dense<0> : tensor<i32>\n %one = stablehlo.constant dense<1> : tensor<i32>\n"
-            " %k = stablehlo.constant dense<1> : tensor<4xui64>\n" + "\n".join(body) + f"\n return {res} : tensor<4xui64>\n}}")
+    return (
+        "func.func @main(%n: tensor<i32>) -> tensor<4xui64> {\n %z = stablehlo.iota dim = 0 : tensor<4xui64>\n"
+        " %i0 = stablehlo.constant dense<0> : tensor<i32>\n %one = stablehlo.constant dense<1> : tensor<i32>\n"
+        " %k = stablehlo.constant dense<1> : tensor<4xui64>\n" + "\n".join(body) + f"\n return {res} : tensor<4xui64>\n}}"
+    )
 
 
 def test_nested_loops_cost_grows_linearly_past_the_depth_limit():

@@ -27,9 +27,11 @@ def mlp(x, w1, w2):
 
 def _args(seed=0):
     r = np.random.default_rng(seed)
-    return (r.standard_normal((4, 16)).astype(np.float32),
-            (r.standard_normal((16, 32)) / 4).astype(np.float32),
-            (r.standard_normal((32, 8)) / 6).astype(np.float32))
+    return (
+        r.standard_normal((4, 16)).astype(np.float32),
+        (r.standard_normal((16, 32)) / 4).astype(np.float32),
+        (r.standard_normal((32, 8)) / 6).astype(np.float32),
+    )
 
 
 @pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
@@ -92,8 +94,11 @@ def test_write_then_run_from_disk_with_npy_constants(tmp_path):
     np.testing.assert_allclose(from_disk, np.asarray(jax.jit(f)(x)), rtol=1e-5, atol=1e-6)
     # and through the CLI
     np.save(tmp_path / "x.npy", x)
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.penguin_run", path, "--inputs", str(tmp_path / "x.npy"),
-                        "--out", str(tmp_path / "res")], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.penguin_run", path, "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "res" / "out0.npy"), in_memory)
 
@@ -118,10 +123,12 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.exponential %a : tensor<4xf32>
   return %0 : tensor<4xf32>
 }""")
-    code = ("import sys; import hilo_mlir; from hilo_mlir import penguin_ref; import numpy as np; "
-            f"s = hilo_mlir.compile_file({str(src)!r}, spine='stablehlo'); "
-            "print(penguin_ref.run(s, [np.zeros(4, np.float32)])[0].tolist()); "
-            "assert 'jax' not in sys.modules, 'jax was imported'")
+    code = (
+        "import sys; import hilo_mlir; from hilo_mlir import penguin_ref; import numpy as np; "
+        f"s = hilo_mlir.compile_file({str(src)!r}, spine='stablehlo'); "
+        "print(penguin_ref.run(s, [np.zeros(4, np.float32)])[0].tolist()); "
+        "assert 'jax' not in sys.modules, 'jax was imported'"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[1.0, 1.0, 1.0, 1.0]"

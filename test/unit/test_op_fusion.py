@@ -3,20 +3,24 @@
 import time
 
 import pytest
-
-from hilo_mlir.passmanager import registry
-
 from conftest import corpus_path
 from test_op_fusion_helpers import fuse, kinds, to_mhlo
 
+from hilo_mlir.passmanager import registry
+
 
 def test_registration_and_options():
-    for arg, dialect, cls in (("neuron-op-fusion", "mhlo", "NeuronOpFusion"),
-                              ("stablehlo-neuron-op-fusion", "stablehlo", "StableHLONeuronOpFusion")):
+    for arg, dialect, cls in (
+        ("neuron-op-fusion", "mhlo", "NeuronOpFusion"),
+        ("stablehlo-neuron-op-fusion", "stablehlo", "StableHLONeuronOpFusion"),
+    ):
         info = registry.get(arg)
         assert info.dialect == dialect and info.display_name == cls and info.anchor == "func.func"
         assert {o.name: (o.type, o.default) for o in info.options} == {
-            "fuse-dot-logistic": (bool, False), "general-elementwise-fusion": (bool, False), "report": (str, "")}
+            "fuse-dot-logistic": (bool, False),
+            "general-elementwise-fusion": (bool, False),
+            "report": (str, ""),
+        }
     assert registry.get("neuron-op-fusion").run is registry.get("stablehlo-neuron-op-fusion").run  # one implementation
     assert registry.get("fusion-to-composite").anchor == "builtin.module"
     assert registry.get("raise-logistic").dialect is None

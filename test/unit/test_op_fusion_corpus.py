@@ -17,12 +17,11 @@ import time
 
 import numpy as np
 import pytest
+from conftest import corpus_path
+from test_op_fusion_helpers import fuse, inline_private_calls, kinds, run_pipeline, same_numbers, to_mhlo
 
 from hilo_mlir import testing
 from hilo_mlir.ir import ir, make_context
-
-from conftest import corpus_path
-from test_op_fusion_helpers import fuse, inline_private_calls, kinds, run_pipeline, same_numbers, to_mhlo
 
 #: module -> {kind: (clusters, ops absorbed)}
 EXPECTED = {
@@ -36,7 +35,7 @@ EXPECTED = {
     "swiglu_mlp_nn_silu": {"DotLogistic": (1, 3)},
     "transcendental": {"Expm1": (1, 3), "Log1p": (2, 6)},
 }
-TOL = 2.0 ** -23  # f32 Expm1/Log1p expansion bound (test_op_fusion_semantics.EXPANSION_TOL)
+TOL = 2.0**-23  # f32 Expm1/Log1p expansion bound (test_op_fusion_semantics.EXPANSION_TOL)
 
 
 def _source(name: str) -> str:
@@ -116,8 +115,11 @@ def table() -> str:
         for dialect in ("stablehlo", "mhlo"):
             got, st, ver, eq, dt = measure(name, dialect)
             ks = ", ".join(f"{k} {got[k]} ({st[f'ops-absorbed-{k}']})" for k in sorted(got))
-            how = {"transcendental": "within 1 eps (f32), NaN lanes equal",
-                   "decoder_stack_L4": "bit-exact (XLA CPU)", "decoder_layer": "bit-exact (XLA CPU)"}.get(name, "bit-exact")
+            how = {
+                "transcendental": "within 1 eps (f32), NaN lanes equal",
+                "decoder_stack_L4": "bit-exact (XLA CPU)",
+                "decoder_layer": "bit-exact (XLA CPU)",
+            }.get(name, "bit-exact")
             rows.append(f"| {name} | {dialect} | {ks} | {'ok' if ver else 'FAIL'} | {how if eq else 'DIFFERENT'} |")
     return "\n".join(rows)
 

@@ -104,8 +104,11 @@ def inline_private_calls(text: str) -> str:
     ctx = make_context()
     with ctx, ir.Location.unknown():
         m = ir.Module.parse(text)
-        funcs = {ir.StringAttr(o.operation.attributes["sym_name"]).value: o.operation
-                 for o in m.body.operations if o.operation.name == "func.func"}
+        funcs = {
+            ir.StringAttr(o.operation.attributes["sym_name"]).value: o.operation
+            for o in m.body.operations
+            if o.operation.name == "func.func"
+        }
         while True:
             calls = []
 

@@ -14,11 +14,10 @@ import collections
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_op_fusion_helpers import fuse, kinds, same_numbers, to_mhlo
 
 from hilo_mlir import testing
 from hilo_mlir.ir import ir, make_context
-
-from test_op_fusion_helpers import fuse, kinds, same_numbers, to_mhlo
 
 T = "tensor<4x4xf32>"
 UNARY = ["negate", "abs", "tanh", "logistic", "sine", "floor", "exponential"]
@@ -48,21 +47,27 @@ def dags(draw):
     for _ in range(n):
         kind = draw(st.sampled_from(KINDS))
         if kind == "unary":
-            v = new(); lines.append(f"  {v} = stablehlo.{draw(st.sampled_from(UNARY))} {pick()} : {T}")
+            v = new()
+            lines.append(f"  {v} = stablehlo.{draw(st.sampled_from(UNARY))} {pick()} : {T}")
         elif kind == "binary":
-            v = new(); lines.append(f"  {v} = stablehlo.{draw(st.sampled_from(BINARY))} {pick()}, {pick()} : {T}")
+            v = new()
+            lines.append(f"  {v} = stablehlo.{draw(st.sampled_from(BINARY))} {pick()}, {pick()} : {T}")
         elif kind == "reduce":
             r, v = new(), new()
-            lines.append(f"  {r} = stablehlo.reduce({pick()} init: %zero) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> tensor<4xf32>")
+            lines.append(
+                f"  {r} = stablehlo.reduce({pick()} init: %zero) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> tensor<4xf32>"
+            )
             lines.append(f"  {v} = stablehlo.broadcast_in_dim {r}, dims = [0] : (tensor<4xf32>) -> {T}")
         elif kind == "concat":
             c, v = new(), new()
             lines.append(f"  {c} = stablehlo.concatenate {pick()}, {pick()}, dim = 1 : ({T}, {T}) -> tensor<4x8xf32>")
             lines.append(f"  {v} = stablehlo.slice {c} [0:4, 2:6] : (tensor<4x8xf32>) -> {T}")
         elif kind == "dot":
-            v = new(); lines.append(f"  {v} = stablehlo.dot_general {pick()}, {pick()}, contracting_dims = [1] x [0] : ({T}, {T}) -> {T}")
+            v = new()
+            lines.append(f"  {v} = stablehlo.dot_general {pick()}, {pick()}, contracting_dims = [1] x [0] : ({T}, {T}) -> {T}")
         elif kind == "transpose":
-            v = new(); lines.append(f"  {v} = stablehlo.transpose {pick()}, dims = [1, 0] : ({T}) -> {T}")
+            v = new()
+            lines.append(f"  {v} = stablehlo.transpose {pick()}, dims = [1, 0] : ({T}) -> {T}")
         elif kind == "silu":
             d, lg, v = new(), new(), new()
             lines.append(f"  {d} = stablehlo.dot_general {pick()}, {pick()}, contracting_dims = [1] x [0] : ({T}, {T}) -> {T}")
@@ -73,17 +78,25 @@ def dags(draw):
             s, r, b, a, v = new(), new(), new(), new(), new()
             x = pick()
             lines.append(f"  {s} = stablehlo.multiply {x}, {x} : {T}")
-            lines.append(f"  {r} = stablehlo.reduce({s} init: %zero) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> tensor<4xf32>")
+            lines.append(
+                f"  {r} = stablehlo.reduce({s} init: %zero) applies stablehlo.add across dimensions = [1] : ({T}, tensor<f32>) -> tensor<4xf32>"
+            )
             lines.append(f"  {b} = stablehlo.broadcast_in_dim {r}, dims = [0] : (tensor<4xf32>) -> {T}")
             lines.append(f"  {a} = stablehlo.add {b}, %eps : {T}")
             lines.append(f"  {v} = stablehlo.rsqrt {a} : {T}")
         else:  # lae: max(a,b) + log(exp(a-max) + exp(b-max))
             x, y = pick(), pick()
             m, s1, e1, s2, e2, i, lg, v = (new() for _ in range(8))
-            lines += [f"  {m} = stablehlo.maximum {x}, {y} : {T}", f"  {s1} = stablehlo.subtract {x}, {m} : {T}",
-                      f"  {e1} = stablehlo.exponential {s1} : {T}", f"  {s2} = stablehlo.subtract {y}, {m} : {T}",
-                      f"  {e2} = stablehlo.exponential {s2} : {T}", f"  {i} = stablehlo.add {e1}, {e2} : {T}",
-                      f"  {lg} = stablehlo.log {i} : {T}", f"  {v} = stablehlo.add {m}, {lg} : {T}"]
+            lines += [
+                f"  {m} = stablehlo.maximum {x}, {y} : {T}",
+                f"  {s1} = stablehlo.subtract {x}, {m} : {T}",
+                f"  {e1} = stablehlo.exponential {s1} : {T}",
+                f"  {s2} = stablehlo.subtract {y}, {m} : {T}",
+                f"  {e2} = stablehlo.exponential {s2} : {T}",
+                f"  {i} = stablehlo.add {e1}, {e2} : {T}",
+                f"  {lg} = stablehlo.log {i} : {T}",
+                f"  {v} = stablehlo.add {m}, {lg} : {T}",
+            ]
         vals.append(v)
     used = set()
     for ln in lines:
@@ -93,8 +106,9 @@ def dags(draw):
     extra = draw(st.lists(st.sampled_from(vals[3:]), max_size=3, unique=True))
     outs = list(dict.fromkeys(outs + extra)) or [vals[-1]]
     sig = ", ".join([T] * len(outs))
-    text = (f"func.func @main(%a0: {T}, %a1: {T}, %a2: {T}) -> ({sig}) {{\n" + "\n".join(lines)
-            + f"\n  return {', '.join(outs)} : {sig}\n}}\n")
+    text = (
+        f"func.func @main(%a0: {T}, %a1: {T}, %a2: {T}) -> ({sig}) {{\n" + "\n".join(lines) + f"\n  return {', '.join(outs)} : {sig}\n}}\n"
+    )
     dialect = draw(st.sampled_from(["stablehlo", "mhlo"]))
     return text, dialect
 

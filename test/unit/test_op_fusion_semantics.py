@@ -17,11 +17,10 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from test_op_fusion_helpers import fuse, kinds, run_pipeline, same_numbers
 
 from hilo_mlir import testing
 from hilo_mlir.ir import ir, make_context
-
-from test_op_fusion_helpers import fuse, kinds, run_pipeline, same_numbers
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "op_fusion"
 
@@ -42,7 +41,7 @@ PIPELINES = {
 #: over N(0, 3) and N(0, 1e-3) samples is <= 1 eps of the dtype for both expansions:
 #: f32 1.19e-7, f16 9.77e-4, bf16 7.81e-3 (exp(x)-1 and log(x+1) lose the low bits
 #: near 0 that expm1/log1p keep -- exactly the provenance the Expm1/Log1p kinds record).
-EXPANSION_TOL = {"f32": 2.0 ** -23, "f16": 2.0 ** -10, "bf16": 2.0 ** -7}
+EXPANSION_TOL = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
 
 
 def _chunks():
@@ -72,8 +71,7 @@ _XLA_ONLY = ('"mhlo.dot"(', "complex<")
 #: (x uniform in [-30, 30] and N(0, 3); test_raise_logistic_matches_xla): f32 0, f16 0
 #: (XLA CPU expands logistic to the same formula in f32), bf16 1.17 (sigmoid) and
 #: 1.75 (x * sigmoid(x)) -- XLA rounds logistic to bf16 once, the chain rounds per op.
-LOGISTIC_TOL = {np.dtype(np.float32): 2.0 ** -23, np.dtype(np.float16): 2.0 ** -10,
-                np.dtype(ml_dtypes.bfloat16): 2 * 2.0 ** -7}
+LOGISTIC_TOL = {np.dtype(np.float32): 2.0**-23, np.dtype(np.float16): 2.0**-10, np.dtype(ml_dtypes.bfloat16): 2 * 2.0**-7}
 
 
 def _close_to(a, b, tol_for):
@@ -109,7 +107,10 @@ def test_lit_cases_keep_their_numbers(chunk, pipeline):
         a = evaluate(chunk, ins)
         b = evaluate(out, ins)
         for x, y in zip(a, b):
-            x64, y64 = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64), y.astype(np.complex128 if np.iscomplexobj(y) else np.float64)
+            x64, y64 = (
+                x.astype(np.complex128 if np.iscomplexobj(x) else np.float64),
+                y.astype(np.complex128 if np.iscomplexobj(y) else np.float64),
+            )
             err = np.abs(x64 - y64) / np.maximum(1.0, np.abs(x64))
             assert np.all(err <= tol), (float(err.max()), tol)
     elif on_xla:

@@ -19,9 +19,11 @@ def test_manifest_equals_the_live_registry():
 
 
 def test_help_lists_every_pass_without_importing_the_bindings():
-    code = ("import sys, io, contextlib; from hilo_mlir.tools import opt; buf = io.StringIO()\n"
-            "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
-            "print('jaxlib.mlir' in sys.modules); print(buf.getvalue())")
+    code = (
+        "import sys, io, contextlib; from hilo_mlir.tools import opt; buf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf): opt.run(['--help'])\n"
+        "print('jaxlib.mlir' in sys.modules); print(buf.getvalue())"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     first, _, text = r.stdout.partition("\n")

@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.printers import print_program
+from hilo_mlir.support.diagnostics import HiloError
 
 SPINES = ["mhlo", "stablehlo"]
 
@@ -118,8 +118,7 @@ def test_function_prologue(dialect):
     """
     src = _print(MX, dialect)
     line = src.split("\n\n", 1)[1].splitlines()[0]
-    assert line == ("v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=generic', 'mac-count=2048', "
-                    "'module=mx'))")
+    assert line == ("v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=generic', 'mac-count=2048', 'module=mx'))")
     assert _print(MX, dialect, model_type="transformer").count("attrs=('model-type=transformer', 'mac-count=2048'") == 1
 
 
@@ -136,12 +135,17 @@ def test_mark_input_flags(dialect):
     }"""
     src = _print(text, dialect)
     assert re.search(r"^input_0 = m1\.Tensor\(.*\)\.markInput\(v0, index=0, is_parameter_tensor=False\)$", src, re.M)
-    assert re.search(r"^input_1 = m1\.Tensor\(.*\)\.markInput\(v0, index=1, is_parameter_tensor=True, "
-                     r"np_file='input_1\.npy'\)$", src, re.M)
+    assert re.search(
+        r"^input_1 = m1\.Tensor\(.*\)\.markInput\(v0, index=1, is_parameter_tensor=True, "
+        r"np_file='input_1\.npy'\)$",
+        src,
+        re.M,
+    )
 
 
-@pytest.mark.parametrize("kind,py_name", [("Expm1", "Elementwise"), ("Log1p", "Elementwise"),
-                                          ("Elementwise", "Elementwise"), ("DotSoftmax", "DotSoftmax")])
+@pytest.mark.parametrize(
+    "kind,py_name", [("Expm1", "Elementwise"), ("Log1p", "Elementwise"), ("Elementwise", "Elementwise"), ("DotSoftmax", "DotSoftmax")]
+)
 def test_summary_keywords(kind, py_name):
     """Seed: 'emit("%s = m<XlaFE>.NeuronTensorOp(srcs=[…], dsts=%s,",  v, getOutputTensors(op));'
     'emit("    xla_op=\\'mhlo.fusion\\', op=\\'%s\\', hilo_fusion_op=\\'%s\\'", pyName, kind);   // single-quoted'
@@ -218,8 +222,9 @@ def test_quantize_mx_keywords_and_x4_container():
     'dim = normalizeAxis(dim, op->getOperand(0));     // negative-index fold'
     """
     line = _line(_print(MX), "QuantizeMXTensorOp(")
-    assert line.startswith("v1, v2 = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), "
-                           "dtype=m2.dtype.float8_e5m2_x4), ")
+    assert line.startswith(
+        "v1, v2 = m3.QuantizeMXTensorOp(srcs=[input_0], dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e5m2_x4), "
+    )
     assert "mx_dtype='float8_e5m2', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', " in line
     keys = _keywords(line)
     assert keys[:7] == ["srcs", "dsts", "mx_dtype", "dim", "block_size", "scale_method", "target_name"]
@@ -233,8 +238,10 @@ def test_scaled_dot_is_an_ordinary_dot_op(dialect):
     contracting/batch dims and element_dtype carried as printDotOp's attrs." """
     line = _line(_print(MX, dialect), "DotOp(")
     assert line.startswith("v3 = m1.DotOp(srcs=[input_0, input_1, input_2, input_3], dsts=[")
-    assert ("lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], "
-            "rhs_contracting_dimensions=[1], op='mhlo.scaled_dot', element_dtype='float32'") in line
+    assert (
+        "lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], "
+        "rhs_contracting_dimensions=[1], op='mhlo.scaled_dot', element_dtype='float32'"
+    ) in line
     assert "target_name" not in line
 
 
@@ -255,11 +262,15 @@ def test_every_dot_goes_through_print_dot_op(dialect):
     src = _print(text, dialect)
     assert "DotGeneralOp" not in src
     general, dot = [line for line in src.splitlines() if "m1.DotOp(" in line]
-    assert (f"lhs_batch_dimensions=[0], rhs_batch_dimensions=[0], lhs_contracting_dimensions=[2], "
-            f"rhs_contracting_dimensions=[1], op='{dialect}.dot_general', precision_config=['DEFAULT', 'HIGHEST'], "
-            f"xla_op='{dialect}.dot_general', dl=") in general
-    assert (f"lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], "
-            f"rhs_contracting_dimensions=[0], op='{dialect}.dot', xla_op='{dialect}.dot', dl=") in dot
+    assert (
+        f"lhs_batch_dimensions=[0], rhs_batch_dimensions=[0], lhs_contracting_dimensions=[2], "
+        f"rhs_contracting_dimensions=[1], op='{dialect}.dot_general', precision_config=['DEFAULT', 'HIGHEST'], "
+        f"xla_op='{dialect}.dot_general', dl="
+    ) in general
+    assert (
+        f"lhs_batch_dimensions=[], rhs_batch_dimensions=[], lhs_contracting_dimensions=[1], "
+        f"rhs_contracting_dimensions=[0], op='{dialect}.dot', xla_op='{dialect}.dot', dl="
+    ) in dot
     assert "'mac-count=144'" in src  # 2*3*5*4 + 4*6
 
 
@@ -290,10 +301,13 @@ def test_unknown_composite_kind_is_ncc_ispp054():
     assert e.value.code == "NCC_ISPP054" and "unknown CompositeKind 'FusedComposite'" in e.value.message
 
 
-@pytest.mark.parametrize("config,message", [
-    (None, "backend_config is missing"),
-    ('"{not json"', "malformed JSON backend_config"),
-])
+@pytest.mark.parametrize(
+    "config,message",
+    [
+        (None, "backend_config is missing"),
+        ('"{not json"', "malformed JSON backend_config"),
+    ],
+)
 def test_quantize_mx_config_errors_are_ncc_evrf036(config, message):
     """Seed: 'NEURON_LOG(ERROR, "StableHLOToPythonPrinter.cc", 3276) // NCC_EVRF036: "backend_config is missing"'
     and 'NEURON_LOG(ERROR, "StableHLOToPythonPrinter.cc", 3286);// NCC_EVRF036: "malformed JSON"'"""

@@ -14,9 +14,8 @@ import pytest
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from hilo_mlir import CompileConfig  # noqa: E402
+from hilo_mlir import CompileConfig, penguin_ref  # noqa: E402
 from hilo_mlir import jax as hj  # noqa: E402
-from hilo_mlir import penguin_ref  # noqa: E402
 
 ACTIVATIONS = {
     "softplus": jax.nn.softplus,
@@ -54,9 +53,11 @@ def _kind_program(kind: str) -> str:
     from hilo_mlir.ir import ir, make_context
     from hilo_mlir.printers import print_program
 
-    body = ("%e = stablehlo.exponential %a : tensor<8xbf16>\n    %r = stablehlo.subtract %e, %c : tensor<8xbf16>"
-            if kind == "Expm1" else
-            "%s = stablehlo.add %a, %c : tensor<8xbf16>\n    %r = stablehlo.log %s : tensor<8xbf16>")
+    body = (
+        "%e = stablehlo.exponential %a : tensor<8xbf16>\n    %r = stablehlo.subtract %e, %c : tensor<8xbf16>"
+        if kind == "Expm1"
+        else "%s = stablehlo.add %a, %c : tensor<8xbf16>\n    %r = stablehlo.log %s : tensor<8xbf16>"
+    )
     text = f"""func.func @main(%x: tensor<8xbf16>) -> tensor<8xbf16> {{
   %0 = stablehlo.composite "neuron.{kind}" %x {{CompositeKind = "{kind}", decomposition = @impl}} : (tensor<8xbf16>) -> tensor<8xbf16>
   return %0 : tensor<8xbf16>

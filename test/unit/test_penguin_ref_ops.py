@@ -14,7 +14,6 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-
 from penguin_ref_util import check
 
 BF16 = ml_dtypes.bfloat16
@@ -53,9 +52,24 @@ func.func @main(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {{
 
 
 UNARY_F32 = [
-    ("abs", 0), ("negate", 0), ("sqrt", 0), ("rsqrt", 1), ("exponential", 1), ("log", 1),
-    ("exponential_minus_one", 1), ("log_plus_one", 1), ("tanh", 1), ("logistic", 1), ("sine", 1), ("cosine", 1),
-    ("tan", 2), ("cbrt", 1), ("floor", 0), ("ceil", 0), ("round_nearest_even", 0), ("round_nearest_afz", 0),
+    ("abs", 0),
+    ("negate", 0),
+    ("sqrt", 0),
+    ("rsqrt", 1),
+    ("exponential", 1),
+    ("log", 1),
+    ("exponential_minus_one", 1),
+    ("log_plus_one", 1),
+    ("tanh", 1),
+    ("logistic", 1),
+    ("sine", 1),
+    ("cosine", 1),
+    ("tan", 2),
+    ("cbrt", 1),
+    ("floor", 0),
+    ("ceil", 0),
+    ("round_nearest_even", 0),
+    ("round_nearest_afz", 0),
     ("sign", 0),
 ]
 
@@ -132,10 +146,18 @@ func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>, %c: tensor<2xui8>, %d: ten
   %3 = stablehlo.remainder %c, %d : tensor<2xui8>
   return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<2xui8>, tensor<2xui8>
 }"""
-    ins = [np.array([5, -5, -2147483648, 0], np.int32), np.array([0, 0, -1, 0], np.int32),
-           np.array([7, 9], np.uint8), np.array([0, 2], np.uint8)]
-    want = [np.array([-1, -1, -2147483648, -1], np.int32), np.array([5, -5, 0, 0], np.int32),
-            np.array([255, 4], np.uint8), np.array([7, 1], np.uint8)]
+    ins = [
+        np.array([5, -5, -2147483648, 0], np.int32),
+        np.array([0, 0, -1, 0], np.int32),
+        np.array([7, 9], np.uint8),
+        np.array([0, 2], np.uint8),
+    ]
+    want = [
+        np.array([-1, -1, -2147483648, -1], np.int32),
+        np.array([5, -5, 0, 0], np.int32),
+        np.array([255, 4], np.uint8),
+        np.array([7, 1], np.uint8),
+    ]
     check(text, ins, expected=want)
 
 
@@ -370,8 +392,9 @@ func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<4x8xbf1
     f = np.array([127, 127, -128, 1], np.int8)
     ins = [f32(2, 3, 4), f32(2, 4, 5), f32(4, 8).astype(BF16), f32(8, 3).astype(BF16), e, f]
     check(text, ins, close=(1e-6, 1e-6))
-    from hilo_mlir import penguin_ref
     from penguin_ref_util import programs
+
+    from hilo_mlir import penguin_ref
 
     got = penguin_ref.run(programs(text)["stablehlo"][0], ins)
     assert got[2].tolist() == [127 * 127 * 2 - 128 * 127 + 127, -128 * 127 + 127 - 256 + 3, 5 * 127 + 6 * 127 - 7 * 128 + 8]
@@ -563,10 +586,13 @@ func.func @main(%a: tensor<300xbf16>) -> tensor<300xbf16> {{
     check(text, [f32(300).astype(BF16)])
 
 
-@pytest.mark.parametrize("strides,src_shape,pad", [
-    ([1, 2, 2, 1], "1x2x3x1", "[[0, 0], [0, 0], [0, 1], [0, 0]]"),
-    ([1, 1, 1, 1], "1x3x4x1", "[[0, 0], [0, 0], [0, 0], [0, 0]]"),  # overlapping windows: collisions add
-])
+@pytest.mark.parametrize(
+    "strides,src_shape,pad",
+    [
+        ([1, 2, 2, 1], "1x2x3x1", "[[0, 0], [0, 0], [0, 1], [0, 0]]"),
+        ([1, 1, 1, 1], "1x3x4x1", "[[0, 0], [0, 0], [0, 0], [0, 0]]"),  # overlapping windows: collisions add
+    ],
+)
 def test_select_and_scatter_max_pool_gradient(strides, src_shape, pad):
     text = f"""
 func.func @main(%op: tensor<1x4x5x1xf32>, %src: tensor<{src_shape}xf32>, %init: tensor<f32>) -> tensor<1x4x5x1xf32> {{

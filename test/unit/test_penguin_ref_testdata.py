@@ -16,7 +16,6 @@ import glob
 import os
 
 import pytest
-
 from conftest import CORPUS
 
 TESTDATA = CORPUS / "third_party" / "stablehlo_testdata"

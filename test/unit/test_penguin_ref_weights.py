@@ -11,11 +11,11 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
-
 from conftest import corpus_path
+
 from hilo_mlir import penguin_ref
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.driver.weights import parameter_inputs, parse_weight_args, weight_files
+from hilo_mlir.support.diagnostics import HiloError
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -44,8 +44,7 @@ def test_cli_weights_written_and_loaded(tmp_path):
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "w.npy", w)
     out = tmp_path / "out"
-    r = _cli("hilo_mlir.tools.hilo2penguin", str(src), "-o", str(out), "--preset", "all", "--weights",
-             f"1={tmp_path / 'w.npy'}")
+    r = _cli("hilo_mlir.tools.hilo2penguin", str(src), "-o", str(out), "--preset", "all", "--weights", f"1={tmp_path / 'w.npy'}")
     assert r.returncode == 0, r.stderr
     # published under a content-named file (packaging: a name never changes meaning), which penguin.py names
     names = sorted(os.listdir(out))
@@ -61,8 +60,7 @@ def test_cli_weights_written_and_loaded(tmp_path):
     y = np.load(tmp_path / "res" / "out0.npy")
     assert np.allclose(y, _rms_ref(x, w.astype(np.float32)), rtol=1e-5, atol=1e-6)
     # "-" stands for a parameter read from its file, too
-    r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "-", "--out",
-             str(tmp_path / "res2"))
+    r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "-", "--out", str(tmp_path / "res2"))
     assert r.returncode == 0 and np.array_equal(np.load(tmp_path / "res2" / "out0.npy"), y)
     # a missing weight file is one error naming the input and the file
     os.remove(out / weight)
@@ -71,13 +69,16 @@ def test_cli_weights_written_and_loaded(tmp_path):
     assert "input 1 ('input_1') is a parameter loaded from '{weight}', which was not found".format(weight=weight) in r.stderr
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--weights", "5=W"], "weights given for input 5, but main has 2 inputs"),
-    (["--weights", "0=W"], "the weight of input 0 has shape (128,), the program expects (4, 128)"),
-    (["--weights", "1=missing.npy"], "--weights: cannot read the weight of input 1 from 'missing.npy'"),
-    (["--weights", "one=W"], "--weights: expected INDEX=FILE.npy"),
-    (["--weights", "1=W", "1=W"], "--weights: input 1 is given twice"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--weights", "5=W"], "weights given for input 5, but main has 2 inputs"),
+        (["--weights", "0=W"], "the weight of input 0 has shape (128,), the program expects (4, 128)"),
+        (["--weights", "1=missing.npy"], "--weights: cannot read the weight of input 1 from 'missing.npy'"),
+        (["--weights", "one=W"], "--weights: expected INDEX=FILE.npy"),
+        (["--weights", "1=W", "1=W"], "--weights: input 1 is given twice"),
+    ],
+)
 def test_cli_weight_errors(tmp_path, args, message):
     src = corpus_path("jax", "rmsnorm.stablehlo.mlir")
     np.save(tmp_path / "w.npy", np.ones(128, np.float32))
@@ -126,11 +127,13 @@ def test_jax_params_by_index_and_path(tmp_path):
         return jnp.tanh(x @ p["w1"]) @ p["w2"] + p["b"]
 
     rng = np.random.default_rng(1)
-    p = {"w1": rng.standard_normal((8, 16)).astype(np.float32), "w2": rng.standard_normal((16, 4)).astype(np.float32),
-         "b": np.ones(4, np.float32)}
+    p = {
+        "w1": rng.standard_normal((8, 16)).astype(np.float32),
+        "w2": rng.standard_normal((16, 4)).astype(np.float32),
+        "b": np.ones(4, np.float32),
+    }
     x = rng.standard_normal((2, 8)).astype(np.float32)
-    prog = hj.compile(f, p, x, params=[0], config=CompileConfig.preset("all"), spine="stablehlo",
-                      model_type="transformer")
+    prog = hj.compile(f, p, x, params=[0], config=CompileConfig.preset("all"), spine="stablehlo", model_type="transformer")
     assert sorted(prog.files) == ["input_0.npy", "input_1.npy", "input_2.npy"]
     assert "attrs=('model-type=transformer', 'mac-count=384'" in str(prog.source)  # 2*16*8 + 2*4*16
     prog.write(tmp_path)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from hilo_mlir.passmanager import registry
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.rewrite.rewriter import Change
@@ -101,8 +101,7 @@ def test_census_is_kept_current_by_the_rewriter():
     assert "mhlo.multiply" not in text
     assert answers == [(True, True), (True, True), (False, True)]
     assert len(set(census_ids)) == 1  # one census, updated in place (the checking mode compared it with a walk)
-    assert [c for _, c in pipe.changes] == [Change.NONE, Change.NONE, Change.CREATE | Change.OPERAND | Change.ERASE,
-                                           Change.NONE]
+    assert [c for _, c in pipe.changes] == [Change.NONE, Change.NONE, Change.CREATE | Change.OPERAND | Change.ERASE, Change.NONE]
     assert [name for name, _ in pipe.verify_timings] == [rw_step.display]
 
 
@@ -142,14 +141,40 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
-@pytest.mark.parametrize("argument", [_param(a) for a in (
-    "neuron-control-dep-tuple-simplifier", "collective-broadcast-to-all-gather", "verify-supported-ops",
-    "canonicalize-conv", "lower-complex", "lower-complex-extra", "remove-optimization-barriers",
-    "identify-cross-pass-tensors", "rematerialize", "coalesce-collective-ops", "neuron-inst-combine", "fold-iota",
-    "schedule-postorder", "replace-token-type-with-u8", "scatter-motion", "hoist-compute", "memcast-motion",
-    "prune-functions", "canonicalize-for-tensorizer", "legalize-alias", "verify-aliasing",
-    "mlir-instruction-histogram", "call-inliner", "schedule-fusion", "sixty-four-hack", "raise-logistic",
-)])
+@pytest.mark.parametrize(
+    "argument",
+    [
+        _param(a)
+        for a in (
+            "neuron-control-dep-tuple-simplifier",
+            "collective-broadcast-to-all-gather",
+            "verify-supported-ops",
+            "canonicalize-conv",
+            "lower-complex",
+            "lower-complex-extra",
+            "remove-optimization-barriers",
+            "identify-cross-pass-tensors",
+            "rematerialize",
+            "coalesce-collective-ops",
+            "neuron-inst-combine",
+            "fold-iota",
+            "schedule-postorder",
+            "replace-token-type-with-u8",
+            "scatter-motion",
+            "hoist-compute",
+            "memcast-motion",
+            "prune-functions",
+            "canonicalize-for-tensorizer",
+            "legalize-alias",
+            "verify-aliasing",
+            "mlir-instruction-histogram",
+            "call-inliner",
+            "schedule-fusion",
+            "sixty-four-hack",
+            "raise-logistic",
+        )
+    ],
+)
 def test_pass_with_nothing_to_do_records_nothing(argument):
     step = step_for(argument)
     pipe, out = _run(NOTHING_TO_DO, [step])  # the checking mode: the text must really be unchanged

@@ -8,14 +8,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import ROOT
 from jax import export
 
-from hilo_mlir.driver import compiler
-from hilo_mlir import penguin_ref
 from hilo_mlir import jax as hj
+from hilo_mlir import penguin_ref
+from hilo_mlir.driver import compiler
 from hilo_mlir.support.diagnostics import HiloError
-
-from conftest import ROOT
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
@@ -62,8 +61,15 @@ def test_shape_polymorphic_export_with_input_types_equals_jax(tmp_path):
     art = tmp_path / "poly.bin"
     art.write_bytes(exp.mlir_module_serialized)
     x, w = _args(6)
-    r = _tool("hilo_mlir.tools.hilo2penguin", str(art), "-o", str(tmp_path / "out"),
-              "--input-types=tensor<6x32xf32>,tensor<32x16xf32>", "--spine", "stablehlo")
+    r = _tool(
+        "hilo_mlir.tools.hilo2penguin",
+        str(art),
+        "-o",
+        str(tmp_path / "out"),
+        "--input-types=tensor<6x32xf32>,tensor<32x16xf32>",
+        "--spine",
+        "stablehlo",
+    )
     assert r.returncode == 0, r.stderr
     (got,) = penguin_ref.run(str(tmp_path / "out" / "penguin.py"), [x, w])
     (want,) = [np.asarray(o) for o in jax.tree_util.tree_leaves(exp.call(x, w))]
@@ -93,20 +99,31 @@ def test_violated_shape_assertion_quotes_jax_message():
     with pytest.raises(HiloError) as e:
         compiler.compile_module(text, filename="poly.mlir", input_types="tensor<0x32xf32>,tensor<32x16xf32>")
     msg = e.value.format()
-    assert msg.startswith("poly.mlir: error: a shape assertion fails for these input types: Input shapes do not match "
-                          "the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'.")
+    assert msg.startswith(
+        "poly.mlir: error: a shape assertion fails for these input types: Input shapes do not match "
+        "the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'."
+    )
     assert "'b' = 0" in msg and "\n" not in msg
 
 
-@pytest.mark.parametrize("types, message", [
-    (None, "'func.func' op @main argument #0 has dynamic shape tensor<?x32xf32>: dynamic shapes are not supported (every "
-           "dimension must be static); for a shape-polymorphic module give the static input types, "
-           "--input-types='tensor<?x32xf32>,tensor<32x16xf32>' with every ? replaced by its size (input_types= in the API)"),
-    ("tensor<4x32xf32>", "--input-types gives 1 type but @main takes 2 arguments"),
-    ("tensor<4x31xf32>,tensor<32x16xf32>", "input type #0 tensor<4x31xf32> does not fit @main argument #0 of type tensor<?x32xf32>"),
-    ("tensor<?x32xf32>,tensor<32x16xf32>", "input type #0 tensor<?x32xf32> is not a static tensor type (every dimension must be given)"),
-    ("tensor<4x32xf32>,nonsense", "input type #1 'nonsense' is not an MLIR type (expected e.g. tensor<4x32xf32>)"),
-])
+@pytest.mark.parametrize(
+    "types, message",
+    [
+        (
+            None,
+            "'func.func' op @main argument #0 has dynamic shape tensor<?x32xf32>: dynamic shapes are not supported (every "
+            "dimension must be static); for a shape-polymorphic module give the static input types, "
+            "--input-types='tensor<?x32xf32>,tensor<32x16xf32>' with every ? replaced by its size (input_types= in the API)",
+        ),
+        ("tensor<4x32xf32>", "--input-types gives 1 type but @main takes 2 arguments"),
+        ("tensor<4x31xf32>,tensor<32x16xf32>", "input type #0 tensor<4x31xf32> does not fit @main argument #0 of type tensor<?x32xf32>"),
+        (
+            "tensor<?x32xf32>,tensor<32x16xf32>",
+            "input type #0 tensor<?x32xf32> is not a static tensor type (every dimension must be given)",
+        ),
+        ("tensor<4x32xf32>,nonsense", "input type #1 'nonsense' is not an MLIR type (expected e.g. tensor<4x32xf32>)"),
+    ],
+)
 def test_input_types_errors(types, message):
     with pytest.raises(HiloError) as e:
         compiler.compile_module(_poly().mlir_module(), filename="poly.mlir", input_types=types)
@@ -115,7 +132,7 @@ def test_input_types_errors(types, message):
 
 def test_corrupt_portable_artifact_is_one_line(tmp_path):
     data = bytearray(_static().mlir_module_serialized)
-    data[len(data) // 2: len(data) // 2 + 8] = b"\xff" * 8
+    data[len(data) // 2 : len(data) // 2 + 8] = b"\xff" * 8
     bad = tmp_path / "bad.mlirbc"
     bad.write_bytes(bytes(data))
     for tool in (["hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")], ["hilo_mlir.tools.opt", str(bad)]):

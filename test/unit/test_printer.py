@@ -22,21 +22,28 @@ import types
 import ml_dtypes
 import numpy as np
 import pytest
-
 from conftest import corpus_path
+
 from hilo_mlir.driver.compiler import compile_module
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
-from hilo_mlir.printers import print_program
-from hilo_mlir.printers import supported
+from hilo_mlir.printers import print_program, supported
 from hilo_mlir.printers.literals import dense_to_numpy, npy_bytes, python_literal
+from hilo_mlir.support.diagnostics import HiloError
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))  # printer_census
 LIT = os.path.join(ROOT, "test", "lit", "printer")
-SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
-             "swiglu_mlp_nn_silu", "transcendental"]
+SMALL_JAX = [
+    "attention",
+    "concat_heads",
+    "decoder_layer",
+    "logsumexp_rows",
+    "rmsnorm",
+    "swiglu_mlp_bf16",
+    "swiglu_mlp_nn_silu",
+    "transcendental",
+]
 
 
 def _print(text: str, dialect: str = "stablehlo", **kw):
@@ -224,9 +231,19 @@ def test_two_processes_give_identical_bytes(tmp_path):
     for i in range(2):
         d = tmp_path / f"o{i}"
         d.mkdir()  # output= needs an existing folder, as -o does
-        subprocess.run([sys.executable, "-m", "hilo_mlir.tools.opt", src,
-                        "--stablehlo-to-py-penguin=output=" + str(d / "penguin.py") + " inline-constant-max-elements=4",
-                        "-o", os.devnull], check=True, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hilo_mlir.tools.opt",
+                src,
+                "--stablehlo-to-py-penguin=output=" + str(d / "penguin.py") + " inline-constant-max-elements=4",
+                "-o",
+                os.devnull,
+            ],
+            check=True,
+            cwd=ROOT,
+        )
         outs.append({p.name: p.read_bytes() for p in sorted(d.iterdir())})
     assert outs[0] == outs[1]
     # published under content names (hilo_mlir.driver.packaging): const_<K>.<16 hex digits of the bytes' SHA-256>.npy
@@ -266,17 +283,29 @@ def test_corpus_programs_execute_against_the_stub(name, spine, preset):
     ctx = make_context()
     with ctx:
         m = ir.Module.parse(open(path).read())
-        main = [o for o in m.body.operations if o.operation.name == "func.func"
-                and ir.StringAttr(o.operation.attributes["sym_name"]).value == "main"][0]
+        main = [
+            o
+            for o in m.body.operations
+            if o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == "main"
+        ][0]
         n_out = len(ir.FunctionType(ir.TypeAttr(main.operation.attributes["function_type"]).value).results)
     stub = run_stub(str(src))
     assert len(stub.outputs) == n_out
     assert stub.calls >= 1
 
 
-@pytest.mark.parametrize("lit_file", ["mhlo-fusions.mlir", "stablehlo-composites.mlir", "regions.mlir",
-                                      "custom-calls.mlir", "custom-calls-mhlo-targets.mlir", "constants.mlir",
-                                      "prologue-epilogue.mlir"])
+@pytest.mark.parametrize(
+    "lit_file",
+    [
+        "mhlo-fusions.mlir",
+        "stablehlo-composites.mlir",
+        "regions.mlir",
+        "custom-calls.mlir",
+        "custom-calls-mhlo-targets.mlir",
+        "constants.mlir",
+        "prologue-epilogue.mlir",
+    ],
+)
 def test_lit_inputs_execute_against_the_stub(lit_file):
     text = open(os.path.join(LIT, lit_file)).read()
     dialect = "mhlo" if "mhlo-fusions" in lit_file else "stablehlo"
@@ -290,8 +319,12 @@ def test_custom_root_relocates_the_whole_family():
     text = open(os.path.join(LIT, "custom-calls.mlir")).read().split("// -----")[0]
     src, _ = _print(text, "stablehlo", root="my.backend")
     imports = [line for line in src.splitlines() if line.startswith("import ")]
-    assert imports == ["import my.backend as m0", "import my.backend.ir as m1", "import my.support as m2",
-                       "import my.backend.ir.Intrinsics as m3"]
+    assert imports == [
+        "import my.backend as m0",
+        "import my.backend.ir as m1",
+        "import my.support as m2",
+        "import my.backend.ir.Intrinsics as m3",
+    ]
     assert "neuronxcc" not in src
     assert "dtype=m2.dtype.float8_e4m3fn_x4" in src
     run_stub(src, root="my.backend")
@@ -304,15 +337,21 @@ def test_custom_root_relocates_the_whole_family():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mlir,dtype,expect", [
-    ("dense<[1.0, -0.0, 0x7FC0, 0x7F80, 3.140630e+00]> : tensor<5xbf16>", ml_dtypes.bfloat16,
-     [1.0, -0.0, float("nan"), float("inf"), 3.140625]),
-    ("dense<[0.1, 3.0e38]> : tensor<2xf32>", np.float32, [0.1, 3.0e38]),
-    ("dense<[448.0, -2.0]> : tensor<2xf8E4M3FN>", ml_dtypes.float8_e4m3fn, [448.0, -2.0]),
-    ("dense<[(1.0, 2.0), (-3.5, 0.0)]> : tensor<2xcomplex<f32>>", np.complex64, [1 + 2j, -3.5]),
-    ("dense<[-8, 7]> : tensor<2xi4>", ml_dtypes.int4, [-8, 7]),
-    ("dense<[4294967295, 0]> : tensor<2xui32>", np.uint32, [4294967295, 0]),
-])
+@pytest.mark.parametrize(
+    "mlir,dtype,expect",
+    [
+        (
+            "dense<[1.0, -0.0, 0x7FC0, 0x7F80, 3.140630e+00]> : tensor<5xbf16>",
+            ml_dtypes.bfloat16,
+            [1.0, -0.0, float("nan"), float("inf"), 3.140625],
+        ),
+        ("dense<[0.1, 3.0e38]> : tensor<2xf32>", np.float32, [0.1, 3.0e38]),
+        ("dense<[448.0, -2.0]> : tensor<2xf8E4M3FN>", ml_dtypes.float8_e4m3fn, [448.0, -2.0]),
+        ("dense<[(1.0, 2.0), (-3.5, 0.0)]> : tensor<2xcomplex<f32>>", np.complex64, [1 + 2j, -3.5]),
+        ("dense<[-8, 7]> : tensor<2xi4>", ml_dtypes.int4, [-8, 7]),
+        ("dense<[4294967295, 0]> : tensor<2xui32>", np.uint32, [4294967295, 0]),
+    ],
+)
 def test_dense_to_numpy_and_literals_are_exact(mlir, dtype, expect):
     ctx = make_context()
     with ctx:
@@ -324,13 +363,17 @@ def test_dense_to_numpy_and_literals_are_exact(mlir, dtype, expect):
             arr = dense_to_numpy(ir.Attribute.parse(mlir))
     assert arr.dtype == np.dtype(dtype)
     want = np.array(expect, dtype=np.float64 if np.dtype(dtype).kind not in "iuc" else np.dtype(dtype)).astype(dtype)
-    assert arr.tobytes() == want.tobytes() or (np.isnan(arr.astype(np.float64)).any() and
-                                              np.array_equal(arr.astype(np.float64), want.astype(np.float64), equal_nan=True))
+    assert arr.tobytes() == want.tobytes() or (
+        np.isnan(arr.astype(np.float64)).any() and np.array_equal(arr.astype(np.float64), want.astype(np.float64), equal_nan=True)
+    )
     lit = python_literal(arr)
-    back = np.asarray(eval(lit, {"complex": complex, "float": float}), dtype=np.float64 if np.dtype(dtype).kind == "f" or
-                      np.dtype(dtype).name.startswith(("bfloat", "float8")) else None).astype(dtype)  # noqa: S307
+    back = np.asarray(
+        eval(lit, {"complex": complex, "float": float}),
+        dtype=np.float64 if np.dtype(dtype).kind == "f" or np.dtype(dtype).name.startswith(("bfloat", "float8")) else None,
+    ).astype(dtype)  # noqa: S307
     assert np.array_equal(back.view(np.uint8), arr.view(np.uint8)) or np.array_equal(
-        back.astype(np.complex128), arr.astype(np.complex128), equal_nan=True)
+        back.astype(np.complex128), arr.astype(np.complex128), equal_nan=True
+    )
     raw = np.load(io.BytesIO(npy_bytes(arr)))
     if arr.dtype.name == "bfloat16":
         assert raw.dtype == np.uint16 and raw.tobytes() == arr.tobytes()
@@ -362,10 +405,14 @@ def test_large_bf16_constant_goes_to_npy_bit_exact():
 
 def test_composite_table_is_the_seven_way_table():
     assert supported.COMPOSITE_KINDS == {
-        "ScheduleFusion": (None, None), "MulRedSqrt": ("MulRedSqrt", "MulRedSqrt"),
-        "DotLogistic": ("DotFusion", "DotLogistic"), "Expm1": ("Elementwise", "Expm1"),
-        "Log1p": ("Elementwise", "Log1p"), "Elementwise": ("Elementwise", "Elementwise"),
-        "DotSoftmax": ("DotSoftmax", "DotSoftmax")}
+        "ScheduleFusion": (None, None),
+        "MulRedSqrt": ("MulRedSqrt", "MulRedSqrt"),
+        "DotLogistic": ("DotFusion", "DotLogistic"),
+        "Expm1": ("Elementwise", "Expm1"),
+        "Log1p": ("Elementwise", "Log1p"),
+        "Elementwise": ("Elementwise", "Elementwise"),
+        "DotSoftmax": ("DotSoftmax", "DotSoftmax"),
+    }
     assert supported.FUSION_KINDS["DotLogistic"][0] == "DotFusion"
     assert supported.FUSION_KINDS["Expm1"][0] == "Expm1"
 
@@ -411,8 +458,10 @@ def test_unsupported_reason_and_printer_agree_on_each_op():
 
 
 def _census_shard(files):
-    code = ("import json,sys; sys.path.insert(0, 'scripts'); from printer_census import census_file; "
-            "print(json.dumps({f: census_file(f) for f in sys.argv[1:]}))")
+    code = (
+        "import json,sys; sys.path.insert(0, 'scripts'); from printer_census import census_file; "
+        "print(json.dumps({f: census_file(f) for f in sys.argv[1:]}))"
+    )
     r = subprocess.run([sys.executable, "-c", code, *files], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert r.returncode == 0, f"census subprocess died (a binding abort?): {r.stderr[-2000:]}"
     import json
@@ -452,5 +501,5 @@ def test_whole_corpus_printer_agrees_with_table():
     files = iter_files([corpus_path("third_party"), corpus_path("jax")])
     per = {}
     for i in range(0, len(files), 400):
-        per.update(_census_shard(files[i:i + 400]))
+        per.update(_census_shard(files[i : i + 400]))
     _check_census(per)

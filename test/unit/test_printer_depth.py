@@ -32,20 +32,26 @@ def nested_while(depth: int) -> str:
     for d in range(depth):
         pad = "  " * (d + 1)
         x = "%x" if d == 0 else f"%a{d - 1}"
-        head += [f"{pad}%c0_{d} = stablehlo.constant dense<0> : tensor<i32>",
-                 f"{pad}%w{d}:2 = stablehlo.while(%i{d} = %c0_{d}, %a{d} = {x}) : tensor<i32>, tensor<f32>",
-                 f"{pad}cond {{",
-                 f"{pad}  %one_c{d} = stablehlo.constant dense<1> : tensor<i32>",
-                 f"{pad}  %p{d} = stablehlo.compare LT, %i{d}, %one_c{d} : (tensor<i32>, tensor<i32>) -> tensor<i1>",
-                 f"{pad}  stablehlo.return %p{d} : tensor<i1>",
-                 f"{pad}}} do {{",
-                 f"{pad}  %one{d} = stablehlo.constant dense<1> : tensor<i32>",
-                 f"{pad}  %n{d} = stablehlo.add %i{d}, %one{d} : tensor<i32>"]
+        head += [
+            f"{pad}%c0_{d} = stablehlo.constant dense<0> : tensor<i32>",
+            f"{pad}%w{d}:2 = stablehlo.while(%i{d} = %c0_{d}, %a{d} = {x}) : tensor<i32>, tensor<f32>",
+            f"{pad}cond {{",
+            f"{pad}  %one_c{d} = stablehlo.constant dense<1> : tensor<i32>",
+            f"{pad}  %p{d} = stablehlo.compare LT, %i{d}, %one_c{d} : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+            f"{pad}  stablehlo.return %p{d} : tensor<i1>",
+            f"{pad}}} do {{",
+            f"{pad}  %one{d} = stablehlo.constant dense<1> : tensor<i32>",
+            f"{pad}  %n{d} = stablehlo.add %i{d}, %one{d} : tensor<i32>",
+        ]
         inner = f"%w{d + 1}#1" if d + 1 < depth else f"%a{d}"
-        tail.append([f"{pad}  %f{d} = stablehlo.constant dense<1.0> : tensor<f32>",
-                     f"{pad}  %s{d} = stablehlo.add {inner}, %f{d} : tensor<f32>",
-                     f"{pad}  stablehlo.return %n{d}, %s{d} : tensor<i32>, tensor<f32>",
-                     f"{pad}}}"])
+        tail.append(
+            [
+                f"{pad}  %f{d} = stablehlo.constant dense<1.0> : tensor<f32>",
+                f"{pad}  %s{d} = stablehlo.add {inner}, %f{d} : tensor<f32>",
+                f"{pad}  stablehlo.return %n{d}, %s{d} : tensor<i32>, tensor<f32>",
+                f"{pad}}}",
+            ]
+        )
     lines = ["func.func @main(%x: tensor<f32>) -> tensor<f32> {"] + head
     for t in reversed(tail):
         lines += t

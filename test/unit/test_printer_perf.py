@@ -23,17 +23,26 @@ import os
 from unittest import mock
 
 import pytest
-
 from conftest import corpus_path
-from hilo_mlir.support.diagnostics import HiloError, capture_diagnostics
+
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.passes.verification import verify_supported_ops
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program
+from hilo_mlir.support.diagnostics import HiloError, capture_diagnostics
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SMALL_JAX = ["attention", "concat_heads", "decoder_layer", "logsumexp_rows", "rmsnorm", "swiglu_mlp_bf16",
-             "swiglu_mlp_nn_silu", "transcendental", "decoder_stack_L4"]
+SMALL_JAX = [
+    "attention",
+    "concat_heads",
+    "decoder_layer",
+    "logsumexp_rows",
+    "rmsnorm",
+    "swiglu_mlp_bf16",
+    "swiglu_mlp_nn_silu",
+    "transcendental",
+    "decoder_stack_L4",
+]
 
 
 class _FullCheck:
@@ -295,8 +304,11 @@ def _verify(text: str, with_census: bool):
         m = ir.Module.parse(text)
         pipe = Pipeline.from_text("builtin.module(verify-supported-ops)")
         # Without the census shortcut the pass walks every op (the slow truth).
-        with contextlib.nullcontext() if with_census else mock.patch.object(
-                verify_supported_ops, "_census_says_supported", lambda module_op, ctx: False):
+        with (
+            contextlib.nullcontext()
+            if with_census
+            else mock.patch.object(verify_supported_ops, "_census_says_supported", lambda module_op, ctx: False)
+        ):
             try:
                 pipe.run(m)
                 err = None

@@ -13,8 +13,8 @@ import os
 import re
 
 import pytest
-
 from conftest import corpus_path
+
 from hilo_mlir import penguin_ref
 from hilo_mlir.driver.compiler import compile_file, compile_module
 from hilo_mlir.driver.config import CompileConfig
@@ -63,12 +63,18 @@ def _check_common_forms(src: str):
     assert "DotGeneralOp" not in src
     for line in lines:
         if "m1.DotOp(" in line:
-            assert re.search(r"dsts=\[.*?\], lhs_batch_dimensions=\[[\d, ]*\], rhs_batch_dimensions=\[[\d, ]*\], "
-                             r"lhs_contracting_dimensions=\[[\d, ]*\], rhs_contracting_dimensions=\[[\d, ]*\], "
-                             r"op='[\w.]+'", line), line
+            assert re.search(
+                r"dsts=\[.*?\], lhs_batch_dimensions=\[[\d, ]*\], rhs_batch_dimensions=\[[\d, ]*\], "
+                r"lhs_contracting_dimensions=\[[\d, ]*\], rhs_contracting_dimensions=\[[\d, ]*\], "
+                r"op='[\w.]+'",
+                line,
+            ), line
         if "NeuronTensorOp(" in line:
-            assert re.search(r"dsts=\[.*\], xla_op='mhlo\.fusion', op='\w+'(, hilo_fusion_op='\w+')?"
-                             r"(, reduce_dims=\[[\d, ]*\])?, dl=m2\.DebugLocation\(", line), line
+            assert re.search(
+                r"dsts=\[.*\], xla_op='mhlo\.fusion', op='\w+'(, hilo_fusion_op='\w+')?"
+                r"(, reduce_dims=\[[\d, ]*\])?, dl=m2\.DebugLocation\(",
+                line,
+            ), line
     return int(m.group(1))
 
 
@@ -89,11 +95,16 @@ def test_quantize_mx_scaled_dot_device_print_module(spine):
     q = next(line for line in src.splitlines() if "QuantizeMXTensorOp(" in line)
     assert "dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e4m3fn_x4), " in q
     # the seed's form: ... scale_method=..., target_name=..., then the debug location (no xla_op tag)
-    assert re.search(r"mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', "
-                     r"dl=", q)
+    assert re.search(
+        r"mx_dtype='float8_e4m3fn', dim=1, block_size=32, scale_method='EMAX', target_name='QuantizeMX', "
+        r"dl=",
+        q,
+    )
     d = next(line for line in src.splitlines() if "m1.DotOp(" in line)
-    assert ("lhs_batch_dimensions=[0], rhs_batch_dimensions=[0], lhs_contracting_dimensions=[2], "
-            "rhs_contracting_dimensions=[2], op='mhlo.scaled_dot', element_dtype='float32', xla_op=") in d
+    assert (
+        "lhs_batch_dimensions=[0], rhs_batch_dimensions=[0], lhs_contracting_dimensions=[2], "
+        "rhs_contracting_dimensions=[2], op='mhlo.scaled_dot', element_dtype='float32', xla_op="
+    ) in d
     p = next(line for line in src.splitlines() if "DevicePrintOp(" in line)
     assert re.search(r"dsts=\[.*\], xla_op='mhlo\.device_print', prefix='x is', dl=m2\.DebugLocation\([^=]*=", p)
     assert "target_name" not in p

@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import hilo_mlir
-from conftest import ROOT
 from hilo_mlir import CompileConfig, HiloError
 
 

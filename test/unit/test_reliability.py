@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "reliability.py"
@@ -15,8 +14,9 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
 def _run(tmp_path, *args, timeout):
     out = tmp_path / "rel.json"
-    r = subprocess.run([sys.executable, str(SCRIPT), "--json", str(out), *args], capture_output=True, text=True,
-                       env=ENV, cwd=ROOT, timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, str(SCRIPT), "--json", str(out), *args], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout
+    )
     rows = json.loads(out.read_text())
     return r, {row["case"]: row for row in rows}
 
@@ -47,9 +47,24 @@ def test_reliability_campaign(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="the printer's depth limit (one indentation level per region) is fixed on the printer's branch",
-                   strict=False)
+@pytest.mark.xfail(reason="the printer's depth limit (one indentation level per region) is fixed on the printer's branch", strict=False)
 def test_deep_nesting_compiles_to_a_program_python_loads(tmp_path):
-    r, rows = _run(tmp_path, "--text", "0", "--binary", "0", "--single", "0", "--writers", "0", "--kills", "0",
-                   "--sigints", "0", "--parent-kills", "0", timeout=3600)
+    r, rows = _run(
+        tmp_path,
+        "--text",
+        "0",
+        "--binary",
+        "0",
+        "--single",
+        "0",
+        "--writers",
+        "0",
+        "--kills",
+        "0",
+        "--sigints",
+        "0",
+        "--parent-kills",
+        "0",
+        timeout=3600,
+    )
     _assert_clean(r, {k: v for k, v in rows.items() if k.startswith("while")})

@@ -102,10 +102,16 @@ def test_a_new_function_and_moves_across_functions(module):
     body = op.regions[0].blocks[0]
     helper = top_funcs(op)[1]
     ft = ir.FunctionType.get([], [])
-    f = rw.create("func.func", attributes={"sym_name": ir.StringAttr.get("extra"),
-                                           "function_type": ir.TypeAttr.get(ft),
-                                           "sym_visibility": ir.StringAttr.get("private")},
-                  regions=1, at_end=body)
+    f = rw.create(
+        "func.func",
+        attributes={
+            "sym_name": ir.StringAttr.get("extra"),
+            "function_type": ir.TypeAttr.get(ft),
+            "sym_visibility": ir.StringAttr.get("private"),
+        },
+        regions=1,
+        at_end=body,
+    )
     blk = rw.create_block(f.regions[0], [ir.RankedTensorType.get([4], ir.IntegerType.get_signless(32))])
     ret = rw.create("func.return", operands=[], at_end=blk)
     assert census.counts["func.func"] == 3
@@ -190,8 +196,13 @@ def test_nothing_recorded_for_reads_and_unchanged_attributes(module):
 
 # --------------------------------------------------------------------------- property: random edit sequences
 
-_EDITS = st.lists(st.tuples(st.sampled_from(["create", "erase", "move", "move_all", "clone", "retype", "attr"]),
-                            st.integers(0, 10_000), st.integers(0, 10_000)), min_size=1, max_size=25)
+_EDITS = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "erase", "move", "move_all", "clone", "retype", "attr"]), st.integers(0, 10_000), st.integers(0, 10_000)
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -211,9 +222,12 @@ def test_any_edit_sequence_keeps_the_census_current(edits):
             body = ops[:-1]
             if kind == "create":
                 anchor = ops[j % len(ops)]
-                rw.create("stablehlo.constant", results=[f32],
-                          attributes={"value": ir.DenseElementsAttr.get_splat(f32, ir.FloatAttr.get(ir.F32Type.get(), 1.0))},
-                          before=anchor)
+                rw.create(
+                    "stablehlo.constant",
+                    results=[f32],
+                    attributes={"value": ir.DenseElementsAttr.get_splat(f32, ir.FloatAttr.get(ir.F32Type.get(), 1.0))},
+                    before=anchor,
+                )
             elif kind == "clone" and body:
                 src = body[j % len(body)]
                 if all(not isinstance(v.owner, ir.Block) for v in src.operands) or len(src.operands) == 0:
@@ -297,10 +311,13 @@ def test_move_all_before_into_a_new_function_keeps_its_lists_in_walk_order(modul
     rw.move_all_before(batch, dst[-1])
     _assert_current(census, op)
     assert [o.name for o in census.ops_named(helper, "stablehlo.constant", "stablehlo.reduce")] == [
-        "stablehlo.constant", "stablehlo.reduce"]
+        "stablehlo.constant",
+        "stablehlo.reduce",
+    ]
     assert census.ops_named(main, "stablehlo.reduce") == []
     assert [op_key(o) for o in census.ops_named(helper, "stablehlo.add")] == [
-        op_key(o) for o in Census(op).ops_named(helper, "stablehlo.add")]
+        op_key(o) for o in Census(op).ops_named(helper, "stablehlo.add")
+    ]
     changes, tops = rw.take_changes()
     assert changes == Change.MOVE and set(tops) == {op_key(main), op_key(helper)}
 
@@ -403,9 +420,16 @@ def test_an_op_with_regions_moved_to_another_function_takes_its_nested_ops_along
     rw.set_attr(inner, "test.before", ir.UnitAttr.get())  # caches the reduce body's block -> main
     f32x4 = ops[2].results[0].type
     ft = ir.FunctionType.get([f32x4], [])
-    f = rw.create("func.func", attributes={"sym_name": ir.StringAttr.get("extra"), "function_type": ir.TypeAttr.get(ft),
-                                           "sym_visibility": ir.StringAttr.get("private")},
-                  regions=1, at_end=op.regions[0].blocks[0])
+    f = rw.create(
+        "func.func",
+        attributes={
+            "sym_name": ir.StringAttr.get("extra"),
+            "function_type": ir.TypeAttr.get(ft),
+            "sym_visibility": ir.StringAttr.get("private"),
+        },
+        regions=1,
+        at_end=op.regions[0].blocks[0],
+    )
     blk = rw.create_block(f.regions[0], [f32x4])
     ret = rw.create("func.return", operands=[], at_end=blk)
     rw.replace_all_uses_with(bcast.results[0], ops[2].results[0])

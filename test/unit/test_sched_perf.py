@@ -17,19 +17,18 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import corpus_path
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks
 from hilo_mlir.passes.scheduling.schedule_postorder import schedule_block_postorder
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.rewrite.rewriter import Change
 from hilo_mlir.testing import run_passes
-
-from conftest import corpus_path
 
 T = "tensor<4xf32>"
 
@@ -137,8 +136,7 @@ def _separately(text: str, passes: list[str]) -> tuple[str, dict]:
 def test_shared_entry_block_analysis_same_as_separate_runs(seed):
     rng = random.Random(100 + seed)
     text = "\n".join(_random_function(rng, rng.randint(5, 50), f"f{k}") for k in range(2))
-    passes = ["stablehlo-schedule-postorder", "stablehlo-analyze-schedule", "stablehlo-scatter-motion",
-              "stablehlo-hoist-compute"]
+    passes = ["stablehlo-schedule-postorder", "stablehlo-analyze-schedule", "stablehlo-scatter-motion", "stablehlo-hoist-compute"]
     shared = run_passes(text, ",".join(passes))
     assert shared == _separately(text, passes)
 
@@ -157,15 +155,18 @@ func.func @main(%a: tensor<4xbf16>, %b: tensor<2x2xf32>) -> (tensor<2x2xf32>, te
 def test_analysis_dropped_after_a_step_that_changes_the_ir():
     # memcast-motion erases the reshape and the convert the kept analysis lists:
     # hoist-compute must read the block again (a stale analysis would touch erased ops).
-    passes = ["stablehlo-schedule-postorder", "stablehlo-analyze-schedule", "stablehlo-memcast-motion",
-              "stablehlo-hoist-compute"]
+    passes = ["stablehlo-schedule-postorder", "stablehlo-analyze-schedule", "stablehlo-memcast-motion", "stablehlo-hoist-compute"]
     out, stats = run_passes(SINK, ",".join(passes))
     assert (out, stats) == _separately(SINK, passes)
     assert stats["converts-sunk"] == 1
     assert stats["hoistable"] == 3 and stats["ops-hoisted"] == 3  # reshape (now bf16), convert, multiply
     body = out.split("{", 2)[2]
-    assert body.index("stablehlo.reshape %arg0") < body.index("stablehlo.convert") < body.index("stablehlo.multiply") \
+    assert (
+        body.index("stablehlo.reshape %arg0")
+        < body.index("stablehlo.convert")
+        < body.index("stablehlo.multiply")
         < body.index("stablehlo.add %arg1")
+    )
 
 
 def test_analyze_schedule_unchanged_stamp_is_not_a_change():
@@ -189,8 +190,14 @@ def _probe(seen: list):
 
 def test_entry_block_handed_over_reaches_hoist_compute():
     seen: list = []
-    steps = [step_for("stablehlo-schedule-postorder"), _probe(seen), step_for("stablehlo-analyze-schedule"),
-             _probe(seen), step_for("stablehlo-hoist-compute"), _probe(seen)]
+    steps = [
+        step_for("stablehlo-schedule-postorder"),
+        _probe(seen),
+        step_for("stablehlo-analyze-schedule"),
+        _probe(seen),
+        step_for("stablehlo-hoist-compute"),
+        _probe(seen),
+    ]
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(SINK)
         Pipeline(steps, check_analyses=True).run(m)

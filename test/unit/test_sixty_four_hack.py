@@ -15,13 +15,12 @@ import pathlib
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_sixty_four_hack_programs import programs
 
 from hilo_mlir import testing
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
-
-from test_sixty_four_hack_programs import programs
+from hilo_mlir.support.diagnostics import HiloError
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "legalization" / "sixty-four-hack.mlir"
 
@@ -110,8 +109,7 @@ def test_refusal_is_one_error_and_the_module_is_untouched():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(programs(main_types=("i64", "ui64", "i64", "ui64", "i32"), arg_types=("i32", "ui32", "i16", "ui8"),
-                fit32_constants=True))
+@given(programs(main_types=("i64", "ui64", "i64", "ui64", "i32"), arg_types=("i32", "ui32", "i16", "ui8"), fit32_constants=True))
 def test_accepted_and_proven_programs_compute_the_64_bit_numbers(prog):
     text, inputs = prog
     try:
@@ -128,15 +126,19 @@ def test_accepted_and_proven_programs_compute_the_64_bit_numbers(prog):
 
 @pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
-@given(programs(main_types=("i64", "ui64", "i64", "ui64", "i32"), arg_types=("i32", "ui32", "i16", "ui8"),
-                fit32_constants=True, n_ops=(4, 20)))
+@given(
+    programs(main_types=("i64", "ui64", "i64", "ui64", "i32"), arg_types=("i32", "ui32", "i16", "ui8"), fit32_constants=True, n_ops=(4, 20))
+)
 def test_accepted_and_proven_programs_compute_the_64_bit_numbers_long(prog):
     test_accepted_and_proven_programs_compute_the_64_bit_numbers.hypothesis.inner_test(prog)
 
 
 def test_debug_lines_only_when_asked():
-    text = chunk("proven").replace("%x: tensor<4xi32>", "%x0: tensor<4xi64>").replace(
-        "%xw = stablehlo.convert %x : (tensor<4xi32>) -> tensor<4xi64>", "%xw = stablehlo.add %x0, %x0 : tensor<4xi64>")
+    text = (
+        chunk("proven")
+        .replace("%x: tensor<4xi32>", "%x0: tensor<4xi64>")
+        .replace("%xw = stablehlo.convert %x : (tensor<4xi32>) -> tensor<4xi64>", "%xw = stablehlo.add %x0, %x0 : tensor<4xi64>")
+    )
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(text)
         quiet = Pipeline.from_text("builtin.module(stablehlo-sixty-four-hack)")
@@ -144,14 +146,24 @@ def test_debug_lines_only_when_asked():
             quiet.run(m)
     assert quiet.log == []
     out, log, _ = narrow(chunk("threefry_counter").replace("() ->", "(%q: tensor<2xi64>) ->"))
-    assert log == ["[stablehlo-sixty-four-hack] narrowed without a proof: argument #0 of @threefry_counter "
-                   "(tensor<2xi64>) may hold [-9223372036854775808, 9223372036854775807]; i32 holds [-2147483648, 2147483647]"]
+    assert log == [
+        "[stablehlo-sixty-four-hack] narrowed without a proof: argument #0 of @threefry_counter "
+        "(tensor<2xi64>) may hold [-9223372036854775808, 9223372036854775807]; i32 holds [-2147483648, 2147483647]"
+    ]
 
 
 #: stablehlo_testdata modules sixty-four-hack refused before the range proofs (a 64-bit shift, popcnt).
-NOW_NARROWED = ["iota_2x32_shape_", "population_count_uint64_3", "random_categorical_bfloat16_5_4",
-                "random_categorical_float16_5_4", "random_categorical_float16_8", "random_categorical_float32_5_4",
-                "random_randint_", "random_split_", "shift_right_logical_uint64_20_20_uint64_20_20"]
+NOW_NARROWED = [
+    "iota_2x32_shape_",
+    "population_count_uint64_3",
+    "random_categorical_bfloat16_5_4",
+    "random_categorical_float16_5_4",
+    "random_categorical_float16_8",
+    "random_categorical_float32_5_4",
+    "random_randint_",
+    "random_split_",
+    "shift_right_logical_uint64_20_20_uint64_20_20",
+]
 
 
 @pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])

@@ -43,8 +43,12 @@ def dropout_mask(key_data):
 
 def _args(seed=0):
     r = np.random.default_rng(seed)
-    params = ((r.standard_normal((8, 16)) / 3).astype(np.float32), np.zeros(16, np.float32),
-              (r.standard_normal((16, 4)) / 4).astype(np.float32), np.zeros(4, np.float32))
+    params = (
+        (r.standard_normal((8, 16)) / 3).astype(np.float32),
+        np.zeros(16, np.float32),
+        (r.standard_normal((16, 4)) / 4).astype(np.float32),
+        np.zeros(4, np.float32),
+    )
     return params, r.standard_normal((4, 8)).astype(np.float32), r.standard_normal((4, 4)).astype(np.float32)
 
 
@@ -99,8 +103,11 @@ def test_hilo2penguin_cli_compiles_the_exported_step(spine, tmp_path):
     params, x, y = _args(1)
     src = tmp_path / "step.mlir"
     src.write_text(jax.export.export(jax.jit(train_step))(params, x, y, _key(0)).mlir_module())
-    r = subprocess.run([sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"),
-                        "--spine", spine], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(tmp_path / "out"), "--spine", spine],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     got = penguin_ref.run(str(tmp_path / "out" / "penguin.py"), [*params, x, y, _key(5)])
     want = jax.tree_util.tree_leaves(jax.jit(train_step)(params, x, y, _key(5)))

@@ -19,9 +19,13 @@ N = 6  # elements per value
 
 #: element type -> (numpy dtype, signed, width)
 TYPES = {
-    "i64": (np.int64, True, 64), "ui64": (np.uint64, False, 64),
-    "i32": (np.int32, True, 32), "ui32": (np.uint32, False, 32),
-    "i16": (np.int16, True, 16), "ui8": (np.uint8, False, 8), "i8": (np.int8, True, 8),
+    "i64": (np.int64, True, 64),
+    "ui64": (np.uint64, False, 64),
+    "i32": (np.int32, True, 32),
+    "ui32": (np.uint32, False, 32),
+    "i16": (np.int16, True, 16),
+    "ui8": (np.uint8, False, 8),
+    "i8": (np.int8, True, 8),
 }
 
 
@@ -38,22 +42,73 @@ def values(t: str, fit32: bool = False):
     lo, hi = bounds(t)
     if fit32:
         lo, hi = max(lo, -(1 << 31)), min(hi, (1 << 31) - 1 if TYPES[t][1] else (1 << 32) - 1)
-    spots = [v for v in (0, 1, 2, 3, 7, 31, 32, 33, 63, 64, -1, -2, 255, (1 << 31) - 1, 1 << 31, (1 << 32) - 1,
-                         1 << 32, -(1 << 31), -(1 << 31) - 1, lo, hi, lo + 1, hi - 1) if lo <= v <= hi]
-    return st.one_of(st.sampled_from(spots), st.integers(-8, 8).filter(lambda v: lo <= v <= hi),
-                     st.integers(lo, hi))
+    spots = [
+        v
+        for v in (
+            0,
+            1,
+            2,
+            3,
+            7,
+            31,
+            32,
+            33,
+            63,
+            64,
+            -1,
+            -2,
+            255,
+            (1 << 31) - 1,
+            1 << 31,
+            (1 << 32) - 1,
+            1 << 32,
+            -(1 << 31),
+            -(1 << 31) - 1,
+            lo,
+            hi,
+            lo + 1,
+            hi - 1,
+        )
+        if lo <= v <= hi
+    ]
+    return st.one_of(st.sampled_from(spots), st.integers(-8, 8).filter(lambda v: lo <= v <= hi), st.integers(lo, hi))
 
 
 def _dense(vals) -> str:
     return "dense<[" + ", ".join(str(int(v)) for v in vals) + "]>"
 
 
-BINARY = ["add", "subtract", "multiply", "and", "or", "xor", "maximum", "minimum",
-          "shift_left", "shift_right_logical", "shift_right_arithmetic"]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "and",
+    "or",
+    "xor",
+    "maximum",
+    "minimum",
+    "shift_left",
+    "shift_right_logical",
+    "shift_right_arithmetic",
+]
 UNARY = ["not", "negate", "popcnt", "count_leading_zeros"]
 SIGNED_UNARY = ["abs", "sign"]
-KINDS = ["const", "iota", "bcast", "binary", "binary", "binary", "unary", "divide", "select", "clamp",
-         "convert", "concat", "reduce", "while"]
+KINDS = [
+    "const",
+    "iota",
+    "bcast",
+    "binary",
+    "binary",
+    "binary",
+    "unary",
+    "divide",
+    "select",
+    "clamp",
+    "convert",
+    "concat",
+    "reduce",
+    "while",
+]
 
 
 @st.composite
@@ -126,8 +181,12 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
         elif kind == "divide":  # divisor in [1, 127]: the interpreter traps on x / 0
             a, b = pick(t), pick(t)
             m, one, d0, d = f"%m{k[0]}", f"%o{k[0]}", f"%d{k[0]}", f"%e{k[0]}"
-            lines += [f"  {m} = stablehlo.constant dense<127> : {ty(t)}", f"  {one} = stablehlo.constant dense<1> : {ty(t)}",
-                      f"  {d0} = stablehlo.and {b}, {m} : {ty(t)}", f"  {d} = stablehlo.or {d0}, {one} : {ty(t)}"]
+            lines += [
+                f"  {m} = stablehlo.constant dense<127> : {ty(t)}",
+                f"  {one} = stablehlo.constant dense<1> : {ty(t)}",
+                f"  {d0} = stablehlo.and {b}, {m} : {ty(t)}",
+                f"  {d} = stablehlo.or {d0}, {one} : {ty(t)}",
+            ]
             op = draw(st.sampled_from(["divide", "remainder"]))
             lines.append(f"  {new(t)} = stablehlo.{op} {a}, {d} : {ty(t)}")
         elif kind == "select":
@@ -155,7 +214,9 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
             init = draw(values(t, fit32_constants))
             z, r = f"%z{k[0]}", f"%q{k[0]}"
             lines.append(f"  {z} = stablehlo.constant dense<{init}> : tensor<{t}>")
-            lines.append(f"  {r} = stablehlo.reduce({a} init: {z}) applies stablehlo.{op} across dimensions = [0] : ({ty(t)}, tensor<{t}>) -> tensor<{t}>")
+            lines.append(
+                f"  {r} = stablehlo.reduce({a} init: {z}) applies stablehlo.{op} across dimensions = [0] : ({ty(t)}, tensor<{t}>) -> tensor<{t}>"
+            )
             lines.append(f"  {new(t)} = stablehlo.broadcast_in_dim {r}, dims = [] : (tensor<{t}>) -> {ty(t)}")
         elif kind == "while":
             x, c = pick(t), pick(t)
@@ -183,6 +244,5 @@ def programs(draw, main_types=tuple(TYPES), arg_types=None, n_ops=(2, 12), kinds
         results = [(const(t0), t0)]
     sig = ", ".join(ty(t) for _, t in results)
     body = "\n".join(lines)
-    text = (f"func.func @main({', '.join(args)}) -> ({sig}) {{\n{body}\n"
-            f"  return {', '.join(v for v, _ in results)} : {sig}\n}}\n")
+    text = f"func.func @main({', '.join(args)}) -> ({sig}) {{\n{body}\n  return {', '.join(v for v, _ in results)} : {sig}\n}}\n"
     return text, inputs

@@ -14,8 +14,8 @@ import collections
 
 import pytest
 
-from hilo_mlir.passmanager import registry
 from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.rewrite.rewriter import Change
 
@@ -160,8 +160,10 @@ def _unported(arg: str) -> bool:
 def _params(cases, ids):
     """``cases`` as pytest params; those of a pass not yet ported to ctx.rewriter (counted as
     'everything changed') expected to fail until it is."""
-    return [pytest.param(*c, id=i, marks=[pytest.mark.xfail(strict=True, reason="pass not yet ported")]
-                         if _unported(c[0]) else []) for c, i in zip(cases, ids)]
+    return [
+        pytest.param(*c, id=i, marks=[pytest.mark.xfail(strict=True, reason="pass not yet ported")] if _unported(c[0]) else [])
+        for c, i in zip(cases, ids)
+    ]
 
 
 NOTHING_TO_DO = [
@@ -243,8 +245,14 @@ def test_attribute_stamping_passes_keep_the_census_and_reruns_record_nothing():
         seen.append(ctx.census)
 
     info = registry.PassInfo("test-look-census", "records the census", look, anchor="builtin.module")
-    steps = [Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization"),
-             Step(info, info.argument), step_for("stablehlo-penguinize-io"), step_for("stablehlo-tensorizer-legalization")]
+    steps = [
+        Step(info, info.argument),
+        step_for("stablehlo-penguinize-io"),
+        step_for("stablehlo-tensorizer-legalization"),
+        Step(info, info.argument),
+        step_for("stablehlo-penguinize-io"),
+        step_for("stablehlo-tensorizer-legalization"),
+    ]
     with make_context():
         m = ir.Module.parse(MAIN_STAMPED)
         pipe = Pipeline(steps, check_analyses=True)
@@ -258,8 +266,7 @@ def test_attribute_stamping_passes_keep_the_census_and_reruns_record_nothing():
     # attributes only: the census survived both passes; the verifier ran after the first
     # (stamping) runs only; the re-runs found everything already stamped and recorded nothing.
     assert len(seen) == 2 and seen[0] is seen[1]
-    assert [c for _, c in pipe.changes] == [Change.NONE, Change.ATTRIBUTE, Change.ATTRIBUTE,
-                                           Change.NONE, Change.NONE, Change.NONE]
+    assert [c for _, c in pipe.changes] == [Change.NONE, Change.ATTRIBUTE, Change.ATTRIBUTE, Change.NONE, Change.NONE, Change.NONE]
     assert [n for n, _ in pipe.verify_timings] == [
         "StableHLOPenguinizeFunctions (stablehlo-penguinize-io)",
         "StableHLOTensorizerLegalization (stablehlo-tensorizer-legalization)",

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 
-import re
-
 import pytest
-
 from conftest import CORPUS, corpus_path
 
 from hilo_mlir.passmanager import registry
@@ -169,9 +167,7 @@ def test_dump_pass_pipeline_matches_seed(capsys, spine, table, preset):
         assert fusion == [fusion[0].split("{")[0] + "{fuse-dot-logistic=true general-elementwise-fusion=true}"]
     else:
         # Only step 1a carries a fixed option (keeps input mhlo.fusion ops for step 14a).
-        assert [ln for ln in lines if "{" in ln] == (
-            ["hlo-legalize-to-stablehlo{allow-xla-features=true}"] if spine == "stablehlo" else []
-        )
+        assert [ln for ln in lines if "{" in ln] == (["hlo-legalize-to-stablehlo{allow-xla-features=true}"] if spine == "stablehlo" else [])
 
 
 def test_dump_pass_pipeline_single_gates(capsys):
@@ -179,7 +175,7 @@ def test_dump_pass_pipeline_single_gates(capsys):
     base = dump(capsys)
     with_9 = dump(capsys, "--enable-cross-pass-tensors")
     i = with_9.index("identify-cross-pass-tensors")
-    assert with_9[i + 1] == "rematerialize" and with_9[:i] + with_9[i + 2:] == base
+    assert with_9[i + 1] == "rematerialize" and with_9[:i] + with_9[i + 2 :] == base
     no64 = dump(capsys, "--disable-sixty-four-hack")
     assert "sixty-four-hack" in base and no64 == [a for a in base if a != "sixty-four-hack"]
     va = dump(capsys, "--spine", "stablehlo", "--enable-verify-aliasing")
@@ -213,6 +209,7 @@ def _jax_modules(include_large: bool):
 def _compile_all_ways(path):
     from hilo_mlir.driver import compiler
     from hilo_mlir.driver.config import CompileConfig
+
     for spine in ("mhlo", "stablehlo"):
         for preset in ("default", "all"):
             cfg = CompileConfig.preset(preset).replace(stablehlo=spine == "stablehlo")
@@ -250,7 +247,10 @@ def test_hilo2penguin_on_hlo_proto(tmp_path):
     out = tmp_path / "out"
     r = subprocess.run(
         [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(pb), "-o", str(out)],
-        capture_output=True, text=True, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": os.getcwd()},
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
     )
     assert r.returncode == 0, r.stderr
     src = (out / "penguin.py").read_text()
@@ -264,7 +264,8 @@ def test_hlo_proto_failure_is_ncc_drv001(tmp_path):
     bad.write_bytes(b"\x0a\x05hello\xff\xff not a proto")
     r = subprocess.run(
         [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 1
     assert "NCC_DRV001: The conversion from HLO to MHLO failed, status:" in r.stderr

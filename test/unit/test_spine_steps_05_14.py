@@ -92,8 +92,29 @@ def test_lower_complex_extra_numbers():
     after, stats = run_passes(COMPLEX_EXTRA, "stablehlo-lower-complex-extra")
     assert stats["ops-lowered"] == 4
     assert "stablehlo.atan2" in after and "stablehlo.cosine" in after
-    ins = [np.array([1 + 2j, -3 + 0.5j, 0j, -4 - 0j, -4 + 0j, 2.5 - 1j, -0.25 - 7j, 1e-3 + 1e-3j,
-                     3 + 4j, -1 + 0j, 0 + 1j, 0 - 1j, 5 + 0j, -2 - 2j, 0.5 + 0.5j, 10 - 3j], dtype=np.complex64)]
+    ins = [
+        np.array(
+            [
+                1 + 2j,
+                -3 + 0.5j,
+                0j,
+                -4 - 0j,
+                -4 + 0j,
+                2.5 - 1j,
+                -0.25 - 7j,
+                1e-3 + 1e-3j,
+                3 + 4j,
+                -1 + 0j,
+                0 + 1j,
+                0 - 1j,
+                5 + 0j,
+                -2 - 2j,
+                0.5 + 0.5j,
+                10 - 3j,
+            ],
+            dtype=np.complex64,
+        )
+    ]
     # log(0) = -inf + 0j on both sides; compare finite entries with a tolerance, the rest exactly.
     a = evaluate(COMPLEX_EXTRA, ins)
     b = evaluate(after, ins)
@@ -180,8 +201,12 @@ def test_lower_complex_extreme_magnitudes_match_xla(dtype, max_exp):
     text = _complex_module(ft, n)
     after, _ = run_passes(text, "stablehlo-lower-complex,stablehlo-lower-complex-extra")
     for line in after.splitlines():  # only real/imag/complex still touch complex values
-        assert "complex<" not in line or any(f"stablehlo.{k} " in line for k in ("real", "imag", "complex")) \
-            or "func.func" in line or "return" in line, line
+        assert (
+            "complex<" not in line
+            or any(f"stablehlo.{k} " in line for k in ("real", "imag", "complex"))
+            or "func.func" in line
+            or "return" in line
+        ), line
     want, got = _xla(text, [a, b]), _xla(after, [a, b])
     eps = np.finfo(np.float32 if ft == "f32" else np.float64).eps
     for name, x, y in zip(("divide", "abs", "log", "sqrt"), want, got):
@@ -369,6 +394,7 @@ def test_rematerialize_bit_exact(spine):
 
 # --------------------------------------------------------------------------- corpus robustness
 
+
 def _corpus_files(*patterns):
     from conftest import corpus_path
 
@@ -381,14 +407,18 @@ def _corpus_files(*patterns):
 
 # Every pass of this family, on both spines' dialects, over corpus modules with
 # the ops it matches (complex numbers, convolutions, collectives, barriers, reduces).
-_PASSES_MHLO = ("neuron-control-dep-tuple-simplifier,collective-broadcast-to-all-gather,canonicalize-conv,"
-                "lower-complex,lower-complex-extra,remove-optimization-barriers,identify-cross-pass-tensors,"
-                "rematerialize{distance=4},coalesce-collective-ops,convert-fs-pattern-to-custom-calls,neuron-inst-combine")
-_PASSES_SHLO = ("convert-custom-call-to-all-reduce,stablehlo-neuron-control-dep-tuple-simplifier,"
-                "collective-broadcast-to-all-gather,stablehlo-canonicalize-conv,stablehlo-lower-complex,"
-                "stablehlo-lower-complex-extra,remove-optimization-barriers,stablehlo-identify-cross-pass-tensors,"
-                "stablehlo-rematerialize{distance=4},stablehlo-coalesce-collective-ops,"
-                "stablehlo-convert-fs-pattern-to-custom-calls,neuron-inst-combine")
+_PASSES_MHLO = (
+    "neuron-control-dep-tuple-simplifier,collective-broadcast-to-all-gather,canonicalize-conv,"
+    "lower-complex,lower-complex-extra,remove-optimization-barriers,identify-cross-pass-tensors,"
+    "rematerialize{distance=4},coalesce-collective-ops,convert-fs-pattern-to-custom-calls,neuron-inst-combine"
+)
+_PASSES_SHLO = (
+    "convert-custom-call-to-all-reduce,stablehlo-neuron-control-dep-tuple-simplifier,"
+    "collective-broadcast-to-all-gather,stablehlo-canonicalize-conv,stablehlo-lower-complex,"
+    "stablehlo-lower-complex-extra,remove-optimization-barriers,stablehlo-identify-cross-pass-tensors,"
+    "stablehlo-rematerialize{distance=4},stablehlo-coalesce-collective-ops,"
+    "stablehlo-convert-fs-pattern-to-custom-calls,neuron-inst-combine"
+)
 
 
 @pytest.mark.slow
@@ -396,8 +426,10 @@ def test_corpus_steps_5_14_no_crash_or_verifier_failure():
     import re
 
     files = _corpus_files("mhlo_tests/*.mlir", "stablehlo_testdata/*.mlir")
-    key = re.compile(r"complex<|convolution|collective_broadcast|all_gather|all_reduce|reduce_scatter|"
-                     r"optimization_barrier|custom_call|reduce\(|\.reduce\"|exponential")
+    key = re.compile(
+        r"complex<|convolution|collective_broadcast|all_gather|all_reduce|reduce_scatter|"
+        r"optimization_barrier|custom_call|reduce\(|\.reduce\"|exponential"
+    )
     ran = 0
     for f in files:
         text = f.read_text()
@@ -469,6 +501,7 @@ def test_fs_pattern_is_a_softmax_over_the_stamped_dim(source):
 
 # --------------------------------------------------------------------------- verify-supported-ops (step 4)
 
+
 @pytest.mark.parametrize("name", ["attention", "decoder_layer", "rmsnorm", "swiglu_mlp_bf16", "transcendental"])
 def test_verify_supported_ops_accepts_the_jax_corpus(name):
     from conftest import corpus_path
@@ -498,6 +531,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 
 # --------------------------------------------------------------------------- convert-custom-call-to-all-reduce (1b)
+
 
 def test_custom_call_to_all_reduce_on_the_mlir_hlo_case():
     from conftest import corpus_path

@@ -14,15 +14,25 @@ import numpy as np
 import pytest
 from conftest import corpus_path
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.ir.utils import type_bytes
 from hilo_mlir.passes.scheduling.analyze_schedule import peak_live_bytes
 from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.testing import evaluate, find_main, random_inputs
 
-MINE = ["fold-iota", "schedule-postorder", "analyze-schedule", "replace-token-type-with-u8", "scatter-motion",
-        "schedule-fusion", "hoist-compute", "memcast-motion", "prune-functions", "sixty-four-hack"]
+MINE = [
+    "fold-iota",
+    "schedule-postorder",
+    "analyze-schedule",
+    "replace-token-type-with-u8",
+    "scatter-motion",
+    "schedule-fusion",
+    "hoist-compute",
+    "memcast-motion",
+    "prune-functions",
+    "sixty-four-hack",
+]
 
 
 def run(text: str, pipeline: str, stats: bool = False):
@@ -283,7 +293,13 @@ def test_hoist_compute_semantics_with_parameters(pipeline):
     src = src.replace("func.func public @main(", "func.func public @main(", 1)
     head, rest = src.split("func.func public @main(", 1)
     sig, body = rest.split("{\n", 1)
-    marked = head + "func.func public @main(" + sig.rstrip() + " attributes {slowChangingIns = dense<[1, 2, 3, 4, 5, 6, 7]> : tensor<7xi32>} {\n" + body
+    marked = (
+        head
+        + "func.func public @main("
+        + sig.rstrip()
+        + " attributes {slowChangingIns = dense<[1, 2, 3, 4, 5, 6, 7]> : tensor<7xi32>} {\n"
+        + body
+    )
     out, stats = run(marked, pipeline, stats=True)
     hoisted = sum(c["ops-hoisted"] for c in stats.values())
     assert hoisted > 0

@@ -14,8 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
+from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.testing import evaluate, random_inputs, run_passes
 
 
@@ -105,7 +105,10 @@ def test_dot_to_dot_general_bit_exact_on_xla():
 
 def test_canonicalize_for_tensorizer_is_idempotent_and_linear_on_long_chain():
     # 400 reshapes in a chain collapse to one in a single sweep.
-    lines = ["func.func @main(%a: tensor<2x3xf32>) -> tensor<6xf32> {", "  %v0 = stablehlo.reshape %a : (tensor<2x3xf32>) -> tensor<3x2xf32>"]
+    lines = [
+        "func.func @main(%a: tensor<2x3xf32>) -> tensor<6xf32> {",
+        "  %v0 = stablehlo.reshape %a : (tensor<2x3xf32>) -> tensor<3x2xf32>",
+    ]
     for i in range(1, 400):
         src_t, dst_t = ("tensor<3x2xf32>", "tensor<6x1xf32>") if i % 2 else ("tensor<6x1xf32>", "tensor<3x2xf32>")
         lines.append(f"  %v{i} = stablehlo.reshape %v{i - 1} : ({src_t}) -> {dst_t}")
@@ -189,9 +192,7 @@ def test_tensorizer_legalization_then_alias_then_verify():
       %0 = stablehlo.add %arg0, %arg1 : tensor<3xf32>
       return %0, %arg1, %0 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
     }"""
-    after, stats = run_passes(
-        text, "stablehlo-tensorizer-legalization,stablehlo-legalize-alias,stablehlo-verify-aliasing"
-    )
+    after, stats = run_passes(text, "stablehlo-tensorizer-legalization,stablehlo-legalize-alias,stablehlo-verify-aliasing")
     assert stats["outputs-copied"] == 2 and stats["aliasing-copies"] == 1 and stats["aliases-checked"] == 1
     assert after.count("@AliasingCopy(") == 3
     assert 'output_names = ["output_0", "output_1", "output_2"]' in after
@@ -326,8 +327,10 @@ def test_stablehlo_tensorizer_legalization_splat_stage_bit_exact():
     off, stats_off = run_passes(text, "stablehlo-tensorizer-legalization{splat-threshold=65}")
     assert "large-splats-broadcast" not in stats_off and "broadcast_in_dim" not in off
     # The interpreter cannot run the output copy (a custom_call): compare with it bypassed.
-    plain = after.replace('stablehlo.custom_call @AliasingCopy(%arg0) {neuron.symName = "output_2"} : (tensor<8x8xf32>) -> tensor<8x8xf32>',
-                          "stablehlo.reshape %arg0 : (tensor<8x8xf32>) -> tensor<8x8xf32>")
+    plain = after.replace(
+        'stablehlo.custom_call @AliasingCopy(%arg0) {neuron.symName = "output_2"} : (tensor<8x8xf32>) -> tensor<8x8xf32>',
+        "stablehlo.reshape %arg0 : (tensor<8x8xf32>) -> tensor<8x8xf32>",
+    )
     assert plain != after
     ctx = make_context()
     with ctx:

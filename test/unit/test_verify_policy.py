@@ -16,13 +16,13 @@ import sys
 import pytest
 
 from hilo_mlir.driver import compiler
-from hilo_mlir.passmanager import registry
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir, make_context
 from hilo_mlir.ir.utils import find_main
+from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step
 from hilo_mlir.rewrite.rewriter import Change
+from hilo_mlir.support.diagnostics import HiloError
 
 pytestmark = pytest.mark.binary_verification
 
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.binary_verification
 def _default_mode(monkeypatch):
     """These tests are about the default policy: the checking mode (which verifies after every pass) is off."""
     monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+
 
 SRC = """
 func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -137,8 +138,7 @@ def test_a_verifier_failure_after_silent_passes_says_they_were_not_verified():
         with pytest.raises(HiloError) as e:
             pipe.run(m)
     assert "verifier failed after pass 'test-touch'" in e.value.message  # the first pass that recorded a change
-    assert any("not verified after (test-sneaky)" in n.message and "HILO_MLIR_CHECK_ANALYSES=1" in n.message
-               for n in e.value.notes)
+    assert any("not verified after (test-sneaky)" in n.message and "HILO_MLIR_CHECK_ANALYSES=1" in n.message for n in e.value.notes)
 
 
 def test_a_plugin_pass_is_verified_after_even_when_it_recorded_nothing():
@@ -156,8 +156,7 @@ def test_a_plugin_pass_is_verified_after_even_when_it_recorded_nothing():
 def broken_spine(monkeypatch):
     """The spine's call-inliner (always on) breaks dominance instead."""
     info = registry.get("call-inliner")
-    monkeypatch.setitem(registry._REGISTRY, "call-inliner",
-                        dataclasses.replace(info, run=_break_dominance))
+    monkeypatch.setitem(registry._REGISTRY, "call-inliner", dataclasses.replace(info, run=_break_dominance))
 
 
 def test_compile_default_policy_reports_the_module_and_how_to_find_the_pass(broken_spine):

@@ -39,6 +39,7 @@ def read_memory(size: int) -> int:
     """Bytes of address space the reading child may add for an input of ``size`` bytes: 2 GiB + 32 x the input."""
     return 2 * 2**30 + 32 * size
 
+
 #: What reads each binary kind, and what the file then is not (one wording for single-file and batch mode).
 READERS = {
     "bytecode": ("the MLIR bytecode reader", "not MLIR bytecode"),
@@ -50,8 +51,7 @@ READERS = {
 def _error_header(e: HiloError, filename: str) -> dict:
     from hilo_mlir.support.diagnostics import location_to_str
 
-    return {"error": {"message": e.message, "code": e.code,
-                      "loc": location_to_str(e.loc, filename) if e.loc is not None else None}}
+    return {"error": {"message": e.message, "code": e.code, "loc": location_to_str(e.loc, filename) if e.loc is not None else None}}
 
 
 def _touch(module) -> None:
@@ -78,9 +78,9 @@ def _touch(module) -> None:
 
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
-    from hilo_mlir.support.diagnostics import from_mlir_error
-    from hilo_mlir.ir import ir, make_context
     from hilo_mlir.driver.frontend.loading import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
+    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.support.diagnostics import from_mlir_error
 
     try:
         ctx = make_context(allow_unregistered)
@@ -145,8 +145,11 @@ def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool 
     if h.get("ok") and len(res.payload) == h.get("size") and res.signal is None and res.exit_code == 0:
         return res.payload
     if h.get("out_of_memory") or b"bad_alloc" in res.stderr or b"out of memory" in res.stderr:
-        raise HiloError(f"{who} ran out of memory on this input (it may use {memory / 2**30:.1f} GiB for a "
-                        f"{len(data):,}-byte file); the file is corrupt or {what}", filename=filename)
+        raise HiloError(
+            f"{who} ran out of memory on this input (it may use {memory / 2**30:.1f} GiB for a "
+            f"{len(data):,}-byte file); the file is corrupt or {what}",
+            filename=filename,
+        )
     why = explaining_line(res.stderr)
     how = f"crashed ({res.signal})" if res.signal else f"ended without a result (exit status {res.exit_code})"
     raise HiloError(f"{who} {how} on this input; the file is corrupt or {what}" + (f" ({why})" if why else ""), filename=filename)

@@ -45,14 +45,14 @@ def _groups(text: str, mark: int):
     open3 = mark + 3
     close3 = text.find("]", open3)
     x = text.rfind("]x[", 0, close2)
-    if close3 < 0 or x < 0 or "[" in text[x + 3:close2] or "\n" in text[x:close3]:
+    if close3 < 0 or x < 0 or "[" in text[x + 3 : close2] or "\n" in text[x:close3]:
         return None
     open2 = x + 2
     close1 = x
     open1 = text.rfind("[", 0, close1)
-    if open1 < 0 or "]" in text[open1 + 1:close1]:
+    if open1 < 0 or "]" in text[open1 + 1 : close1]:
         return None
-    return [(open1 + 1, text[open1 + 1:close1]), (open2 + 1, text[open2 + 1:close2]), (open3 + 1, text[open3 + 1:close3])]
+    return [(open1 + 1, text[open1 + 1 : close1]), (open2 + 1, text[open2 + 1 : close2]), (open3 + 1, text[open3 + 1 : close3])]
 
 
 def check_dim_numbers(text: str, filename: str) -> None:
@@ -77,7 +77,9 @@ def check_dim_numbers(text: str, filename: str) -> None:
                     raise HiloError(
                         f"dimension {tok} in a convolution's dim_numbers is out of range: the layout "
                         f"[{body.strip()}] has {rank} dimensions",
-                        loc=_loc(text, at, filename), filename=filename)
+                        loc=_loc(text, at, filename),
+                        filename=filename,
+                    )
                 off += len(e) + 1
         pos = text.find(_MARK, pos + len(_MARK))
 
@@ -182,7 +184,9 @@ def check_constants(constants, filename: str, headroom: int | None = None) -> No
             raise HiloError(
                 f"'{c.name}' op: this {_mb(n)} constant does not fit in the memory left "
                 f"(writing it out needs about {_mb(CONSTANT_COPIES * n)}; {_mb(left)} available)",
-                loc=c.location, filename=filename)
+                loc=c.location,
+                filename=filename,
+            )
 
 
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -198,7 +202,7 @@ def _string_bytes(body: str) -> bytes:
         c = body[i]
         if c == "\\" and i + 1 < len(body):
             if _HEX2.fullmatch(body, i + 1, i + 3):
-                out.append(int(body[i + 1:i + 3], 16))
+                out.append(int(body[i + 1 : i + 3], 16))
                 i += 3
                 continue
             out += _ESCAPES.get(body[i + 1], body[i + 1].encode("utf-8"))

@@ -42,8 +42,10 @@ class UnprintableOps(HiloError):
         """One ``file:line:col: error: ...`` line per blocking op (then one line for those past :data:`LIMIT`)."""
         out = [e.format(filename) for e in self.errors]
         if self.more:
-            out.append(f"{filename or self.filename}: error: {self.more} more ops cannot be emitted by the Penguin printer "
-                       f"(the first {len(self.errors)} are listed)")
+            out.append(
+                f"{filename or self.filename}: error: {self.more} more ops cannot be emitted by the Penguin printer "
+                f"(the first {len(self.errors)} are listed)"
+            )
         return out
 
 

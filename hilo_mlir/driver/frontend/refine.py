@@ -64,19 +64,22 @@ def _check_admits(entry, texts, types, filename) -> None:
     ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
     args = list(ftype.inputs)
     if len(types) != len(args):
-        raise HiloError(f"--input-types gives {len(types)} type{'s' if len(types) != 1 else ''} but @main takes "
-                        f"{len(args)} argument{'s' if len(args) != 1 else ''}",
-                        loc=entry.location, filename=filename)
+        raise HiloError(
+            f"--input-types gives {len(types)} type{'s' if len(types) != 1 else ''} but @main takes "
+            f"{len(args)} argument{'s' if len(args) != 1 else ''}",
+            loc=entry.location,
+            filename=filename,
+        )
     for i, (text, t, a) in enumerate(zip(texts, types, args)):
         if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape or t.encoding is not None:
-            raise HiloError(f"input type #{i} {text} is not a static tensor type (every dimension must be given)",
-                            loc=entry.location, filename=filename)
+            raise HiloError(
+                f"input type #{i} {text} is not a static tensor type (every dimension must be given)", loc=entry.location, filename=filename
+            )
         ok = isinstance(a, (ir.RankedTensorType, ir.UnrankedTensorType)) and str(a.element_type) == str(t.element_type)
         if ok and isinstance(a, ir.RankedTensorType):
             ok = a.rank == t.rank and all(ad == td for ad, td in zip(a.shape, t.shape) if not ir.ShapedType.is_dynamic_size(ad))
         if not ok:
-            raise HiloError(f"input type #{i} {text} does not fit @main argument #{i} of type {a}",
-                            loc=entry.location, filename=filename)
+            raise HiloError(f"input type #{i} {text} does not fit @main argument #{i} of type {a}", loc=entry.location, filename=filename)
 
 
 def _assertion_message(text: str) -> str:
@@ -90,7 +93,7 @@ def _assertion_message(text: str) -> str:
                     depth += ch == "("
                     depth -= ch == ")"
                     if ch == ")" and depth == 0:
-                        msg = msg[k + 1:].lstrip(": ")
+                        msg = msg[k + 1 :].lstrip(": ")
                         break
             return msg
     return " ".join(text.split())
@@ -109,9 +112,9 @@ def refine_shapes(loaded, input_types) -> None:
             shape assertion that fails (JAX's message quoted), a shape that
             stays dynamic.
     """
-    from hilo_mlir.ir import ir, passmanager
     from hilo_mlir.driver.frontend.loading import detect_dialect
     from hilo_mlir.driver.frontend.validation import entry_function
+    from hilo_mlir.ir import ir, passmanager
 
     fname = loaded.filename
     with loaded.context:
@@ -126,21 +129,23 @@ def refine_shapes(loaded, input_types) -> None:
         try:
             passmanager.PassManager.parse("builtin.module(" + ",".join(passes) + ")").run(loaded.module.operation)
         except ir.MLIRError as e:
-            raise HiloError(f"cannot give @main the input types: {' '.join(str(e).split())}", loc=entry_loc,
-                            filename=fname) from None
+            raise HiloError(f"cannot give @main the input types: {' '.join(str(e).split())}", loc=entry_loc, filename=fname) from None
         buf = io.BytesIO()
         loaded.module.operation.write_bytecode(buf)
         from jaxlib import xla_client  # imported only to refine
 
         try:
-            refined = xla_client._xla.mlir.refine_polymorphic_shapes(buf.getvalue(), enable_shape_assertions=True,
-                                                                       validate_static_shapes=True)
+            refined = xla_client._xla.mlir.refine_polymorphic_shapes(
+                buf.getvalue(), enable_shape_assertions=True, validate_static_shapes=True
+            )
         except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
             text = str(e)
             if "shape_assertion" in text:
-                raise HiloError(f"a shape assertion fails for these input types: {_assertion_message(text)}",
-                                loc=entry_loc, filename=fname) from None
-            raise HiloError(f"shape refinement failed for these input types: {_assertion_message(text)}",
-                            loc=entry_loc, filename=fname) from None
+                raise HiloError(
+                    f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=entry_loc, filename=fname
+                ) from None
+            raise HiloError(
+                f"shape refinement failed for these input types: {_assertion_message(text)}", loc=entry_loc, filename=fname
+            ) from None
         loaded.module = ir.Module.parse(refined)
     loaded.dialect = ""

@@ -34,17 +34,28 @@ failure and its location.
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.type_legality import type_problem
+from hilo_mlir.support.diagnostics import HiloError
 
 #: Shape-computing ops: their result shapes are data, which the Penguin program
 #: cannot express (and upstream legalizations abort on some of them, e.g.
 #: ``mhlo.dynamic_conv`` in ``hlo-legalize-to-stablehlo``), so they are refused
 #: before any rewrite even when their types happen to be static.
 DYNAMIC_SHAPE_OPS = frozenset(
-    ["dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
-     "real_dynamic_slice", "set_dimension_size", "get_dimension_size", "compute_reshape_shape", "cstr_reshapable"]
+    [
+        "dynamic_broadcast_in_dim",
+        "dynamic_conv",
+        "dynamic_gather",
+        "dynamic_iota",
+        "dynamic_pad",
+        "dynamic_reshape",
+        "real_dynamic_slice",
+        "set_dimension_size",
+        "get_dimension_size",
+        "compute_reshape_shape",
+        "cstr_reshapable",
+    ]
 )
 _TOKEN_PASS = "replace-token-type-with-u8"
 _COMPLEX_PASS = "lower-complex"
@@ -119,8 +130,9 @@ class TypeVerdicts:
         self.allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
         self.complex_why = None
         if not self.allow_complex:
-            self.complex_why = ("LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex
-                                else "the pass is not available")
+            self.complex_why = (
+                "LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex else "the pass is not available"
+            )
         self._cache: dict = {}  # type -> message or None (types are uniqued; most values share a few types)
 
     def __call__(self, t) -> str | None:
@@ -206,8 +218,10 @@ def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
 def _refine_hint(arg_types) -> str:
     """How to compile a shape-polymorphic ``main``: name ``--input-types`` with its arguments' types as the template."""
     template = ",".join(str(t) for t in arg_types)
-    return (f"; for a shape-polymorphic module give the static input types, --input-types='{template}' with every "
-            "? replaced by its size (input_types= in the API)")
+    return (
+        f"; for a shape-polymorphic module give the static input types, --input-types='{template}' with every "
+        "? replaced by its size (input_types= in the API)"
+    )
 
 
 def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
@@ -226,15 +240,20 @@ def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
     if _is_refused_shardy(name):
         return HiloError(
             f"'{name}' op: Shardy ops are not supported (the Penguin program is single-device; "
-            "export the module without sharding constraints)", loc=op.location, filename=fname)
+            "export the module without sharding constraints)",
+            loc=op.location,
+            filename=fname,
+        )
     if name == "func.func":
         ft = _function_type(op)
         sym = op.attributes["sym_name"].value
         return check_types(f"@{sym} argument", ft.inputs) or check_types(f"@{sym} result", ft.results)
     if hlo_short_name(name) in DYNAMIC_SHAPE_OPS:
         return HiloError(
-            f"'{name}' op computes a dynamic shape: dynamic-shape ops are not supported "
-            "(export the model with static shapes)", loc=op.location, filename=fname)
+            f"'{name}' op computes a dynamic shape: dynamic-shape ops are not supported (export the model with static shapes)",
+            loc=op.location,
+            filename=fname,
+        )
     err = check_types("result", [r.type for r in op.results])
     if err:
         return err

@@ -25,24 +25,40 @@ from __future__ import annotations
 import json
 import os
 
-from hilo_mlir.support.diagnostics import HiloError
-from hilo_mlir.support.io import atomic_write_text
-from hilo_mlir.ir.utils import enclosing_module, func_name, op_key, top_funcs
-from hilo_mlir.passmanager.registry import Option
 from hilo_mlir.fusion.report.capture import Recorder
 from hilo_mlir.fusion.report.record import Cluster, FusionReport, Refusal
 from hilo_mlir.fusion.report.vocabulary import REASONS, code_of, statistic_for
+from hilo_mlir.ir.utils import enclosing_module, func_name, op_key, top_funcs
+from hilo_mlir.passmanager.registry import Option
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.io import atomic_write_text
 
-__all__ = ["FusionReport", "Recorder", "Cluster", "Refusal", "REASONS", "REPORT_KEY", "REPORT_OPTION", "ReportRun",
-           "recorder", "function_done", "write_report", "code_of", "statistic_for"]
+__all__ = [
+    "FusionReport",
+    "Recorder",
+    "Cluster",
+    "Refusal",
+    "REASONS",
+    "REPORT_KEY",
+    "REPORT_OPTION",
+    "ReportRun",
+    "recorder",
+    "function_done",
+    "write_report",
+    "code_of",
+    "statistic_for",
+]
 
 #: key of the run's :class:`FusionReport` in the pipeline's outputs (``PassContext.extras``)
 REPORT_KEY = "fusion_report"
 
 #: the ``report`` option every recording pass declares
-REPORT_OPTION = Option("report", str, "",
-                       "write fusion_report.json and fusion_report.html (every cluster formed, every candidate "
-                       "refused and why) to this folder")
+REPORT_OPTION = Option(
+    "report",
+    str,
+    "",
+    "write fusion_report.json and fusion_report.html (every cluster formed, every candidate refused and why) to this folder",
+)
 
 JSON_NAME = "fusion_report.json"
 HTML_NAME = "fusion_report.html"

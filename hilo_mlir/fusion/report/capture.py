@@ -13,10 +13,10 @@ from __future__ import annotations
 import linecache
 import os
 
-from hilo_mlir.support.diagnostics import location_to_str
 from hilo_mlir.fusion.order import sorted_in_block
-from hilo_mlir.ir.utils import as_op, defining_op, op_key
 from hilo_mlir.fusion.report.record import Cluster, FusionReport, Graph, Node, Refusal
+from hilo_mlir.ir.utils import as_op, defining_op, op_key
+from hilo_mlir.support.diagnostics import location_to_str
 
 #: at most this many users (or producers) of one op are drawn; the rest are one "+N more" node
 FAN_LIMIT = 8
@@ -82,8 +82,7 @@ class Recorder:
                 if outside:
                     live_outs.append({"type": str(r.type), "from": self.ref(m), "users": [self.ref(u) for u in outside]})
         graph = self._graph(members, "member").graph
-        self.report.add(self.function, Cluster(self.pass_argument, rule, kind, [self.ref(m) for m in members],
-                                               live_ins, live_outs, graph))
+        self.report.add(self.function, Cluster(self.pass_argument, rule, kind, [self.ref(m) for m in members], live_ins, live_outs, graph))
 
     def capture_cluster(self, rule: str, cluster, anchor=None):
         """The data of a :class:`~hilo_mlir.fusion.FusionCluster` before its codegen runs;
@@ -91,28 +90,37 @@ class Recorder:
         rule started from (named by a refusal; default: the last member)."""
         members = list(cluster.members)
         anchor_ref = self.ref(anchor if anchor is not None else cluster.last)
-        live_outs = [{"type": str(v.type), "from": self.ref(defining_op(v)), "users": [self.ref(u) for u in users]}
-                     for v, users in zip(cluster.live_outs, cluster.live_out_users())]
+        live_outs = [
+            {"type": str(v.type), "from": self.ref(defining_op(v)), "users": [self.ref(u) for u in users]}
+            for v, users in zip(cluster.live_outs, cluster.live_out_users())
+        ]
         live_ins = [self._value_from(v) for v in cluster.live_ins]
-        return (rule, cluster.kind, anchor_ref, [self.ref(m) for m in members], live_ins, live_outs,
-                self._graph(members, "member"))
+        return (rule, cluster.kind, anchor_ref, [self.ref(m) for m in members], live_ins, live_outs, self._graph(members, "member"))
 
     def file_cluster(self, captured, refusal=None) -> None:
         """File what :meth:`capture_cluster` took: formed, or refused by the codegen (``refusal``:
         a :class:`~hilo_mlir.fusion.Refusal`)."""
         rule, kind, anchor, ops, live_ins, live_outs, drawing = captured
         if refusal is None:
-            self.report.add(self.function, Cluster(self.pass_argument, rule, kind, ops, live_ins, live_outs,
-                                                   drawing.graph))
+            self.report.add(self.function, Cluster(self.pass_argument, rule, kind, ops, live_ins, live_outs, drawing.graph))
             return
         culprit = refusal.op
         detail = None
         if culprit is not None:
             detail = culprit.name
             drawing.mark(culprit, "culprit")
-        self.report.add(self.function, Refusal(self.pass_argument, rule, kind, anchor,
-                                               refusal.reason + (f":{detail}" if detail else ""),
-                                               self.ref(culprit) if culprit is not None else None, drawing.graph))
+        self.report.add(
+            self.function,
+            Refusal(
+                self.pass_argument,
+                rule,
+                kind,
+                anchor,
+                refusal.reason + (f":{detail}" if detail else ""),
+                self.ref(culprit) if culprit is not None else None,
+                drawing.graph,
+            ),
+        )
 
     def refused(self, rule: str, kind: str, anchor, code: str, detail: str | None = None, culprit=None) -> None:
         """The rule looked at ``anchor`` and refused it for ``code`` (+ ``detail``); ``culprit``: the op that decided."""
@@ -122,8 +130,12 @@ class Recorder:
             culprit = as_op(culprit)
             drawing.mark(culprit, "culprit")
         reason = code + (f":{detail}" if detail else "")
-        self.report.add(self.function, Refusal(self.pass_argument, rule, kind, self.ref(anchor), reason,
-                                               self.ref(culprit) if culprit is not None else None, drawing.graph))
+        self.report.add(
+            self.function,
+            Refusal(
+                self.pass_argument, rule, kind, self.ref(anchor), reason, self.ref(culprit) if culprit is not None else None, drawing.graph
+            ),
+        )
 
     # -- drawings ----------------------------------------------------------------------
 
@@ -183,8 +195,7 @@ class _Drawing:
             if p is None:
                 owner = v.owner.owner
                 where = self.rec.loc(owner) if owner is not None else "unknown"
-                src = self.node(("arg", hash(v)), f"block argument #{v.arg_number}",
-                                "" if where == "unknown" else where, "argument")
+                src = self.node(("arg", hash(v)), f"block argument #{v.arg_number}", "" if where == "unknown" else where, "argument")
             elif op_key(p) in self.center:
                 continue  # drawn from the producer's side
             else:

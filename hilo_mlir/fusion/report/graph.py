@@ -22,8 +22,7 @@ import subprocess
 from hilo_mlir.fusion.report.record import Graph
 from hilo_mlir.fusion.report.vocabulary import KINDS
 
-_PALETTE = ("#9ecae1", "#a1d99b", "#fdd0a2", "#dadaeb", "#bcbddc", "#fcbba1", "#c7e9c0", "#c6dbef", "#fdae6b",
-            "#d9d9d9")
+_PALETTE = ("#9ecae1", "#a1d99b", "#fdd0a2", "#dadaeb", "#bcbddc", "#fcbba1", "#c7e9c0", "#c6dbef", "#fdae6b", "#d9d9d9")
 #: fill colour per kind (members of a cluster of that kind); other kinds get :data:`DEFAULT_FILL`
 KIND_FILL = dict(zip(KINDS, _PALETTE))
 DEFAULT_FILL = "#eeeeee"
@@ -31,8 +30,10 @@ ANCHOR_FILL = "#ffffb2"
 CULPRIT_COLOR = "#cb181d"
 
 #: shown instead of the drawings when Graphviz is missing or fails
-NO_DOT_NOTE = ("The dataflow drawings need Graphviz: 'dot' was not found on PATH (install the 'graphviz' "
-               "package and rerun); the tables below list every decision.")
+NO_DOT_NOTE = (
+    "The dataflow drawings need Graphviz: 'dot' was not found on PATH (install the 'graphviz' "
+    "package and rerun); the tables below list every decision."
+)
 
 #: seconds one ``dot`` run may take before the page falls back to the tables
 DOT_TIMEOUT = 300.0
@@ -83,11 +84,15 @@ def _node_attrs(node, kind: str) -> str:
 
 def to_dot(graph: Graph, kind: str, name: str, boxed: bool) -> str:
     """The DOT text of one drawing; ``boxed``: members inside a box labelled ``kind`` (a cluster)."""
-    lines = [f"digraph {_q(name)} {{", '  graph [rankdir=TB, fontname="Helvetica", fontsize=10];',
-             '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=10];', '  edge [color="#555555"];']
+    lines = [
+        f"digraph {_q(name)} {{",
+        '  graph [rankdir=TB, fontname="Helvetica", fontsize=10];',
+        '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=10];',
+        '  edge [color="#555555"];',
+    ]
     members = [n for n in graph.nodes if n.role == "member"]
     if boxed and members:
-        lines.append(f"  subgraph cluster_0 {{ label={_q(kind)}; style=rounded; color=\"#444444\";")
+        lines.append(f'  subgraph cluster_0 {{ label={_q(kind)}; style=rounded; color="#444444";')
         for n in members:
             lines.append(f"    {n.id} [{_node_attrs(n, kind)}];")
         lines.append("  }")
@@ -117,8 +122,7 @@ def render(dot_texts: list[str]) -> list[str] | None:
     if exe is None:
         return None
     try:
-        proc = subprocess.run([exe, "-Tsvg"], input="".join(dot_texts).encode(), capture_output=True,
-                              timeout=DOT_TIMEOUT, check=False)
+        proc = subprocess.run([exe, "-Tsvg"], input="".join(dot_texts).encode(), capture_output=True, timeout=DOT_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:

@@ -43,7 +43,7 @@ def _e(x) -> str:
 
 
 def _ops_table(ops: list) -> str:
-    rows = "".join(f"<tr><td><code>{_e(o['name'])}</code></td><td class=\"loc\">{_e(o['loc'])}</td></tr>" for o in ops)
+    rows = "".join(f'<tr><td><code>{_e(o["name"])}</code></td><td class="loc">{_e(o["loc"])}</td></tr>' for o in ops)
     return f"<table><tr><th>op</th><th>location</th></tr>{rows}</table>"
 
 
@@ -52,20 +52,25 @@ def _summary_tables(report: FusionReport) -> str:
     rows = []
     for kind, v in s.items():
         reasons = ", ".join(f"{code} {n}" for code, n in sorted(v["reasons"].items(), key=lambda kv: (-kv[1], kv[0])))
-        rows.append(f"<tr><td>{_e(kind)}</td><td class=\"n\">{v['formed']}</td><td class=\"n\">{v['refused']}</td>"
-                    f"<td>{_e(reasons)}</td></tr>")
-    per_kind = ("<h2>Per kind</h2><table><tr><th>kind</th><th>formed</th><th>refused</th><th>refusal reasons</th></tr>"
-                + "".join(rows) + "</table>")
+        rows.append(f'<tr><td>{_e(kind)}</td><td class="n">{v["formed"]}</td><td class="n">{v["refused"]}</td><td>{_e(reasons)}</td></tr>')
+    per_kind = (
+        "<h2>Per kind</h2><table><tr><th>kind</th><th>formed</th><th>refused</th><th>refusal reasons</th></tr>" + "".join(rows) + "</table>"
+    )
     by_code: dict = collections.defaultdict(collections.Counter)
     for r in report.refusals():
         by_code[r.code][r.kind] += 1
     rows = []
     for code, kinds in sorted(by_code.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
         ks = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
-        rows.append(f"<tr><td><code>{_e(code)}</code></td><td>{_e(REASONS[code])}</td>"
-                    f"<td class=\"n\">{sum(kinds.values())}</td><td>{_e(ks)}</td></tr>")
-    per_reason = ("<h2>Per refusal reason</h2><table><tr><th>reason</th><th>meaning</th><th>refused</th><th>kinds</th></tr>"
-                  + "".join(rows) + "</table>")
+        rows.append(
+            f"<tr><td><code>{_e(code)}</code></td><td>{_e(REASONS[code])}</td>"
+            f'<td class="n">{sum(kinds.values())}</td><td>{_e(ks)}</td></tr>'
+        )
+    per_reason = (
+        "<h2>Per refusal reason</h2><table><tr><th>reason</th><th>meaning</th><th>refused</th><th>kinds</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
     return per_kind + per_reason
 
 
@@ -98,23 +103,26 @@ def _drawings(report: FusionReport) -> tuple[dict, str | None]:
 
 def _entry_html(eid: str, entry, is_cluster: bool, svg: str | None) -> str:
     if is_cluster:
-        head = (f"<h4>{_e(entry.kind)} formed by <code>{_e(entry.pass_)}</code> ({_e(entry.rule)}): "
-                f"{len(entry.ops)} ops, {len(entry.live_ins)} live-ins, {len(entry.live_outs)} live-outs</h4>")
+        head = (
+            f"<h4>{_e(entry.kind)} formed by <code>{_e(entry.pass_)}</code> ({_e(entry.rule)}): "
+            f"{len(entry.ops)} ops, {len(entry.live_ins)} live-ins, {len(entry.live_outs)} live-outs</h4>"
+        )
         body = _ops_table(entry.ops)
         cls = "entry"
     else:
         culprit = ""
         if entry.culprit is not None:
-            culprit = (f"; decided by <code>{_e(entry.culprit['name'])}</code> at "
-                       f"<span class=\"loc\">{_e(entry.culprit['loc'])}</span>")
-        head = (f"<h4>{_e(entry.kind)} refused by <code>{_e(entry.pass_)}</code> ({_e(entry.rule)}): "
-                f"<code>{_e(entry.reason)}</code></h4>"
-                f"<p>{_e(REASONS[entry.code])}. Anchor <code>{_e(entry.anchor['name'])}</code> at "
-                f"<span class=\"loc\">{_e(entry.anchor['loc'])}</span>{culprit}.</p>")
+            culprit = f'; decided by <code>{_e(entry.culprit["name"])}</code> at <span class="loc">{_e(entry.culprit["loc"])}</span>'
+        head = (
+            f"<h4>{_e(entry.kind)} refused by <code>{_e(entry.pass_)}</code> ({_e(entry.rule)}): "
+            f"<code>{_e(entry.reason)}</code></h4>"
+            f"<p>{_e(REASONS[entry.code])}. Anchor <code>{_e(entry.anchor['name'])}</code> at "
+            f'<span class="loc">{_e(entry.anchor["loc"])}</span>{culprit}.</p>'
+        )
         body = ""
         cls = "entry refused"
     fig = f"<figure>{svg}</figure>" if svg else ""
-    return f"<div class=\"{cls}\" id=\"{eid}\">{head}{body}{fig}</div>"
+    return f'<div class="{cls}" id="{eid}">{head}{body}{fig}</div>'
 
 
 def render_html(report: FusionReport) -> str:
@@ -123,13 +131,13 @@ def render_html(report: FusionReport) -> str:
     title = "Fusion report" + (f": {report.filename}" if report.filename else "")
     n_c, n_r = len(report.clusters()), len(report.refusals())
     parts = [
-        "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\"><head><meta charset=\"utf-8\"/>",
+        '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><meta charset="utf-8"/>',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1><p>{_n(n_c, 'cluster')} formed, {_n(n_r, 'candidate')} refused, in "
         f"{_n(len(report.functions), 'function')}. Hover a node of a drawing for its location and source line.</p>",
     ]
     if note:
-        parts.append(f"<p class=\"note\">{_e(note)}</p>")
+        parts.append(f'<p class="note">{_e(note)}</p>')
     parts.append(_summary_tables(report))
     by_function: dict = collections.defaultdict(list)
     for eid, fname, entry, is_cluster in _entries(report):

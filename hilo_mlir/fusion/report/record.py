@@ -70,8 +70,14 @@ class Cluster:
     graph: Graph
 
     def to_json(self) -> dict:
-        return {"pass": self.pass_, "rule": self.rule, "kind": self.kind, "ops": self.ops,
-                "live_ins": self.live_ins, "live_outs": self.live_outs}
+        return {
+            "pass": self.pass_,
+            "rule": self.rule,
+            "kind": self.kind,
+            "ops": self.ops,
+            "live_ins": self.live_ins,
+            "live_outs": self.live_outs,
+        }
 
 
 @dataclass
@@ -99,8 +105,15 @@ class Refusal:
         return code_of(self.reason)
 
     def to_json(self) -> dict:
-        return {"pass": self.pass_, "rule": self.rule, "kind": self.kind, "anchor": self.anchor,
-                "reason": self.reason, "code": self.code, "culprit": self.culprit}
+        return {
+            "pass": self.pass_,
+            "rule": self.rule,
+            "kind": self.kind,
+            "anchor": self.anchor,
+            "reason": self.reason,
+            "code": self.code,
+            "culprit": self.culprit,
+        }
 
 
 @dataclass
@@ -175,12 +188,13 @@ class FusionReport:
 
     def to_json(self) -> dict:
         """The report document (``docs/fusion_report.md``)."""
-        summary = {k: {"formed": s["formed"], "refused": s["refused"], "reasons": dict(s["reasons"])}
-                   for k, s in self.summary().items()}
+        summary = {k: {"formed": s["formed"], "refused": s["refused"], "reasons": dict(s["reasons"])} for k, s in self.summary().items()}
         return {
             "version": SCHEMA_VERSION,
             "input": self.filename,
-            "functions": [{"name": f.name, "clusters": [c.to_json() for c in f.clusters],
-                           "refused": [r.to_json() for r in f.refused]} for f in self.functions.values()],
+            "functions": [
+                {"name": f.name, "clusters": [c.to_json() for c in f.clusters], "refused": [r.to_json() for r in f.refused]}
+                for f in self.functions.values()
+            ],
             "summary": summary,
         }

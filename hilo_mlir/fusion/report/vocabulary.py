@@ -101,6 +101,6 @@ def code_of(reason: str) -> str:
 
 def statistic_for(pass_argument: str, kind: str) -> str:
     """The statistic of ``pass_argument`` that counts the ``kind`` subgraphs it formed."""
-    base = pass_argument[len("stablehlo-"):] if pass_argument.startswith("stablehlo-") else pass_argument
+    base = pass_argument[len("stablehlo-") :] if pass_argument.startswith("stablehlo-") else pass_argument
     name = STATISTIC_OF.get((base, kind)) or STATISTIC_OF[(base, None)]
     return name.replace("{kind}", kind)

@@ -7,8 +7,8 @@ dominance allows (:func:`_coalesce`). Seed 004 step 11 and
 
 from __future__ import annotations
 
-from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import type_bytes
 from hilo_mlir.passmanager.registry import Option, register_twins
 
@@ -106,8 +106,13 @@ def _coalesce_block(block, ops: list, caps: dict, partial: set, effects, ctx) ->
                 pos[o] = (pos[end][0], pos[end][1] + 1)
                 w[0], w[1] = o, w[1] + size
                 continue
-            why = ("an operand is defined after the window" if not deps_ok else
-                   "a side-effecting op lies in between" if last_barrier >= pos[end] else "byte cap reached")
+            why = (
+                "an operand is defined after the window"
+                if not deps_ok
+                else "a side-effecting op lies in between"
+                if last_barrier >= pos[end]
+                else "byte cap reached"
+            )
             ctx.debug(f"{o.name} at {o.location} starts a new window ({why})")
         windows[key] = [o, size]
         tail = o

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.ir.dialects import TABLES, table_for
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 
 
@@ -110,13 +110,16 @@ def _gather_and_slice(op, d, n: int, rw):
     ag = rw.create(d.name("all_gather"), results=[gathered_t], operands=[x], attributes=attrs, loc=loc, before=op)
     part_t = ir.RankedTensorType.get(g_shape, rt.element_type)
     sl = rw.create(
-        d.name("slice"), results=[part_t], operands=[ag.results[0]],
+        d.name("slice"),
+        results=[part_t],
+        operands=[ag.results[0]],
         attributes={
             "start_indices": d.i64_array([0] * len(g_shape)),
             "limit_indices": d.i64_array(g_shape),
             "strides": d.i64_array([1] * len(g_shape)),
         },
-        loc=loc, before=op,
+        loc=loc,
+        before=op,
     )
     out = sl.results[0]
     if not shape:

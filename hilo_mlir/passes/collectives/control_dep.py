@@ -86,8 +86,7 @@ def _simplify(call, d, ctx) -> bool:
         res_types = [r.type for r in results]
     attrs = {na.name: na.attr for na in (call.attributes[i] for i in range(len(call.attributes)))}
     with call.context:
-        new = rw.create(call.name, results=res_types, operands=new_operands, attributes=attrs,
-                        loc=call.location, before=call)
+        new = rw.create(call.name, results=res_types, operands=new_operands, attributes=attrs, loc=call.location, before=call)
         if flatten_result:
             _rewire_tuple_result(call, new, d, rw)
         else:

@@ -8,11 +8,11 @@ five StableHLO-only insertions"; DESIGN.md catalogue row 1b.
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import ALL_REDUCE_CALL_TARGET, MHLO, MHLO_ATTRIBUTES_ATTR, STABLEHLO
-from hilo_mlir.support.diagnostics import op_error
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import ALL_REDUCE_CALL_TARGET, MHLO, MHLO_ATTRIBUTES_ATTR, STABLEHLO
 from hilo_mlir.ir.utils import dict_items, func_name, top_funcs
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.support.diagnostics import op_error
 
 
 def _custom_call_to_all_reduce(module_op, ctx):
@@ -35,8 +35,11 @@ def _custom_call_to_all_reduce(module_op, ctx):
     custom_call = STABLEHLO.name("custom_call")
 
     def visit(op):
-        if op.name == custom_call and "call_target_name" in op.attributes and \
-                ir.StringAttr(op.attributes["call_target_name"]).value == ALL_REDUCE_CALL_TARGET:
+        if (
+            op.name == custom_call
+            and "call_target_name" in op.attributes
+            and ir.StringAttr(op.attributes["call_target_name"]).value == ALL_REDUCE_CALL_TARGET
+        ):
             calls.append(op.operation)
         return ir.WalkResult.ADVANCE
 
@@ -48,8 +51,15 @@ def _custom_call_to_all_reduce(module_op, ctx):
     for call in calls:
         fname, attrs = _all_reduce_call_parts(call, funcs)
         with call.context, call.location:
-            ar = rw.create(STABLEHLO.name("all_reduce"), results=[r.type for r in call.results],
-                           operands=list(call.operands), attributes=attrs, regions=1, loc=call.location, before=call)
+            ar = rw.create(
+                STABLEHLO.name("all_reduce"),
+                results=[r.type for r in call.results],
+                operands=list(call.operands),
+                attributes=attrs,
+                regions=1,
+                loc=call.location,
+                before=call,
+            )
             _clone_reducer(funcs[fname], ar.regions[0], call.location, rw)
         rw.replace_op(call, list(ar.results))
         used_reducers.add(fname)

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import re
 
-from hilo_mlir.support.diagnostics import op_error
-from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, MHLO, MHLO_FUSION_KIND_ENUM_ATTR
-from hilo_mlir.fusion import SymbolNamer, ancestor_in_block, composite_attributes, decomposition_base, new_decomposition
-from hilo_mlir.fusion import value_def_ancestor
+from hilo_mlir.fusion import SymbolNamer, ancestor_in_block, composite_attributes, decomposition_base, new_decomposition, value_def_ancestor
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, MHLO, MHLO_FUSION_KIND_ENUM_ATTR
 from hilo_mlir.ir.utils import as_op, op_key, value_key
 from hilo_mlir.passmanager.registry import PassInfo, Statistic, register
+from hilo_mlir.support.diagnostics import op_error
 
 
 def _kind(fusion) -> str:
@@ -74,7 +73,7 @@ def _move_body(rw, body, term, fblock, extra) -> None:
         rw.move_before(o, ret)
     for arg, new in zip(body.arguments, list(fblock.arguments)[: len(body.arguments)]):
         rw.replace_all_uses_with(arg, new)
-    fargs = list(fblock.arguments)[len(body.arguments):]
+    fargs = list(fblock.arguments)[len(body.arguments) :]
     for v, new in zip(extra, fargs):
         for use in list(v.uses):
             owner = as_op(use.owner)
@@ -105,8 +104,7 @@ def convert_fusion(fusion, namer: SymbolNamer, module_body, rw, d) -> ir.Operati
         fblock = new_decomposition(rw, module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
         rw.create(d.fusion_body_terminator, operands=list(term.operands), loc=term.location, at_end=fblock)
         _move_body(rw, body, term, fblock, extra)
-        comp = rw.create(d.fusion, results=out_types, operands=operands, attributes=composite_attributes(kind, sym),
-                         loc=loc, before=fusion)
+        comp = rw.create(d.fusion, results=out_types, operands=operands, attributes=composite_attributes(kind, sym), loc=loc, before=fusion)
     for old, new in zip(fusion.results, comp.results):
         rw.replace_all_uses_with(old, new)
     rw.erase_op(term)
@@ -130,7 +128,7 @@ def _run(module_op, ctx) -> None:
 register(
     PassInfo(
         "fusion-to-composite",
-        "Convert every mhlo.fusion into a stablehlo.composite \"neuron.<Kind>\" with a private decomposition",
+        'Convert every mhlo.fusion into a stablehlo.composite "neuron.<Kind>" with a private decomposition',
         _run,
         anchor="builtin.module",
         dialect="stablehlo",

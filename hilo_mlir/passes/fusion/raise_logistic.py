@@ -23,9 +23,9 @@ is the same function; the reference interpreter evaluates it as
 from __future__ import annotations
 
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.ir.dialects import TABLES, hlo_short_name
 from hilo_mlir.fusion.report.vocabulary import LOGISTIC
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import TABLES, hlo_short_name
 from hilo_mlir.ir.utils import defining_op, has_one_use, op_key
 from hilo_mlir.passmanager.registry import PassInfo, Statistic, register
 
@@ -184,8 +184,7 @@ def _raise(anchor, ctx, rec) -> None:
         if m is None:
             if refusal is not None and rec is not None:
                 code, culprit = refusal
-                detail = culprit.name if culprit is not None else (
-                    str(div.result.type) if code == "dtype-not-float" else None)
+                detail = culprit.name if culprit is not None else (str(div.result.type) if code == "dtype-not-float" else None)
                 rec.refused(RULE, LOGISTIC, div, code, detail, culprit)
             continue
         x, chain, ones = m

@@ -18,10 +18,10 @@ Source: our interpretation (CompileConfig.call_inliner, default on).
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import op_error
 from hilo_mlir.ir import identity_key, ir
 from hilo_mlir.ir.utils import func_name, top_funcs
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.support.diagnostics import op_error
 
 
 def _symbol_table(module_op) -> dict:
@@ -129,6 +129,7 @@ def _erase_unreferenced_private(funcs: dict, ctx) -> None:
     """Erase the private functions nothing refers to any more (after inlining)."""
     text_refs = set()
     for f in funcs.values():
+
         def visit(op):
             # Constants hold no symbol references; reading a complex dense
             # attribute through the binding aborts the process, so skip them.

@@ -45,8 +45,11 @@ def _float_dtype(elem) -> np.dtype | None:
         import ml_dtypes
 
         _FLOAT_DTYPES = {
-            "f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-            "bf16": np.dtype(ml_dtypes.bfloat16), "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+            "f16": np.dtype(np.float16),
+            "f32": np.dtype(np.float32),
+            "f64": np.dtype(np.float64),
+            "bf16": np.dtype(ml_dtypes.bfloat16),
+            "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
             "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
         }
     return _FLOAT_DTYPES.get(str(elem))
@@ -66,9 +69,9 @@ def float_attr_to_numpy(attr, dtype: np.dtype) -> np.ndarray:
         a = np.array(attr)
         return np.broadcast_to(a.astype(dtype), shape).copy() if a.shape != shape else a.astype(dtype)
     text = str(attr)
-    body = text[text.index("<") + 1:text.rindex(">")]
+    body = text[text.index("<") + 1 : text.rindex(">")]
     if body.startswith('"0x'):
-        raw = bytes.fromhex(body[3:body.index('"', 1)])
+        raw = bytes.fromhex(body[3 : body.index('"', 1)])
         vals = np.frombuffer(raw, dtype=dtype)
     else:
         toks = _NUM.findall(body.split(":")[0] if not body.startswith("[") else body[: body.rindex("]") + 1])

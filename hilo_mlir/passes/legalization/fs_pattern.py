@@ -284,12 +284,15 @@ def _rewrite(divs, d, ctx, rec) -> int:
             rec.formed(RULE, SOFTMAX, list(reversed(ops)))
         with div.context, div.location:
             call = rw.create(
-                d.name("custom_call"), results=[div.results[0].type], operands=[x],
+                d.name("custom_call"),
+                results=[div.results[0].type],
+                operands=[x],
                 attributes={
                     "call_target_name": ir.StringAttr.get(TARGET),
                     "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),
                 },
-                loc=div.location, before=div,
+                loc=div.location,
+                before=div,
             )
         rw.replace_all_uses_with(div.results[0], call.results[0])
         _erase_subgraph(ops, rw)

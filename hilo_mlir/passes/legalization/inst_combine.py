@@ -27,9 +27,8 @@ inits, extra users of the intermediate values, dynamic shapes.
 
 from __future__ import annotations
 
-
-from hilo_mlir.ir.dialects import TABLES, i64_list, table_for
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import TABLES, i64_list, table_for
 from hilo_mlir.ir.utils import is_reduction_identity
 from hilo_mlir.passmanager.registry import PassInfo, register
 
@@ -69,8 +68,7 @@ def _reducer_kind(reduce_op, d) -> str | None:
     if kind not in _REDUCERS or len(bin_op.operands) != 2 or len(ret.operands) != 1:
         return None
     a0, a1 = block.arguments[0], block.arguments[1]
-    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1) or
-                                 (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
+    if not ((bin_op.operands[0] == a0 and bin_op.operands[1] == a1) or (bin_op.operands[0] == a1 and bin_op.operands[1] == a0)):
         return None
     if ret.operands[0] != bin_op.results[0]:
         return None
@@ -120,10 +118,12 @@ def _try(r2, d, ctx) -> bool:
     rw = ctx.rewriter
     with r2.context, r2.location:
         ns = rw.create(
-            d.name("slice"), results=[ir.RankedTensorType.get(shape, xt.element_type)], operands=[x],
-            attributes={"start_indices": d.i64_array(n_start), "limit_indices": d.i64_array(n_limit),
-                        "strides": d.i64_array(n_stride)},
-            loc=s.location, before=r2,
+            d.name("slice"),
+            results=[ir.RankedTensorType.get(shape, xt.element_type)],
+            operands=[x],
+            attributes={"start_indices": d.i64_array(n_start), "limit_indices": d.i64_array(n_limit), "strides": d.i64_array(n_stride)},
+            loc=s.location,
+            before=r2,
         )
         rw.set_operand(r2, 0, ns.results[0])
         rw.set_attr(r2, "dimensions", d.i64_array(dims))

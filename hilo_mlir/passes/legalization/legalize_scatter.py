@@ -9,8 +9,8 @@ ScatterDimensionNumbersAttr threaded through unchanged").
 from __future__ import annotations
 
 from hilo_mlir.ir import ir
-from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.ir.dialects import STABLEHLO
+from hilo_mlir.passmanager.registry import PassInfo, register
 
 #: Reducer kinds the canonical body can be regenerated for (binary ops on (current, update)).
 BINARY_REDUCERS = ("add", "multiply", "maximum", "minimum", "subtract", "divide")
@@ -119,8 +119,7 @@ def _rebuild_in_f32(op, kind: tuple, d, rw) -> None:
     ci = rw.create(d.name("convert"), results=[ti], operands=[inp], loc=loc, before=op).results[0]
     cu = rw.create(d.name("convert"), results=[tu], operands=[upd], loc=loc, before=op).results[0]
     attrs = {a.name: a.attr for a in (op.attributes[i] for i in range(len(op.attributes)))}
-    new = rw.create(d.name("scatter"), results=[to], operands=[ci, idx, cu], attributes=attrs, regions=1, loc=loc,
-                    before=op)
+    new = rw.create(d.name("scatter"), results=[to], operands=[ci, idx, cu], attributes=attrs, regions=1, loc=loc, before=op)
     scalar = ir.RankedTensorType.get([], f32)
     body_loc = op.regions[0].blocks[0].operations[0].location
     block = rw.create_block(new.regions[0], [scalar, scalar], [body_loc, body_loc])

@@ -8,8 +8,8 @@ mlir::stablehlo:: ops directly and appear only on the StableHLO path").
 from __future__ import annotations
 
 from hilo_mlir.ir import ir
-from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.ir.dialects import STABLEHLO
+from hilo_mlir.passmanager.registry import PassInfo, register
 
 
 def _unsigned_elem(t):
@@ -63,8 +63,7 @@ def run_legalize_sra(func_op, ctx) -> None:
             loc = op.location
 
             def make(short, rtype, operands=(), attributes=None):
-                return rw.create(d.name(short), results=[rtype], operands=operands, attributes=attributes,
-                                 loc=loc, before=op).results[0]
+                return rw.create(d.name(short), results=[rtype], operands=operands, attributes=attributes, loc=loc, before=op).results[0]
 
             lhs, rhs = op.operands[0], op.operands[1]
             limit = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(e, bits - 1))

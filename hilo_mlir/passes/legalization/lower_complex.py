@@ -76,8 +76,12 @@ class _Builder:
 
     def op(self, short, operands, rtype, attrs=None):
         new = self.rw.create(
-            self.d.name(short), results=[rtype], operands=list(operands), attributes=attrs or {},
-            loc=self.loc, before=self.anchor,
+            self.d.name(short),
+            results=[rtype],
+            operands=list(operands),
+            attributes=attrs or {},
+            loc=self.loc,
+            before=self.anchor,
         )
         if short in ("real", "imag", "complex"):
             self.parts_cache.created.append(new)
@@ -105,8 +109,7 @@ class _Builder:
     def const(self, t, value: float):
         rt = ir.RankedTensorType(t)
         attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
-        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr},
-                              loc=self.loc, before=self.anchor).results[0]
+        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr}, loc=self.loc, before=self.anchor).results[0]
 
     def compare(self, a, b, direction: str):
         i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
@@ -209,7 +212,7 @@ def _lower_one(op, d, cache, rw) -> bool:
         two_t = b.bin("multiply", t, two)
         t_is_zero = b.compare(t, zero, "EQ")
         safe = b.select(t_is_zero, b.const(real_t, 1.0), two_t)
-        q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))       # im / (2t)
+        q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))  # im / (2t)
         q_abs = b.select(t_is_zero, zero, b.bin("divide", b.un("abs", ai), safe))
         re_pos = b.compare(ar, zero, "GE")
         im_neg = b.compare(ai, zero, "LT")

@@ -67,11 +67,11 @@ from hilo_mlir.analysis.narrowing import (
     is64,
     width_dependent_reason,
 )
-from hilo_mlir.support.diagnostics import location_to_str, op_error
-from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.retype import may_need_retype, retype_op
+from hilo_mlir.support.diagnostics import location_to_str, op_error
 
 _LIMITS = {
     "i64": (np.int64, np.int32, -(1 << 31), (1 << 31) - 1),
@@ -160,8 +160,9 @@ def _constant_values(op, ranges_fn, d):
                 mode = constant_use_mode(op, ranges_fn(), d)
             except NotNarrowable as e:
                 width = "ui32" if key == "ui64" else "i32"
-                raise op_error(op, f"{key} constant value {bad} does not fit in {width} "
-                                   f"(sixty-four-hack narrows 64-bit integers to 32 bits; {e})") from None
+                raise op_error(
+                    op, f"{key} constant value {bad} does not fit in {width} (sixty-four-hack narrows 64-bit integers to 32 bits; {e})"
+                ) from None
             a = np.clip(a, lo, hi) if mode == "saturate" else a  # "wrap": astype below keeps the low 32 bits
     a = a.astype(dst)
     if attr.is_splat:

@@ -24,11 +24,11 @@ interpretation.
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import op_error
-from hilo_mlir.ir.dialects import TABLES, hlo_short_name, table_for
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import TABLES, hlo_short_name, table_for
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.retype import may_need_retype, retype_op
+from hilo_mlir.support.diagnostics import op_error
 
 TOKEN_TYPES = frozenset(t.token_type for t in TABLES.values())
 
@@ -97,8 +97,7 @@ def _run(module_op, ctx):
         for op in ops:
             short = hlo_short_name(op.name)
             if short in TOKEN_PRODUCERS:
-                cst = rw.create(table_for(op).name("constant"), results=[u8], attributes={"value": zero},
-                                loc=op.location, before=op)
+                cst = rw.create(table_for(op).name("constant"), results=[u8], attributes={"value": zero}, loc=op.location, before=op)
                 rw.replace_op(op, [cst.results[0]])
                 ctx.stats["token-producers-replaced"] += 1
             else:

@@ -24,9 +24,8 @@ is that buffer".
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
-from hilo_mlir.support.diagnostics import HiloError, op_error
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
 from hilo_mlir.ir.utils import (
     defining_op,
     dict_items,
@@ -40,6 +39,7 @@ from hilo_mlir.ir.utils import (
     terminator,
 )
 from hilo_mlir.passmanager.registry import register_twins
+from hilo_mlir.support.diagnostics import HiloError, op_error
 
 ALIASING_COPY = "AliasingCopy"
 
@@ -137,14 +137,19 @@ def run_legalize_alias(module_op, ctx) -> None:
             p = defining_op(v)
             if is_aliasing_copy(p) and p.operands[1] == a:
                 continue
-            alias = ir.Attribute.parse(f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, "
-                                       "operand_tuple_indices = []>")
+            alias = ir.Attribute.parse(
+                f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>"
+            )
             attrs = {
                 "call_target_name": ir.StringAttr.get(ALIASING_COPY),
                 "output_operand_aliases": ir.ArrayAttr.get([alias]),
             }
-            if (p is not None and len(p.results) == 1 and "neuron.symName" in p.attributes
-                    and isinstance(p.attributes["neuron.symName"], ir.StringAttr)):
+            if (
+                p is not None
+                and len(p.results) == 1
+                and "neuron.symName" in p.attributes
+                and isinstance(p.attributes["neuron.symName"], ir.StringAttr)
+            ):
                 attrs["neuron.symName"] = p.attributes["neuron.symName"]  # the copy is now the output tensor
                 rw.remove_attr(p, "neuron.symName")
             c = rw.create(d.name("custom_call"), results=[v.type], operands=[v, a], attributes=attrs, loc=ret.location, before=ret)

@@ -124,8 +124,7 @@ def _dot_to_dot_general(op, d, ctx):
     attrs = {"dot_dimension_numbers": dnums}
     if "precision_config" in op.attributes:
         attrs["precision_config"] = op.attributes["precision_config"]
-    new = ctx.rewriter.create(d.name("dot_general"), results=[op.results[0].type], operands=[lhs, rhs],
-                              attributes=attrs, before=op)
+    new = ctx.rewriter.create(d.name("dot_general"), results=[op.results[0].type], operands=[lhs, rhs], attributes=attrs, before=op)
     _replace(op, new.results[0], ctx, "dot-to-dot-general")
 
 
@@ -257,8 +256,7 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     # If no candidate can be rewritten as the IR is now, the sweep changes
     # nothing (a rewrite is what makes another op rewritable): decided from
     # the census's candidates without a walk of the function.
-    if not any(_may_rewrite(d.short(op.name), op, d)
-               for op in ctx.ops_named(func_op, *[d.name(k) for k in REWRITES])):
+    if not any(_may_rewrite(d.short(op.name), op, d) for op in ctx.ops_named(func_op, *[d.name(k) for k in REWRITES])):
         return
     ops = []
 

@@ -55,9 +55,8 @@ with several leaves.
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
-from hilo_mlir.support.diagnostics import HiloError, op_error
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
 from hilo_mlir.ir.utils import (
     attr_is,
     dict_items,
@@ -72,6 +71,7 @@ from hilo_mlir.ir.utils import (
 )
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.rewriter import Rewriter
+from hilo_mlir.support.diagnostics import HiloError, op_error
 
 MARKER = "AwsNeuronTransferWithStaticRing"
 
@@ -198,8 +198,7 @@ def _return_positions(d, ret, out_types):
 
 def _strip_markers(main, d, ctx):
     # The custom calls of main from the census (walk order; one walk without a pipeline).
-    markers = [op for op in ctx.ops_named(main, d.name("custom_call"))
-               if ir.StringAttr(op.attributes["call_target_name"]).value == MARKER]
+    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if ir.StringAttr(op.attributes["call_target_name"]).value == MARKER]
     if not markers:
         return set(), set()
     ret = terminator(entry_block(main))
@@ -287,8 +286,7 @@ def _flatten_results(main, d, ctx):
                 ctx.stats["dropped-result-attrs"] += 1
                 ctx.debug(f"result #{i} is a tuple of {len(leaves)} leaves: its attributes {old_res_attrs[i]} cannot be split")
             new_res_attrs.extend(ir.DictAttr.get({}) for _ in leaves)
-    _set_attr(rw, main, "function_type",
-              ir.TypeAttr.get(ir.FunctionType.get(list(ft.inputs), [v.type for v in flat_vals])))
+    _set_attr(rw, main, "function_type", ir.TypeAttr.get(ir.FunctionType.get(list(ft.inputs), [v.type for v in flat_vals])))
     if "res_attrs" in main.attributes or any(len(a) for a in new_res_attrs):
         _set_attr(rw, main, "res_attrs", ir.ArrayAttr.get(new_res_attrs))
     ctx.stats["results-flattened"] += len(old_types)
@@ -316,8 +314,9 @@ def _alias_leaf(module_op, old_types, leaves_of, path, where) -> int:
         base += _leaf_offsets([t.get_type(j) for j in range(t.num_types)])[k]
         t = t.get_type(k)
     if _leaf_count(t) != 1:
-        raise HiloError(f"{where}: output {list(path)} is a tuple of {_leaf_count(t)} leaves and cannot alias one input",
-                        loc=module_op.location)
+        raise HiloError(
+            f"{where}: output {list(path)} is a tuple of {_leaf_count(t)} leaves and cannot alias one input", loc=module_op.location
+        )
     return base
 
 
@@ -407,7 +406,6 @@ register_twins(
     run_penguinize_io,
     anchor="builtin.module",
     class_name="PenguinizeFunctions",
-    statistics=("markers-stripped", "get-tuple-elements-created", "tuples-erased", "dropped-result-attrs",
-                "results-flattened"),
+    statistics=("markers-stripped", "get-tuple-elements-created", "tuples-erased", "dropped-result-attrs", "results-flattened"),
     source="seed 002 section 4 (PenguinizeFunctions::runOnOperation @0x20881f0); seed 004 step 26",
 )

@@ -10,25 +10,35 @@ files beside it).
 
 import os
 
-from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, print_program
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
+from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, print_program
 
 _OPTIONS = (
     Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)"),
     Option("model-type", str, DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference"),
     Option("output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver"),
-    Option("inline-constant-max-elements", int, DEFAULT_INLINE_LIMIT,
-           "non-splat constants with more elements are written to .npy files beside penguin.py"),
+    Option(
+        "inline-constant-max-elements",
+        int,
+        DEFAULT_INLINE_LIMIT,
+        "non-splat constants with more elements are written to .npy files beside penguin.py",
+    ),
 )
 
 
 def _run_printer(module_op, ctx):
     counts: dict = {}
     parameters: dict = {}
-    src, files = print_program(module_op, dialect=ctx.info.dialect, root=ctx.options.root,
-                               filename=ctx.extras.get("filename"),
-                               inline_limit=ctx.options.inline_constant_max_elements, stats=counts,
-                               model_type=ctx.options.model_type, parameters=parameters)
+    src, files = print_program(
+        module_op,
+        dialect=ctx.info.dialect,
+        root=ctx.options.root,
+        filename=ctx.extras.get("filename"),
+        inline_limit=ctx.options.inline_constant_max_elements,
+        stats=counts,
+        model_type=ctx.options.model_type,
+        parameters=parameters,
+    )
     ctx.stats["statements"] += sum(counts.values())
     ctx.stats["npy-files"] += len(files)
     ctx.extras["penguin_source"] = src
@@ -43,8 +53,8 @@ def _run_printer(module_op, ctx):
         # As hilo-opt's -o: the folder must exist (a missing one is an error, never
         # created); penguin.py plus its .npy files are renamed into place only once
         # all were written.
-        from hilo_mlir.support.diagnostics import HiloError
         from hilo_mlir.driver.packaging import write_program
+        from hilo_mlir.support.diagnostics import HiloError
 
         folder = os.path.dirname(os.path.abspath(out))
         if not os.path.isdir(folder):

@@ -10,10 +10,10 @@ StableHLO twin's two extra stages); the copy op and the naming are ours
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir
 from hilo_mlir.ir.utils import attr_is, defining_op, entry_block, find_main, is_block_arg_of, op_key, terminator
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
+from hilo_mlir.support.diagnostics import HiloError
 
 
 def _stamp(ctx, op, key, attr) -> bool:
@@ -35,8 +35,7 @@ def make_copy(d, value, rw, before):
     if d.has_copy_op:
         return rw.create(d.name("copy"), results=[value.type], operands=[value], before=before).results[0]
     attrs = {"call_target_name": ir.StringAttr.get(COPY_TARGET)}
-    return rw.create(d.name("custom_call"), results=[value.type], operands=[value], attributes=attrs,
-                     before=before).results[0]
+    return rw.create(d.name("custom_call"), results=[value.type], operands=[value], attributes=attrs, before=before).results[0]
 
 
 def _output_names(module_op, main, n):
@@ -77,8 +76,7 @@ def _zero_sized_outputs(main, ret, d, ctx):
             # empty complex constant is built as complex(empty re, empty im).
             part = ir.RankedTensorType.get(t.shape, t.element_type.element_type)
             empty = ir.Attribute.parse(f"dense<> : {part}")
-            re, im = (rw.create(d.name("constant"), results=[part], attributes={"value": empty}, loc=loc, before=ret)
-                      for _ in range(2))
+            re, im = (rw.create(d.name("constant"), results=[part], attributes={"value": empty}, loc=loc, before=ret) for _ in range(2))
             c = rw.create(d.name("complex"), results=[t], operands=[re.results[0], im.results[0]], loc=loc, before=ret)
         else:
             empty = ir.Attribute.parse(f"dense<> : {t}")
@@ -97,8 +95,7 @@ def _broadcast_large_splats(module_op, d, threshold, ctx):
         t = op.results[0].type
         skip = small.get(t)
         if skip is None:
-            skip = small[t] = (not isinstance(t, ir.RankedTensorType) or t.rank == 0 or not t.has_static_shape
-                               or _numel(t) < threshold)
+            skip = small[t] = not isinstance(t, ir.RankedTensorType) or t.rank == 0 or not t.has_static_shape or _numel(t) < threshold
         if skip:
             continue
         try:
@@ -110,8 +107,13 @@ def _broadcast_large_splats(module_op, d, threshold, ctx):
         scalar_t = ir.RankedTensorType.get([], t.element_type)
         value = ir.DenseElementsAttr.get_splat(scalar_t, attr.get_splat_value())
         sc = rw.create(d.name("constant"), results=[scalar_t], attributes={"value": value}, before=op)
-        b = rw.create(d.name("broadcast_in_dim"), results=[t], operands=[sc.results[0]],
-                      attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, before=op)
+        b = rw.create(
+            d.name("broadcast_in_dim"),
+            results=[t],
+            operands=[sc.results[0]],
+            attributes={"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])},
+            before=op,
+        )
         rw.replace_op(op, [b.results[0]])
         ctx.stats["large-splats-broadcast"] += 1
 
@@ -162,8 +164,7 @@ def _stamp_names(module_op, main, vals, ctx) -> None:
         if len(p.results) == 1:
             _stamp(ctx, p, "neuron.symName", ir.StringAttr.get(by_result[0]))
         else:
-            _stamp(ctx, p, "neuron.symName",
-                   ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))]))
+            _stamp(ctx, p, "neuron.symName", ir.ArrayAttr.get([ir.StringAttr.get(by_result.get(i, "")) for i in range(len(p.results))]))
         ctx.stats["ops-named"] += 1
 
 
@@ -212,8 +213,14 @@ _TL_SOURCE = "seed 004 step 28; seed 002 sections 5-6; copy op, names and the St
 _TL_STATS = ("outputs-copied", "ops-named")
 register(
     PassInfo(
-        "tensorizer-legalization", _TL_SUMMARY, run_tensorizer_legalization, anchor="builtin.module",
-        dialect="mhlo", class_name="TensorizerLegalization", statistics=_TL_STATS, source=_TL_SOURCE,
+        "tensorizer-legalization",
+        _TL_SUMMARY,
+        run_tensorizer_legalization,
+        anchor="builtin.module",
+        dialect="mhlo",
+        class_name="TensorizerLegalization",
+        statistics=_TL_STATS,
+        source=_TL_SOURCE,
     )
 )
 register(
@@ -223,8 +230,11 @@ register(
         run_stablehlo_tensorizer_legalization,
         anchor="builtin.module",
         dialect="stablehlo",
-        options=(Option("splat-threshold", int, 4096,
-                        "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"),),
+        options=(
+            Option(
+                "splat-threshold", int, 4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"
+            ),
+        ),
         class_name="StableHLOTensorizerLegalization",
         statistics=_TL_STATS + ("zero-sized-outputs", "large-splats-broadcast"),
         source=_TL_SOURCE,

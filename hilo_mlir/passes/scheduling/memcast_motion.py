@@ -49,10 +49,15 @@ def _sink(mv, cv, rw) -> None:
     rt = mv.results[0].type
     narrow_t = ir.RankedTensorType.get(list(rt.shape), narrow.type.element_type, loc=mv.location)
     attrs = {k: mv.attributes[k] for k in mv.attributes}
-    new_mv = rw.create(mv.name, results=[narrow_t], operands=[narrow] + list(mv.operands)[1:],
-                       attributes=attrs, loc=mv.location, before=mv)
-    new_cv = rw.create(cv.name, results=[rt], operands=[new_mv.results[0]],
-                       attributes={k: cv.attributes[k] for k in cv.attributes}, loc=cv.location, before=mv)
+    new_mv = rw.create(mv.name, results=[narrow_t], operands=[narrow] + list(mv.operands)[1:], attributes=attrs, loc=mv.location, before=mv)
+    new_cv = rw.create(
+        cv.name,
+        results=[rt],
+        operands=[new_mv.results[0]],
+        attributes={k: cv.attributes[k] for k in cv.attributes},
+        loc=cv.location,
+        before=mv,
+    )
     rw.replace_op(mv, [new_cv.results[0]])
     if not list(cv.results[0].uses):
         rw.erase_op(cv)

@@ -17,11 +17,10 @@ DESIGN.md catalogue step 24.
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.ir.utils import func_name, top_funcs
 from hilo_mlir.passmanager.registry import register_twins
-
 
 #: (op name, attribute name) pairs whose value the op's verifier fixes to a kind
 #: that never holds a symbol reference (integer arrays, enums, strings, struct

@@ -24,9 +24,9 @@ from __future__ import annotations
 import bisect
 
 from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
+from hilo_mlir.ir import ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir import ir
 from hilo_mlir.ir.utils import block_ops
 from hilo_mlir.passmanager.registry import register_twins
 
@@ -64,6 +64,7 @@ def block_inputs(op, index: ValueIndex) -> list:
     for v in op.operands:
         take(v)
     if len(op.regions):
+
         def visit(inner):
             if inner != op:
                 for v in inner.operands:

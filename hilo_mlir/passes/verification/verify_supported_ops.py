@@ -24,10 +24,9 @@ something to report.
 
 from __future__ import annotations
 
-from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.ir import ir
 from hilo_mlir.passmanager.registry import register_twins
-
+from hilo_mlir.support.diagnostics import HiloError
 
 _SKIPPED = ("builtin.module", "func.func")
 

@@ -22,5 +22,17 @@ from hilo_mlir.penguin_ref.ops.elementwise import compare
 from hilo_mlir.penguin_ref.ops.numeric import cast, widen
 from hilo_mlir.penguin_ref.ops.shape import pad
 
-__all__ = ["OpCall", "CUSTOM_CALLS", "IMPLS", "is_header", "is_summary", "lookup", "op_key", "dot_general", "compare", "cast",
-           "widen", "pad"]
+__all__ = [
+    "OpCall",
+    "CUSTOM_CALLS",
+    "IMPLS",
+    "is_header",
+    "is_summary",
+    "lookup",
+    "op_key",
+    "dot_general",
+    "compare",
+    "cast",
+    "widen",
+    "pad",
+]

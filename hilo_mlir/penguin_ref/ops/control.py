@@ -7,6 +7,7 @@ import numpy as np
 from hilo_mlir.penguin_ref.attrs import AttrError
 from hilo_mlir.penguin_ref.ops.dispatch import impl
 
+
 @impl("while")
 def _while(c):
     cond = c.region(0, vectorized=False)
@@ -53,6 +54,4 @@ def _fusion(c):
 @impl("call")
 def _call(c):
     callee = c.word("callee")
-    raise AttrError(
-        f"func.call to @{callee}: the program does not contain the callee's body (inline calls before printing)"
-    )
+    raise AttrError(f"func.call to @{callee}: the program does not contain the callee's body (inline calls before printing)")

@@ -30,7 +30,7 @@ def _custom_call(c):
     target = _target(c)
     fn = CUSTOM_CALLS.get(target)
     if fn is None and target.startswith("mhlo."):
-        fn = IMPLS.get(target[len("mhlo."):])
+        fn = IMPLS.get(target[len("mhlo.") :])
     if fn is None:
         fn = _BY_PY_OP.get(c.stmt.kind.split(".")[-1])
     if fn is None:
@@ -75,8 +75,15 @@ def _softmax(c):
 
 
 @impl("device_print")
-@custom_call("AliasingCopy", "AwsNeuronControlDep", "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
-             "AwsNeuronDevicePrint", "mhlo.device_print")
+@custom_call(
+    "AliasingCopy",
+    "AwsNeuronControlDep",
+    "Sharding",
+    "SPMDFullToShardShape",
+    "SPMDShardToFullShape",
+    "AwsNeuronDevicePrint",
+    "mhlo.device_print",
+)
 def _passthrough(c):
     outs = []
     for i, spec in enumerate(c.out_specs):
@@ -165,26 +172,39 @@ def _check(c):
             bad |= ~(near | (_ulps(a, e) <= max_ulps))
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise c.error(f"check.{kind} failed at {int(bad.sum())} of {bad.size} elements; first at {list(idx)}: "
-                      f"got {actual[idx]!r}, expected {expected[idx]!r}")
+        raise c.error(
+            f"check.{kind} failed at {int(bad.sum())} of {bad.size} elements; first at {list(idx)}: "
+            f"got {actual[idx]!r}, expected {expected[idx]!r}"
+        )
     return []
 
 
-_BY_PY_OP.update({
-    "DotOp": _scaled_dot,  # a DotOp printed for a custom call is the scaled matmul (op='mhlo.scaled_dot')
-    "CopyOp": _passthrough,
-    "ControlDepOp": _control_dep,
-    "CheckOp": _check,
-    "DevicePrintOp": _passthrough,
-    "SoftmaxOp": _softmax,
-})
-CUSTOM_CALLS.update({
-    "AwsNeuronTransferWithStaticRing": _passthrough,
-    "annotate_device_placement": _passthrough,
-    "mhlo.sharding": _passthrough,
-})
-for _t in ("check.expect_eq", "check.expect_almost_eq", "check.expect_close", "check.expect_eq_const",
-           "check.expect_almost_eq_const", "check.expect_close_const", "check.expect_serialized_eq"):
+_BY_PY_OP.update(
+    {
+        "DotOp": _scaled_dot,  # a DotOp printed for a custom call is the scaled matmul (op='mhlo.scaled_dot')
+        "CopyOp": _passthrough,
+        "ControlDepOp": _control_dep,
+        "CheckOp": _check,
+        "DevicePrintOp": _passthrough,
+        "SoftmaxOp": _softmax,
+    }
+)
+CUSTOM_CALLS.update(
+    {
+        "AwsNeuronTransferWithStaticRing": _passthrough,
+        "annotate_device_placement": _passthrough,
+        "mhlo.sharding": _passthrough,
+    }
+)
+for _t in (
+    "check.expect_eq",
+    "check.expect_almost_eq",
+    "check.expect_close",
+    "check.expect_eq_const",
+    "check.expect_almost_eq_const",
+    "check.expect_close_const",
+    "check.expect_serialized_eq",
+):
     CUSTOM_CALLS[_t] = _check
 
 

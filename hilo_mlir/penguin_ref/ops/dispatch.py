@@ -60,8 +60,17 @@ def is_summary(st) -> bool:
 
 
 #: Python op names that are custom calls when printed without ``xla_op``
-PY_CUSTOM = {"Softmax", "SoftmaxOp", "AliasingCopy", "AliasingCopyOp", "QuantizeMXTensorOp", "CopyOp",
-             "ControlDepOp", "CheckOp", "DevicePrintOp"}
+PY_CUSTOM = {
+    "Softmax",
+    "SoftmaxOp",
+    "AliasingCopy",
+    "AliasingCopyOp",
+    "QuantizeMXTensorOp",
+    "CopyOp",
+    "ControlDepOp",
+    "CheckOp",
+    "DevicePrintOp",
+}
 
 
 def is_header(st) -> bool:

@@ -10,6 +10,7 @@ from hilo_mlir.penguin_ref.ops.dispatch import impl
 from hilo_mlir.penguin_ref.ops.numeric import WIDE_F32, is_float
 from hilo_mlir.penguin_ref.ops.shape import pad
 
+
 def _acc_dtype(a, b, out):
     if is_float(a.dtype) or is_float(b.dtype) or is_float(out):
         if WIDE_F32 or np.dtype(out) == np.float64 or a.dtype == np.float64:
@@ -47,8 +48,7 @@ def _dot_general(c):
         rb = c.ints("rhs_batch_dimensions", "rhs_batching_dimensions", default=[])
         lc, rc = c.ints("lhs_contracting_dimensions"), c.ints("rhs_contracting_dimensions")
     else:
-        fields = ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-                  "rhs_contracting_dimensions")
+        fields = ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions")
         dn = c.struct(("dot_dimension_numbers", "dimension_numbers"), fields)
         lb, rb, lc, rc = (ints(dn[k]) for k in fields)
     return dot_general(lhs, rhs, lb, rb, lc, rc, c.out_dtype())
@@ -67,10 +67,20 @@ def _dot(c):
 @impl("convolution")
 def _conv(c):
     lhs, rhs = c.srcs[:2]
-    dn = c.struct(("dimension_numbers", "conv_dimension_numbers"), (
-        "input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
-        "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
-        "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions"))
+    dn = c.struct(
+        ("dimension_numbers", "conv_dimension_numbers"),
+        (
+            "input_batch_dimension",
+            "input_feature_dimension",
+            "input_spatial_dimensions",
+            "kernel_input_feature_dimension",
+            "kernel_output_feature_dimension",
+            "kernel_spatial_dimensions",
+            "output_batch_dimension",
+            "output_feature_dimension",
+            "output_spatial_dimensions",
+        ),
+    )
     ib, ifd = int(dn["input_batch_dimension"]), int(dn["input_feature_dimension"])
     isp = ints(dn["input_spatial_dimensions"])
     ki, ko = int(dn["kernel_input_feature_dimension"]), int(dn["kernel_output_feature_dimension"])
@@ -101,9 +111,9 @@ def _conv(c):
     if bgc > 1:
         # batch groups: split the batch into bgc groups, output features split accordingly
         nb = N // bgc
-        xs = [x[g * nb:(g + 1) * nb] for g in range(bgc)]
+        xs = [x[g * nb : (g + 1) * nb] for g in range(bgc)]
         og = c_out // bgc
-        outs = [_conv_core(xs[g], w[g * og:(g + 1) * og], fgc, ks, rdil, strides, out_sp, acc) for g in range(bgc)]
+        outs = [_conv_core(xs[g], w[g * og : (g + 1) * og], fgc, ks, rdil, strides, out_sp, acc) for g in range(bgc)]
         y = np.concatenate(outs, axis=1)
     else:
         y = _conv_core(x, w, fgc, ks, rdil, strides, out_sp, acc)
@@ -121,11 +131,12 @@ def _conv_core(x, w, fgc, ks, rdil, strides, out_sp, acc):
     og = c_out // fgc
     y = np.zeros((N, c_out) + tuple(out_sp), dtype=acc)
     for g in range(fgc):
-        xg = x[:, g * c_in:(g + 1) * c_in]
-        wg = w[g * og:(g + 1) * og]
+        xg = x[:, g * c_in : (g + 1) * c_in]
+        wg = w[g * og : (g + 1) * og]
         for k in np.ndindex(*ks):
-            sl = tuple(slice(kk * d, kk * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0)
-                       for kk, d, m, st in zip(k, rdil, out_sp, strides))
+            sl = tuple(
+                slice(kk * d, kk * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0) for kk, d, m, st in zip(k, rdil, out_sp, strides)
+            )
             patch = xg[(slice(None), slice(None)) + sl]  # N I S...
-            y[:, g * og:(g + 1) * og] += np.einsum("ni...,oi->no...", patch, wg[(slice(None), slice(None)) + k])
+            y[:, g * og : (g + 1) * og] += np.einsum("ni...,oi->no...", patch, wg[(slice(None), slice(None)) + k])
     return y

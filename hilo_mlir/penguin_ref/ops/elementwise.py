@@ -18,6 +18,7 @@ from hilo_mlir.penguin_ref.ops.call import OpCall, compare_type, direction
 from hilo_mlir.penguin_ref.ops.dispatch import IMPLS, impl
 from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, cast, is_int, widen
 
+
 def _ew(fn, float_only=False):
     def run(c: OpCall):
         args = [widen(a) for a in c.srcs]
@@ -311,8 +312,12 @@ def compare(a, b, direction, ctype=None):
     else:
         a, b = widen(a), widen(b)
     return {
-        "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
-        "GT": np.greater, "LE": np.less_equal, "LT": np.less,
+        "EQ": np.equal,
+        "NE": np.not_equal,
+        "GE": np.greater_equal,
+        "GT": np.greater,
+        "LE": np.less_equal,
+        "LT": np.less,
     }[direction](a, b)
 
 

@@ -10,8 +10,14 @@ from hilo_mlir.penguin_ref.ops.elementwise import total_order_key
 from hilo_mlir.penguin_ref.ops.numeric import cast, is_float, widen
 from hilo_mlir.penguin_ref.ops.reductions import ufunc_for
 
-_GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-                  "start_index_map", "index_vector_dim")
+_GATHER_FIELDS = (
+    "offset_dims",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+    "index_vector_dim",
+)
 
 
 @impl("gather")
@@ -54,8 +60,14 @@ def _gather(c):
     return np.transpose(tmp, perm).reshape(out_shape)
 
 
-_SCATTER_FIELDS = ("update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
-                   "scatter_dims_to_operand_dims", "index_vector_dim")
+_SCATTER_FIELDS = (
+    "update_window_dims",
+    "inserted_window_dims",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims",
+    "index_vector_dim",
+)
 
 
 @impl("scatter")
@@ -63,7 +75,7 @@ def _scatter(c):
     n = (len(c.srcs) - 1) // 2
     operands = [np.array(x, copy=True) for x in c.srcs[:n]]
     idx = np.asarray(c.srcs[n])
-    updates = c.srcs[n + 1:]
+    updates = c.srcs[n + 1 :]
     dn = c.struct(("scatter_dimension_numbers", "dimension_numbers"), _SCATTER_FIELDS)
     uwd = ints(dn["update_window_dims"])
     iwd = ints(dn["inserted_window_dims"])

@@ -16,8 +16,18 @@ import ml_dtypes
 import numpy as np
 
 WIDE_F32 = True  # compute f32 ops in f64, round once (see the module docstring)
-NARROW_FLOATS = {np.dtype(t) for t in (ml_dtypes.bfloat16, np.float16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2,
-                                         ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu)}
+NARROW_FLOATS = {
+    np.dtype(t)
+    for t in (
+        ml_dtypes.bfloat16,
+        np.float16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e4m3fnuz,
+        ml_dtypes.float8_e5m2fnuz,
+        ml_dtypes.float8_e8m0fnu,
+    )
+}
 
 
 def is_float(dt) -> bool:
@@ -27,6 +37,7 @@ def is_float(dt) -> bool:
 
 def is_int(dt) -> bool:
     return np.dtype(dt).kind in "iu"
+
 
 def widen(a: np.ndarray) -> np.ndarray:
     """bf16/f16/f8 -> f32 for computing; other dtypes unchanged."""
@@ -65,4 +76,3 @@ def cast(a, dt) -> np.ndarray:
         # double rounding f64->f32->bf16 can differ from direct rounding; ml_dtypes rounds f64 directly
         return a.astype(dt)
     return a.astype(dt)
-

@@ -16,8 +16,15 @@ from hilo_mlir.penguin_ref.ops.dispatch import impl
 from hilo_mlir.penguin_ref.ops.numeric import widen
 from hilo_mlir.penguin_ref.ops.shape import pad
 
-UFUNCS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
-           "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+UFUNCS = {
+    "add": np.add,
+    "multiply": np.multiply,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
 
 
 def ufunc_for(name, dt):
@@ -69,8 +76,9 @@ def _reduce_window(c):
     body = None if uf is not None else c.region(0)
     acc = [np.broadcast_to(widen(i) if uf is not None else i, out_shape).copy() for i in inits]
     for off in itertools.product(*[range(w) for w in win]):
-        sl = tuple(slice(o * d, o * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0)
-                   for o, d, m, st in zip(off, wdil, out_shape, strides))
+        sl = tuple(
+            slice(o * d, o * d + (m - 1) * st + 1, st) if m > 0 else slice(0, 0) for o, d, m, st in zip(off, wdil, out_shape, strides)
+        )
         vals = [p[sl] for p in padded]
         if uf is not None:
             acc = [uf(acc[0], widen(vals[0]))]

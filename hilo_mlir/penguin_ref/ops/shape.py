@@ -10,6 +10,7 @@ from hilo_mlir.penguin_ref.ops.dispatch import impl
 from hilo_mlir.penguin_ref.ops.elementwise import total_order_key
 from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, is_float
 
+
 @impl("constant")
 def _constant(c):
     v = c.raw("value")
@@ -146,8 +147,9 @@ def pad(a, value, low, high, interior):
         for n, lo, hi, i in zip(a.shape, low, high, interior)
     ]
     out = np.full(shape, value, dtype=a.dtype)
-    idx = tuple(slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else max(lo, 0), i + 1)
-                for n, lo, i in zip(a.shape, low, interior))
+    idx = tuple(
+        slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1 if n else max(lo, 0), i + 1) for n, lo, i in zip(a.shape, low, interior)
+    )
     out[idx] = a
     # negative padding crops
     crop = tuple(slice(-lo if lo < 0 else 0, (s + hi) if hi < 0 else s) for lo, hi, s in zip(low, high, out.shape))
@@ -158,8 +160,13 @@ def pad(a, value, low, high, interior):
 def _pad(c):
     a, v = c.srcs
     n = a.ndim
-    return pad(a, v, c.ints("edge_padding_low", default=[0] * n), c.ints("edge_padding_high", default=[0] * n),
-               c.ints("interior_padding", default=[0] * n))
+    return pad(
+        a,
+        v,
+        c.ints("edge_padding_low", default=[0] * n),
+        c.ints("edge_padding_high", default=[0] * n),
+        c.ints("interior_padding", default=[0] * n),
+    )
 
 
 @impl("tuple")

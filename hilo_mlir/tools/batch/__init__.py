@@ -62,10 +62,10 @@ def _cleanup_staging(outdir: str, rel_stem: str) -> None:
 
 def _preload(items) -> None:
     """Import everything the children need once, before forking."""
-    from hilo_mlir.driver import compiler  # noqa: F401
     from hilo_mlir import ir
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir.driver import compiler  # noqa: F401
     from hilo_mlir.driver.frontend import binary  # noqa: F401
+    from hilo_mlir.passmanager import registry
 
     registry.load()
     ir._register_passes_once()

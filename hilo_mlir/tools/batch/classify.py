@@ -99,8 +99,13 @@ def crash_text(err: bytes) -> str | None:
 
 
 _OUT_OF_MEMORY = (b"std::bad_alloc", b"LLVM ERROR: out of memory", b"MemoryError")
-_STAGES = {"read": "reading the input", "parse": "parsing the input", "validate-input": "validating the input",
-           "write": "writing the output", None: "starting"}
+_STAGES = {
+    "read": "reading the input",
+    "parse": "parsing the input",
+    "validate-input": "validating the input",
+    "write": "writing the output",
+    None: "starting",
+}
 
 
 def phase(last_pass: str | None) -> str:
@@ -129,14 +134,19 @@ def classify(o: WorkerOutcome) -> ModuleResult:
     st = o.wait_status
     if o.timed_out and o.last_pass == "parse" and o.input_kind in _READERS:
         who, what = _READERS[o.input_kind]
-        return ModuleResult(o.path, "rejected", f"{o.path}: error: {who} did not finish in {o.timeout:g} s on this input; "
-                            f"the file is corrupt or {what}", "SIGKILL", o.last_pass, o.seconds)
+        return ModuleResult(
+            o.path,
+            "rejected",
+            f"{o.path}: error: {who} did not finish in {o.timeout:g} s on this input; the file is corrupt or {what}",
+            "SIGKILL",
+            o.last_pass,
+            o.seconds,
+        )
     if o.timed_out:
         return ModuleResult(o.path, "timeout", f"no result after {o.timeout:g} s (killed)", "SIGKILL", o.last_pass, o.seconds)
     if _ran_out_of_memory(o):
         sig = signal_name(os.WTERMSIG(st)) if os.WIFSIGNALED(st) else None
-        return ModuleResult(o.path, "rejected", f"{o.path}: error: out of memory while {phase(o.last_pass)}", sig,
-                            o.last_pass, o.seconds)
+        return ModuleResult(o.path, "rejected", f"{o.path}: error: out of memory while {phase(o.last_pass)}", sig, o.last_pass, o.seconds)
     if os.WIFSIGNALED(st):
         sig = signal_name(os.WTERMSIG(st))
         return ModuleResult(o.path, "crashed", crash_text(o.stderr) or f"killed by {sig}", sig, o.last_pass, o.seconds)

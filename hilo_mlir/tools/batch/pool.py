@@ -191,8 +191,17 @@ class WorkerPool:
                 if self.on_abandon:
                     self.on_abandon(job.index)
                 continue
-            outcome = WorkerOutcome(job.path, status, time.monotonic() - job.start, job.last_pass, job.final,
-                                    job.err, job.timed_out, self.timeout, job.input_kind)
+            outcome = WorkerOutcome(
+                job.path,
+                status,
+                time.monotonic() - job.start,
+                job.last_pass,
+                job.final,
+                job.err,
+                job.timed_out,
+                self.timeout,
+                job.input_kind,
+            )
             self.on_done(job.index, outcome)
 
     def _stopping(self) -> bool:

@@ -24,8 +24,10 @@ class Progress:
         n = int(30 * frac)
         c = self.counts
         wf = f"  write-failed {c['write-failed']}" if c["write-failed"] else ""
-        return (f"\r[{'#' * n}{'.' * (30 - n)}] {self.done}/{self.total}  ok {c['ok']}  rejected {c['rejected']}{wf}  "
-                f"crashed {c['crashed']}  timeout {c['timeout']}")
+        return (
+            f"\r[{'#' * n}{'.' * (30 - n)}] {self.done}/{self.total}  ok {c['ok']}  rejected {c['rejected']}{wf}  "
+            f"crashed {c['crashed']}  timeout {c['timeout']}"
+        )
 
     def _line(self, r: ModuleResult) -> str:
         extra = ""

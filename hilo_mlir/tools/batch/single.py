@@ -26,8 +26,9 @@ def message(r: ModuleResult, job: WorkerJob, timeout: float | None = None, tool:
     if r.status == "timeout":
         return f"{job.path}: error: the compile did not finish in {timeout:g} s (killed while {phase(r.last_pass)})"
     if r.signal:
-        return (f"{job.path}: error: the compiler crashed ({r.signal}) while {phase(r.last_pass)} on this input; "
-                f"this is a bug" + (f" ({r.diagnostic})" if r.diagnostic and not r.diagnostic.startswith("killed by") else ""))
+        return f"{job.path}: error: the compiler crashed ({r.signal}) while {phase(r.last_pass)} on this input; this is a bug" + (
+            f" ({r.diagnostic})" if r.diagnostic and not r.diagnostic.startswith("killed by") else ""
+        )
     if r.diagnostic and r.diagnostic.startswith("internal error"):
         return f"{tool}: {r.diagnostic} (while {phase(r.last_pass)})"
     return f"{tool}: error: the compiler ended without a result while {phase(r.last_pass)}: {r.diagnostic}"
@@ -49,8 +50,9 @@ def run_single(job: WorkerJob, timeout: float | None = None, forward: bool = Fal
     batch._preload([job])
     box: dict = {}
     with StopRequest() as stop:
-        pool = WorkerPool(1, timeout, lambda i, o: box.update(outcome=o), None, stop,
-                          forward=getattr(stderr, "buffer", None) if forward else None)
+        pool = WorkerPool(
+            1, timeout, lambda i, o: box.update(outcome=o), None, stop, forward=getattr(stderr, "buffer", None) if forward else None
+        )
         pool.run([(job.path, lambda send: compile_one(job, send))])
     if stop.requested or "outcome" not in box:
         return EXIT_INTERRUPTED

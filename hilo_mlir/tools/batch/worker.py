@@ -79,8 +79,7 @@ def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0) 
 
         spine = sum(t for _, t in src.timings)
         before = max(0.0, compile_s - spine - src.verify_seconds)
-        rows = [("Parser", parse_s), ("Input checks and bridge (before the spine)", before), *src.timings,
-                ("Verifier", src.verify_seconds)]
+        rows = [("Parser", parse_s), ("Input checks and bridge (before the spine)", before), *src.timings, ("Verifier", src.verify_seconds)]
         sys.stderr.write(timing_report(rows))
     if job.statistics:
         for name, stats in src.statistics.items():
@@ -92,10 +91,10 @@ def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0) 
 def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     """Compile and write ``job``: the ``penguin.py`` path and the fusion report's lines for stdout."""
     from hilo_mlir.driver import compiler
-    from hilo_mlir.support.diagnostics import HiloError, out_of_memory
-    from hilo_mlir.support.io import read_input
     from hilo_mlir.driver.packaging import write_program
     from hilo_mlir.passmanager.pipeline import Instrumentation
+    from hilo_mlir.support.diagnostics import HiloError, out_of_memory
+    from hilo_mlir.support.io import read_input
 
     send({"pass": "read"})
     with out_of_memory("reading the input"):
@@ -105,8 +104,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     send({"pass": "parse", "input": input_kind(job.path, data)})
     t0 = time.perf_counter()
     with out_of_memory("parsing the input"):
-        loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True,
-                                      timeout=job.read_timeout)
+        loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True, timeout=job.read_timeout)
     parse_s = time.perf_counter() - t0
     del data
     if job.weights:
@@ -116,8 +114,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
             mark_parameters(loaded.module, job.weights, job.path)
     instr = job.instrumentation
     if instr is None:
-        instr = Instrumentation(print_before_all=job.print_before_all, print_after_all=job.print_after_all,
-                                out=sys.stderr, debug=job.debug)
+        instr = Instrumentation(print_before_all=job.print_before_all, print_after_all=job.print_after_all, out=sys.stderr, debug=job.debug)
     instr.on_pass_start = lambda arg: send({"pass": arg})
     if job.warn is not None:
         instr.on_diagnostic = lambda d: send({"warning": job.warn(d)})
@@ -128,8 +125,9 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
             job.snapshot = snapshot(loaded.module, job.path)
     t0 = time.perf_counter()
     try:
-        src = compiler.compile_loaded(loaded, job.config, instrumentation=instr, input_types=job.input_types,
-                                      fusion_report=job.fusion_report)
+        src = compiler.compile_loaded(
+            loaded, job.config, instrumentation=instr, input_types=job.input_types, fusion_report=job.fusion_report
+        )
     except HiloError as e:
         if job.debug:
             sys.stderr.writelines(line + "\n" for line in getattr(e, "log", ()))

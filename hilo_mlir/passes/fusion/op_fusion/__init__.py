@@ -22,20 +22,27 @@ refused).
 from __future__ import annotations
 
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.ir.dialects import DECOMPOSITION_ATTR, STABLEHLO
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import DECOMPOSITION_ATTR, STABLEHLO
 from hilo_mlir.ir.utils import as_op, func_name
-from hilo_mlir.passmanager.registry import Option, Statistic, register_twins
 from hilo_mlir.passes.fusion.op_fusion import dot_logistic, elementwise, mul_red_sqrt, transcendental
 from hilo_mlir.passes.fusion.op_fusion.dot_logistic import fuse_dot_logistic
 from hilo_mlir.passes.fusion.op_fusion.elementwise import fuse_elementwise, grow_upwards
 from hilo_mlir.passes.fusion.op_fusion.mul_red_sqrt import fuse_mul_red_sqrt
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun, OpFusionState
 from hilo_mlir.passes.fusion.op_fusion.transcendental import fuse_expm1, fuse_log1p, fuse_sub_exp
+from hilo_mlir.passmanager.registry import Option, Statistic, register_twins
 
 __all__ = [
-    "run_op_fusion", "fuse_sub_exp", "fuse_dot_logistic", "fuse_mul_red_sqrt", "fuse_expm1", "fuse_log1p",
-    "fuse_elementwise", "grow_upwards", "SUB_PASSES",
+    "run_op_fusion",
+    "fuse_sub_exp",
+    "fuse_dot_logistic",
+    "fuse_mul_red_sqrt",
+    "fuse_expm1",
+    "fuse_log1p",
+    "fuse_elementwise",
+    "grow_upwards",
+    "SUB_PASSES",
 ]
 
 #: ``(gate option or None, sub-pass, the op kinds it seeds from)``, in the driver's order.
@@ -107,8 +114,12 @@ register_twins(
     class_name="NeuronOpFusion",
     options=(
         Option("fuse-dot-logistic", bool, False, "Also fuse dot+logistic (DotLogistic) and the RMSNorm core (MulRedSqrt)"),
-        Option("general-elementwise-fusion", bool, False,
-               "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate"),
+        Option(
+            "general-elementwise-fusion",
+            bool,
+            False,
+            "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate",
+        ),
         fusion_report.REPORT_OPTION,
     ),
     statistics=(
@@ -120,5 +131,5 @@ register_twins(
     ),
     state=OpFusionState,
     source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680; gates cl::opt @0x9c717b8, @0x9c716f8); "
-           "DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
+    "DESIGN.md 'The op-fusion core', decisions 1-6; spine step 15",
 )

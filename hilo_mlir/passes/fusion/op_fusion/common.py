@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 
-from hilo_mlir.ir.dialects import FUSION_OP_NAMES, is_fusion_like
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import FUSION_OP_NAMES, is_fusion_like
 from hilo_mlir.ir.utils import as_op, defining_op
 
 
@@ -181,5 +181,4 @@ def is_constant_like(v, memo: dict | None = None) -> bool:
     return False
 
 
-__all__ = ["same_block", "inside_fusion", "in_function_body", "collect", "preorder_sorted", "is_constant_like",
-           "REGION_FREE"]
+__all__ = ["same_block", "inside_fusion", "in_function_body", "collect", "preorder_sorted", "is_constant_like", "REGION_FREE"]

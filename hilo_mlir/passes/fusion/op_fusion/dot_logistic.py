@@ -19,8 +19,8 @@ Two machineries over one collected list of ``logistic`` ops:
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.fusion.report.vocabulary import REASSOCIATED_RESHAPE
+from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import as_op, defining_op, has_one_use, num_uses
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, same_block
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun
@@ -162,8 +162,7 @@ def _reassociate(run: FusionRun, dot, r, lg, mul) -> None:
         new_lg = run.create(d.name("logistic"), results=[dres.type], operands=[dres], loc=loc, before=mul)
         pair = [new_lg.result if v == lres else dres for v in ops_]
         new_mul = run.create(d.name("multiply"), results=[dres.type], operands=pair, loc=loc, before=mul)
-        new_r = run.create(d.name("reshape"), results=[mul.results[0].type], operands=[new_mul.result],
-                           loc=loc, before=mul)
+        new_r = run.create(d.name("reshape"), results=[mul.results[0].type], operands=[new_mul.result], loc=loc, before=mul)
     run.replace_all_uses_with(mul.results[0], new_r.result)
     run.erase(mul)
     run.erase(lg)

@@ -21,8 +21,8 @@ cluster, as the seed's finalize step does (only the sort is skipped).
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import FusionKind, is_elementwise_op, is_fusion_like
 from hilo_mlir.fusion import OpSet, ancestor_in_block
+from hilo_mlir.ir.dialects import FusionKind, is_elementwise_op, is_fusion_like
 from hilo_mlir.ir.utils import as_op, defining_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, is_constant_like, same_block
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun
@@ -63,10 +63,13 @@ def grow_upwards(run: FusionRun, seed, rejected: dict | None = None) -> OpSet:
             cand = defining_op(v)
             if cand is None or cand in cluster:
                 continue
-            if (not same_block(cand, seed)  # R1
-                    or d.is_op(cand, *BOUNDARY) or is_fusion_like(cand)  # R2
-                    or not is_elementwise_op(cand)  # R3
-                    or _user_outside(cand, block, cluster) is not None):  # R4
+            if (
+                not same_block(cand, seed)  # R1
+                or d.is_op(cand, *BOUNDARY)
+                or is_fusion_like(cand)  # R2
+                or not is_elementwise_op(cand)  # R3
+                or _user_outside(cand, block, cluster) is not None
+            ):  # R4
                 if rejected is not None:
                     rejected[op_key(cand)] = cand
                 continue
@@ -91,8 +94,7 @@ def _record_frontier(run: FusionRun, seed, cluster, rejected: dict, kind: str) -
             run.refuse(RULE, kind, cand, "R3-not-elementwise", detail=cand.name)
         else:
             user = _user_outside(cand, block, cluster)
-            run.refuse(RULE, kind, cand, "R4-user-outside", culprit=user,
-                       detail=f"{user.name}@{run.rec.loc(user)}")
+            run.refuse(RULE, kind, cand, "R4-user-outside", culprit=user, detail=f"{user.name}@{run.rec.loc(user)}")
 
 
 def fuse_elementwise(run: FusionRun) -> None:

@@ -112,8 +112,7 @@ class FusionRun:
         if self.reordered:
             return collect(self.func, names=[self.d.name(s) for s in shorts])
         erased = self.erased
-        lists = [(s, [o for o in lst if op_key(o) not in erased] if erased else lst)
-                 for s in shorts for lst in (self._ops_of(s),)]
+        lists = [(s, [o for o in lst if op_key(o) not in erased] if erased else lst) for s in shorts for lst in (self._ops_of(s),)]
         lists = [(s, lst) for s, lst in lists if lst]
         if not lists:
             return []
@@ -154,8 +153,7 @@ class FusionRun:
         st = self.ctx.stats
         if fused is None:
             st[f"refused-{kind}"] += 1
-            self.ctx.debug(f"{kind}: cluster of {len(cluster)} ops at {cluster.last.location} refused "
-                           f"({cluster.refusal.reason})")
+            self.ctx.debug(f"{kind}: cluster of {len(cluster)} ops at {cluster.last.location} refused ({cluster.refusal.reason})")
             return None
         st[f"clusters-{kind}"] += 1
         st[f"ops-absorbed-{kind}"] += len(cluster)

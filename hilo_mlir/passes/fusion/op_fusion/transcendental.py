@@ -13,8 +13,8 @@
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir import ir
+from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import as_op, defining_op, has_one_use, num_uses
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, same_block
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun
@@ -63,7 +63,7 @@ def _match_tree(d, root, m, lg):
     e1, e2 = defining_op(inn.operands[0]), defining_op(inn.operands[1])
     if not (d.is_op(e1, "exponential") and d.is_op(e2, "exponential")):
         return None, ("add-operands-not-exp", inn)
-    for e in ((e1,) if e1 == e2 else (e1, e2)):
+    for e in (e1,) if e1 == e2 else (e1, e2):
         if e1 == e2 or not has_one_use(e):
             return None, ("exp-multi-use", e)
     s1, s2 = defining_op(e1.operands[0]), defining_op(e2.operands[0])
