@@ -169,13 +169,81 @@ def _is_polymorphic(exp) -> bool:
     return not all(isinstance(d, int) for av in list(exp.in_avals) + list(exp.out_avals) for d in av.shape)
 
 
-def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=None) -> PenguinProgram:
+def _cache_for(cache):
+    """The :class:`~hilo_mlir.driver.cache.CompileCache` ``compile(cache=...)`` asks for, or None.
+
+    ``None`` (the default): on, in ``HILO_MLIR_CACHE_DIR`` (else ``~/.cache/hilo_mlir``),
+    unless ``HILO_MLIR_CACHE=0``; ``False``: off; ``True``: on; a path: that folder.
+    ``HILO_MLIR_CACHE_URL`` adds the shared tier.
+    """
+    from hilo_mlir.driver.cache import CompileCache
+
+    if cache is None:
+        if os.environ.get("HILO_MLIR_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
+            return None
+        return CompileCache.from_env()
+    if cache is False:
+        return None
+    if cache is True:
+        return CompileCache.from_env()
+    return CompileCache.from_env(os.fspath(cache))
+
+
+def _cached_compile(cache, data: bytes, filename: str, config, input_types, weights: dict, fusion_report, compile_fn) -> PenguinSource:
+    """``compile_fn()`` through the compile cache (key: ``data``, the resolved pipeline, ``filename``, the input types, the weights)."""
+    import hashlib
+
+    if cache is None or fusion_report is not None:
+        return compile_fn()
+    from hilo_mlir.driver import spine as spine_mod
+    from hilo_mlir.driver.cache import check_hit, check_mode, make_key, touch
+
+    extra = {"input-name": filename, "input-types": None if input_types is None else tuple(input_types)}
+    if weights:
+        extra["weights"] = tuple(
+            (int(i), str(a.dtype), tuple(a.shape), hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest())
+            for i, a in sorted(weights.items())
+        )
+    key = make_key(data, spine_mod.pipeline_text(config), filename, extra)
+    entry = cache.lookup(key)
+    lock = None
+    if entry is None:
+        lock = cache.lock(key)
+        if lock.held:
+            entry = cache.lookup(key)
+    try:
+        if entry is not None and not check_mode():
+            touch(entry)
+            src = PenguinSource(entry.source)
+            src.files = dict(entry.files)
+            src.statistics = entry.statistics
+            src.timings, src.log = [], []
+            src.cache = entry.tier
+            return src
+        src = compile_fn()
+        if entry is not None:
+            check_hit(entry, src, src.files)
+        else:
+            cache.store(key, data, src, src.files, src.statistics)
+        src.cache = "miss" if entry is None else "checked"
+        return src
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=None, cache=None) -> PenguinProgram:
     """A StableHLO portable artifact (``Exported.mlir_module_serialized``): compiled as it is, no JAX function."""
     flat = jax.tree_util.tree_leaves(list(example_args))
     input_types = [_mlir_type(a) for a in flat] if flat else None
-    src = compile_module(
-        bytes(data), config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
-    )
+    data = bytes(data)
+
+    def fresh():
+        return compile_module(
+            data, config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
+        )
+
+    src = _cached_compile(cache, data, "artifact.mlirbc", config, input_types, {}, fusion_report, fresh)
     return PenguinProgram(src, None, None, spine)
 
 
@@ -187,6 +255,7 @@ def compile(
     fusion_report: str | None = None,
     params=None,
     model_type: str | None = None,
+    cache=None,
 ) -> PenguinProgram:
     """Compile a JAX function, a ``jax.export.Exported`` or a portable artifact to a Penguin program.
 
@@ -214,6 +283,13 @@ def compile(
             portable artifact.
         model_type: the prologue's ``model-type`` (``generic``,
             ``transformer``, ``unet-inference``; default: ``config.model_type``).
+        cache: the persistent compile cache (:mod:`hilo_mlir.driver.cache`):
+            None (default) uses ``HILO_MLIR_CACHE_DIR`` (else
+            ``~/.cache/hilo_mlir``) unless ``HILO_MLIR_CACHE=0``; ``False``
+            turns it off; a path is the cache folder. A hit returns the
+            program (and the compile's statistics) without compiling;
+            ``program.source.cache`` says ``"local"``/``"shared"`` (a hit),
+            ``"miss"``, or is absent (no cache; a fusion report bypasses it).
 
     Returns:
         :class:`PenguinProgram` with ``.source``, ``.write(dir)``, ``.run(*arrays)``.
@@ -232,7 +308,7 @@ def compile(
     if isinstance(fn, (bytes, bytearray, memoryview)):
         if params is not None:
             raise HiloError("params= needs a JAX function or an Exported, not a portable artifact")
-        return _compile_artifact(fn, example_args, config, spine, fusion_report)
+        return _compile_artifact(fn, example_args, config, spine, fusion_report, _cache_for(cache))
     input_types = None
     if isinstance(fn, jax.export.Exported) and _is_polymorphic(fn):
         if not example_args:
@@ -253,17 +329,23 @@ def compile(
     weights = _weights(exp, example_args, params) if params is not None else {}
     text = exp.mlir_module()
     name = getattr(exp, "fun_name", None) or "jax_export"
-    loaded = load_module(text, f"{name}.stablehlo.mlir")
-    if weights:
-        from hilo_mlir.driver.weights import mark_parameters
+    filename = f"{name}.stablehlo.mlir"
 
-        with loaded.context:
-            mark_parameters(loaded.module, weights, loaded.filename)
-    src = compile_loaded(loaded, cfg, input_types=input_types, fusion_report=fusion_report)
-    if weights:
-        from hilo_mlir.driver.weights import weight_files
+    def fresh() -> PenguinSource:
+        loaded = load_module(text, filename)
+        if weights:
+            from hilo_mlir.driver.weights import mark_parameters
 
-        src.files.update(weight_files(src, weights))
+            with loaded.context:
+                mark_parameters(loaded.module, weights, loaded.filename)
+        src = compile_loaded(loaded, cfg, input_types=input_types, fusion_report=fusion_report)
+        if weights:
+            from hilo_mlir.driver.weights import weight_files
+
+            src.files.update(weight_files(src, weights))
+        return src
+
+    src = _cached_compile(_cache_for(cache), text.encode("utf-8"), filename, cfg, input_types, weights, fusion_report, fresh)
     return PenguinProgram(src, exp, text, spine)
 
 

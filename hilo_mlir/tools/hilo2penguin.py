@@ -11,6 +11,7 @@ Usage::
                  [--load-pass-plugin=PATH_OR_MODULE] [--insert-pass-after STEP=PASS] [--insert-pass-before STEP=PASS]
                  [--replace-pass STEP=PASS] [--disable-pass STEP]
     hilo2penguin --batch INPUTS... -o OUTDIR [--jobs N] [--report report.json] [--timeout S]
+    [--cache-dir DIR | --no-cache]   (either mode: the compile cache, :mod:`hilo_mlir.driver.cache`)
 
 Batch mode (:mod:`hilo_mlir.tools.batch`): INPUTS are files or folders (recursively
 ``*.mlir``, ``*.pb``); every module compiles in its own worker process and
@@ -141,6 +142,16 @@ def build_parser() -> ArgumentParser:
         ("--disable-pass", "disable", "STEP", "do not run STEP"),
     ):
         e.add_argument(flag, dest="pass_edits", action="append", default=[], type=_edit(kind), metavar=meta, help=text)
+    c = ap.add_argument_group(
+        "compile cache (off by default; HILO_MLIR_CACHE_DIR turns it on too; HILO_MLIR_CACHE_URL: a shared tier, a folder)"
+    )
+    c.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        default=None,
+        help="keep every compiled program in DIR and publish it from there when the same input is compiled with the same flags",
+    )
+    ap.add_bool_flag("--no-cache", group=c, help="compile even if a cache folder is set (HILO_MLIR_CACHE_DIR)")
     b = ap.add_argument_group("batch mode")
     b.add_argument(
         "--batch",
@@ -256,6 +267,35 @@ def _check_inputs(args) -> str | None:
     return None
 
 
+def cache_from_args(args, single: bool = False):
+    """The :class:`~hilo_mlir.driver.cache.CompileCache` the flags and environment ask for, or None.
+
+    On with ``--cache-dir``, ``HILO_MLIR_CACHE_DIR`` or ``HILO_MLIR_CACHE_URL``
+    (then in the default folder; ``HILO_MLIR_CACHE=0`` ignores both variables); off with ``--no-cache``, and for a single
+    compile that must show the compile itself (``--debug``, ``--fusion-report``,
+    IR printing, a crash reproducer).
+    """
+    if args.no_cache:
+        return None
+    env_off = os.environ.get("HILO_MLIR_CACHE", "").strip().lower() in ("0", "false", "no", "off")
+    if not (args.cache_dir or (not env_off and (os.environ.get("HILO_MLIR_CACHE_DIR") or os.environ.get("HILO_MLIR_CACHE_URL")))):
+        return None
+    if single and (
+        args.debug
+        or args.fusion_report
+        or args.mlir_print_ir_before_all
+        or args.mlir_print_ir_after_all
+        or args.mlir_print_ir_before
+        or args.mlir_print_ir_after
+        or args.mlir_print_ir_after_failure
+        or args.mlir_pass_pipeline_crash_reproducer
+    ):
+        return None
+    from hilo_mlir.driver.cache import CompileCache
+
+    return CompileCache.from_env(args.cache_dir)
+
+
 def _compile_one(args, cfg) -> int:
     """Compile one input into OUTDIR in a forked worker (:mod:`hilo_mlir.tools.batch.single`)."""
     from hilo_mlir.tools.batch.single import run_single
@@ -301,6 +341,7 @@ def _compile_one(args, cfg) -> int:
         instrumentation=instr,
         render=render_rejection,
         warn=warn,
+        cache=cache_from_args(args, single=True),
     )
     job.weights = _read_weights(args.weights)  # read before compiling: a bad file fails fast
     forward = bool(
@@ -364,6 +405,7 @@ def _run_batch(args, cfg) -> int:
             report=args.report,
             timeout=args.timeout,
             allow_unregistered=args.allow_unregistered_dialect,
+            cache=cache_from_args(args),
         )
     except HiloError as e:
         sys.stderr.write(_one_line(e.format()) + "\n")

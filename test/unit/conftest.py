@@ -1,3 +1,4 @@
+import os
 import pathlib
 import sys
 
@@ -8,6 +9,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # The test-only passes (test-fusion-cluster, ...) live in test/lib, not in the package.
 sys.path.insert(0, str(ROOT / "test" / "lib"))
 import test_passes  # noqa: E402,F401
+
+# The compile cache (on by default in the JAX flow) stays off in the suite: a test compiles what it
+# tests, and nothing is written to ~/.cache. The cache's own tests turn it on in their temporary folders.
+os.environ["HILO_MLIR_CACHE"] = "0"
+for _var in ("HILO_MLIR_CACHE_DIR", "HILO_MLIR_CACHE_URL"):
+    os.environ.pop(_var, None)
 
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared"

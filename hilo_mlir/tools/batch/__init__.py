@@ -26,7 +26,7 @@
   fails leaves no staging files behind and does not touch an earlier
   ``penguin.py``. Unrelated files in OUTDIR are never touched.
 * ``report.json``: ``{"modules": [{"path", "status", "diagnostic", "signal",
-  "last_pass", "seconds"}], "summary": {"ok", "rejected", "crashed",
+  "last_pass", "seconds"[, "cache"]}], "summary": {"ok", "rejected", "crashed",
   "timeout"}}`` (written atomically). Crashes by a Python exception add
   ``"traceback"`` (:mod:`.report`).
 
@@ -101,12 +101,14 @@ def compile_batch(
     allow_unregistered: bool = False,
     progress: Progress | None = None,
     stop=None,
+    cache=None,
 ) -> list[ModuleResult]:
     """Compile ``items`` with at most ``jobs`` children at a time; results in ``items`` order.
 
     ``stop``: a :class:`~hilo_mlir.tools.batch.pool.StopRequest`; when it fires the
     running workers are killed and only the modules that finished are
-    returned (their order kept).
+    returned (their order kept). ``cache``: a
+    :class:`~hilo_mlir.driver.cache.CompileCache` (None: every module compiles).
 
     Raises:
         HiloError: OUTDIR is a file or cannot be created.
@@ -130,7 +132,7 @@ def compile_batch(
         _cleanup_staging(outdir, items[index].rel_stem)
 
     def task(item):
-        job = WorkerJob(item.path, os.path.join(outdir, item.rel_stem), config, allow_unregistered)
+        job = WorkerJob(item.path, os.path.join(outdir, item.rel_stem), config, allow_unregistered, cache=cache)
         return lambda send: compile_one(job, send)
 
     WorkerPool(jobs, timeout, done, abandon, stop).run([(it.path, task(it)) for it in items])
@@ -148,6 +150,7 @@ def run_batch(
     stdout=None,
     stderr=None,
     tty: bool | None = None,
+    cache=None,
 ) -> int:
     """Discover, compile, report; returns the exit status.
 
@@ -170,7 +173,7 @@ def run_batch(
         if not items:
             raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
         progress = Progress(len(items), stderr, tty)
-        results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop)
+        results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop, cache)
         interrupted = stop.requested
         if interrupted and progress.tty and progress.done:
             stderr.write("\n")

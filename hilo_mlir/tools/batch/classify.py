@@ -31,6 +31,8 @@ class ModuleResult:
     traceback: str | None = None
     #: every error line when the rejection has several (one per blocking op); else None
     diagnostics: list | None = None
+    #: the compile cache's answer: "hit", "hit-shared", "miss", "checked" (a hit compared with a compile); None: no cache
+    cache: str | None = None
 
     def to_json(self) -> dict:
         d = {
@@ -45,6 +47,8 @@ class ModuleResult:
             d["traceback"] = self.traceback
         if self.diagnostics:
             d["diagnostics"] = self.diagnostics
+        if self.cache:
+            d["cache"] = self.cache
         return d
 
 
@@ -62,6 +66,7 @@ class WorkerOutcome:
         timed_out: the pool killed it for the timeout.
         timeout: the timeout in seconds (for the diagnostic).
         input_kind: ``"text"``, ``"bytecode"`` or ``"proto"`` once the worker read the input.
+        cache: what the compile cache answered (``"hit"``, ``"hit-shared"``, ``"miss"``, ``"checked"``), None without a cache.
     """
 
     path: str
@@ -73,6 +78,7 @@ class WorkerOutcome:
     timed_out: bool = False
     timeout: float | None = None
     input_kind: str | None = None
+    cache: str | None = None
 
 
 def one_line(text: str) -> str:
@@ -101,6 +107,7 @@ def crash_text(err: bytes) -> str | None:
 _OUT_OF_MEMORY = (b"std::bad_alloc", b"LLVM ERROR: out of memory", b"MemoryError")
 _STAGES = {
     "read": "reading the input",
+    "cache-wait": "waiting for the compile cache (another process compiling the same module)",
     "parse": "parsing the input",
     "validate-input": "validating the input",
     "write": "writing the output",
@@ -154,7 +161,8 @@ def classify(o: WorkerOutcome) -> ModuleResult:
         f = o.final
         status = f["status"]
         lp = None if status == "ok" else o.last_pass
-        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"), f.get("diagnostics"))
+        cached = o.cache if status == "ok" else None
+        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"), f.get("diagnostics"), cached)
     code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else st
     diag = crash_text(o.stderr) or f"worker exited with status {code} without a result"
     return ModuleResult(o.path, "crashed", diag, None, o.last_pass, o.seconds)

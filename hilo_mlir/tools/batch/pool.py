@@ -49,6 +49,7 @@ class _Running:
     err: bytes = b""
     last_pass: str | None = None
     input_kind: str | None = None
+    cache: str | None = None
     final: dict | None = None
     open_fds: set = field(default_factory=set)
     timed_out: bool = False
@@ -127,6 +128,8 @@ class WorkerPool:
                 job.last_pass = msg["pass"]
             if "input" in msg:
                 job.input_kind = msg["input"]
+            if "cache" in msg:
+                job.cache = msg["cache"]
             if "warning" in msg:  # a diagnostic the tool prints as it comes (single-file mode)
                 sys.stderr.write(str(msg["warning"]).rstrip("\n") + "\n")
                 sys.stderr.flush()
@@ -201,6 +204,7 @@ class WorkerPool:
                 job.timed_out,
                 self.timeout,
                 job.input_kind,
+                job.cache,
             )
             self.on_done(job.index, outcome)
 

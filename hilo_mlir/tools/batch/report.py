@@ -37,6 +37,8 @@ class Progress:
             extra = f" (in {r.last_pass})"
         elif r.status in ("rejected", "write-failed") and r.diagnostic:
             extra = f": {r.diagnostic}"
+        elif r.cache:
+            extra = f" (cache {r.cache})"
         return f"[{self.done:>{self.width}}/{self.total}] {r.status:<8} {r.path}{extra}\n"
 
     def update(self, r: ModuleResult) -> None:
@@ -92,6 +94,10 @@ def summary_table(results: list[ModuleResult], interrupted: bool = False, total:
     for k in STATUSES:
         lines.append(f"{k:<12}  {s[k]:>7}")
     lines.append(f"{'total':<12}  {len(results):>7}")
+    cached = [r.cache for r in results if r.cache]
+    if cached:
+        hits = sum(1 for c in cached if c.startswith("hit"))
+        lines.append(f"compile cache: {hits} hit{'s' if hits != 1 else ''}, {len(cached) - hits} compiled")
     bad = [r for r in results if r.status in ("write-failed", "crashed", "timeout")]
     if bad:
         lines.append("")

@@ -48,6 +48,9 @@ class WorkerJob:
             the tool prints it (source line, notes), or None for one line.
         weights: ``{main input index: array}`` (``--weights``): those inputs
             print as parameters and their arrays are written beside ``penguin.py``.
+        cache: the compile cache (:class:`~hilo_mlir.driver.cache.CompileCache`)
+            or None: a hit publishes the entry instead of compiling (the
+            worker sends ``{"cache": "hit" | "hit-shared" | "miss" | "checked"}``).
     """
 
     path: str
@@ -67,31 +70,114 @@ class WorkerJob:
     render: object = None
     warn: object = None  # warn(diagnostic) -> str: a warning as the tool prints it (sent to the parent)
     snapshot: str | None = None  # the input as parsed, for a crash reproducer (set in the worker)
+    cache: object = None  # a :class:`~hilo_mlir.driver.cache.CompileCache`, or None (no cache)
+    # set in the worker:
+    collected_warnings: list = field(default_factory=list)
+    cached_statistics: dict = field(default_factory=dict)
+    parse_seconds: float = 0.0
+    compile_seconds: float = 0.0
 
 
 class WriteFailed(Exception):
     """The program was compiled but could not be written (``str``: the one-line reason)."""
 
 
-def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0) -> None:
+def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0, cache_rows=()) -> None:
     if job.timing:
         from hilo_mlir.passmanager.instrumentation import timing_report
 
-        spine = sum(t for _, t in src.timings)
-        before = max(0.0, compile_s - spine - src.verify_seconds)
-        rows = [("Parser", parse_s), ("Input checks and bridge (before the spine)", before), *src.timings, ("Verifier", src.verify_seconds)]
-        sys.stderr.write(timing_report(rows))
+        if src is None:  # a cache hit: the lookup (and the publication) is all that ran
+            sys.stderr.write(timing_report(list(cache_rows)))
+        else:
+            spine = sum(t for _, t in src.timings)
+            before = max(0.0, compile_s - spine - src.verify_seconds)
+            rows = [
+                *cache_rows[:1],
+                ("Parser", parse_s),
+                ("Input checks and bridge (before the spine)", before),
+                *src.timings,
+                ("Verifier", src.verify_seconds),
+                *cache_rows[1:],
+            ]
+            sys.stderr.write(timing_report(rows))
     if job.statistics:
-        for name, stats in src.statistics.items():
+        stats = src.statistics if src is not None else job.cached_statistics
+        for name, counts in stats.items():
             sys.stderr.write(f"{name}\n")
-            for k in sorted(stats):
-                sys.stderr.write(f"  ({k}) {stats[k]}\n")
+            for k in sorted(counts):
+                sys.stderr.write(f"  ({k}) {counts[k]}\n")
+
+
+def _cache_key(job: WorkerJob, data: bytes):
+    """The compile cache's key of ``job`` on the input's bytes ``data``."""
+    import hashlib
+
+    from hilo_mlir.driver import spine
+    from hilo_mlir.driver.cache import make_key
+
+    # the input's name is part of the key: penguin.py records it in every op's DebugLocation
+    extra: dict = {"allow-unregistered-dialect": bool(job.allow_unregistered), "input-name": job.path}
+    if job.input_types is not None:
+        extra["input-types"] = str(job.input_types)
+    if job.weights:
+        import numpy as np
+
+        extra["weights"] = tuple(
+            (int(i), str(np.asarray(a).dtype), tuple(np.asarray(a).shape), hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest())
+            for i, a in sorted(job.weights.items())
+        )
+    return make_key(data, spine.pipeline_text(job.config), job.path, extra)
+
+
+def _cache_lookup(job: WorkerJob, data: bytes, send):
+    """``(key, entry or None, held lock or None, seconds)``: the lookup; on a miss the key's lock is held (bounded wait)."""
+    t = time.perf_counter()
+    key = _cache_key(job, data)
+    entry = job.cache.lookup(key)
+    lock = None
+    if entry is None:
+        send({"pass": "cache-wait"})
+        lock = job.cache.lock(key)
+        if lock.held:
+            entry = job.cache.lookup(key)  # another process compiled it while we waited
+    if entry is not None and lock is not None:
+        lock.release()
+        lock = None
+    return key, entry, lock, time.perf_counter() - t
+
+
+def _publish(job: WorkerJob, source, files) -> str:
+    from hilo_mlir.driver.packaging import write_program
+    from hilo_mlir.support.diagnostics import out_of_memory
+
+    try:
+        with out_of_memory("writing the output"):
+            return write_program(job.target, source, files)
+    except OSError as e:
+        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
+
+
+def _publish_hit(job: WorkerJob, entry, lookup_s: float, send) -> tuple[str, list[str]]:
+    """A cache hit: replay the compile's warnings, publish the entry's program, report."""
+    from hilo_mlir.driver.cache import touch
+    from hilo_mlir.support.diagnostics import Diagnostic
+
+    send({"cache": "hit" if entry.tier == "local" else "hit-shared"})
+    if job.warn is not None:
+        for w in entry.warnings:
+            send({"warning": job.warn(Diagnostic(**w))})
+    send({"pass": "write"})
+    t = time.perf_counter()
+    path = _publish(job, entry.source, entry.files)
+    touch(entry)
+    job.cached_statistics = entry.statistics
+    _reports(job, None, cache_rows=[("Cache lookup (hit)", lookup_s), ("Publication", time.perf_counter() - t)])
+    return path, []
 
 
 def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
-    """Compile and write ``job``: the ``penguin.py`` path and the fusion report's lines for stdout."""
+    """Compile and write ``job`` (or publish its cache entry): the ``penguin.py`` path and the fusion report's lines for stdout."""
     from hilo_mlir.driver import compiler
-    from hilo_mlir.driver.packaging import write_program
     from hilo_mlir.passmanager.pipeline import Instrumentation
     from hilo_mlir.support.diagnostics import HiloError, out_of_memory
     from hilo_mlir.support.io import read_input
@@ -99,13 +185,52 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     send({"pass": "read"})
     with out_of_memory("reading the input"):
         data = read_input(job.path)
+    entry = lock = key = None
+    lookup_s = 0.0
+    if job.cache is not None:
+        key, entry, lock, lookup_s = _cache_lookup(job, data, send)
+        if entry is not None:
+            from hilo_mlir.driver.cache import check_mode
+
+            if not check_mode():
+                return _publish_hit(job, entry, lookup_s, send)
+    input_bytes = data if job.cache is not None else b""
+    box = [data]
+    del data  # the compile holds the only reference (a large proto is freed once parsed)
+    try:
+        src = _compile(job, box, send, compiler, Instrumentation, HiloError, out_of_memory)
+        if job.cache is not None:
+            send({"cache": "miss" if entry is None else "checked"})
+            t = time.perf_counter()
+            if entry is not None:
+                from hilo_mlir.driver.cache import check_hit
+
+                check_hit(entry, src, src.files)
+            else:
+                job.cache.store(key, input_bytes, src, src.files, src.statistics, job.collected_warnings)
+            cache_rows = [("Cache lookup (miss)", lookup_s), ("Cache store" if entry is None else "Cache check", time.perf_counter() - t)]
+        else:
+            cache_rows = []
+    finally:
+        if lock is not None:
+            lock.release()
+    _reports(job, src, job.parse_seconds, job.compile_seconds, cache_rows)
+    send({"pass": "write"})
+    path = _publish(job, src, src.files)
+    return path, _fusion_report_lines(job, src)
+
+
+def _compile(job: WorkerJob, box: list, send, compiler, Instrumentation, HiloError, out_of_memory):
+    """Parse and compile the input's bytes (``box``: a list holding them, emptied once parsed);
+    the :class:`~hilo_mlir.driver.compiler.PenguinSource` (weights' files added)."""
     from hilo_mlir.driver.frontend.loading import input_kind
 
+    data = box.pop()
     send({"pass": "parse", "input": input_kind(job.path, data)})
     t0 = time.perf_counter()
     with out_of_memory("parsing the input"):
         loaded = compiler.load_module(data, job.path, allow_unregistered=job.allow_unregistered, isolate=True, timeout=job.read_timeout)
-    parse_s = time.perf_counter() - t0
+    job.parse_seconds = time.perf_counter() - t0
     del data
     if job.weights:
         from hilo_mlir.driver.weights import mark_parameters
@@ -116,8 +241,15 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     if instr is None:
         instr = Instrumentation(print_before_all=job.print_before_all, print_after_all=job.print_after_all, out=sys.stderr, debug=job.debug)
     instr.on_pass_start = lambda arg: send({"pass": arg})
-    if job.warn is not None:
-        instr.on_diagnostic = lambda d: send({"warning": job.warn(d)})
+
+    def on_diagnostic(d) -> None:
+        import dataclasses
+
+        job.collected_warnings.append(dataclasses.asdict(d) | {"raw": None if d.raw is None else str(d.raw)})
+        if job.warn is not None:
+            send({"warning": job.warn(d)})
+
+    instr.on_diagnostic = on_diagnostic
     if getattr(instr, "reproducer", None):
         from hilo_mlir.passmanager.reproducer import snapshot
 
@@ -138,14 +270,8 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
         from hilo_mlir.driver.weights import weight_files
 
         src.files.update(weight_files(src, job.weights))
-    _reports(job, src, parse_s, time.perf_counter() - t0)
-    send({"pass": "write"})
-    try:
-        with out_of_memory("writing the output"):
-            path = write_program(job.target, src)
-    except OSError as e:
-        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
-    return path, _fusion_report_lines(job, src)
+    job.compile_seconds = time.perf_counter() - t0
+    return src
 
 
 def _fusion_report_lines(job: WorkerJob, src) -> list[str]:
