@@ -202,6 +202,22 @@ def write_program(outdir: str, source: str, files: dict | None = None) -> str:
     """
     files = dict(files if files is not None else getattr(source, "files", {}) or {})
     program, published = publishable(source, files)
+    return write_published(outdir, program, published)
+
+
+def write_published(outdir: str, program: bytes, published: dict[str, bytes]) -> str:
+    """Publish a program whose files already carry their content names (what :func:`publishable` returned,
+    e.g. shipped back by a Dask worker) into ``outdir``, as :func:`write_program` does.
+
+    Raises:
+        ValueError: a file whose name is not its content name (``<stem>.<16 hex of its SHA-256>.<ext>``).
+        OSError: as :func:`write_program`.
+    """
+    published = {n: bytes(d) for n, d in published.items()}
+    for name, data in published.items():
+        m = _CONTENT_NAME.match(name)
+        if os.path.basename(name) != name or not m or hashlib.sha256(data).hexdigest()[:_HASH_LEN] != m.group("hash"):
+            raise ValueError(f"'{name}' is not named by its content")
     _make_outdir(outdir)
     with _Lock(outdir):  # no dead-owner sweep can see the new staging folder before it is locked
         remove_dead_staging(outdir)

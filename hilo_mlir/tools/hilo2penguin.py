@@ -158,7 +158,19 @@ def build_parser() -> ArgumentParser:
         action="store_true",
         help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py",
     )
-    b.add_argument("--jobs", "-j", type=int, default=None, help="worker processes at a time (default: number of CPUs)")
+    b.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        help="worker processes at a time (default: CPUs; with --scheduler: tasks in flight)",
+    )
+    b.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        default=None,
+        help="run one task per module on this Dask cluster (needs hilo-mlir[distributed] here and on the workers)",
+    )
     b.add_argument("--report", default=None, help="write the per-module report (JSON) here")
     b.add_argument(
         "--timeout",
@@ -257,7 +269,7 @@ def _check_inputs(args) -> str | None:
             if given:
                 return f"{flag} needs a single input, not --batch"
         return None
-    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report)):
+    for flag, given in (("--jobs", args.jobs is not None), ("--report", args.report), ("--scheduler", args.scheduler)):
         if given:
             return f"{flag} needs --batch"
     if len(args.inputs) > 1:
@@ -406,9 +418,11 @@ def _run_batch(args, cfg) -> int:
             timeout=args.timeout,
             allow_unregistered=args.allow_unregistered_dialect,
             cache=cache_from_args(args),
+            scheduler=args.scheduler,
+            jobs_given=args.jobs,
         )
     except HiloError as e:
-        sys.stderr.write(_one_line(e.format()) + "\n")
+        sys.stderr.write(_one_line(e.render(tool=TOOL)) + "\n")
         return 1
 
 

@@ -243,11 +243,11 @@ def test_cli_batch_argument_errors(tmp_path, args, message):
 def test_cli_batch_missing_input_and_empty_folder(tmp_path):
     r = cli("--batch", str(tmp_path / "nope"), "-o", str(tmp_path / "o"))
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == f"error: cannot open input '{tmp_path / 'nope'}': no such file or folder"
+    assert r.stderr.strip() == f"hilo2penguin: error: cannot open input '{tmp_path / 'nope'}': no such file or folder"
     (tmp_path / "empty").mkdir()
     r = cli("--batch", str(tmp_path / "empty"), "-o", str(tmp_path / "o"))
     assert r.returncode == 1
-    assert r.stderr.strip() == f"error: no input modules (*.mlir, *.pb) found in '{tmp_path / 'empty'}'"
+    assert r.stderr.strip() == f"hilo2penguin: error: no input modules (*.mlir, *.pb) found in '{tmp_path / 'empty'}'"
 
 
 def test_single_input_mode_refuses_two_inputs(tmp_path):

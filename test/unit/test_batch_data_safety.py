@@ -335,7 +335,7 @@ def test_batch_summary_is_printed_when_the_report_cannot_be_written(tmp_path):
     )
     assert r.returncode == 1
     assert "ok                  1" in r.stdout and "total               1" in r.stdout
-    assert r.stderr.splitlines()[-1] == f"error: cannot write output file '{report}': no such directory '{report.parent}'"
+    assert r.stderr.splitlines()[-1] == f"hilo2penguin: error: cannot write output file '{report}': no such directory '{report.parent}'"
     assert "Traceback" not in r.stderr
 
 
@@ -353,4 +353,4 @@ def test_batch_outdir_that_is_a_file_is_one_line(tmp_path):
         env=env,
     )
     assert r.returncode == 1
-    assert r.stderr == f"error: cannot use output folder '{target}': it is a file, not a folder\n"
+    assert r.stderr == f"hilo2penguin: error: cannot use output folder '{target}': it is a file, not a folder\n"

@@ -151,6 +151,8 @@ def run_batch(
     stderr=None,
     tty: bool | None = None,
     cache=None,
+    scheduler: str | None = None,
+    jobs_given: int | None = None,
 ) -> int:
     """Discover, compile, report; returns the exit status.
 
@@ -160,8 +162,13 @@ def run_batch(
     killed, the report lists the modules that finished with
     ``"interrupted": true``, and the summary is printed).
 
+    ``scheduler``: a Dask scheduler address (``tcp://HOST:PORT``): one task
+    per module on that cluster (:mod:`.cluster`), ``jobs`` then bounds the
+    tasks in flight only when ``jobs_given``.
+
     Raises:
-        HiloError: an input that does not exist; no module found; OUTDIR is a file.
+        HiloError: an input that does not exist; no module found; OUTDIR is a file;
+            the scheduler cannot be reached or Dask distributed is missing.
     """
     from hilo_mlir.support.diagnostics import HiloError
     from hilo_mlir.support.signals import EXIT_INTERRUPTED, StopRequest
@@ -173,7 +180,14 @@ def run_batch(
         if not items:
             raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
         progress = Progress(len(items), stderr, tty)
-        results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop, cache)
+        if scheduler:
+            from hilo_mlir.tools.batch.cluster import compile_batch_on_cluster
+
+            results = compile_batch_on_cluster(
+                items, outdir, config, scheduler, timeout, allow_unregistered, progress, stop, cache, in_flight=jobs_given
+            )
+        else:
+            results = compile_batch(items, outdir, config, jobs, timeout, allow_unregistered, progress, stop, cache)
         interrupted = stop.requested
         if interrupted and progress.tty and progress.done:
             stderr.write("\n")
@@ -186,7 +200,7 @@ def run_batch(
         stdout.write(summary_table(results, interrupted, len(items)))
         stdout.flush()
         if report_error is not None:
-            stderr.write(" ".join(report_error.format().split()) + "\n")
+            stderr.write(" ".join(report_error.render(tool="hilo2penguin").split()) + "\n")
             stderr.flush()
     if interrupted:
         return EXIT_INTERRUPTED

@@ -71,6 +71,7 @@ class WorkerJob:
     warn: object = None  # warn(diagnostic) -> str: a warning as the tool prints it (sent to the parent)
     snapshot: str | None = None  # the input as parsed, for a crash reproducer (set in the worker)
     cache: object = None  # a :class:`~hilo_mlir.driver.cache.CompileCache`, or None (no cache)
+    data: bytes | None = None  # the input's bytes, read by someone else (a Dask client); None: read ``path``
     # set in the worker:
     collected_warnings: list = field(default_factory=list)
     cached_statistics: dict = field(default_factory=dict)
@@ -184,7 +185,10 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
 
     send({"pass": "read"})
     with out_of_memory("reading the input"):
-        data = read_input(job.path)
+        data = job.data if job.data is not None else read_input(job.path)
+    job.data = None
+    if not data.strip():  # bytes a client read (read_input says the same of a file)
+        raise HiloError(f"input file '{job.path}' is empty", filename=job.path)
     entry = lock = key = None
     lookup_s = 0.0
     if job.cache is not None:
