@@ -300,6 +300,13 @@ def compile(
             ``params`` entry that selects no array (or an abstract one), and
             every error of :func:`hilo_mlir.compile_module`.
     """
+    from hilo_mlir.driver.frontend.validation import entry_point
+
+    with entry_point("jax"):
+        return _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache)
+
+
+def _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache) -> PenguinProgram:
     from hilo_mlir.driver.compiler import compile_loaded, load_module, resolve_config
 
     config = resolve_config(config, spine)

@@ -304,8 +304,11 @@ def compile_module(
     Raises:
         HiloError: parse errors, pass failures, verifier failures.
     """
+    from hilo_mlir.driver.frontend.validation import ENTRY_POINT, entry_point
+
     cfg = resolve_config(config, spine)
-    return compile_loaded(load_module(text, filename), cfg, input_types=input_types, fusion_report=fusion_report)
+    with entry_point("api" if ENTRY_POINT.get() == "hilo2penguin" else ENTRY_POINT.get()):  # hj.compile keeps "jax"
+        return compile_loaded(load_module(text, filename), cfg, input_types=input_types, fusion_report=fusion_report)
 
 
 def compile_file(
@@ -326,4 +329,7 @@ def compile_file(
     path = os.fspath(path)
     cfg = resolve_config(config, spine)
     data = read_input(path)
-    return compile_loaded(load_module(data, path), cfg, input_types=input_types, fusion_report=fusion_report)
+    from hilo_mlir.driver.frontend.validation import entry_point
+
+    with entry_point("api"):
+        return compile_loaded(load_module(data, path), cfg, input_types=input_types, fusion_report=fusion_report)

@@ -9,7 +9,7 @@ from hilo_mlir.support.diagnostics import HiloError, internal_error
 
 
 def run_main(tool: str, run, argv=None) -> None:
-    """Call ``run(argv)`` and exit with its code: 0 success, 1 any error (one line), 130 on Ctrl-C.
+    """Call ``run(argv)`` and exit with its code: 0 success, 1 any error (one line), 130 on Ctrl-C (``<tool>: interrupted``).
 
     A ``HiloError`` prints as ``file:line:col: error: ...`` (``<tool>: error: ...``
     without a location); any other exception
@@ -19,6 +19,7 @@ def run_main(tool: str, run, argv=None) -> None:
     try:
         code = run(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
+        sys.stderr.write(f"{tool}: interrupted\n")
         code = 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -179,8 +179,9 @@ def build_parser() -> ArgumentParser:
         help="seconds the compile (per module with --batch) may take before it is killed; binary inputs "
         "are read within this bound too (default 300 s for the read)",
     )
-    g = ap.add_argument_group("gates (defaults as the binary: lower-complex and sixty-four-hack on, the rest off)")
     defaults = CompileConfig()
+    on = [_kebab(n) for n in CompileConfig.gate_names() if getattr(defaults, n)]
+    g = ap.add_argument_group(f"gates (defaults as the binary: {', '.join(on[:-1])} and {on[-1]} on, the rest off)")
     for name in CompileConfig.gate_names():
         g.add_argument(
             f"--enable-{_kebab(name)}",

@@ -244,6 +244,9 @@ def _print_diags(diags: list, filename: str, sources: dict) -> None:
 
 def run(argv: list[str]) -> int:
     """Entry point body; returns the exit code."""
+    from hilo_mlir.driver.frontend.validation import ENTRY_POINT
+
+    ENTRY_POINT.set(TOOL)  # hints name hilo-opt's flags
     argv = list(argv)
     try:
         load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too

@@ -11,10 +11,19 @@ from __future__ import annotations
 import io
 
 
+def pipeline_value(value) -> str:
+    """An option value as a pipeline spells it: ``true``/``false``, ``256``, ``generic``, ``""`` for the empty string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value if value else '""'
+    return str(value)
+
+
 def _option_lines(options) -> list[str]:
     out = []
     for o in options:
-        default = repr(o["default"])
+        default = pipeline_value(o["default"])
         out.append(f"      {o['name']}={o['type']:<6} (default {default}) {o['help']}".rstrip())
     return out
 

@@ -49,7 +49,7 @@ REJECTED = [
     (
         "dynamic-arg.mlir",
         "{p}:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?x4xf32>: dynamic shapes are not supported (every dimension must be static)"
-        "; for a shape-polymorphic module give the static input types, --input-types='tensor<?x4xf32>' with every ? replaced by its size (input_types= in the API)",
+        "; for a shape-polymorphic module give the static input types, {types}='tensor<?x4xf32>' with every ? replaced by its size",
     ),
     (
         "dynamic-shape.mlir",
@@ -92,7 +92,7 @@ REJECTED = [
 @pytest.mark.parametrize("name, expected", REJECTED, ids=[r[0] for r in REJECTED])
 @pytest.mark.parametrize("spine", SPINES)
 def test_rejected_with_one_located_line(name, expected, spine):
-    assert _error(name, spine=spine) == expected.format(p=_path(name))
+    assert _error(name, spine=spine) == expected.format(p=_path(name), types="input_types")  # the API's argument
 
 
 def test_dynamic_shapes_refused_before_any_rewrite():
@@ -121,8 +121,7 @@ def test_bounded_dynamic_and_unranked_are_refused():
     assert e.value.format() == (
         "b.mlir:1:1: error: 'func.func' op @main argument #0 has dynamic shape tensor<?xf32, #stablehlo.bounds<8>>: "
         "dynamic shapes are not supported (every dimension must be static); for a shape-polymorphic module give the "
-        "static input types, --input-types='tensor<?xf32, #stablehlo.bounds<8>>' with every ? replaced by its size "
-        "(input_types= in the API)"
+        "static input types, input_types='tensor<?xf32, #stablehlo.bounds<8>>' with every ? replaced by its size"
     )
     unranked = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tensor.cast %a : tensor<4xf32> to tensor<*xf32>\n  return %a : tensor<4xf32>\n}\n"
     with pytest.raises(HiloError) as e:
@@ -226,7 +225,7 @@ def test_cli_bad_inputs_exit_1_one_line_no_traceback(tmp_path):
     assert len(lines) == len(names)
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     for line, (name, expected) in zip(lines, REJECTED):
-        assert line == expected.format(p=_path(name))
+        assert line == expected.format(p=_path(name), types="--input-types")  # hilo2penguin's flag
     assert not out.exists() or list(out.iterdir()) == []
 
 

@@ -113,7 +113,7 @@ def test_violated_shape_assertion_quotes_jax_message():
             None,
             "'func.func' op @main argument #0 has dynamic shape tensor<?x32xf32>: dynamic shapes are not supported (every "
             "dimension must be static); for a shape-polymorphic module give the static input types, "
-            "--input-types='tensor<?x32xf32>,tensor<32x16xf32>' with every ? replaced by its size (input_types= in the API)",
+            "input_types='tensor<?x32xf32>,tensor<32x16xf32>' with every ? replaced by its size",
         ),
         ("tensor<4x32xf32>", "--input-types gives 1 type but @main takes 2 arguments"),
         ("tensor<4x31xf32>,tensor<32x16xf32>", "input type #0 tensor<4x31xf32> does not fit @main argument #0 of type tensor<?x32xf32>"),

@@ -34,6 +34,9 @@ failure and its location.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.type_legality import type_problem
 from hilo_mlir.support.diagnostics import HiloError
@@ -215,13 +218,35 @@ def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
     return not any(verdict(t) for t in types)
 
 
+#: Which entry point is compiling, for the hint on a shape-polymorphic ``main`` (:func:`_refine_hint`):
+#: ``"hilo2penguin"`` (the default), ``"api"`` (:func:`hilo_mlir.compile_module`), ``"jax"`` (``hj.compile``)
+#: or ``"hilo-opt"``. Set with :func:`entry_point` around a compile.
+ENTRY_POINT: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_entry_point", default="hilo2penguin")
+
+
+@contextlib.contextmanager
+def entry_point(name: str):
+    """``with entry_point("jax"): ...``: the hints of the compile inside speak that entry point's language."""
+    token = ENTRY_POINT.set(name)
+    try:
+        yield
+    finally:
+        ENTRY_POINT.reset(token)
+
+
 def _refine_hint(arg_types) -> str:
-    """How to compile a shape-polymorphic ``main``: name ``--input-types`` with its arguments' types as the template."""
+    """How to compile a shape-polymorphic ``main`` in the entry point that is compiling, with its arguments' types as the template."""
     template = ",".join(str(t) for t in arg_types)
-    return (
-        f"; for a shape-polymorphic module give the static input types, --input-types='{template}' with every "
-        "? replaced by its size (input_types= in the API)"
-    )
+    where = ENTRY_POINT.get()
+    if where == "jax":
+        return f"; for a shape-polymorphic module pass concrete example arguments, hj.compile(exported_or_artifact, *arrays), of the types {template} with every ? replaced by its size"
+    if where == "api":
+        how = f"input_types='{template}'"
+    elif where == "hilo-opt":
+        how = f"run --stablehlo-refine-arguments='types={{{template}}}' --stablehlo-refine-shapes first,"
+    else:
+        how = f"--input-types='{template}'"
+    return f"; for a shape-polymorphic module give the static input types, {how} with every ? replaced by its size"
 
 
 def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:

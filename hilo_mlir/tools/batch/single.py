@@ -55,6 +55,8 @@ def run_single(job: WorkerJob, timeout: float | None = None, forward: bool = Fal
         )
         pool.run([(job.path, lambda send: compile_one(job, send))])
     if stop.requested or "outcome" not in box:
+        stderr.write("hilo2penguin: interrupted\n")  # the worker was killed; OUTDIR keeps what it had
+        stderr.flush()
         return EXIT_INTERRUPTED
     o = box["outcome"]
     r = classify(o)
