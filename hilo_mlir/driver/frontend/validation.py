@@ -239,7 +239,10 @@ def _refine_hint(arg_types) -> str:
     template = ",".join(str(t) for t in arg_types)
     where = ENTRY_POINT.get()
     if where == "jax":
-        return f"; for a shape-polymorphic module pass concrete example arguments, hj.compile(exported_or_artifact, *arrays), of the types {template} with every ? replaced by its size"
+        return (
+            "; for a shape-polymorphic module pass concrete example arguments, hj.compile(exported_or_artifact, *arrays), "
+            f"of the types {template} with every ? replaced by its size"
+        )
     if where == "api":
         how = f"input_types='{template}'"
     elif where == "hilo-opt":
