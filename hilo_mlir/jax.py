@@ -300,7 +300,7 @@ def compile(
             ``params`` entry that selects no array (or an abstract one), and
             every error of :func:`hilo_mlir.compile_module`.
     """
-    from hilo_mlir.driver.frontend.validation import entry_point
+    from hilo_mlir.support.entry_point import entry_point
 
     with entry_point("jax"):
         return _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache)

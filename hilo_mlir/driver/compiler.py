@@ -304,7 +304,7 @@ def compile_module(
     Raises:
         HiloError: parse errors, pass failures, verifier failures.
     """
-    from hilo_mlir.driver.frontend.validation import ENTRY_POINT, entry_point
+    from hilo_mlir.support.entry_point import ENTRY_POINT, entry_point
 
     cfg = resolve_config(config, spine)
     with entry_point("api" if ENTRY_POINT.get() == "hilo2penguin" else ENTRY_POINT.get()):  # hj.compile keeps "jax"
@@ -329,7 +329,7 @@ def compile_file(
     path = os.fspath(path)
     cfg = resolve_config(config, spine)
     data = read_input(path)
-    from hilo_mlir.driver.frontend.validation import entry_point
+    from hilo_mlir.support.entry_point import entry_point
 
     with entry_point("api"):
         return compile_loaded(load_module(data, path), cfg, input_types=input_types, fusion_report=fusion_report)

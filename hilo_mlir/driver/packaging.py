@@ -162,8 +162,9 @@ def _make_outdir(outdir: str) -> None:
     os.makedirs(outdir, exist_ok=True)
 
 
-def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes]) -> None:
-    """Under the folder lock: rename the extra files in, then ``penguin.py``, then collect the earlier program's files."""
+def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes], program_name: str = "penguin.py") -> None:
+    """Under the folder lock: rename the extra files in, then the program, then collect the earlier program's files
+    (only for ``penguin.py``: a folder holding programs of other names may hold their files too)."""
     created = []
     try:
         for name in files:
@@ -172,7 +173,7 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes])
             os.replace(os.path.join(staging, name), dst)
             if not existed:
                 created.append(dst)
-        os.replace(os.path.join(staging, "penguin.py"), os.path.join(outdir, "penguin.py"))
+        os.replace(os.path.join(staging, program_name), os.path.join(outdir, program_name))
     except BaseException:
         for dst in created:  # referenced by no penguin.py
             try:
@@ -180,6 +181,8 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes])
             except OSError:
                 pass
         raise
+    if program_name != "penguin.py":
+        return
     for name in os.listdir(outdir):
         if name not in files and _CONTENT_NAME.match(name) and is_tool_file(outdir, name):
             try:
@@ -188,11 +191,13 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes])
                 pass
 
 
-def write_program(outdir: str, source: str, files: dict | None = None) -> str:
+def write_program(outdir: str, source: str, files: dict | None = None, program_name: str = "penguin.py") -> str:
     """Publish ``penguin.py`` (and ``files``: ``{name: bytes}``, e.g. ``.npy`` constants) into ``outdir`` (see the module doc).
 
     ``files`` defaults to ``source.files`` (a :class:`~hilo_mlir.driver.compiler.PenguinSource`).
-    Returns the path of ``penguin.py``.
+    Returns the path of ``penguin.py``. ``program_name``: another name for
+    the program (``hilo-opt -o d/prog.py``); the earlier files of the folder
+    are then not collected (other programs may reference them).
 
     Raises:
         OSError: ``outdir`` cannot be created or written, or is a file
@@ -202,10 +207,10 @@ def write_program(outdir: str, source: str, files: dict | None = None) -> str:
     """
     files = dict(files if files is not None else getattr(source, "files", {}) or {})
     program, published = publishable(source, files)
-    return write_published(outdir, program, published)
+    return write_published(outdir, program, published, program_name)
 
 
-def write_published(outdir: str, program: bytes, published: dict[str, bytes]) -> str:
+def write_published(outdir: str, program: bytes, published: dict[str, bytes], program_name: str = "penguin.py") -> str:
     """Publish a program whose files already carry their content names (what :func:`publishable` returned,
     e.g. shipped back by a Dask worker) into ``outdir``, as :func:`write_program` does.
 
@@ -224,12 +229,12 @@ def write_published(outdir: str, program: bytes, published: dict[str, bytes]) ->
         staging = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=outdir)
         own = _Lock(staging)
     try:
-        for name, data in list(published.items()) + [("penguin.py", program)]:
+        for name, data in list(published.items()) + [(program_name, program)]:
             with open(os.path.join(staging, name), "wb") as f:
                 f.write(data)
         with _Lock(outdir):
-            _publish(outdir, staging, program, published)
+            _publish(outdir, staging, program, published, program_name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         own.close()
-    return os.path.join(outdir, "penguin.py")
+    return os.path.join(outdir, program_name)

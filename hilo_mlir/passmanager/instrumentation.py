@@ -91,12 +91,20 @@ def op_text(op, instr: Instrumentation | None = None, local_scope: bool = False,
     return buf.getvalue()
 
 
-def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide: int | None = None) -> str:
-    """Print a module (or op) as MLIR text, optionally generic form / with locations; ends in a newline."""
+def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide: int | None = None, filename: str | None = None) -> str:
+    """Print a module (or op) as MLIR text, optionally generic form / with locations; ends in a newline.
+
+    ``filename``: the input's name, printed in locations instead of the
+    parser's buffer name ``-`` (as mlir-opt names the file it read).
+    """
     op = module.operation if hasattr(module, "operation") else module
     buf = io.StringIO()
     op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True, large_elements_limit=elide)
     text = buf.getvalue()
+    if debuginfo and filename and filename not in ("-", "<stdin>"):
+        from hilo_mlir.passmanager.reproducer import name_stdin_locations
+
+        text = name_stdin_locations(text, filename)
     return text if text.endswith("\n") else text + "\n"
 
 

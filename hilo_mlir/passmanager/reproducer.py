@@ -48,9 +48,14 @@ def snapshot(op, filename: str | None = None) -> str:
     op.print(file=buf, enable_debug_info=True)
     text = buf.getvalue()
     if filename and filename != "-":
-        quoted = '"' + filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        text = _STDIN_LOC.sub(lambda _m: quoted, text)
+        text = name_stdin_locations(text, filename)
     return text if text.endswith("\n") else text + "\n"
+
+
+def name_stdin_locations(text: str, filename: str) -> str:
+    """``loc("-":L:C)`` (the parser's buffer name) -> ``loc("<filename>":L:C)`` in printed IR."""
+    quoted = '"' + filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _STDIN_LOC.sub(lambda _m: quoted, text)
 
 
 def _quote(s: str) -> str:

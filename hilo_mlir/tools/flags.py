@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 
 from hilo_mlir.tools.common import bool_flag
 
@@ -83,6 +84,24 @@ class ArgumentParser(argparse.ArgumentParser):
             if hint:
                 msg += f" (did you mean '{hint}'?)"
         return msg
+
+
+_SINGLE_DASH_LONG = re.compile(r"^-[A-Za-z][A-Za-z0-9_.-]+(=.*)?$", re.DOTALL)
+
+
+def long_options(argv: list[str], short: tuple[str, ...] = ("-o", "-h", "-j")) -> list[str]:
+    """LLVM's ``cl`` accepts a long option with one dash (``-canonicalize``, ``-pass-pipeline=...``,
+    as upstream lit RUN lines spell them): rewrite those to ``--``. Short options (``-o``), ``-``
+    (stdin), negative numbers and everything after ``--`` stay as they are."""
+    out = []
+    rest = False
+    for a in argv:
+        if rest or a == "--":
+            rest = True
+        elif _SINGLE_DASH_LONG.match(a) and a.partition("=")[0] not in short:
+            a = "-" + a
+        out.append(a)
+    return out
 
 
 def suggest(flag: str, known: list[str]) -> str | None:

@@ -213,6 +213,9 @@ def config_from_args(args) -> CompileConfig:
 
 
 def _parse(argv: list[str]):
+    from hilo_mlir.tools.flags import long_options
+
+    argv = long_options(argv)  # -dump-pass-pipeline as --dump-pass-pipeline (LLVM's cl)
     load_plugins(argv)  # first: the parser's help lists the plugins' passes
     ap = build_parser()
     args = ap.parse_args(argv)

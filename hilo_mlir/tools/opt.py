@@ -18,6 +18,7 @@ file. The parts live beside this module: :mod:`.flags` (shared flags),
 from __future__ import annotations
 
 import io
+import os
 import sys
 import time
 
@@ -30,6 +31,7 @@ from hilo_mlir.tools.flags import (
     check_pass_filters,
     instrumentation_from_args,
     load_plugins,
+    long_options,
     render_error,
 )
 
@@ -126,6 +128,7 @@ class _Run:
         self.filename = filename
         self.sources = sources
         self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
+        self.program_files: dict = {}  # the printed program's .npy files ({name: bytes}), written beside -o FILE
 
     def steps(self):
         from hilo_mlir.passmanager import pipeline as pl
@@ -215,15 +218,29 @@ class _Run:
                     Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is a Penguin Python program, not IR")
                 )
                 return False
-            out.write(extras["penguin_source"].encode("utf-8"))
+            src = extras["penguin_source"]
+            files = dict(extras.get("penguin_files") or {})
+            if files and (args.output == "-" or args.split_input_file):
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        f"the Penguin program references {len(files)} file{'s' if len(files) != 1 else ''} "
+                        f"({', '.join(sorted(files))}: constants over the printer's inline-constant-max-elements) that "
+                        "stdout cannot carry: write it with -o FILE (the files go beside FILE, named by content, "
+                        "as hilo2penguin writes them)",
+                    )
+                )
+                return False
+            self.program_files = files
+            out.write(src.encode("utf-8"))
             return True
         if args.emit_bytecode:
             module.operation.write_bytecode(out)
             return True
         out.write(
-            module_to_text(module, args.mlir_print_op_generic, args.mlir_print_debuginfo, args.mlir_elide_elementsattrs_if_larger).encode(
-                "utf-8"
-            )
+            module_to_text(
+                module, args.mlir_print_op_generic, args.mlir_print_debuginfo, args.mlir_elide_elementsattrs_if_larger, self.filename
+            ).encode("utf-8")
         )
         return True
 
@@ -244,10 +261,14 @@ def _print_diags(diags: list, filename: str, sources: dict) -> None:
 
 def run(argv: list[str]) -> int:
     """Entry point body; returns the exit code."""
-    from hilo_mlir.driver.frontend.validation import ENTRY_POINT
+    from hilo_mlir.support.entry_point import entry_point
 
-    ENTRY_POINT.set(TOOL)  # hints name hilo-opt's flags
-    argv = list(argv)
+    with entry_point(TOOL):  # hints name hilo-opt's flags
+        return _run_argv(argv)
+
+
+def _run_argv(argv: list[str]) -> int:
+    argv = long_options(list(argv))  # -canonicalize, -pass-pipeline=... as mlir-opt takes them
     try:
         load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
         if any(a in ("-h", "--help", "-help") for a in argv):
@@ -411,11 +432,33 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
         sys.stdout.buffer.flush()
     else:
         try:
-            atomic_write_bytes(args.output, result)
+            if runner.program_files:  # beside the program, content-named, one atomic publication (as hilo2penguin)
+                _write_program_beside(args.output, result, runner.program_files)
+            else:
+                atomic_write_bytes(args.output, result)
         except HiloError as e:
             sys.stderr.write(e.render(tool=TOOL) + "\n")
             return 1
     return 0
+
+
+def _write_program_beside(output: str, program: bytes, files: dict) -> None:
+    """Publish a printed program and its files: ``output`` and ``<its folder>/<name>.<content hash>.npy``.
+
+    Raises:
+        HiloError: the folder cannot be written (or is missing), naming the path and the OS error.
+    """
+    from hilo_mlir.driver.packaging import write_program
+
+    folder = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output):
+        raise HiloError(f"cannot write output file '{output}': is a directory")
+    if not os.path.isdir(folder):
+        raise HiloError(f"cannot write output file '{output}': no such directory '{os.path.dirname(output) or folder}'")
+    try:
+        write_program(folder, program.decode("utf-8"), files, program_name=os.path.basename(output))
+    except (OSError, ValueError) as e:
+        raise HiloError(f"cannot write output file '{output}': {getattr(e, 'strerror', None) or e}") from None
 
 
 def main() -> None:

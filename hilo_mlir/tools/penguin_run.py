@@ -12,6 +12,10 @@ bf16/f8 results are written as float32 (exact: .npy cannot name ml_dtypes
 types); .npy inputs saved from ml_dtypes arrays (raw ``|V2``) are read as the
 program's input dtype.
 
+Each input must have exactly the dtype and shape of its ``markInput`` (a
+float64 array for a float32 input is an error naming the input, not a silent
+conversion). ``--out`` must be a folder (created if missing).
+
 Exit codes: 0 success, 1 a program/input error (one line on stderr, no
 traceback), 2 bad command line.
 """
@@ -54,12 +58,40 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def check_inputs(program, paths: list[str], arrays: list) -> None:
+    """Every given array has exactly the dtype and shape of its ``markInput`` (the API converts; the tool does not guess).
+
+    An array saved from an ml_dtypes type (raw ``|V<n>``) counts as the input's
+    dtype when the item sizes agree.
+
+    Raises:
+        HiloError: one line naming the input's position, its file, and both types.
+    """
+    import numpy as np
+
+    from hilo_mlir.penguin_ref.records import TensorSpec
+
+    decls = sorted(program.inputs, key=lambda s: s.input_index)  # a count mismatch: run_program says it
+    for d, path, a in zip(decls, paths, arrays):
+        if a is None or not isinstance(d.spec, TensorSpec):
+            continue
+        want, shape = d.spec.np_dtype, d.spec.shape
+        dtype_ok = a.dtype == want or (a.dtype.kind == "V" and a.dtype.itemsize == np.dtype(want).itemsize)
+        if not dtype_ok or tuple(a.shape) != tuple(shape):
+            raise HiloError(
+                f"input {d.input_index} ('{path}') is {a.dtype.name} {tuple(a.shape)}, the program's input_{d.input_index} "
+                f"is {np.dtype(want).name} {tuple(shape)}"
+            )
+
+
 def run(argv=None) -> int:
     args = _parser().parse_args(argv)
     import numpy as np
 
     from hilo_mlir import penguin_ref
 
+    if os.path.exists(args.out) and not os.path.isdir(args.out):  # before running: a long run must not end in this
+        raise HiloError(f"cannot write the outputs to '{args.out}': it is a file, not a folder")
     inputs = []
     for p in args.inputs:
         if p == "-":
@@ -67,12 +99,21 @@ def run(argv=None) -> int:
             continue
         try:
             inputs.append(np.load(p, allow_pickle=False))
+        except EOFError:
+            raise HiloError(f"cannot read input '{p}': the file is empty (not a .npy array)") from None
         except (OSError, ValueError) as e:
             raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
     if not os.path.exists(args.program):  # the command takes a path, never program text
         raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
-    outs = penguin_ref.run(args.program, inputs, literal_fusions=args.literal_fusions)
-    os.makedirs(args.out, exist_ok=True)
+    program = penguin_ref.load(args.program)
+    check_inputs(program, args.inputs, inputs)
+    from hilo_mlir.penguin_ref.interpreter import run_program
+
+    outs = run_program(program, inputs, literal_fusions=args.literal_fusions)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        raise HiloError(f"cannot write the outputs to '{args.out}': {e.strerror or e}") from None
     for i, o in enumerate(outs):
         path = os.path.join(args.out, f"out{i}.npy")
         dtype = o.dtype.name

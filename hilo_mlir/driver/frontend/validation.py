@@ -34,12 +34,10 @@ failure and its location.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.type_legality import type_problem
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.entry_point import ENTRY_POINT, entry_point  # noqa: F401 (re-exported)
 
 #: Shape-computing ops: their result shapes are data, which the Penguin program
 #: cannot express (and upstream legalizations abort on some of them, e.g.
@@ -216,22 +214,6 @@ def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
             types.update(ft.inputs)
             types.update(ft.results)
     return not any(verdict(t) for t in types)
-
-
-#: Which entry point is compiling, for the hint on a shape-polymorphic ``main`` (:func:`_refine_hint`):
-#: ``"hilo2penguin"`` (the default), ``"api"`` (:func:`hilo_mlir.compile_module`), ``"jax"`` (``hj.compile``)
-#: or ``"hilo-opt"``. Set with :func:`entry_point` around a compile.
-ENTRY_POINT: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_entry_point", default="hilo2penguin")
-
-
-@contextlib.contextmanager
-def entry_point(name: str):
-    """``with entry_point("jax"): ...``: the hints of the compile inside speak that entry point's language."""
-    token = ENTRY_POINT.set(name)
-    try:
-        yield
-    finally:
-        ENTRY_POINT.reset(token)
 
 
 def _refine_hint(arg_types) -> str:

@@ -59,14 +59,10 @@ def _run_printer(module_op, ctx):
         folder = os.path.dirname(os.path.abspath(out))
         if not os.path.isdir(folder):
             raise HiloError(f"cannot write output file '{out}': no such directory '{os.path.dirname(out) or folder}'")
-        if os.path.basename(out) == "penguin.py":
-            write_program(folder, src, files)
-        else:
-            from hilo_mlir.support.io import atomic_write_bytes
-
-            for name, data in files.items():
-                atomic_write_bytes(os.path.join(folder, name), data)
-            atomic_write_bytes(out, src.encode("utf-8"))
+        try:  # content-named files, one publication (another program name: earlier files are not collected)
+            write_program(folder, src, files, program_name=os.path.basename(out))
+        except OSError as e:
+            raise HiloError(f"cannot write output file '{out}': {e.strerror or e}") from None
 
 
 for _arg, _dialect, _cls in (
