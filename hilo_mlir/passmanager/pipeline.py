@@ -222,12 +222,28 @@ class Pipeline:
             text,
             verify_each=self.verify_each,
             failing=(step.pass_name if step is not None else None),
+            anchor=self._anchor_text(step),
         )
         self.reproducer_path = self.instr.reproducer if note.severity == "note" else None
         if isinstance(exc, HiloError):
             exc.notes = list(exc.notes) + [note]
         else:
             self.instr.stream.write(note.format() + "\n")
+
+    def _anchor_text(self, step: Step | None) -> str:
+        """What a failing step ran on, as MLIR's reproducer note names it: ``'func.func' operation: @main``
+        for a function pass (the function when known), else ``'builtin.module' operation``."""
+        func_step = step is not None and (
+            step.cpp_text.startswith("func.func(")
+            if step.cpp_text is not None
+            else step.info is not None and step.info.anchor == "func.func"
+        )
+        if not func_step:
+            return "'builtin.module' operation"
+        cur = self._current
+        if cur is not None and cur.name == "func.func" and "sym_name" in cur.attributes:
+            return f"'func.func' operation: @{str(cur.attributes['sym_name']).strip(chr(34))}"
+        return "'func.func' operation"
 
     def _warn_dialect(self, step: Step, op, am) -> None:
         """Warn when a pass for one dialect runs on a module that only has ops of the other
@@ -334,6 +350,7 @@ class Pipeline:
                 f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.extras.get("filename")
             )
             err.pass_name = step.argument
+            _locate_in_plugin(err, e)
             return err
         try:
             e.hilo_pass = step.argument  # type: ignore[attr-defined]
@@ -460,3 +477,36 @@ class Pipeline:
     def statistics_report(self) -> str:
         """MLIR's ``--mlir-pass-statistics`` report for our Python passes."""
         return statistics_report(self.stats)
+
+
+def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
+    """A plugin pass raised ``exc``: locate ``err`` at the innermost frame of the traceback outside
+    hilo_mlir (the plugin's line, quoted under the error), with a ``note: called from`` for each
+    outer one (innermost first, at most 8), as a Python traceback reads bottom-up."""
+    import os
+    import traceback
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename and not os.path.abspath(f.filename).startswith(package)]
+    frames = [f for f in frames if not f.filename.startswith("<")]
+    if not frames:
+        return
+    inner, *outer = reversed(frames)
+
+    def loc(f) -> str:
+        return 'loc("' + f.filename.replace("\\", "\\\\").replace('"', '\\"') + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
+
+    err.loc = loc(inner)
+    err.notes = [
+        Diagnostic("note", f"called from '{f.name}'", f"{f.filename}:{f.lineno or 1}:{(f.colno or 0) + 1}", f.lineno, raw=loc(f))
+        for f in outer[:8]
+    ] + list(err.notes)
+    sources: dict = {}
+    for f in frames:
+        if f.filename not in sources:
+            try:
+                with open(f.filename, encoding="utf-8") as fh:
+                    sources[f.filename] = fh.read()
+            except (OSError, UnicodeDecodeError):
+                pass
+    err.sources = sources  # type: ignore[attr-defined]  # render_error quotes the plugin's lines

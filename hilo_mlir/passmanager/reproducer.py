@@ -73,16 +73,20 @@ def reproducer_text(ir_text: str, pipeline: str, verify_each: bool = True) -> st
     )
 
 
-def write_reproducer(path: str, ir_text: str, pipeline: str, verify_each: bool = True, failing: str | None = None) -> Diagnostic:
+def write_reproducer(
+    path: str, ir_text: str, pipeline: str, verify_each: bool = True, failing: str | None = None, anchor: str = "'builtin.module' operation"
+) -> Diagnostic:
     """Write the reproducer; returns the note the failure carries (MLIR's wording), or a
-    warning when the file cannot be written (the original error is never hidden)."""
+    warning when the file cannot be written (the original error is never hidden).
+
+    ``anchor``: what the failing pass ran on, as MLIR names it (``'func.func' operation: @main``)."""
     from hilo_mlir.support.io import atomic_write_text
 
     try:
         atomic_write_text(path, reproducer_text(ir_text, pipeline, verify_each))
     except HiloError as e:
         return Diagnostic("warning", f"could not write the crash reproducer: {e.message}")
-    what = f"[`{failing}` on 'builtin.module' operation]" if failing else "[the final verification]"
+    what = f"[`{failing}` on {anchor}]" if failing else "[the final verification]"
     return Diagnostic("note", f"Pipeline failed while executing {what}: reproducer generated at `{path}`")
 
 

@@ -45,6 +45,21 @@ def location_to_str(loc, filename: str | None = None) -> str | None:
     return None
 
 
+def location_name_only(loc) -> str | None:
+    """The name of a location that names no file position (JAX's ``loc("lu")``), else None."""
+    if loc is None:
+        return None
+    text = str(loc)
+    if _FILE_LOC.search(text) or re.fullmatch(r".+:\d+:\d+", text):
+        return None
+    m = re.search(r'loc\("([^"]*)"', text)
+    if m:
+        return m.group(1)
+    if text and not text.startswith("loc(") and not any(c in text for c in "/.:"):
+        return text  # its printed name
+    return None
+
+
 def location_line(loc) -> int | None:
     """The line number of the first file location in ``loc`` (or None)."""
     m = _FILE_LOC.search(str(loc))
@@ -257,6 +272,12 @@ def render(
         The text, lines joined with ``\n`` (no trailing newline).
     """
     prefix = f"{tool}: " if tool else ""
+    name = location_name_only(loc)
+    if name is not None:  # JAX's loc("lu"): no position; the file it came from, and the name
+        message += f" (at '{name}')"
+        loc = None
+        if filename and filename not in ("-", "<stdin>"):
+            prefix = f"{filename}: "
     stack = _stack_of(loc, filename)
     lines = _one(severity, message, stack[0][0] if stack else None, sources, prefix)
     if not stack and loc is not None and isinstance(loc, str) and not loc.startswith("loc(") and loc:
@@ -306,10 +327,12 @@ class HiloError(Exception):
 
     def format(self, filename: str | None = None) -> str:
         fname = filename or self.filename
-        where = location_to_str(self.loc, fname) if self.loc is not None else None
+        name = location_name_only(self.loc)
+        where = location_to_str(self.loc, fname) if self.loc is not None and name is None else None
         code = f"{self.code}: " if self.code else ""
         head = f"{where}: " if where else (f"{fname}: " if fname else "")
-        return f"{head}error: {code}{self.message}"
+        at = f" (at '{name}')" if name else ""  # a name location: the file, and the name the op carries
+        return f"{head}error: {code}{self.message}{at}"
 
     @property
     def line(self) -> int | None:
@@ -319,18 +342,13 @@ class HiloError(Exception):
         """The multi-line form the tools print (:func:`render`): source line, caret, notes."""
         fname = filename or self.filename
         code = f"{self.code}: " if self.code else ""
-        if self.loc is None and fname:
-            head = render("error", code + self.message, None, notes=self.notes, filename=fname, sources=sources)
+        name = location_name_only(self.loc)
+        message = code + self.message + (f" (at '{name}')" if name else "")
+        if (self.loc is None or name is not None) and fname:
+            head = render("error", message, None, notes=self.notes, filename=fname, sources=sources)
             return f"{fname}: {head}"
-        loc = self.loc
-        if (
-            loc is not None
-            and location_to_str(loc, fname) is not None
-            and not location_stack(loc, fname)
-            and not re.fullmatch(r".+:\d+:\d+", str(loc))
-        ):
-            loc = location_to_str(loc, fname)  # a name location: shown by its name
-        return render("error", code + self.message, loc, filename=fname, sources=sources, notes=self.notes, tool=tool)
+        loc = None if name is not None else self.loc
+        return render("error", message, loc, filename=fname, sources=sources, notes=self.notes, tool=tool)
 
 
 class PassFailure(HiloError):

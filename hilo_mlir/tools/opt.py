@@ -178,6 +178,8 @@ class _Run:
                     pipe.run(module)
                 except HiloError as e:
                     ok = False
+                    for name, text in (getattr(e, "sources", None) or {}).items():  # a plugin's lines, quoted
+                        self.sources.setdefault(name, text)
                     if not any(c.severity == "error" for c in captured):
                         captured.append(_error_diag(e, self.filename))
                     seen = {c.message for c in captured}

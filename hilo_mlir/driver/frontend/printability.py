@@ -139,7 +139,8 @@ def _as_printed(loaded, census):
     if any(n.startswith("chlo.") for n in census.names):
         steps.append(Step(None, "chlo-legalize-to-stablehlo", cpp_text="func.func(chlo-legalize-to-stablehlo)"))
     steps.append(Step(None, "remove-dead-values", cpp_text="remove-dead-values"))
-    steps.append(step_for("prune-functions"))
+    stablehlo = any(n.startswith("stablehlo.") for n in census.names) and not any(n.startswith("mhlo.") for n in census.names)
+    steps.append(step_for("stablehlo-prune-functions" if stablehlo else "prune-functions"))  # the twin of the module's dialect
 
     class _Module:
         operation = clone
