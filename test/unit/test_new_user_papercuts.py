@@ -191,3 +191,80 @@ def test_sigint_during_a_single_compile_prints_one_line(tmp_path):
         pytest.skip("the compile finished before the signal")
     assert (p.returncode, out, err) == (130, "", "hilo2penguin: interrupted\n")
     assert not (tmp_path / "o" / "penguin.py").exists()
+
+
+LU = """module @jit_f {
+  func.func public @main(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32> {
+    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>) loc(#loc3)
+    return %0#0 : tensor<4x4xf32>
+  }
+}
+#loc3 = loc("lu")
+"""
+
+
+def test_name_only_location_names_the_file(tmp_path, capfd):
+    from hilo_mlir.driver.compiler import compile_module
+    from hilo_mlir.support.diagnostics import HiloError
+
+    p = tmp_path / "lu.mlir"
+    p.write_text(LU)
+    want = f"{p}: error: unsupported custom_call target 'lapack_sgetrf_ffi' (at 'lu')"
+    assert hilo2penguin.run([str(p), "-o", str(tmp_path / "o")]) == 1
+    assert capfd.readouterr().err == want + "\n"
+    assert opt.run([str(p), "--hilo-import"]) == 1
+    assert capfd.readouterr().err == want + "\n"
+    with pytest.raises(HiloError) as e:
+        compile_module(LU, filename="x.mlir")
+    assert e.value.format() == "x.mlir: error: unsupported custom_call target 'lapack_sgetrf_ffi' (at 'lu')"
+    assert capfd.readouterr().err == ""  # no spurious twin warning when the API rejects a module
+    assert HiloError("m", loc='loc("lu")').render(tool="hilo-opt") == "hilo-opt: error: m (at 'lu')"
+
+
+def test_no_twin_warning_with_mlir_timing_on_the_stablehlo_spine(tmp_path, capfd):
+    p = tmp_path / "s.mlir"
+    p.write_text(SMALL)
+    assert hilo2penguin.run([str(p), "-o", str(tmp_path / "o"), "--spine", "stablehlo", "--mlir-timing", "--preset", "all"]) == 0
+    err = capfd.readouterr().err
+    assert "Execution time report" in err and "warning" not in err
+
+
+PLUGIN = '''from hilo_mlir import PassInfo, register
+
+
+def _helper(op):
+    raise ValueError("boom in the plugin")
+
+
+def _run(op, ctx):
+    _helper(op)
+
+
+register(PassInfo("raise-in-plugin", "raises", _run, anchor="func.func", dialect=None))
+'''
+
+
+def test_plugin_failure_shows_the_plugins_frames(tmp_path, capfd):
+    plug = tmp_path / "plug.py"
+    plug.write_text(PLUGIN)
+    p = tmp_path / "s.mlir"
+    p.write_text(SMALL)
+    repro = tmp_path / "r.mlir"
+    code = opt.run([str(p), f"--load-pass-plugin={plug}", "--raise-in-plugin", f"--mlir-pass-pipeline-crash-reproducer={repro}"])
+    assert code == 1
+    err = capfd.readouterr().err
+    assert err.splitlines() == [
+        f"{plug}:5:5: error: pass 'raise-in-plugin' (plugin {plug}) failed: ValueError: boom in the plugin",
+        '    raise ValueError("boom in the plugin")',
+        "    ^",
+        f"{plug}:9:5: note: called from '_run'",
+        "    _helper(op)",
+        "    ^",
+        "hilo-opt: note: Pipeline failed while executing [`RaiseInPlugin` on 'func.func' operation]: "
+        f"reproducer generated at `{repro}`",
+    ]
+    code = hilo2penguin.run([str(p), "-o", str(tmp_path / "o"), f"--load-pass-plugin={plug}", "--insert-pass-after=call-inliner=raise-in-plugin"])
+    assert code == 1
+    err = capfd.readouterr().err
+    assert err.startswith(f"{plug}:5:5: error: pass 'raise-in-plugin' (plugin {plug}) failed: ValueError: boom in the plugin\n")
+    assert f"{plug}:9:5: note: called from '_run'" in err
