@@ -43,7 +43,7 @@ class Instrumentation:
         print_generic / print_debuginfo: generic op form / locations, in dumps and outputs.
         out: stream for dumps (default: ``sys.stderr``).
         on_pass_start: hears each pass argument before it runs (crash attribution).
-        debug: ``--debug``: the driver sets ``extras["debug"]``; passes may then do debug-only work.
+        debug: ``--debug``: a run's default ``PipelineEnv`` has ``debug`` set; passes may then do debug-only work.
         on_diagnostic: hears each warning the pipeline emits
             (a :class:`~hilo_mlir.support.diagnostics.Diagnostic`); default: printed to ``out``.
         reproducer: path of the crash reproducer to write when a pass fails

@@ -30,7 +30,7 @@ import time
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.instrumentation import Instrumentation, IRPrinter, module_to_text, statistics_report, timing_report
 from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
-from hilo_mlir.passmanager.registry import PassContext
+from hilo_mlir.passmanager.registry import CompileOutputs, PassContext, PipelineEnv
 from hilo_mlir.passmanager.steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
 from hilo_mlir.support.diagnostics import (
     NOT_UTF8_MESSAGE,
@@ -81,7 +81,8 @@ class Pipeline:
     Args:
         steps: the :class:`Step` list.
         instrumentation: the ``--mlir-*`` reporting.
-        extras: the run's outputs (the printer puts its source and files here).
+        env: what the run is given (:class:`PipelineEnv`: file name, ``--debug``, gates).
+        outputs: what the run produces (:class:`CompileOutputs`: the printer's source and files ...).
         verify_each: run the verifier after every step that changed the IR and
             name the step that broke it (mlir-opt's default, ``--verify-each``).
             When False (the main job's policy, as the real binary runs its
@@ -104,7 +105,8 @@ class Pipeline:
         self,
         steps: list[Step],
         instrumentation: Instrumentation | None = None,
-        extras=None,
+        env: PipelineEnv | None = None,
+        outputs: CompileOutputs | None = None,
         verify_each: bool = True,
         check_analyses: bool | None = None,
     ):
@@ -118,7 +120,8 @@ class Pipeline:
         self._unrecorded: list[str] = []  # steps since the last change that recorded none (for the verifier's note)
         self.changes: list = []
         self.log: list[str] = []
-        self.extras = extras if extras is not None else {}
+        self.env = env if env is not None else PipelineEnv(debug=self.instr.debug)
+        self.outputs = outputs if outputs is not None else CompileOutputs()
         self.last_pass: str | None = None
         self.check_analyses = enabled_by_env() if check_analyses is None else bool(check_analyses)
         self.verify_each = verify_each or self.check_analyses
@@ -168,7 +171,6 @@ class Pipeline:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran
         step = None
-        self.extras.setdefault("pipeline_steps", self.steps)  # what the import step reads (hilo-import)
         try:
             for step in self.steps:
                 self._before_step(step, op)
@@ -206,7 +208,7 @@ class Pipeline:
         if self.instr.reproducer:
             from hilo_mlir.passmanager.reproducer import snapshot
 
-            self._snapshot = snapshot(op, self.extras.get("filename"))
+            self._snapshot = snapshot(op, self.env.filename)
 
     def _on_failure(self, step: Step | None, exc: Exception) -> None:
         """A step (or the final verification) failed: write the crash reproducer, once."""
@@ -214,7 +216,12 @@ class Pipeline:
             return
         from hilo_mlir.passmanager.reproducer import write_reproducer
 
-        steps = [step] if step is not None else self.steps
+        if step is None:
+            steps = self.steps
+        elif step.info is not None and step.info.reads_pipeline and step in self.steps:
+            steps = self.steps[self.steps.index(step) :]  # what the pass reads belongs to its reproducer
+        else:
+            steps = [step]
         text = "builtin.module(" + ",".join(s.text() for s in steps) + ")"
         note = write_reproducer(
             self.instr.reproducer,
@@ -261,7 +268,7 @@ class Pipeline:
 
     def warn(self, message: str, loc=None) -> None:
         """Emit a warning diagnostic (to ``instr.on_diagnostic``, else printed to the dump stream)."""
-        fname = self.extras.get("filename")
+        fname = self.env.filename
         d = Diagnostic(
             "warning",
             message,
@@ -314,7 +321,7 @@ class Pipeline:
                 raise self._unexpected(step, e, am) from e
             am.invalidate_all()
             self._printer.failed(step, self._current)
-            err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.extras.get("filename"))
+            err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.env.filename)
             err.pass_name = step.argument
             raise err from None
         except Exception as e:  # noqa: BLE001 - re-raised, named after the pass
@@ -330,9 +337,7 @@ class Pipeline:
         self._printer.failed(step, self._current)
         origin = step.info.origin if step.info is not None else ""
         if origin:
-            err = HiloError(
-                f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.extras.get("filename")
-            )
+            err = HiloError(f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.env.filename)
             err.pass_name = step.argument
             return err
         try:
@@ -388,7 +393,18 @@ class Pipeline:
         stats = self.stats.get(key)
         if stats is None:
             stats = self.stats[key] = registry.Statistics(info.statistics, info.argument)
-        ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op, stats=stats, log=self.log, extras=self.extras)
+        ctx = PassContext(
+            info,
+            step.options,
+            rewriter=rewriter,
+            analyses=am,
+            module_op=op,
+            stats=stats,
+            log=self.log,
+            env=self.env,
+            outputs=self.outputs,
+            pipeline_steps=tuple(self.steps),
+        )
         rewriter.take_changes()
         anchors = self._anchors(step, op)
         if anchors == [op]:

@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO, DialectTable
-from hilo_mlir.passmanager.pass_context import PassContext, Statistic, Statistics  # noqa: F401  (re-exported: the API's names)
+from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
+    CompileOutputs,
+    PassContext,
+    PipelineEnv,
+    Statistic,
+    Statistics,
+)
 from hilo_mlir.support.diagnostics import HiloError
 
 
@@ -117,6 +123,9 @@ class PassInfo:
     any_dialect: bool = False
     #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
     origin: str = ""
+    #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
+    #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
+    reads_pipeline: bool = False
 
     @property
     def dialect_table(self) -> DialectTable | None:

@@ -64,7 +64,7 @@ def _touch(module) -> None:
         text = buf.getvalue().decode("utf-8")
     except UnicodeDecodeError:
         raise HiloError("the module contains a name or string that is not valid UTF-8") from None
-    from hilo_mlir.driver.frontend.limits import check_strings_utf8
+    from hilo_mlir.ir.limits import check_strings_utf8
 
     check_strings_utf8(text, None)  # escaped in the printed form: a walk reading it would abort
     advance = ir.WalkResult.ADVANCE

@@ -9,54 +9,15 @@ The dialect of a module is detected from its op census when it is compiled
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from hilo_mlir.analysis.census import detect_dialect
 from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
+from hilo_mlir.support.loaded import LoadedModule
+
+__all__ = ["LoadedModule", "detect_dialect", "load_module"]
 
 #: The first bytes of MLIR bytecode.
 BYTECODE_MAGIC = b"ML\xefR"
-
-
-@dataclass
-class LoadedModule:
-    """A parsed module and the context that owns it (keep both alive together).
-
-    Attributes:
-        context: the ``ir.Context``.
-        module: the ``ir.Module``.
-        filename: the input's name, for diagnostics and ``DebugLocation``.
-        dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
-            until :func:`hilo_mlir.driver.compiler.compile_loaded` detects it from
-            its input census.
-    """
-
-    context: object
-    module: object
-    filename: str
-    dialect: str = ""
-
-    @classmethod
-    def from_module(cls, context, module, filename: str) -> LoadedModule:
-        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
-        return cls(context, module, filename)
-
-
-def detect_dialect(module, census=None) -> str:
-    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
-
-    ``census``: a :class:`~hilo_mlir.analysis.census.Census` of ``module`` to count from
-    (no walk); default: take one.
-    """
-    from hilo_mlir.analysis.census import Census
-
-    counts = (census or Census(module.operation)).counts
-    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
-    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
-    if not (mhlo or shlo):
-        return "none"
-    if mhlo and shlo:
-        return "mixed"
-    return "mhlo" if mhlo >= shlo else "stablehlo"
 
 
 def is_hlo_proto(path: str, data: bytes) -> bool:
@@ -197,7 +158,7 @@ def load_module(
         else:
             payload = data
             if kind == "text":
-                from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
+                from hilo_mlir.ir.limits import check_dim_numbers, check_strings_utf8
 
                 payload = decode_text(data, filename)
                 check_dim_numbers(payload, filename)  # before the parser allocates by them
