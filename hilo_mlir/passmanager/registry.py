@@ -175,7 +175,9 @@ class PassInfo:
         The binding cannot nest a Python pass under ``func.func`` (it aborts), so
         the Python-defined pass anchors on the module and visits each function.
         Failures call ``signal_pass_failure`` after emitting an error at the op.
-        Each run gets its own rewriter and analyses (nothing is kept between runs).
+        Each run gets its own rewriter and analyses (nothing is kept between runs);
+        the pass runs through :func:`hilo_mlir.passmanager.execution.run_pass`, as in a
+        :class:`~hilo_mlir.passmanager.pipeline.Pipeline`.
         """
         if self.upstream:
             pm.add(self.argument if not options else self.argument + "{" + " ".join(f"{k}={v}" for k, v in options.items()) + "}")
@@ -185,14 +187,14 @@ class PassInfo:
 
         def _run(op, pass_):
             from hilo_mlir.analysis.manager import AnalysisManager
+            from hilo_mlir.passmanager.execution import run_pass
             from hilo_mlir.rewrite.rewriter import Rewriter
 
             op = op.operation if hasattr(op, "operation") else op
             rewriter = Rewriter(op)
             am = AnalysisManager(op, rewriter)
-            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op, stats=stats if stats is not None else None)
             try:
-                info.run_on_module(op, ctx)
+                run_pass(info, vals, op, rewriter=rewriter, analyses=am, stats=stats)
             except HiloError as e:
                 from hilo_mlir.ir import ir
 
