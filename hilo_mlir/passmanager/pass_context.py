@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hilo_mlir.ir.dialects import DialectTable
+from hilo_mlir.support.diagnostics import HiloError
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.manager import AnalysisManager
     from hilo_mlir.fusion.report import FusionReport
+    from hilo_mlir.ir.dialects import DialectTable
     from hilo_mlir.passmanager.registry import PassInfo
     from hilo_mlir.passmanager.steps import Step
     from hilo_mlir.rewrite.rewriter import Rewriter
@@ -111,6 +112,46 @@ class Statistic:
 
     name: str
     help: str = ""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A typed pass option (``{name=value}`` in a pipeline string).
+
+    Attributes:
+        name: kebab-case option name.
+        type: ``bool``, ``int``, ``float`` or ``str``.
+        default: value when not given.
+        help: one line for ``--help``.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+    def parse(self, text: str, pass_arg: str) -> Any:
+        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
+        t = text.strip()
+        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+            t = t[1:-1]
+        try:
+            if self.type is bool:
+                low = t.lower()
+                if low in ("1", "true", "on", "yes", ""):
+                    return True
+                if low in ("0", "false", "off", "no"):
+                    return False
+                raise ValueError(t)
+            if self.type is int:
+                return int(t, 0)
+            if self.type is float:
+                return float(t)
+            return t
+        except ValueError:
+            raise HiloError(
+                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
+            ) from None
 
 
 class PassContext:

@@ -31,11 +31,11 @@ import importlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO, DialectTable
 from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
     CompileOutputs,
+    Option,
     PassContext,
     PipelineEnv,
     Statistic,
@@ -43,45 +43,8 @@ from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: th
 )
 from hilo_mlir.support.diagnostics import HiloError
 
-
-@dataclass(frozen=True)
-class Option:
-    """A typed pass option (``{name=value}`` in a pipeline string).
-
-    Attributes:
-        name: kebab-case option name.
-        type: ``bool``, ``int``, ``float`` or ``str``.
-        default: value when not given.
-        help: one line for ``--help``.
-    """
-
-    name: str
-    type: type
-    default: Any
-    help: str
-
-    def parse(self, text: str, pass_arg: str) -> Any:
-        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
-        t = text.strip()
-        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
-            t = t[1:-1]
-        try:
-            if self.type is bool:
-                low = t.lower()
-                if low in ("1", "true", "on", "yes", ""):
-                    return True
-                if low in ("0", "false", "off", "no"):
-                    return False
-                raise ValueError(t)
-            if self.type is int:
-                return int(t, 0)
-            if self.type is float:
-                return float(t)
-            return t
-        except ValueError:
-            raise HiloError(
-                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
-            ) from None
+if TYPE_CHECKING:
+    from hilo_mlir.ir.dialects import DialectTable
 
 
 @dataclass(frozen=True)
@@ -129,6 +92,8 @@ class PassInfo:
 
     @property
     def dialect_table(self) -> DialectTable | None:
+        from hilo_mlir.ir.dialects import MHLO, STABLEHLO  # here: the registry is read without the bindings (--help)
+
         return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
 
     @property
@@ -295,12 +260,10 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes; then the
-    # installed plugins (entry-point group hilo_mlir.passes).
+    # Pass families register themselves on import of hilo_mlir.passes, which then
+    # loads the installed plugins (entry-point group hilo_mlir.passes). By name: the
+    # registry is below the passes and the plugin loader, which both register into it.
     importlib.import_module("hilo_mlir.passes")
-    from hilo_mlir.passmanager import plugins
-
-    plugins.load_entry_points()
 
 
 def load() -> None:

@@ -78,7 +78,7 @@ def _touch(module) -> None:
 
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
-    from hilo_mlir.driver.frontend.loading import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
+    from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
     from hilo_mlir.ir import ir, make_context
     from hilo_mlir.support.diagnostics import from_mlir_error
 
