@@ -51,7 +51,7 @@ def _default_ok(t: type, v) -> bool:
 
 def check_pass(info) -> None:
     """Raise a located HiloError for the first thing wrong with ``info`` (a PassInfo)."""
-    from hilo_mlir.passmanager.registry import Option, Statistic
+    from hilo_mlir.passmanager.pass_context import Option, Statistic
 
     arg = info.argument
     if not isinstance(arg, str) or not KEBAB.match(arg):

@@ -31,51 +31,20 @@ import importlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO, DialectTable
-from hilo_mlir.passmanager.pass_context import PassContext, Statistic, Statistics  # noqa: F401  (re-exported: the API's names)
+from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
+    CompileOutputs,
+    Option,
+    PassContext,
+    PipelineEnv,
+    Statistic,
+    Statistics,
+)
 from hilo_mlir.support.diagnostics import HiloError
 
-
-@dataclass(frozen=True)
-class Option:
-    """A typed pass option (``{name=value}`` in a pipeline string).
-
-    Attributes:
-        name: kebab-case option name.
-        type: ``bool``, ``int``, ``float`` or ``str``.
-        default: value when not given.
-        help: one line for ``--help``.
-    """
-
-    name: str
-    type: type
-    default: Any
-    help: str
-
-    def parse(self, text: str, pass_arg: str) -> Any:
-        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
-        t = text.strip()
-        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
-            t = t[1:-1]
-        try:
-            if self.type is bool:
-                low = t.lower()
-                if low in ("1", "true", "on", "yes", ""):
-                    return True
-                if low in ("0", "false", "off", "no"):
-                    return False
-                raise ValueError(t)
-            if self.type is int:
-                return int(t, 0)
-            if self.type is float:
-                return float(t)
-            return t
-        except ValueError:
-            raise HiloError(
-                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
-            ) from None
+if TYPE_CHECKING:
+    from hilo_mlir.ir.dialects import DialectTable
 
 
 @dataclass(frozen=True)
@@ -117,9 +86,14 @@ class PassInfo:
     any_dialect: bool = False
     #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
     origin: str = ""
+    #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
+    #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
+    reads_pipeline: bool = False
 
     @property
     def dialect_table(self) -> DialectTable | None:
+        from hilo_mlir.ir.dialects import MHLO, STABLEHLO  # here: the registry is read without the bindings (--help)
+
         return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
 
     @property
@@ -166,7 +140,9 @@ class PassInfo:
         The binding cannot nest a Python pass under ``func.func`` (it aborts), so
         the Python-defined pass anchors on the module and visits each function.
         Failures call ``signal_pass_failure`` after emitting an error at the op.
-        Each run gets its own rewriter and analyses (nothing is kept between runs).
+        Each run gets its own rewriter and analyses (nothing is kept between runs);
+        the pass runs through :func:`hilo_mlir.passmanager.execution.run_pass`, as in a
+        :class:`~hilo_mlir.passmanager.pipeline.Pipeline`.
         """
         if self.upstream:
             pm.add(self.argument if not options else self.argument + "{" + " ".join(f"{k}={v}" for k, v in options.items()) + "}")
@@ -176,16 +152,16 @@ class PassInfo:
 
         def _run(op, pass_):
             from hilo_mlir.analysis.manager import AnalysisManager
+            from hilo_mlir.passmanager.execution import run_pass
             from hilo_mlir.rewrite.rewriter import Rewriter
 
             op = op.operation if hasattr(op, "operation") else op
             rewriter = Rewriter(op)
             am = AnalysisManager(op, rewriter)
-            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op, stats=stats if stats is not None else None)
             try:
-                info.run_on_module(op, ctx)
+                run_pass(info, vals, op, rewriter=rewriter, analyses=am, stats=stats)
             except HiloError as e:
-                from hilo_mlir.ir import ir
+                from hilo_mlir.ir.binding import ir
 
                 loc = e.loc if isinstance(e.loc, ir.Location) else op.location
                 loc.emit_error(e.format().split("error: ", 1)[-1])
@@ -284,12 +260,10 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes; then the
-    # installed plugins (entry-point group hilo_mlir.passes).
+    # Pass families register themselves on import of hilo_mlir.passes, which then
+    # loads the installed plugins (entry-point group hilo_mlir.passes). By name: the
+    # registry is below the passes and the plugin loader, which both register into it.
     importlib.import_module("hilo_mlir.passes")
-    from hilo_mlir.passmanager import plugins
-
-    plugins.load_entry_points()
 
 
 def load() -> None:

@@ -142,7 +142,7 @@ class _Run:
 
     def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
         """Parse and run one module; its output goes to ``out``, its diagnostics to ``diags``."""
-        from hilo_mlir.ir import ir, make_context
+        from hilo_mlir.ir.binding import ir, make_context
         from hilo_mlir.passmanager import pipeline as pl
 
         args = self.args
@@ -171,8 +171,9 @@ class _Run:
                 steps = self.steps()
                 instr = instrumentation_from_args(args, out=sys.stderr)
                 instr.on_diagnostic = captured.append
-                extras = {"filename": self.filename, "debug": args.debug}
-                pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
+                outputs = pl.CompileOutputs()
+                env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
+                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
                 ok = True
                 try:
                     pipe.run(module)
@@ -190,7 +191,7 @@ class _Run:
                     self._reports(pipe)
                 if not ok:
                     return False
-                return self._write_output(module, steps, extras, out, diags)
+                return self._write_output(module, steps, outputs, out, diags)
         finally:
             handle.detach()
 
@@ -207,21 +208,21 @@ class _Run:
         if args.mlir_pass_statistics:
             sys.stderr.write(pipe.statistics_report())
 
-    def _write_output(self, module, steps, extras, out, diags) -> bool:
+    def _write_output(self, module, steps, outputs, out, diags) -> bool:
         from hilo_mlir.passmanager.instrumentation import module_to_text
 
         args = self.args
         printer_outputs = [s.options.get("output") for s in steps if s.info and s.info.terminal]
         if "-" in printer_outputs:
             return True  # the printer already wrote penguin.py to stdout: do not append the module
-        if "penguin_source" in extras and not any(printer_outputs):
+        if outputs.source is not None and not any(printer_outputs):
             if args.emit_bytecode:
                 diags.append(
                     Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is a Penguin Python program, not IR")
                 )
                 return False
-            src = extras["penguin_source"]
-            files = dict(extras.get("penguin_files") or {})
+            src = outputs.source
+            files = dict(outputs.files or {})
             if files and (args.output == "-" or args.split_input_file):
                 diags.append(
                     Diagnostic(
@@ -314,8 +315,8 @@ def _read(args) -> tuple[str, str | bytes]:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.ir.limits import check_dim_numbers, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
     if args.timeout is not None and args.timeout <= 0:

@@ -229,7 +229,7 @@ def test_no_twin_warning_with_mlir_timing_on_the_stablehlo_spine(tmp_path, capfd
     assert "Execution time report" in err and "warning" not in err
 
 
-PLUGIN = '''from hilo_mlir import PassInfo, register
+PLUGIN = """from hilo_mlir import PassInfo, register
 
 
 def _helper(op):
@@ -241,7 +241,7 @@ def _run(op, ctx):
 
 
 register(PassInfo("raise-in-plugin", "raises", _run, anchor="func.func", dialect=None))
-'''
+"""
 
 
 def test_plugin_failure_shows_the_plugins_frames(tmp_path, capfd):
@@ -260,10 +260,11 @@ def test_plugin_failure_shows_the_plugins_frames(tmp_path, capfd):
         f"{plug}:9:5: note: called from '_run'",
         "    _helper(op)",
         "    ^",
-        "hilo-opt: note: Pipeline failed while executing [`RaiseInPlugin` on 'func.func' operation]: "
-        f"reproducer generated at `{repro}`",
+        f"hilo-opt: note: Pipeline failed while executing [`RaiseInPlugin` on 'func.func' operation]: reproducer generated at `{repro}`",
     ]
-    code = hilo2penguin.run([str(p), "-o", str(tmp_path / "o"), f"--load-pass-plugin={plug}", "--insert-pass-after=call-inliner=raise-in-plugin"])
+    code = hilo2penguin.run(
+        [str(p), "-o", str(tmp_path / "o"), f"--load-pass-plugin={plug}", "--insert-pass-after=call-inliner=raise-in-plugin"]
+    )
     assert code == 1
     err = capfd.readouterr().err
     assert err.startswith(f"{plug}:5:5: error: pass 'raise-in-plugin' (plugin {plug}) failed: ValueError: boom in the plugin\n")
