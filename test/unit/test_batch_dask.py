@@ -155,3 +155,34 @@ def test_cli_scheduler_errors(tmp_path, capfd, monkeypatch):
     assert code == 1
     err = capfd.readouterr().err
     assert err.startswith("hilo2penguin: error: cannot reach the Dask scheduler 'tcp://127.0.0.1:1'") and err.count("\n") == 1
+
+
+def test_dask_workers_use_the_shared_cache_tier(dask_cluster, tmp_path):
+    from hilo_mlir.driver.cache import CompileCache, entries
+
+    lc, client = dask_cluster
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.mlir").write_text(GOOD)
+    (src / "b.mlir").write_text(BIG)
+    shared = str(tmp_path / "shared")
+    runs = []
+    for node in ("node1", "node2"):  # two machines' local folders, one shared tier
+        report = tmp_path / f"{node}.json"
+        cache = CompileCache(str(tmp_path / node), shared=shared)
+        code = batch.run_batch(
+            [str(src)],
+            str(tmp_path / f"out-{node}"),
+            CompileConfig(),
+            report=str(report),
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+            tty=False,
+            scheduler=lc.scheduler_address,
+            cache=cache,
+        )
+        assert code == 0
+        runs.append([m["cache"] for m in json.loads(report.read_text())["modules"]])
+    assert runs == [["miss", "miss"], ["hit-shared", "hit-shared"]]
+    assert len(entries(shared)) == 2 and len(entries(str(tmp_path / "node2"))) == 2
+    assert _outputs(tmp_path / "out-node1") == _outputs(tmp_path / "out-node2")
