@@ -164,9 +164,14 @@ def python_startup_report(stderr: str) -> bool:
 
     if "KeyboardInterrupt" not in stderr:
         return False
+    files = re.findall(r'File "([^"]+)", line \d+', stderr)
+    ours = str(ROOT / "hilo_mlir") + os.sep
+    if any(os.path.abspath(f).startswith(ours) for f in files):
+        return False
+    if "<frozen site>" in files:  # site's start-up: whatever its .pth files import (setuptools' hack, pip's finder)
+        return True
     stdlib = sysconfig.get_paths()["stdlib"]
-    for m in re.finditer(r'File "([^"]+)", line \d+', stderr):
-        f = m.group(1)
+    for f in files:
         if f.startswith("<frozen ") or f == "<string>" or f.startswith(stdlib + os.sep) and "site-packages" not in f:
             continue
         if re.search(r"__editable___[A-Za-z0-9_]+_finder\.py$", f):
@@ -186,6 +191,9 @@ KeyboardInterrupt
     assert python_startup_report(tb)
     assert not python_startup_report(tb.replace(finder, str(ROOT / "hilo_mlir" / "tools" / "__init__.py")))
     assert not python_startup_report("Traceback (most recent call last):\nValueError\n")
+    hack = tb.replace(finder, "/venv/lib/python3.11/site-packages/_distutils_hack/__init__.py")
+    assert python_startup_report(hack)  # another .pth import during site's start-up
+    assert not python_startup_report(hack.replace('File "<frozen site>", line 186, in addpackage', 'File "<frozen runpy>", line 1, in x'))
 
 
 def test_parent_death_ends_the_workers(tmp_path):
