@@ -41,6 +41,8 @@ import sys
 
 from hilo_mlir.tools.batch.classify import STATUSES, ModuleResult, WorkerOutcome, classify  # noqa: F401 (public API)
 from hilo_mlir.tools.batch.discovery import BatchItem, discover  # noqa: F401 (public API)
+from hilo_mlir.tools.batch.prepare import preload as _preload
+from hilo_mlir.tools.batch.prepare import prepare_outdir
 from hilo_mlir.tools.batch.report import Progress, exit_code, report_dict, summarize, summary_table, write_report  # noqa: F401
 
 _Progress = Progress  # the name the tests and older callers use
@@ -58,38 +60,6 @@ def _cleanup_staging(outdir: str, rel_stem: str) -> None:
         os.rmdir(d)  # only if the failed child left it empty (never touches existing files)
     except OSError:
         pass
-
-
-def _preload(items) -> None:
-    """Import everything the children need once, before forking."""
-    from hilo_mlir.driver import compiler  # noqa: F401
-    from hilo_mlir.driver.frontend import binary  # noqa: F401
-    from hilo_mlir.ir import binding as ir
-    from hilo_mlir.passmanager import registry
-
-    registry.load()
-    ir._register_passes_once()
-    if any(it.path.endswith(".pb") for it in items):
-        from jaxlib import xla_client  # noqa: F401 - else every worker imports it
-    if len(items) > 1:
-        # the printers import ml_dtypes on the first bf16/fp8/int4 constant (~1 s): once here, not per worker
-        import ml_dtypes  # noqa: F401
-
-
-def prepare_outdir(outdir: str) -> None:
-    """Create OUTDIR (and its parents) if needed.
-
-    Raises:
-        HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
-    """
-    from hilo_mlir.support.diagnostics import HiloError
-
-    if os.path.exists(outdir) and not os.path.isdir(outdir):
-        raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")
-    try:
-        os.makedirs(outdir, exist_ok=True)
-    except OSError as e:
-        raise HiloError(f"cannot create output folder '{outdir}': {e.strerror or e}") from None
 
 
 def compile_batch(

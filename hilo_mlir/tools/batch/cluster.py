@@ -57,8 +57,8 @@ def run_module(path: str, data: bytes | None, config, allow_unregistered: bool, 
     Returns:
         ``{"outcome": {WorkerOutcome fields}, "program": bytes or None, "files": {content name: bytes}}``.
     """
-    from hilo_mlir.tools import batch
     from hilo_mlir.tools.batch.pool import WorkerPool
+    from hilo_mlir.tools.batch.prepare import preload
     from hilo_mlir.tools.batch.worker import WorkerJob, compile_one
 
     class _Item:
@@ -66,7 +66,7 @@ def run_module(path: str, data: bytes | None, config, allow_unregistered: bool, 
 
     item = _Item()
     item.path = path  # type: ignore[attr-defined]
-    batch._preload([item])
+    preload([item])
     target = tempfile.mkdtemp(prefix="hilo-dask-")
     try:
         job = WorkerJob(path, os.path.join(target, "out"), config, allow_unregistered, cache=cache, data=data)
@@ -142,7 +142,7 @@ def compile_batch_on_cluster(
         HiloError: Dask distributed is not installed; the scheduler cannot be reached.
     """
     from hilo_mlir.support.diagnostics import HiloError
-    from hilo_mlir.tools.batch import prepare_outdir
+    from hilo_mlir.tools.batch.prepare import prepare_outdir
 
     distributed = _require_distributed()
     prepare_outdir(outdir)
