@@ -251,7 +251,18 @@ def _run_spine(
         from hilo_mlir.fusion import report as _fr
 
         report = extras[_fr.REPORT_KEY] = _fr.FusionReport(loaded.filename)
-    pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras, verify_each=config.verify_each)
+    if config.fusion_fuel is not None:
+        from hilo_mlir.fusion.fuel import FUEL_KEY, FusionFuel
+
+        extras[FUEL_KEY] = FusionFuel(config.fusion_fuel)
+    pipe = Pipeline(
+        steps,
+        instrumentation=instrumentation,
+        extras=extras,
+        verify_each=config.verify_each,
+        max_pass_index=config.max_pass_index,
+        index_base=1,
+    )
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:

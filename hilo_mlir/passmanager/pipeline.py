@@ -90,6 +90,12 @@ class Pipeline:
             ``--verify-each``.
         check_analyses: the checking mode (:mod:`hilo_mlir.analysis.check`);
             default from ``HILO_MLIR_CHECK_ANALYSES``. Forces ``verify_each``.
+        max_pass_index: ``--max-pass-index N`` (LLVM's ``-opt-bisect-limit``): steps whose index
+            is above N are skipped, except terminal (printer) steps, which always run; each step
+            logs ``BISECT: running pass (i) <pass>`` or ``BISECT: NOT running pass (i) <pass>``
+            (``--debug``). None: every step runs.
+        index_base: the index of the first step (the driver's spine starts at 1: index 0 is
+            the import step it runs before, as ``--dump-pass-pipeline`` lists it).
 
     Attributes:
         stats: ``{pass display name: Statistics}`` filled by Python passes.
@@ -107,6 +113,8 @@ class Pipeline:
         extras=None,
         verify_each: bool = True,
         check_analyses: bool | None = None,
+        max_pass_index: int | None = None,
+        index_base: int = 0,
     ):
         from hilo_mlir.analysis.check import enabled_by_env
 
@@ -130,6 +138,8 @@ class Pipeline:
         self._current = None
         self._warned: set = set()
         self._dialect_seen: set = set()  # dialects the module had ops of when last asked
+        self.max_pass_index = max_pass_index
+        self.index_base = index_base
 
     @classmethod
     def from_text(cls, text: str, **kw) -> "Pipeline":
@@ -170,7 +180,9 @@ class Pipeline:
         step = None
         self.extras.setdefault("pipeline_steps", self.steps)  # what the import step reads (hilo-import)
         try:
-            for step in self.steps:
+            for i, step in enumerate(self.steps):
+                if self._bisect_skips(i, step):
+                    continue
                 self._before_step(step, op)
                 if not self.verify_each and unverified and step.info is not None and step.info.terminal:
                     self._verify(op, step, final=True)
@@ -200,6 +212,15 @@ class Pipeline:
             am.close()
 
     # -- instrumentation hooks ---------------------------------------------------------
+
+    def _bisect_skips(self, i: int, step: Step) -> bool:
+        """``--max-pass-index``: True when step ``i`` is past the limit (a terminal step always runs)."""
+        if self.max_pass_index is None:
+            return False
+        index = self.index_base + i
+        skip = index > self.max_pass_index and not (step.info is not None and step.info.terminal)
+        self.log.append(f"BISECT: {'NOT ' if skip else ''}running pass ({index}) {step.argument}")
+        return skip
 
     def _before_step(self, step: Step, op) -> None:
         """Before a step: the crash reproducer's snapshot of the IR (``instr.reproducer``)."""
