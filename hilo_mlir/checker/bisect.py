@@ -64,9 +64,8 @@ class Bisection:
 
     def text_lines(self) -> list[str]:
         if self.pass_index is None:
-            return [
-                f"bisection: every spine prefix is as accurate as XLA; the culprit is the printer or the reference backend. {self.note}".rstrip()
-            ]
+            head = "bisection: every spine prefix is as accurate as XLA; the culprit is the printer or the reference backend."
+            return [f"{head} {self.note}".rstrip()]
         lines = [f"bisection: first less-accurate prefix ends at pass ({self.pass_index}) '{self.pass_name}' (run through {self.path})"]
         for o in self.ops[:5]:
             lines.append(f"  {o['loc']}: '{o['op']}' created or changed by '{self.pass_name}'")
@@ -75,7 +74,8 @@ class Bisection:
         if self.cluster is not None:
             c = self.cluster
             lines.append(
-                f"  cluster #{c['index']} ({c['kind']}, {c['ops']} ops) formed by '{c['pass']}' at {c['loc']} (--fusion-fuel {c['index']} fails, {c['index'] - 1} passes)"
+                f"  cluster #{c['index']} ({c['kind']}, {c['ops']} ops) formed by '{c['pass']}' at {c['loc']} "
+                f"(--fusion-fuel {c['index']} fails, {c['index'] - 1} passes)"
             )
         if self.note:
             lines.append(f"  {self.note}")
