@@ -27,19 +27,98 @@ def _one_line(e: BaseException) -> str:
 
 
 def evaluable(text: str) -> str:
-    """``text`` as plain stablehlo (fusions and composites inlined, mhlo legalized).
+    """``text`` as plain stablehlo (fusions and composites inlined, mhlo legalized), with the
+    backend custom calls the spine introduces expanded back into what they mean
+    (``AwsFSPattern5``: the softmax of ``convert-fs-pattern-to-custom-calls``), so that
+    XLA can run any prefix of the spine up to its I/O steps. Locations are kept.
 
     Raises:
         CheckError: a module the legalization refuses.
     """
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir import ir, make_context, passmanager
     from hilo_mlir.testing import to_evaluable
 
     try:
         with make_context() as ctx, ir.Location.unknown():
-            return str(to_evaluable(text, ctx))
+            m = to_evaluable(text, ctx)
+            if _expand_softmax_calls(m):
+                passmanager.PassManager.parse("builtin.module(inline,symbol-dce)").run(m.operation)
+            return m.operation.get_asm(enable_debug_info=True)
     except (ir.MLIRError, HiloError, RuntimeError, ValueError) as e:
         raise CheckError(f"cannot bring the module to plain stablehlo for XLA: {_one_line(e)}") from None
+
+
+#: -inf per element type, as MLIR's hexadecimal float literal
+_NEG_INF = {"f32": "0xFF800000", "f16": "0xFC00", "bf16": "0xFF80", "f64": "0xFFF0000000000000"}
+
+
+def _softmax_function(name: str, type_text: str, shape: list, elem: str, dim: int) -> str:
+    rank = len(shape)
+    red = [s for i, s in enumerate(shape) if i != dim]
+    red_t = "tensor<" + "".join(f"{s}x" for s in red) + elem + ">"
+    keep = ", ".join(str(i) for i in range(rank) if i != dim)
+    return (
+        f"func.func private @{name}(%x: {type_text}) -> {type_text} {{\n"
+        f"  %ninf = stablehlo.constant dense<{_NEG_INF[elem]}> : tensor<{elem}>\n"
+        f"  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [{dim}] : "
+        f"({type_text}, tensor<{elem}>) -> {red_t}\n"
+        f"  %mb = stablehlo.broadcast_in_dim %m, dims = [{keep}] : ({red_t}) -> {type_text}\n"
+        f"  %d = stablehlo.subtract %x, %mb : {type_text}\n"
+        f"  %e = stablehlo.exponential %d : {type_text}\n"
+        f"  %z = stablehlo.constant dense<0.000000e+00> : tensor<{elem}>\n"
+        f"  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [{dim}] : "
+        f"({type_text}, tensor<{elem}>) -> {red_t}\n"
+        f"  %sb = stablehlo.broadcast_in_dim %s, dims = [{keep}] : ({red_t}) -> {type_text}\n"
+        f"  %r = stablehlo.divide %e, %sb : {type_text}\n"
+        f"  return %r : {type_text}\n}}\n"
+    )
+
+
+def _expand_softmax_calls(m) -> bool:
+    """Replace each ``custom_call @AwsFSPattern5`` of ``m`` (our copy, checker-internal) by a call of
+    a private softmax function (inlined by the caller). Returns whether anything changed."""
+    import json as _json
+
+    from hilo_mlir.ir import ir
+
+    calls = []
+
+    def visit(op):
+        if op.name == "stablehlo.custom_call" and "call_target_name" in op.attributes:
+            if ir.StringAttr(op.attributes["call_target_name"]).value == "AwsFSPattern5":
+                calls.append(op)
+        return ir.WalkResult.ADVANCE
+
+    m.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    made: dict = {}
+    for op in calls:
+        t = ir.RankedTensorType(op.results[0].type)
+        elem = str(t.element_type)
+        try:
+            dim = int(_json.loads(ir.StringAttr(op.attributes["backend_config"]).value)["dim"])
+        except (KeyError, ValueError, TypeError):
+            raise CheckError('a custom_call @AwsFSPattern5 without its {"dim": D} backend_config') from None
+        if elem not in _NEG_INF or not 0 <= dim < t.rank:
+            raise CheckError(f"cannot expand custom_call @AwsFSPattern5 on {t} (dim {dim}) for XLA")
+        key = (str(t), dim)
+        if key not in made:
+            name = f"__hilo_check_softmax_{len(made)}"
+            fm = ir.Module.parse(_softmax_function(name, str(t), list(t.shape), elem, dim))
+            f = fm.body.operations[0].operation
+            f.detach_from_parent()
+            ir.InsertionPoint(m.body).insert(f)
+            made[key] = name
+        call = ir.Operation.create(
+            "func.call",
+            results=[t],
+            operands=[op.operands[0]],
+            attributes={"callee": ir.FlatSymbolRefAttr.get(made[key])},
+            loc=op.location,
+            ip=ir.InsertionPoint(op),
+        )
+        op.results[0].replace_all_uses_with(call.results[0])
+        op.erase()
+    return bool(calls)
 
 
 def widened(text: str) -> str:

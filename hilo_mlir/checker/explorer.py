@@ -28,6 +28,7 @@ import numpy as np
 
 from hilo_mlir.checker import evaluate as ev
 from hilo_mlir.checker.errors import CheckError
+from hilo_mlir.checker.verdict import _abs_err
 
 GRAPH_FILE = "model_explorer_graph.json"
 NODE_DATA_FILE = "model_explorer_node_data.json"
@@ -87,6 +88,8 @@ def _with_probes(text: str) -> str:
         ret.erase()
         ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
         f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(ft.inputs), [v.type for v in new_ret.operands]))
+        if "res_attrs" in f.attributes:  # one entry per result: the probes have none
+            del f.attributes["res_attrs"]
         return str(m)
 
 
@@ -148,11 +151,12 @@ def graph_and_errors(prefix_text: str, inputs: list, filename: str, label: str) 
         truth = ev.run_truth(_with_probes(ev.widened(tagged)), inputs)[n_out:]
         for nid, w, t in zip(probe_ids, work, truth):
             w64, t64 = ev.to_f64(w), ev.to_f64(t)
-            with np.errstate(invalid="ignore", over="ignore"):
-                d = np.abs(w64 - t64)
-                fin = np.isfinite(t64)
-                scale = float(np.abs(t64[fin]).max()) if fin.any() else 0.0
-            err = float(np.nanmax(d)) if d.size else 0.0
+            d = _abs_err(w64, t64)
+            fin = np.isfinite(t64)
+            scale = float(np.abs(t64[fin]).max()) if fin.any() else 0.0
+            err = float(d.max()) if d.size else 0.0
+            if not np.isfinite(err):  # a NaN or infinity where the truth has another value
+                err = float(np.finfo(np.float64).max)
             results[nid] = {"value": err / scale if scale > 0 else err}
     graph = {"label": label, "graphs": [{"id": GRAPH_ID, "nodes": nodes}]}
     node_data = {

@@ -1,0 +1,185 @@
+"""hilo-check (issue 25): the f64 widening, --fusion-fuel / --max-pass-index, the verdict, the
+bisection of a deliberately broken plugin, a structurally zero gradient, and bad input (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from hilo_mlir import CompileConfig, compile_module
+from hilo_mlir.testing import evaluate_xla, run_passes
+
+SMALL = """
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %l = stablehlo.logistic %d : tensor<4x8xf32>
+  %m = stablehlo.multiply %d, %l : tensor<4x8xf32>
+  %a = stablehlo.abs %m : tensor<4x8xf32>
+  %s = stablehlo.sqrt %a : tensor<4x8xf32>
+  %e = stablehlo.exponential %x : tensor<4x8xf32>
+  return %s, %e : tensor<4x8xf32>, tensor<4x8xf32>
+}
+"""
+
+PLUGIN = ROOT / "test" / "lit" / "plugins" / "Inputs" / "perturb_sqrt.py"
+
+
+def _check(*argv, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run(
+        [sys.executable, "-m", "hilo_mlir.tools.check", *map(str, argv)], capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+def test_widening_equals_the_original_on_exactly_representable_inputs():
+    text = """
+func.func @main(%a: tensor<6xf32>, %b: tensor<6xbf16>) -> (tensor<6xf32>, tensor<f32>, tensor<6xi32>) {
+  %c = stablehlo.constant dense<[0.5, 1.0, -2.0, 4.0, 0.25, 3.0]> : tensor<6xf32>
+  %bb = stablehlo.convert %b : (tensor<6xbf16>) -> tensor<6xf32>
+  %0 = stablehlo.multiply %a, %c : tensor<6xf32>
+  %1 = stablehlo.add %0, %bb : tensor<6xf32>
+  %2 = stablehlo.maximum %1, %a : tensor<6xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%2 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<6xf32>, tensor<f32>) -> tensor<f32>
+  %i = stablehlo.bitcast_convert %2 : (tensor<6xf32>) -> tensor<6xi32>
+  return %2, %r, %i : tensor<6xf32>, tensor<f32>, tensor<6xi32>
+}"""
+    import ml_dtypes
+
+    a = np.array([1, -2, 3, 0.5, 8, -16], np.float32)
+    b = np.array([2, 0.5, -1, 4, 1, 0], np.float32).astype(ml_dtypes.bfloat16)
+    orig = evaluate_xla(text, [a, b])
+    wide_text, stats = run_passes(text, "stablehlo-widen-float-to-f64")
+    assert stats["constants-converted"] == 2 and stats["signatures-widened"] == 1
+    wide = evaluate_xla(wide_text, [a.astype(np.float64), b.astype(np.float64)])
+    assert wide[0].dtype == np.float64 and wide[1].dtype == np.float64 and wide[2].dtype == np.int32
+    np.testing.assert_array_equal(wide[0], orig[0].astype(np.float64))
+    assert float(wide[1]) == float(orig[1]) == float(orig[0].sum())
+    np.testing.assert_array_equal(wide[2], orig[2])  # bitcast_convert kept its f32 meaning
+
+
+def test_fusion_fuel_zero_is_fusion_free_and_unlimited_is_byte_identical():
+    cfg = CompileConfig.preset("all")
+    today = compile_module(SMALL, cfg, spine="stablehlo")
+    assert "hilo_fusion_op='DotLogistic'" in today
+    assert compile_module(SMALL, cfg.replace(fusion_fuel=10**9), spine="stablehlo") == today
+    free = compile_module(SMALL, cfg.replace(fusion_fuel=0), spine="stablehlo")
+    assert "hilo_fusion_op" not in free and "mhlo.fusion" not in free and free != today
+    assert compile_module(SMALL, cfg.replace(max_pass_index=10**6), spine="stablehlo") == today
+
+
+def test_out_of_fuel_is_a_recorded_refusal_and_max_pass_index_logs_like_opt_bisect():
+    from hilo_mlir.fusion.fuel import FUEL_KEY, FusionFuel
+    from hilo_mlir.fusion.report import REPORT_KEY, FusionReport
+    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.passmanager.pipeline import Pipeline
+
+    rep, tank = FusionReport("in.mlir"), FusionFuel(0)
+    with make_context():
+        m = ir.Module.parse(SMALL)
+        p = Pipeline.from_text(
+            "builtin.module(stablehlo-legalize-to-hlo,canonicalize,neuron-op-fusion{fuse-dot-logistic=true})",
+            extras={REPORT_KEY: rep, FUEL_KEY: tank, "filename": "in.mlir"},
+            max_pass_index=1,
+        )
+        p.run(m)
+        assert "mhlo.fusion" not in str(m)
+    assert p.log == ["BISECT: running pass (0) stablehlo-legalize-to-hlo", "BISECT: running pass (1) canonicalize",
+                     "BISECT: NOT running pass (2) neuron-op-fusion"]  # fmt: skip
+    with make_context():
+        m = ir.Module.parse(SMALL)
+        Pipeline.from_text(
+            "builtin.module(stablehlo-legalize-to-hlo,neuron-op-fusion{fuse-dot-logistic=true})", extras={REPORT_KEY: rep, FUEL_KEY: tank}
+        ).run(m)
+    assert tank.refused == 1 and tank.spent == []
+    assert [r.code for r in rep.refusals() if r.code == "out-of-fuel"] == ["out-of-fuel"]
+
+
+def test_decoder_layer_preset_all_prints_a_table_and_exits_0(tmp_path):
+    r = _check(ROOT / "examples" / "decoder_layer.stablehlo.mlir", "--preset", "all", "-o", tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[2].split() == ["out", "dtype", "shape", "err", "penguin", "err", "XLA", "bound", "verdict"]
+    assert lines[3].split()[:3] == ["0", "float32", "2x16x64"] and lines[3].split()[-1] == "as-accurate-as-XLA"
+    assert lines[-1] == "every output is as accurate as XLA"
+    rep = json.loads((tmp_path / "check_report.json").read_text())
+    assert rep["ok"] is True and rep["outputs"][0]["err_penguin"] <= rep["outputs"][0]["bound"]
+    # Model Explorer: a graph collection (its JSON adapter's format) and node data for its nodes
+    g = json.loads((tmp_path / "model_explorer_graph.json").read_text())
+    nodes = g["graphs"][0]["nodes"]
+    ids = {n["id"] for n in nodes}
+    assert set(g) == {"label", "graphs"} and g["graphs"][0]["id"] == "main"
+    for n in nodes:
+        assert set(n) == {"id", "label", "namespace", "attrs", "incomingEdges"}
+        assert all(e["sourceNodeId"] in ids for e in n["incomingEdges"])
+    data = json.loads((tmp_path / "model_explorer_node_data.json").read_text())["main"]
+    assert data["results"] and set(data["results"]) <= ids
+    assert all(isinstance(v["value"], float) and 0 <= v["value"] < float("inf") for v in data["results"].values())
+
+
+def test_bisection_names_the_broken_plugin_pass_and_op(tmp_path):
+    src = tmp_path / "small.mlir"
+    src.write_text(SMALL.lstrip("\n"))
+    r = _check(
+        src, "--preset", "all", f"--load-pass-plugin={PLUGIN}", "--insert-pass-after", "neuron-inst-combine=perturb-sqrt", "-o", tmp_path
+    )
+    assert r.returncode == 1, r.stderr
+    assert "0    float32  4x8    " in r.stdout and "less-accurate" in r.stdout
+    assert "bisection: first less-accurate prefix ends at pass (17) 'perturb-sqrt' (run through xla)" in r.stdout
+    assert f"{src}:6:8: 'mhlo.rsqrt' created or changed by 'perturb-sqrt'" in r.stdout
+    repro = (tmp_path / "reproducer.mlir").read_text()
+    assert 'pipeline: "builtin.module(perturb-sqrt)"' in repro and "mhlo.sqrt" in repro
+    b = json.loads((tmp_path / "check_report.json").read_text())["bisection"]
+    assert b["pass_index"] == 17 and b["outputs"] == [0] and b["cluster"] is None
+    g = json.loads((tmp_path / "model_explorer_graph.json").read_text())["graphs"][0]["nodes"]
+    assert [(n["label"], n["namespace"]) for n in g if n["namespace"]] == [
+        ("dot_general", "DotLogistic_0"),
+        ("logistic", "DotLogistic_0"),
+        ("multiply", "DotLogistic_0"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["/nonexistent/m.mlir"], "hilo-check: error: cannot read '/nonexistent/m.mlir': no such file"),
+        (["{small}", "--inputs", "/nonexistent/x.npz"], "hilo-check: error: cannot read inputs '/nonexistent/x.npz': no such file"),
+        (
+            ["{small}", "--inputs", "{badnpz}"],
+            "hilo-check: error: inputs '{badnpz}': 'input_1' has shape (8, 4), argument #1 of main is tensor<8x8xf32>",
+        ),
+        (["{custom}"], "hilo-check: error: XLA cannot run the input module: "),
+        (
+            ["{dynamic}"],
+            "hilo-check: error: argument #0 of main has the dynamic type tensor<?x4xf32>: give static types with --input-types",
+        ),
+    ],
+)
+def test_bad_input_is_one_error_and_exit_2(tmp_path, argv, message):
+    small = tmp_path / "small.mlir"
+    small.write_text(SMALL)
+    badnpz = tmp_path / "bad.npz"
+    np.savez(badnpz, input_0=np.zeros((4, 8), np.float32), input_1=np.zeros((8, 4), np.float32))
+    custom = tmp_path / "custom.mlir"
+    custom.write_text(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.custom_call @no_such_target(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  return %0 : tensor<4xf32>\n}\n"
+    )
+    dynamic = tmp_path / "dyn.mlir"
+    dynamic.write_text("func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n  return %x : tensor<?x4xf32>\n}\n")
+    subs = {"{small}": str(small), "{badnpz}": str(badnpz), "{custom}": str(custom), "{dynamic}": str(dynamic)}
+    argv = [subs.get(a, a) for a in argv]
+    for k, v in subs.items():
+        message = message.replace(k, v)
+    r = _check(*argv)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    errors = [ln for ln in r.stderr.splitlines() if "error" in ln]
+    assert len(errors) == 1 and errors[0].startswith(message), r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
