@@ -118,6 +118,8 @@ def test_decoder_layer_preset_all_prints_a_table_and_exits_0(tmp_path):
     for n in nodes:
         assert set(n) == {"id", "label", "namespace", "attrs", "incomingEdges"}
         assert all(e["sourceNodeId"] in ids for e in n["incomingEdges"])
+    spaces = sorted({n["namespace"] for n in nodes if n["namespace"]})
+    assert spaces == ["DotLogistic_2", "MulRedSqrt_0", "MulRedSqrt_1"]  # the compile's three clusters
     data = json.loads((tmp_path / "model_explorer_node_data.json").read_text())["main"]
     assert data["results"] and set(data["results"]) <= ids
     assert all(isinstance(v["value"], float) and 0 <= v["value"] < float("inf") for v in data["results"].values())
@@ -183,3 +185,44 @@ def test_bad_input_is_one_error_and_exit_2(tmp_path, argv, message):
     errors = [ln for ln in r.stderr.splitlines() if "error" in ln]
     assert len(errors) == 1 and errors[0].startswith(message), r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_training_step_with_a_structurally_zero_gradient_is_as_accurate_as_xla():
+    """A bias before train-mode BatchNorm has a zero gradient; Adam blows its f32 rounding noise up to
+    +-lr. A fixed tolerance against JAX fails on the updated bias; against the f64 truth penguin.py is
+    as accurate as XLA, and the gradient itself is judged as structurally zero."""
+    import jax
+    import jax.numpy as jnp
+
+    from hilo_mlir import jax as hj
+
+    def step(p, m, v, x, y):
+        def loss(p):
+            h = x @ p["w"] + p["b"]
+            mu = h.mean(0, keepdims=True)
+            var = ((h - mu) ** 2).mean(0, keepdims=True)
+            out = jnp.tanh((h - mu) / jnp.sqrt(var + 1e-5)) @ p["w2"]
+            return jnp.mean((out - y) ** 2)
+
+        g = jax.grad(loss)(p)
+        lr, b1, b2, eps = 1e-2, 0.9, 0.999, 1e-8
+        m = jax.tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, m, g)
+        v = jax.tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, v, g)
+        upd = jax.tree_util.tree_map(lambda m, v: lr * (m / (1 - b1)) / (jnp.sqrt(v / (1 - b2)) + eps), m, v)
+        return jax.tree_util.tree_map(lambda p, u: p - u, p, upd), g["b"]
+
+    r = np.random.default_rng(0)
+    p = {
+        "w": jnp.asarray(r.standard_normal((16, 32)) / 4, jnp.float32),
+        "b": jnp.asarray(r.standard_normal(32) * 0.1, jnp.float32),
+        "w2": jnp.asarray(r.standard_normal((32, 8)) / 6, jnp.float32),
+    }
+    z = jax.tree_util.tree_map(jnp.zeros_like, p)
+    x, y = jnp.asarray(r.standard_normal((8, 16)), jnp.float32), jnp.asarray(r.standard_normal((8, 8)), jnp.float32)
+    prog = hj.compile(step, p, z, z, x, y, config="all")
+    res = prog.check(p, z, z, x, y)
+    assert res.ok, res.text()
+    new_b, grad_b = res.outputs[0], res.outputs[3]  # pytree order: params b, w, w2, then the gradient
+    assert new_b.shape == [32] and not new_b.fixed_tolerance_passes and new_b.diff_penguin_xla > 1e-3
+    assert new_b.err_penguin <= new_b.bound and not new_b.structurally_zero
+    assert grad_b.structurally_zero and grad_b.scale < 1e-12 and "(structurally zero)" in res.text()
