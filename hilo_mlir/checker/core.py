@@ -152,8 +152,10 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     return Subject(data, filename, plain, args, input_types, allow_unregistered)
 
 
-def compile_subject(subject: Subject, config):
+def compile_subject(subject: Subject, config, fusion_report: str | None = None):
     """Compile the subject with ``config``; the :class:`~hilo_mlir.driver.compiler.PenguinSource`.
+
+    ``fusion_report``: a folder for the compile's fusion report (``fusion_report.html``).
 
     Raises:
         CheckError: the compile fails (its error, located).
@@ -162,7 +164,7 @@ def compile_subject(subject: Subject, config):
 
     try:
         loaded = load_module(subject.data, subject.filename, allow_unregistered=subject.allow_unregistered)
-        return compile_loaded(loaded, config, input_types=subject.input_types)
+        return compile_loaded(loaded, config, input_types=subject.input_types, fusion_report=fusion_report)
     except HiloError as e:
         raise CheckError(f"the compile failed: {e.format(subject.filename)}") from None
 
@@ -240,7 +242,9 @@ def check_data(
     truth_text = ev.widened(subject.text)
     out_x = ev.run_xla(subject.text, arrays)
     out_t = ev.run_truth(truth_text, arrays)
-    src = compile_subject(subject, cfg)
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+    src = compile_subject(subject, cfg, fusion_report=out_dir if explorer else None)
     out_p = ev.run_penguin(src, arrays)
     try:
         verdicts: list[OutputVerdict] = judge(out_p, out_x, out_t)
@@ -256,9 +260,16 @@ def check_data(
         if result.bisection.reproducer:
             result.files["reproducer"] = result.bisection.reproducer
     if explorer and out_dir is not None:
-        from hilo_mlir.checker.explorer import write_explorer
+        from hilo_mlir.checker.explorer import GRAPH_FILE, write_explorer
 
         result.files.update(write_explorer(subject, cfg, arrays, out_dir, result))
+        report = getattr(src, "fusion_report", None)
+        if report is not None:
+            from hilo_mlir.fusion.report import write_report
+
+            if "model_explorer_graph" in result.files:
+                report.links.append(("the compiled graph with each op's error against the f64 truth (Model Explorer)", GRAPH_FILE))
+            result.files["fusion_report"] = write_report(report, out_dir)[1]
     if out_dir is not None:
         path = os.path.join(out_dir, "check_report.json")
         result.files["report"] = path

@@ -118,6 +118,7 @@ def test_decoder_layer_preset_all_prints_a_table_and_exits_0(tmp_path):
     for n in nodes:
         assert set(n) == {"id", "label", "namespace", "attrs", "incomingEdges"}
         assert all(e["sourceNodeId"] in ids for e in n["incomingEdges"])
+    assert '<a href="model_explorer_graph.json">' in (tmp_path / "fusion_report.html").read_text()
     spaces = sorted({n["namespace"] for n in nodes if n["namespace"]})
     assert spaces == ["DotLogistic_2", "MulRedSqrt_0", "MulRedSqrt_1"]  # the compile's three clusters
     data = json.loads((tmp_path / "model_explorer_node_data.json").read_text())["main"]
