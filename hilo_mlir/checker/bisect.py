@@ -162,7 +162,7 @@ def _op_signatures(text: str, filename: str) -> list[tuple[str, str, str]]:
         m = ir.Module.parse(text)
 
         def visit(op):
-            if op.name in ("builtin.module", "func.return"):
+            if op.name in ("builtin.module", "func.return", "mhlo.return", "stablehlo.return"):
                 return ir.WalkResult.ADVANCE
             attrs = sorted(str(op.attributes[i]) for i in range(len(op.attributes)))
             types = [str(r.type) for r in op.results] + [str(v.type) for v in op.operands]
@@ -214,7 +214,10 @@ def bisect_failure(subject, cfg, inputs, out_x, out_t, outputs: list[int], out_d
     if spent and not p.fails(k, 0):
         f = _first_failing(0, len(spent), lambda fuel: p.fails(k, fuel))
         c = spent[f - 1]
-        b.cluster = {"index": c.index, "pass": c.pass_argument, "kind": c.kind, "loc": c.location, "ops": c.ops}
+        loc = c.location
+        if loc.startswith("-:"):  # the parser's buffer name: the input file
+            loc = subject.filename + loc[1:]
+        b.cluster = {"index": c.index, "pass": c.pass_argument, "kind": c.kind, "loc": loc, "ops": c.ops}
     elif spent:
         b.note = f"the prefix fails with --fusion-fuel 0 too: the pass's own rewriting, not one of its {len(spent)} cluster(s)"
     if out_dir is not None:

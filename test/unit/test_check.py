@@ -28,6 +28,18 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, t
 """
 
 PLUGIN = ROOT / "test" / "lit" / "plugins" / "Inputs" / "perturb_sqrt.py"
+BAD_FUSION = ROOT / "test" / "lit" / "plugins" / "Inputs" / "bad_sqrt_fusion.py"
+
+THREE = """func.func @main(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = stablehlo.abs %x : tensor<4x8xf32>
+  %s0 = stablehlo.sqrt %a : tensor<4x8xf32>
+  %e = stablehlo.exponential %x : tensor<4x8xf32>
+  %s1 = stablehlo.sqrt %e : tensor<4x8xf32>
+  %m = stablehlo.multiply %a, %e : tensor<4x8xf32>
+  %s2 = stablehlo.sqrt %m : tensor<4x8xf32>
+  return %s0, %s1, %s2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+"""
 
 
 def _check(*argv, cwd=None):
@@ -146,6 +158,17 @@ def test_bisection_names_the_broken_plugin_pass_and_op(tmp_path):
         ("logistic", "DotLogistic_0"),
         ("multiply", "DotLogistic_0"),
     ]
+
+
+def test_cluster_bisection_names_the_bad_cluster(tmp_path):
+    src = tmp_path / "three.mlir"
+    src.write_text(THREE)
+    r = _check(src, f"--load-pass-plugin={BAD_FUSION}", "--insert-pass-after", "neuron-inst-combine=bad-sqrt-fusion")
+    assert r.returncode == 1, r.stderr
+    assert "bisection: first less-accurate prefix ends at pass (" in r.stdout and ") 'bad-sqrt-fusion' (run through xla)" in r.stdout
+    assert f"  cluster #2 (Elementwise, 1 ops) formed by 'bad-sqrt-fusion' at {src}:5:9 (--fusion-fuel 2 fails, 1 passes)" in r.stdout
+    rows = [ln.split() for ln in r.stdout.splitlines()[3:6]]
+    assert [(row[0], row[-1]) for row in rows] == [("0", "as-accurate-as-XLA"), ("1", "less-accurate"), ("2", "as-accurate-as-XLA")]
 
 
 @pytest.mark.parametrize(
