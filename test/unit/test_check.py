@@ -250,3 +250,36 @@ def test_training_step_with_a_structurally_zero_gradient_is_as_accurate_as_xla()
     assert new_b.shape == [32] and not new_b.fixed_tolerance_passes and new_b.diff_penguin_xla > 1e-3
     assert new_b.err_penguin <= new_b.bound and not new_b.structurally_zero
     assert grad_b.structurally_zero and grad_b.scale < 1e-12 and "(structurally zero)" in res.text()
+
+
+def test_corpus_hlo_proto_checks():
+    from conftest import corpus_path
+
+    r = _check(corpus_path("jax", "rmsnorm.hlo.pb"), "--preset", "all", "--spine", "stablehlo")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1] == "every output is as accurate as XLA"
+
+
+CORPUS_MODELS = [
+    "attention",
+    "concat_heads",
+    "logsumexp_rows",
+    "rmsnorm",
+    "swiglu_mlp_bf16",
+    "swiglu_mlp_nn_silu",
+    "transcendental",
+    "decoder_layer",
+    "decoder_stack_L4",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("name", CORPUS_MODELS)
+def test_corpus_models_are_as_accurate_as_xla(name, preset, spine):
+    from conftest import corpus_path
+
+    for seed in (0, 1, 2):
+        r = _check(corpus_path("jax", f"{name}.stablehlo.mlir"), "--preset", preset, "--spine", spine, "--seed", seed, "--no-bisect")
+        assert r.returncode == 0, r.stdout + r.stderr
