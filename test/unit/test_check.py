@@ -171,6 +171,25 @@ def test_cluster_bisection_names_the_bad_cluster(tmp_path):
     assert [(row[0], row[-1]) for row in rows] == [("0", "as-accurate-as-XLA"), ("1", "less-accurate"), ("2", "as-accurate-as-XLA")]
 
 
+def test_inputs_npz_list_and_random_inputs_through_the_python_api(tmp_path):
+    import hilo_mlir
+    from hilo_mlir.checker.inputs import random_inputs
+
+    src = tmp_path / "small.mlir"
+    src.write_text(SMALL)
+    r = np.random.default_rng(7)
+    x, w = r.standard_normal((4, 8)).astype(np.float32), (r.standard_normal((8, 8)) / 3).astype(np.float32)
+    np.savez(tmp_path / "in.npz", input_0=x, input_1=w)
+    res = hilo_mlir.check(str(src), inputs=str(tmp_path / "in.npz"), config="all", bisect=False)
+    assert res.ok and res.seed is None and "given inputs" in res.text().splitlines()[0]
+    assert [(a.name, a.role, a.fan_in) for a in res.arguments] == [("input_0", "activation", 1), ("input_1", "weight", 8)]
+    res2 = hilo_mlir.check(str(src), inputs=[x, w], config="all", bisect=False)
+    assert [o.err_penguin for o in res2.outputs] == [o.err_penguin for o in res.outputs]
+    a, b = random_inputs(res.arguments, 3), random_inputs(res.arguments, 3)
+    assert all(np.array_equal(p, q) for p, q in zip(a, b))  # deterministic given the seed
+    assert 0.2 < float(np.std(a[1])) < 0.5 and 0.7 < float(np.std(a[0])) < 1.3  # the weight scaled by 1/sqrt(8)
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [
