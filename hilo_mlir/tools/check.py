@@ -79,6 +79,11 @@ def run(argv: list[str]) -> int:
         msg = e.format() if e.loc is not None else e.message
         sys.stderr.write(f"{TOOL}: error: {msg}\n" if not msg.startswith((path, "<")) else f"{msg}\n")
         return 2
+    except Exception as e:  # noqa: BLE001 - a bug of ours: one line, and "cannot check" (never 1 = numbers differ)
+        from hilo_mlir.support.diagnostics import internal_error
+
+        internal_error(TOOL, e)
+        return 2
 
 
 def _check(args, path: str) -> int:
