@@ -143,7 +143,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     except CheckError:
         raise
     except HiloError as e:
-        raise CheckError(e.format(filename), filename=None) from None
+        raise CheckError(e.message, loc=e.loc, code=e.code, filename=filename) from None
     plain = ev.evaluable(text)
     from hilo_mlir.ir import make_context
 
@@ -166,7 +166,8 @@ def compile_subject(subject: Subject, config, fusion_report: str | None = None):
         loaded = load_module(subject.data, subject.filename, allow_unregistered=subject.allow_unregistered)
         return compile_loaded(loaded, config, input_types=subject.input_types, fusion_report=fusion_report)
     except HiloError as e:
-        raise CheckError(f"the compile failed: {e.format(subject.filename)}") from None
+        where = f" (in pass '{e.pass_name}')" if e.pass_name and e.pass_name not in e.message else ""
+        raise CheckError(f"the compile failed: {e.message}{where}", loc=e.loc, code=e.code, filename=subject.filename) from None
 
 
 def make_inputs(subject: Subject, inputs=None, seed: int = 0, weights: dict | None = None) -> tuple[list, int | None]:
