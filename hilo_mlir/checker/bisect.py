@@ -154,7 +154,7 @@ def _first_failing(lo: int, hi: int, fails) -> int:
 
 def _op_signatures(text: str, filename: str) -> list[tuple[str, str, str]]:
     """(op name, location, signature) of every op of ``text`` in walk order; the signature ignores SSA names."""
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import location_to_str
 
     out = []

@@ -130,7 +130,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
         CheckError: unreadable input, refused ``input_types``, dynamic shapes, no ``main``.
     """
     from hilo_mlir.driver.compiler import load_module
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     try:
         loaded = load_module(data, filename, allow_unregistered=allow_unregistered, isolate=not isinstance(data, str))
@@ -145,7 +145,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     except HiloError as e:
         raise CheckError(e.message, loc=e.loc, code=e.code, filename=filename) from None
     plain = ev.evaluable(text)
-    from hilo_mlir.ir import make_context
+    from hilo_mlir.ir.binding import make_context
 
     with make_context(), ir.Location.unknown():
         args = signature(ir.Module.parse(plain))

@@ -35,7 +35,7 @@ def evaluable(text: str) -> str:
     Raises:
         CheckError: a module the legalization refuses.
     """
-    from hilo_mlir.ir import ir, make_context, passmanager
+    from hilo_mlir.ir.binding import ir, make_context, passmanager
     from hilo_mlir.testing import to_evaluable
 
     try:
@@ -79,7 +79,7 @@ def _expand_softmax_calls(m) -> bool:
     a private softmax function (inlined by the caller). Returns whether anything changed."""
     import json as _json
 
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     calls = []
 

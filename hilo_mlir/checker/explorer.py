@@ -39,7 +39,7 @@ _CLUSTER = "hilo.cluster"
 
 def _tag_clusters(m) -> None:
     """Give every op inside a fusion body or a composite's decomposition a ``hilo.cluster`` name."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     n = 0
     decomps: dict = {}
@@ -73,7 +73,7 @@ def _tag_clusters(m) -> None:
 
 def _with_probes(text: str) -> str:
     """``text`` with every op's results also returned by ``main`` (ops tagged ``hilo.probe``, in order)."""
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.testing import find_main
 
     with make_context(), ir.Location.unknown():
@@ -95,7 +95,7 @@ def _with_probes(text: str) -> str:
 
 def graph_and_errors(prefix_text: str, inputs: list, filename: str, label: str) -> tuple[dict, dict]:
     """(Model Explorer graph collection, node data) of ``prefix_text`` (our mhlo/stablehlo with fusions)."""
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import location_to_str
     from hilo_mlir.testing import find_main, inline_fusions
 

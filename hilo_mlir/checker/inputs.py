@@ -57,7 +57,7 @@ def signature(module) -> list[Argument]:
         CheckError: no ``main``, an argument that is not a statically shaped tensor
             (dynamic shapes need ``--input-types``), an element type without a numpy dtype.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.printers.literals import np_dtype
     from hilo_mlir.testing import find_main
 
@@ -89,7 +89,7 @@ def signature(module) -> list[Argument]:
 
 def _find_roles(func, args: list[Argument]) -> None:
     """Mark weights (with their fan-in) and index arguments (with their bound) by looking at their uses."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     block = func.regions[0].blocks[0]
     origin: dict = {}  # hash(value) -> argument index, through pass-through ops

@@ -28,7 +28,7 @@ Source: issue 25 (hilo-check's f64 truth; XLA's ``run_hlo_module
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import Statistic, register_twins
 from hilo_mlir.rewrite.retype import may_need_retype, retype_op
