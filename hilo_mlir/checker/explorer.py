@@ -13,7 +13,8 @@ Written into the check's output folder:
   {node id: {"value": v}}, "gradient": [...]}}``): for each float op, the max
   error of its result computed in the working precision on XLA CPU against the
   same graph computed in f64 (``stablehlo-widen-float-to-f64``), relative to
-  the largest magnitude of its f64 result: where rounding error grows.
+  the largest magnitude of its f64 result: where rounding error grows (the
+  first ``MAX_PROBES`` float ops; every op is a node).
 
 Open with ``model-explorer model_explorer_graph.json --node_data_paths=model_explorer_node_data.json``
 (optional extra ``hilo-mlir[explorer]``). The fusion report's HTML links here when both are written.
@@ -34,6 +35,8 @@ GRAPH_FILE = "model_explorer_graph.json"
 NODE_DATA_FILE = "model_explorer_node_data.json"
 GRAPH_ID = "main"
 _PROBE = "hilo.probe"
+#: ops whose error is measured (the first ones of ``main``; every op is still a node)
+MAX_PROBES = 4000
 _CLUSTER = "hilo.cluster"
 
 
@@ -140,7 +143,7 @@ def graph_and_errors(prefix_text: str, inputs: list, filename: str, label: str) 
                 producer[hash(r)] = (nid, r_i)
             if op.results and isinstance(op.results[0].type, ir.RankedTensorType):
                 et = str(ir.RankedTensorType(op.results[0].type).element_type)
-                if et.startswith(("f", "bf")):
+                if et.startswith(("f", "bf")) and len(probe_ids) < MAX_PROBES:
                     op.attributes[_PROBE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), len(probe_ids))
                     probe_ids.append(nid)
         tagged = str(m.operation.get_asm(enable_debug_info=True))
