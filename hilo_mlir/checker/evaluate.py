@@ -35,14 +35,18 @@ def evaluable(text: str) -> str:
     Raises:
         CheckError: a module the legalization refuses.
     """
-    from hilo_mlir.ir.binding import ir, make_context, passmanager
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.testing import to_evaluable
 
     try:
         with make_context() as ctx, ir.Location.unknown():
             m = to_evaluable(text, ctx)
-            if _expand_softmax_calls(m):
-                passmanager.PassManager.parse("builtin.module(inline,symbol-dce)").run(m.operation)
+            _expand_softmax_calls(m)
+            if any(op.operation.name == "func.func" for op in list(m.body.operations)[1:]):
+                # composites' decompositions (and the softmax functions) inlined: XLA and the graph see plain ops
+                from hilo_mlir.passmanager.pipeline import Pipeline
+
+                Pipeline.from_text("builtin.module(call-inliner)", verify_each=False, check_analyses=False).run(m)
             return m.operation.get_asm(enable_debug_info=True)
     except (ir.MLIRError, HiloError, RuntimeError, ValueError) as e:
         raise CheckError(f"cannot bring the module to plain stablehlo for XLA: {_one_line(e)}") from None
