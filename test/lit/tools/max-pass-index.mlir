@@ -5,6 +5,12 @@
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true})' --fusion-fuel=1 | FileCheck %s --check-prefix=FUEL1
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true})' --fusion-fuel=0 | FileCheck %s --check-prefix=FUEL0
 // RUN: not hilo-opt %s --max-pass-index=-1 2>&1 | FileCheck %s --check-prefix=BAD
+// The indices are those of --dump-pass-pipeline (0: hilo-import): both tools stop at the same pass.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: hilo2penguin --dump-pass-pipeline --preset all > %t/pipeline.txt
+// RUN: sh -c 'hilo-opt %s --pass-pipeline="$(cat %t/pipeline.txt)" --max-pass-index=18 -o %t/opt.py 2>/dev/null'
+// RUN: hilo2penguin %s --preset all --max-pass-index 18 -o %t/out
+// RUN: cmp %t/opt.py %t/out/penguin.py
 
 // LIMIT0: BISECT: running pass (0) stablehlo-legalize-to-hlo
 // LIMIT0-NEXT: BISECT: NOT running pass (1) neuron-op-fusion
