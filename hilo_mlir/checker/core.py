@@ -213,6 +213,7 @@ def check_data(
     out_dir: str | None = None,
     allow_unregistered: bool = False,
     explorer: bool = False,
+    fusion_report: str | None = None,
 ) -> CheckResult:
     """Check one module; see the module doc.
 
@@ -228,6 +229,8 @@ def check_data(
         bisect: on a less-accurate output, find the pass and cluster that caused it.
         out_dir: where the JSON report, the Model Explorer graph and the reproducer go (None: nowhere).
         explorer: write the Model Explorer graph and node data into ``out_dir``.
+        fusion_report: a folder for the compile's fusion report (default ``out_dir`` with ``explorer``);
+            its HTML links to the Model Explorer graph.
 
     Raises:
         CheckError: the check cannot be made.
@@ -244,16 +247,16 @@ def check_data(
     out_x = ev.run_xla(subject.text, arrays)
     out_t = ev.run_truth(truth_text, arrays)
     if out_dir is not None:
-        os.makedirs(out_dir, exist_ok=True)
-    src = compile_subject(subject, cfg, fusion_report=out_dir if explorer else None)
+        _make_dir(out_dir)
+    if fusion_report is None and explorer and out_dir is not None:
+        fusion_report = out_dir
+    src = compile_subject(subject, cfg, fusion_report=fusion_report)
     out_p = ev.run_penguin(src, arrays)
     try:
         verdicts: list[OutputVerdict] = judge(out_p, out_x, out_t)
     except ValueError as e:
         raise CheckError(f"cannot compare the outputs: {e}") from None
     result = CheckResult(filename, "stablehlo" if cfg.stablehlo else "mhlo", used_seed, subject.arguments, verdicts)
-    if out_dir is not None:
-        os.makedirs(out_dir, exist_ok=True)
     if bisect and not result.ok:
         from hilo_mlir.checker.bisect import bisect_failure
 
@@ -261,7 +264,7 @@ def check_data(
         if result.bisection.reproducer:
             result.files["reproducer"] = result.bisection.reproducer
     if explorer and out_dir is not None:
-        from hilo_mlir.checker.explorer import GRAPH_FILE, write_explorer
+        from hilo_mlir.checker.explorer import write_explorer
 
         result.files.update(write_explorer(subject, cfg, arrays, out_dir, result))
         report = getattr(src, "fusion_report", None)
@@ -269,14 +272,32 @@ def check_data(
             from hilo_mlir.fusion.report import write_report
 
             if "model_explorer_graph" in result.files:
-                report.links.append(("the compiled graph with each op's error against the f64 truth (Model Explorer)", GRAPH_FILE))
-            result.files["fusion_report"] = write_report(report, out_dir)[1]
+                href = os.path.relpath(result.files["model_explorer_graph"], fusion_report).replace(os.sep, "/")
+                report.links.append(("the compiled graph with each op's error against the f64 truth (Model Explorer)", href))
+            result.files["fusion_report"] = write_report(report, fusion_report)[1]
+    elif getattr(src, "fusion_report", None) is not None and fusion_report is not None:
+        result.files["fusion_report"] = os.path.join(fusion_report, "fusion_report.html")
     if out_dir is not None:
         path = os.path.join(out_dir, "check_report.json")
         result.files["report"] = path
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(result.json())
+        from hilo_mlir.support.io import atomic_write_text
+
+        atomic_write_text(path, result.json())
     return result
+
+
+def _make_dir(path: str) -> None:
+    """Make the output folder (parents too).
+
+    Raises:
+        CheckError: it cannot be made (a file of that name, no permission).
+    """
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CheckError(f"cannot write to output folder '{path}': it is a file, not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise CheckError(f"cannot write to output folder '{path}': {e.strerror or e}") from None
 
 
 def check(

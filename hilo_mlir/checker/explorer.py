@@ -200,8 +200,8 @@ def write_explorer(subject, cfg, inputs, out_dir: str, result) -> dict:
     if graph is None:
         return {}
     gp, dp = os.path.join(out_dir, GRAPH_FILE), os.path.join(out_dir, NODE_DATA_FILE)
-    with open(gp, "w", encoding="utf-8") as fh:
-        json.dump(graph, fh, indent=1)
-    with open(dp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
+    from hilo_mlir.support.io import atomic_write_text
+
+    atomic_write_text(gp, json.dumps(graph, indent=1) + "\n")
+    atomic_write_text(dp, json.dumps(data, indent=1) + "\n")
     return {"model_explorer_graph": gp, "model_explorer_node_data": dp}

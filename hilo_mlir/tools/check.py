@@ -20,7 +20,7 @@ from hilo_mlir.tools.common import run_main
 TOOL = "hilo-check"
 
 #: hilo2penguin flags that make no sense for a check
-_REFUSED = (("--batch", "batch"), ("--jobs", "jobs"), ("--report", "report"), ("--fusion-report", "fusion_report"))
+_REFUSED = (("--batch", "batch"), ("--jobs", "jobs"), ("--report", "report"))
 
 
 def build_parser():
@@ -121,6 +121,7 @@ def _check(args, path: str) -> int:
         out_dir=args.outdir,
         allow_unregistered=args.allow_unregistered_dialect,
         explorer=args.outdir is not None,
+        fusion_report=args.fusion_report,
     )
     sys.stdout.write(result.json() if args.json else result.text())
     return 0 if result.ok else 1

@@ -200,6 +200,8 @@ def test_inputs_npz_list_and_random_inputs_through_the_python_api(tmp_path):
             "hilo-check: error: inputs '{badnpz}': 'input_1' has shape (8, 4), argument #1 of main is tensor<8x8xf32>",
         ),
         (["{custom}"], "hilo-check: error: XLA cannot run the input module: "),
+        (["{small}", "-o", "{small}"], "hilo-check: error: cannot write to output folder '{small}': it is a file, not a folder"),
+        (["{small}", "--no-such-flag"], "hilo-check: error: unrecognized arguments: --no-such-flag"),
         (
             ["{dynamic}"],
             "hilo-check: error: argument #0 of main has the dynamic type tensor<?x4xf32>: give static types with --input-types",
