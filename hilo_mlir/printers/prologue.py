@@ -7,6 +7,7 @@ import re
 
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 #: the ``model-type`` values of the Function prologue (neuronx-cc's ``--model-type``)
 MODEL_TYPES = ("generic", "transformer", "unet-inference")
@@ -45,9 +46,9 @@ def print_prologue(p, main, body) -> None:
         extra = ""
         if i in slow_ins:
             p.parameters[i] = parameter_file(i)
-            extra = f", np_file={p.parameters[i]!r}"
+            extra = f", np_file={py_literal(p.parameters[i])}"
         p.write(
-            f"{name} = {p.mod('ir')}.Tensor(name={label!r}, spec={p.spec(t)})"
+            f"{name} = {p.mod('ir')}.Tensor(name={py_literal(label)}, spec={p.spec(t)})"
             f".markInput({p.function}, index={i}, is_parameter_tensor={i in slow_ins}{extra})"
         )
 
@@ -71,7 +72,7 @@ def function_line(p, module) -> str:
                 fn_attrs.append(f"{label}={int(ir.IntegerAttr(mattrs[key]).value)}")
             except (ValueError, TypeError):
                 pass
-    attrs_src = "(" + ", ".join(repr(a) for a in fn_attrs) + ")"
+    attrs_src = py_literal(tuple(fn_attrs))
     return f"{p.function} = {p.aliases['']}.Function(id_=0, batch_ids=[], attrs={attrs_src})"
 
 
@@ -87,7 +88,7 @@ def print_epilogue(p, main, ret) -> None:
             label = info[j]
         else:
             label = f"output_{j}"
-        p.write(f"{p.function}.markOutput({v}, index={j}, name={label!r}, is_slow_changing={j in slow_outs})")
+        p.write(f"{p.function}.markOutput({v}, index={j}, name={py_literal(label)}, is_slow_changing={j in slow_outs})")
 
 
 def _int_list(attrs, key) -> list[int]:
