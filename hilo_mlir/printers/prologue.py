@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from hilo_mlir.ir.interface_attrs import index_list, name_list, result_infos
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import py_literal
@@ -32,8 +33,8 @@ def print_prologue(p, main, body) -> None:
     p.mod()  # the root is m0: the Function line comes first
     p.function = p.fresh()
     p.write("")  # the Function line, written once the body is printed
-    slow_ins = set(_int_list(main.attributes, "slowChangingIns"))
-    input_names = _str_list(main.attributes, "input_names")
+    slow_ins = set(index_list(main, "slowChangingIns"))
+    input_names = name_list(main, "input_names")
     args = body.arguments
     key = p.value_key
     for i, (arg, t) in enumerate(zip(args, args.types)):
@@ -78,9 +79,9 @@ def function_line(p, module) -> str:
 
 def print_epilogue(p, main, ret) -> None:
     """One ``<function>.markOutput(...)`` per result, slow/fast from ``slowChangingOuts`` (section 4)."""
-    slow_outs = set(_int_list(main.attributes, "slowChangingOuts"))
-    out_names = _str_list(main.attributes, "output_names")
-    info = _result_infos(main)
+    slow_outs = set(index_list(main, "slowChangingOuts"))
+    out_names = name_list(main, "output_names")
+    info = result_infos(main)
     for j, v in enumerate(p.names_of(ret)):
         if out_names and j < len(out_names):
             label = out_names[j]
@@ -91,32 +92,6 @@ def print_epilogue(p, main, ret) -> None:
         p.write(f"{p.function}.markOutput({v}, index={j}, name={py_literal(label)}, is_slow_changing={j in slow_outs})")
 
 
-def _int_list(attrs, key) -> list[int]:
-    if key not in attrs:
-        return []
-    from hilo_mlir.ir import ir
-
-    a = attrs[key].maybe_downcast()
-    if isinstance(a, ir.ArrayAttr):
-        return [int(ir.IntegerAttr(x).value) for x in a]
-    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
-        return [int(x) for x in a]
-    from hilo_mlir.printers.literals import dense_to_numpy
-
-    return [int(x) for x in dense_to_numpy(attrs[key]).reshape(-1)]
-
-
-def _str_list(attrs, key) -> list[str] | None:
-    if key not in attrs:
-        return None
-    from hilo_mlir.ir import ir
-
-    a = attrs[key].maybe_downcast()
-    if isinstance(a, ir.ArrayAttr):
-        return [ir.StringAttr(x).value if x.typeid == ir.StringAttr.static_typeid else str(x) for x in a]
-    return None
-
-
 def _loc_name(arg) -> str | None:
     try:
         text = str(arg.location)
@@ -124,16 +99,3 @@ def _loc_name(arg) -> str | None:
         return None
     m = re.match(r'loc\("((?:[^"\\]|\\.)*)"\)$', text)
     return m.group(1) if m else None
-
-
-def _result_infos(main) -> list[str | None]:
-    from hilo_mlir.ir import ir
-
-    attrs = main.attributes
-    if "res_attrs" not in attrs:
-        return []
-    out = []
-    for d in ir.ArrayAttr(attrs["res_attrs"]):
-        d = ir.DictAttr(d)
-        out.append(ir.StringAttr(d["jax.result_info"]).value if "jax.result_info" in d else None)
-    return out

@@ -126,6 +126,7 @@ class _Run:
         self.filename = filename
         self.sources = sources
         self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
+        self.drop_outputs = False  # --run-reproducer with -o naming the printer's output: the program goes to -o
 
     def steps(self):
         from hilo_mlir.passmanager import pipeline as pl
@@ -135,6 +136,10 @@ class _Run:
             steps.extend(pl.steps_from_text(self.steps_text))
         for name, val in self.pass_flags:
             steps.extend(pl.build_steps([pl.Element(name, val)]))
+        if self.drop_outputs:
+            for s in steps:
+                if s.info is not None and s.info.terminal:
+                    s.options["output"] = ""
         return steps
 
     def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
@@ -309,6 +314,7 @@ def _run_parsed(args, pass_flags) -> int:
     from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
 
     filename = "<stdin>" if args.input == "-" else args.input
+    drop_outputs = False
     try:
         if pass_flags and args.pass_pipeline is not None:
             raise HiloError(
@@ -334,7 +340,7 @@ def _run_parsed(args, pass_flags) -> int:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
                 pipeline_text = entries["pipeline"]
-                pl.steps_from_text(pipeline_text)
+                drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:
                 text = strip_reproducer(text)
@@ -351,10 +357,39 @@ def _run_parsed(args, pass_flags) -> int:
             f"Pass Manager with {len(steps)} passes:\n" + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n"
         )
     sources = {filename: text} if isinstance(text, str) else {}
-    return _process(args, text, pipeline_text, pass_flags, filename, sources)
+    return _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs)
 
 
-def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
+def _reproducer_files(steps, args) -> bool:
+    """Refuse a reproducer whose pipeline would write a file the user did not name on the command line.
+
+    The one file a replay may write is ``-o FILE``: a printer step whose
+    ``output`` is that same path is allowed, and the program then goes to
+    ``-o`` (returns True: drop the printers' ``output`` options).
+
+    Raises:
+        HiloError: naming the pass, the option and the path.
+    """
+    import os
+
+    from hilo_mlir.passmanager.reproducer import written_files
+
+    allowed = False
+    for pass_arg, option, value in written_files(steps):
+        info = next((s.info for s in steps if s.argument == pass_arg), None)
+        if info is not None and info.terminal and option == "output" and args.output != "-":
+            if os.path.abspath(value) == os.path.abspath(args.output):
+                allowed = True
+                continue
+        raise HiloError(
+            f"--run-reproducer: the reproducer's pipeline would write '{value}' (option '{option}' of '{pass_arg}'); "
+            "a reproducer may only write the file named with -o"
+            + (" (pass -o with that path to write the program there)" if option == "output" and info is not None and info.terminal else "")
+        )
+    return allowed
+
+
+def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs: bool = False) -> int:
     from hilo_mlir.support.io import atomic_write_bytes
     from hilo_mlir.tools.split_input import join_outputs, split_chunks
     from hilo_mlir.tools.verify_diagnostics import check, expectations
@@ -365,6 +400,7 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
     if args.emit_bytecode and args.split_input_file:
         return _usage_error("--emit-bytecode cannot be combined with --split-input-file (one module per output)")
     runner = _Run(args, pipeline_text, pass_flags, filename, sources)
+    runner.drop_outputs = drop_outputs
     chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
     outputs, failed, problems = [], False, []
     for chunk, _offset in chunks:

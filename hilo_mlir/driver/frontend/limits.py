@@ -148,6 +148,10 @@ def _type_bytes(t) -> int:
     return n * max(1, width // 8)
 
 
+#: numpy's largest array rank (``numpy.MAXDIMS`` in numpy 2)
+NUMPY_MAX_RANK = 64
+
+
 def constant_bytes(op) -> int:
     """Bytes of the data of a constant op's dense ``value`` (0 for a splat or a value that is not dense elements)."""
     from hilo_mlir.ir import ir
@@ -170,8 +174,19 @@ def check_constants(constants, filename: str, headroom: int | None = None) -> No
         constants: the module's constant ops (``ir.Operation``).
 
     Raises:
-        HiloError: located at the constant, with its size and the memory left.
+        HiloError: located at the constant: a rank above :data:`NUMPY_MAX_RANK`; a size beyond the memory left.
     """
+    from hilo_mlir.ir import ir
+
+    for c in constants:  # numpy holds at most 64 dimensions: a larger rank cannot be read, folded or printed
+        if len(c.results) == 1:
+            t = c.results[0].type
+            if isinstance(t, ir.RankedTensorType) and t.rank > NUMPY_MAX_RANK:
+                raise HiloError(
+                    f"'{c.name}' op: a constant of rank {t.rank} is not supported (at most {NUMPY_MAX_RANK} dimensions)",
+                    loc=c.location,
+                    filename=filename,
+                )
     sized = [(constant_bytes(c), c) for c in constants]
     big = max((n for n, _ in sized), default=0)
     if not big:
