@@ -293,7 +293,7 @@ def _read(args) -> tuple[str, str | bytes]:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
+    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
     from hilo_mlir.support.io import decode_text, read_input
 
@@ -306,6 +306,8 @@ def _read(args) -> tuple[str, str | bytes]:
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
+    check_nesting(text, filename)  # before the parser recurses by it
+    check_location_attributes(text, filename)  # before a pass reads one (the binding aborts)
     return filename, text
 
 
