@@ -127,6 +127,7 @@ class _Run:
         self.sources = sources
         self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
         self.drop_outputs = False  # --run-reproducer with -o naming the printer's output: the program goes to -o
+        self.on_phase = None  # hears "parsing the input", "running pass 'X'", ... (crash attribution)
 
     def steps(self):
         from hilo_mlir.passmanager import pipeline as pl
@@ -153,6 +154,8 @@ class _Run:
         handle = ctx.attach_diagnostic_handler(_mlir_handler(captured, self.filename))
         try:
             with ctx:
+                phase = self.on_phase or (lambda what: None)
+                phase("parsing the input")
                 t0 = time.perf_counter()
                 try:
                     module = ir.Module.parse(text)
@@ -173,6 +176,8 @@ class _Run:
                 steps = self.steps()
                 instr = instrumentation_from_args(args, out=sys.stderr)
                 instr.on_diagnostic = captured.append
+                if self.on_phase is not None:
+                    instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
                 extras = {"filename": self.filename, "debug": args.debug}
                 pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
                 ok = True
@@ -190,6 +195,7 @@ class _Run:
                     self._reports(pipe)
                 if not ok:
                     return False
+                phase("writing the output")
                 return self._write_output(module, steps, extras, out, diags)
         finally:
             handle.detach()
@@ -391,6 +397,108 @@ def _reproducer_files(steps, args) -> bool:
     return allowed
 
 
+def _wait_child(pid: int, rfd: int) -> tuple[bytes, int]:
+    """Everything the child wrote to ``rfd`` and its wait status (the child is killed if the tool is interrupted)."""
+    import os
+
+    chunks = []
+    try:
+        while True:
+            try:
+                data = os.read(rfd, 1 << 20)
+            except InterruptedError:
+                continue
+            if not data:
+                break
+            chunks.append(data)
+        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        raise
+    finally:
+        os.close(rfd)
+    return b"".join(chunks), status
+
+
+def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
+    """:meth:`_Run.process_chunk` in a forked child, so that nothing the input makes the binding do kills the tool.
+
+    The child writes to the tool's stdout directly (a printer's ``output=-``)
+    and its stderr into a temporary file, passed on when it ends normally; its
+    result (ok, output bytes, diagnostics) comes back pickled through a pipe,
+    after one ``phase`` line per stage. A child killed by a signal is one
+    error naming the signal, the stage and the line of its output that explains
+    it (LLVM's reason), without the C++ stack dump. SIGINT/SIGTERM end it and
+    the tool (exit 130). ``HILO_MLIR_TRACEBACK=1`` runs in-process (tracebacks).
+    """
+    import os
+    import pickle
+    import tempfile
+
+    from hilo_mlir.support import isolation as iso
+
+    if os.environ.get("HILO_MLIR_TRACEBACK") == "1" or not hasattr(os, "fork"):
+        return runner.process_chunk(chunk, buf, diags)
+    rfd, wfd = os.pipe()
+    err = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    with iso.fork_guard():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            code = 0
+            try:
+                iso.child_setup(parent, None, close_fds=(rfd,))
+                os.dup2(err.fileno(), 2)
+                runner.on_phase = lambda what: iso.write_all(wfd, b"P" + what.encode("utf-8", "replace") + b"\n")
+                try:
+                    result: tuple = ("ok", runner.process_chunk(chunk, buf, diags), buf.getvalue(), diags)
+                except HiloError as e:
+                    result = ("error", False, buf.getvalue(), diags + [_error_diag(e, runner.filename)])
+                except BaseException as e:  # noqa: BLE001 - reported by the parent as an internal error
+                    result = ("internal", type(e).__name__, str(e), diags)
+                data = pickle.dumps(result)
+                iso.write_all(wfd, b"R" + data)
+            except BaseException:  # noqa: BLE001
+                code = 3
+            finally:
+                iso.exit_child(code)
+    os.close(wfd)
+    raw, status = _wait_child(pid, rfd)
+    err.seek(0)
+    err_text = err.read()
+    err.close()
+    head, _, result_bytes = raw.partition(b"R")
+    phases = [ln for ln in head.split(b"\n") if ln.startswith(b"P")]
+    phase = phases[-1][1:].decode("utf-8", "replace") if phases else "starting"
+    if os.WIFSIGNALED(status):
+        sig = iso.signal_name(os.WTERMSIG(status))
+        if sig in ("SIGINT", "SIGTERM"):
+            raise KeyboardInterrupt
+        reason = iso.explaining_line(err_text)
+        msg = f"the compiler crashed ({sig}) while {phase} on this input; this is a bug"
+        diags.append(Diagnostic("error", msg + (f" ({reason})" if reason else "")))
+        return False
+    if not result_bytes:
+        diags.append(Diagnostic("error", f"the compiler ended without a result while {phase} (exit status {os.WEXITSTATUS(status)})"))
+        return False
+    if err_text:
+        sys.stderr.flush()
+        sys.stderr.buffer.write(err_text)
+        sys.stderr.flush()
+    kind, a, b, child_diags = pickle.loads(result_bytes)
+    diags.extend(child_diags)
+    if kind == "internal":
+        raise type(a, (Exception,), {})(b)
+    buf.write(b)
+    return bool(a)
+
+
 def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs: bool = False) -> int:
     from hilo_mlir.support.io import atomic_write_bytes
     from hilo_mlir.tools.split_input import join_outputs, split_chunks
@@ -409,7 +517,7 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outp
         buf = io.BytesIO()
         diags: list[Diagnostic] = []
         try:
-            ok = runner.process_chunk(chunk, buf, diags)
+            ok = _isolated_chunk(runner, chunk, buf, diags)
         except HiloError as e:
             ok = False
             diags.append(_error_diag(e, filename))
