@@ -168,7 +168,7 @@ class Program:
         try:
             check_program(self.source, self.filename)
         except ProgramCheckError as e:
-            raise PenguinRefError(f"penguin_ref: {e.message}") from None
+            raise PenguinRefError(f"penguin_ref: {e.message}", loc=e.loc, filename=e.filename) from None
         try:
             code = compile(self.source, self.filename, "exec")
         except SyntaxError as e:

@@ -156,11 +156,13 @@ class _Checker:
         self.bound: set[str] = set()
 
     def fail(self, node, what: str):
-        line = getattr(node, "lineno", 0)
+        line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
         raise ProgramCheckError(
-            f"{self.filename}:{line}: the program is not a Penguin program the backend may run: {what} "
+            f"the program is not a Penguin program the backend may run: {what} "
             "(allowed: imports of the Penguin API, assignments of its calls and literals, region functions; "
-            "docs/penguin_format.md)"
+            "docs/penguin_format.md)",
+            loc=f'loc("{self.filename}":{line}:{col})',
+            filename=self.filename,
         )
 
     # names ---------------------------------------------------------------------------------------
@@ -339,7 +341,7 @@ def check_program(source: str, filename: str = "penguin.py", roots=None) -> None
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError) as e:
         line = getattr(e, "lineno", None)
-        raise ProgramCheckError(f"{filename} is not valid Python: {getattr(e, 'msg', e)} (line {line})") from None
+        raise ProgramCheckError(f"{filename} is not valid Python: {getattr(e, 'msg', e)} (line {line})", filename=filename) from None
     except (RecursionError, MemoryError):
         raise ProgramCheckError(f"{filename}: the program nests too deeply to be parsed") from None
     c = _Checker(filename, roots)

@@ -21,7 +21,7 @@ import io
 import sys
 import time
 
-from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str
+from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, whole_module_dump
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
@@ -96,6 +96,8 @@ def _mlir_handler(captured: list, filename: str):
             Diagnostic(sev, d.message.strip(), location_to_str(d.location, filename), location_line(d.location), raw=str(d.location))
         )
         for n in d.notes:
+            if whole_module_dump(n.message):
+                continue
             captured.append(
                 Diagnostic("note", n.message.strip(), location_to_str(n.location, filename), location_line(n.location), raw=str(n.location))
             )

@@ -330,7 +330,7 @@ def check_location_attributes(text: str, filename: str | None) -> None:
 
 
 def _in_string(prefix: str) -> bool:
-    """Whether the end of ``prefix`` (one line up to a position) is inside a string literal."""
+    """Whether the end of ``prefix`` (one line up to a position) is inside a string literal or a ``//`` comment."""
     inside = False
     i = 0
     while i < len(prefix):
@@ -340,6 +340,8 @@ def _in_string(prefix: str) -> bool:
             continue
         if c == '"':
             inside = not inside
+        elif not inside and c == "/" and prefix.startswith("//", i):
+            return True
         i += 1
     return inside
 
