@@ -26,7 +26,6 @@ before the spine; the passes and the printer that read them read through
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
 from hilo_mlir.support.diagnostics import HiloError
 
 INDEX_LISTS = ("slowChangingIns", "slowChangingOuts")
@@ -39,12 +38,15 @@ _MAX_INDEX = 2**31
 
 
 def _shown(attr) -> str:
+
     text = str(attr)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _int_value(a) -> int | None:
     """The value of an integer attribute, or None for any other kind (or a value the binding cannot read)."""
+    from hilo_mlir.ir.binding import ir
+
     if a.typeid != ir.IntegerAttr.static_typeid:
         return None
     try:
@@ -60,6 +62,8 @@ def index_list(op, key: str) -> list[int]:
         HiloError: located at ``op``: not one of the accepted forms (module
             docstring), or an index outside [0, 2^31).
     """
+    from hilo_mlir.ir.binding import ir
+
     attrs = op.attributes
     if key not in attrs:
         return []
@@ -94,6 +98,8 @@ def name_list(op, key: str) -> list[str] | None:
     Raises:
         HiloError: located at ``op``: not an array of strings.
     """
+    from hilo_mlir.ir.binding import ir
+
     attrs = op.attributes
     if key not in attrs:
         return None
@@ -108,6 +114,8 @@ def name_list(op, key: str) -> list[str] | None:
 
 def _dicts(f, key: str) -> list:
     """The ``arg_attrs`` / ``res_attrs`` dictionaries of ``f`` ([] when absent; the verifier checked their form)."""
+    from hilo_mlir.ir.binding import ir
+
     if key not in f.attributes:
         return []
     arr = ir.ArrayAttr(f.attributes[key])
@@ -121,6 +129,8 @@ def arg_res_value(f, name: str, d):
         HiloError: located at ``f``: a ``jax.result_info`` that is not a string, a
             ``tf.aliasing_output`` that is not an integer in [0, 2^31).
     """
+    from hilo_mlir.ir.binding import ir
+
     if name not in d:
         return None
     a = d[name]
@@ -137,6 +147,7 @@ def arg_res_value(f, name: str, d):
 
 def result_infos(f) -> list[str | None]:
     """``jax.result_info`` of each result of ``f`` (None where absent)."""
+
     return [arg_res_value(f, "jax.result_info", d) for d in _dicts(f, "res_attrs")]
 
 
@@ -146,6 +157,7 @@ def check_interface(module_op, main) -> None:
     Raises:
         HiloError: the first malformed one, located at the op that holds it.
     """
+
     for key in INDEX_LISTS:
         index_list(main, key)
     for key in NAME_LISTS:

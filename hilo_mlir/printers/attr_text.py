@@ -56,7 +56,7 @@ def container_parts(attr):
 
     :meth:`Emitter.attr_value` renders containers from these without recursion.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     tid = attr.typeid
     if tid == ir.ArrayAttr.static_typeid:
@@ -95,7 +95,7 @@ def nesting_depth(text: str) -> int:
 
 def attr_text(p, attr) -> str:
     """An MLIR attribute as Python source (uncached; :meth:`Emitter.attr_value` caches it)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
     text = _builtin_text(p, a, attr, ir)
@@ -141,7 +141,7 @@ def _builtin_text(p, a, attr, ir) -> str | None:
 
 def _dialect_text(attr) -> str | None:
     """The mhlo/stablehlo structured and enum attributes, or None."""
-    from hilo_mlir.ir import mhlo, stablehlo
+    from hilo_mlir.ir.binding import mhlo, stablehlo
 
     for dialect in (stablehlo, mhlo):
         text = _struct_text(dialect, attr)

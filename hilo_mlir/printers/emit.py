@@ -228,7 +228,7 @@ class Emitter(RegionFunctions):
         s = self._spec_cache.get(k)
         if s is not None:
             return s
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         cache, depths = self._spec_cache, self._depths
         tuple_id = ir.TupleType.static_typeid
@@ -257,7 +257,7 @@ class Emitter(RegionFunctions):
 
     def _spec(self, t) -> str:
         """The ``TensorSpec`` of a type that is not a tuple (the element type's name quoted: it may be any text)."""
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         ir_mod = self.mod("ir")
         tid = t.typeid

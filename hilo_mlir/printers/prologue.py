@@ -61,7 +61,7 @@ def function_line(p, module) -> str:
     every dot and convolution printed): ``module=<sym_name>`` when the
     module has one, ``num-partitions=`` / ``num-replicas=`` when set.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     fn_attrs = [f"model-type={p.model_type}", f"mac-count={p.mac_count}"]
     mattrs = module.attributes

@@ -134,7 +134,7 @@ CONSTANT_COPIES = 2
 
 
 def _type_bytes(t) -> int:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     t = ir.RankedTensorType(t)
     n = 1
@@ -154,7 +154,7 @@ NUMPY_MAX_RANK = 64
 
 def constant_bytes(op) -> int:
     """Bytes of the data of a constant op's dense ``value`` (0 for a splat or a value that is not dense elements)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     if "value" not in op.attributes or len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
         return 0
@@ -176,7 +176,7 @@ def check_constants(constants, filename: str, headroom: int | None = None) -> No
     Raises:
         HiloError: located at the constant: a rank above :data:`NUMPY_MAX_RANK`; a size beyond the memory left.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     for c in constants:  # numpy holds at most 64 dimensions: a larger rank cannot be read, folded or printed
         if len(c.results) == 1:
