@@ -81,9 +81,9 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     if bad:
         raise HiloError(f"weights given for input {bad[0]}, but main has {n} input{'s' if n != 1 else ''}", filename=filename)
     attrs = main.attributes
-    have = set()
-    if "slowChangingIns" in attrs:
-        have = {int(x) for x in np.array(ir.DenseElementsAttr(attrs["slowChangingIns"])).reshape(-1)}
+    from hilo_mlir.ir.interface_attrs import index_list
+
+    have = set(index_list(main, "slowChangingIns"))
     values = sorted(have | set(indices))
     with ir.Location.unknown(module.context):
         t = ir.RankedTensorType.get([len(values)], ir.IntegerType.get_signless(32))

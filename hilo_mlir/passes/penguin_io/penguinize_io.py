@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
+from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
 from hilo_mlir.ir.utils import (
     attr_is,
     dict_items,
@@ -165,8 +166,7 @@ def _input_names(module_op, main, n_args):
             break
     if src is None:
         return [f"input_{i}" for i in range(n_args)]
-    arr = ir.ArrayAttr(src.attributes[key])
-    names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+    names = name_list(src, key) or []
     if len(names) != n_args:
         raise HiloError(
             f"'{key}' has {len(names)} names but @main has {n_args} arguments",
@@ -331,7 +331,7 @@ def _remap_aliases(module_op, main, flat_info, rw):
         for i, a in enumerate(arg_attrs):
             items = dict_items(a)
             if "tf.aliasing_output" in items:
-                k = ir.IntegerAttr(items["tf.aliasing_output"]).value
+                k = arg_res_value(main, "tf.aliasing_output", a)
                 if not 0 <= k < len(old_types):
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} is out of range", loc=main.location)
                 if len(leaves_of[k]) != 1:
@@ -381,6 +381,7 @@ def _set_attr(rw, op, key, attr) -> None:
 def _run(module_op, d, ctx) -> None:
     rw = ctx.rewriter
     main = find_main(module_op)  # action 2 (needed by action 1 to count arguments)
+    check_interface(module_op, main)  # every attribute read below: one located error if malformed
     n_args = len(func_type(main).inputs)
     names = _input_names(module_op, main, n_args)  # action 1
     _set_attr(rw, main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
@@ -394,8 +395,8 @@ def _run(module_op, d, ctx) -> None:
         _remap_aliases(module_op, main, flat_info, rw)
     # action 4: the indices were computed in action 3 (before the return was
     # rewritten); writing the two attributes after action 5 changes nothing else.
-    slow_ins |= set(int_list_of(main.attributes, "slowChangingIns"))
-    slow_outs |= set(int_list_of(main.attributes, "slowChangingOuts"))
+    slow_ins |= set(index_list(main, "slowChangingIns"))
+    slow_outs |= set(index_list(main, "slowChangingOuts"))
     _set_attr(rw, main, "slowChangingIns", i32_dense(sorted(slow_ins)))
     _set_attr(rw, main, "slowChangingOuts", i32_dense(sorted(slow_outs)))
 

@@ -11,7 +11,6 @@ left (or builds it); linear in the number of ops.
 from __future__ import annotations
 
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.passmanager.registry import register_twins
 
@@ -21,19 +20,9 @@ PARAMS_ATTR = "slowChangingIns"
 
 def parameter_indices(func_op) -> set[int]:
     """Indices in ``slowChangingIns`` on the function (dense int elements or i64/i32 array); empty if absent."""
-    attrs = func_op.attributes
-    if PARAMS_ATTR not in attrs:
-        return set()
-    a = attrs[PARAMS_ATTR]
-    if isinstance(a, ir.DenseI64ArrayAttr) or isinstance(a, ir.DenseI32ArrayAttr):
-        return {int(x) for x in a}
-    if isinstance(a, ir.DenseElementsAttr):
-        import numpy as np
+    from hilo_mlir.ir.interface_attrs import index_list
 
-        return {int(x) for x in np.array(a).reshape(-1)}
-    if isinstance(a, ir.ArrayAttr):
-        return {int(ir.IntegerAttr(x).value) for x in a}
-    return set()
+    return set(index_list(func_op, PARAMS_ATTR))
 
 
 def hoistable_ops(func_op, info: EntryBlock) -> list[bool]:

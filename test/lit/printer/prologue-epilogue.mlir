@@ -21,7 +21,7 @@
 // CHECK-NEXT: v0.markOutput(input_1, index=1, name='output_1', is_slow_changing=True)
 // CHECK-NEXT: v0.markOutput(input_2, index=2, name='count', is_slow_changing=True)
 // UNET-LABEL: v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=unet-inference', 'mac-count=0', 'module=stamped',
-// BADTYPE: error: unknown model type 'cnn' (expected one of: generic, transformer, unet-inference)
+// BADTYPE: error: invalid value 'cnn' for option 'model-type' of pass 'mhlo-to-py-penguin': expected one of: generic, transformer, unet-inference
 module @stamped attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 2 : i32} {
 func.func @main(%x: tensor<4x8xf32> loc("x"), %w: tensor<8xbf16>, %t: tensor<i32>) -> (tensor<4x8xf32> {jax.result_info = "result[0]"}, tensor<8xbf16>, tensor<i32> {jax.result_info = "count"}) attributes {slowChangingIns = dense<[1]> : tensor<1xi32>, slowChangingOuts = dense<[1, 2]> : tensor<2xi32>} {
   return %x, %w, %t : tensor<4x8xf32>, tensor<8xbf16>, tensor<i32>
