@@ -1,7 +1,7 @@
 """Weights: which entry arguments are parameters, and the ``.npy`` files they are loaded from.
 
 A parameter input (one of ``main``'s ``slowChangingIns``) prints as
-``markInput(..., is_parameter_tensor=True, np_file='input_<i>.npy')``
+``markInput(..., is_parameter_tensor=True, weight_files=['input_<i>.npy'], np_file='input_<i>.npy')``
 (docs/penguin_format.md section 3). The weights themselves come from the
 caller -- ``hilo2penguin --weights INDEX=FILE.npy``, or
 ``hilo_mlir.jax.compile(..., params=...)`` -- and are written beside
@@ -27,7 +27,7 @@ from hilo_mlir.support.diagnostics import HiloError
 
 _MARK_INPUT = re.compile(
     r"^input_(\d+) = m\d+\.Tensor\(name=(.*), spec=m\d+\.TensorSpec\(shape=\(([\d, ]*)\), dtype='(\w+)'\)\)"
-    r"\.markInput\(\w+, index=\d+, is_parameter_tensor=(True|False)(?:, np_file='([^']*)')?\)$"
+    r"\.markInput\(\w+, index=\d+, is_parameter_tensor=(True|False)(?:, weight_files=\['[^']*'\])?(?:, np_file='([^']*)')?\)$"
 )
 
 

@@ -127,7 +127,8 @@ def test_mark_input_flags(dialect):
     """Seed: "input_0 = m.Tensor(...).markInput(..., is_parameter_tensor=True)   # + weight_files / np_file  — weight"
     and "input_1 = m.Tensor(...).markInput(..., is_parameter_tensor=False)  #                            — activation".
 
-    is_parameter_tensor=True exactly for slowChangingIns, with the np_file the weight is loaded from.
+    is_parameter_tensor=True exactly for slowChangingIns; a weight names its file as the comment does, weight_files
+    (the list of its files: one) then np_file (that file), in that order.
     """
     text = """func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> attributes {slowChangingIns = dense<[1]> : tensor<1xi32>} {
       %0 = mhlo.add %x, %w : tensor<4xf32>
@@ -137,7 +138,7 @@ def test_mark_input_flags(dialect):
     assert re.search(r"^input_0 = m1\.Tensor\(.*\)\.markInput\(v0, index=0, is_parameter_tensor=False\)$", src, re.M)
     assert re.search(
         r"^input_1 = m1\.Tensor\(.*\)\.markInput\(v0, index=1, is_parameter_tensor=True, "
-        r"np_file='input_1\.npy'\)$",
+        r"weight_files=\['input_1\.npy'\], np_file='input_1\.npy'\)$",
         src,
         re.M,
     )

@@ -76,3 +76,26 @@ def test_hoist_compute_sees_jax_params(spine):
     assert order.index("TanhOp") < order.index("ExponentialOp")
     got = penguin_ref.run(prog.source, [x], files=prog.files)[0]  # the weight comes from its np_file
     np.testing.assert_allclose(got, np.asarray(prog.reference(x, w)), rtol=2e-6, atol=2e-6)
+
+
+# --------------------------------------------------------------------------- the parameter prologue
+
+
+def test_weight_files_then_np_file_and_the_backend_reads_either():
+    """A parameter prints ``weight_files=[...]`` then ``np_file=`` (seed 002's order); the backend loads from either."""
+    text = """func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> attributes {slowChangingIns = dense<[1]> : tensor<1xi32>} {
+      %0 = stablehlo.multiply %x, %w : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }"""
+    src = str(compile_module(text))
+    line = next(ln for ln in src.splitlines() if ln.startswith("input_1 = "))
+    assert line.endswith(".markInput(v0, index=1, is_parameter_tensor=True, weight_files=['input_1.npy'], np_file='input_1.npy')")
+    from hilo_mlir.printers.literals import npy_bytes
+
+    x, w = np.arange(4, dtype=np.float32), np.array([2, 3, 5, 7], np.float32)
+    files = {"input_1.npy": npy_bytes(w)}
+    want = x * w
+    assert np.array_equal(penguin_ref.run(src, [x], files=files)[0], want)
+    only_list = src.replace(", np_file='input_1.npy'", "")
+    assert "np_file" not in only_list
+    assert np.array_equal(penguin_ref.run(only_list, [x], files=files)[0], want)
