@@ -99,3 +99,54 @@ def test_weight_files_then_np_file_and_the_backend_reads_either():
     only_list = src.replace(", np_file='input_1.npy'", "")
     assert "np_file" not in only_list
     assert np.array_equal(penguin_ref.run(only_list, [x], files=files)[0], want)
+
+
+# --------------------------------------------------------------------------- the seed's pass arguments
+
+
+def test_seed_arguments_and_their_aliases():
+    """Seed 004 spells step 27's StableHLO twin 'canonicalize-for-penguin' and step 8 '--remove-opt-barriers'."""
+    from hilo_mlir.driver.spine import MHLO_SPINE, STABLEHLO_SPINE
+    from hilo_mlir.passmanager import registry
+
+    twin = registry.get("canonicalize-for-penguin")
+    assert twin.dialect == "stablehlo" and twin.class_name == "StableHLOCanonicalizeForTensorizer"
+    assert registry.get("stablehlo-canonicalize-for-tensorizer") is twin
+    assert registry.twin_of(registry.get("canonicalize-for-tensorizer")) == "canonicalize-for-penguin"
+    assert registry.twin_of(twin) == "canonicalize-for-tensorizer"
+    barriers = registry.get("remove-opt-barriers")
+    assert registry.get("remove-optimization-barriers") is barriers and barriers.aliases == ("remove-optimization-barriers",)
+    assert registry.aliases()["remove-optimization-barriers"] == "remove-opt-barriers"
+    assert [s.argument for s in STABLEHLO_SPINE if s.ordinal in ("8", "27")] == ["remove-opt-barriers", "canonicalize-for-penguin"]
+    assert [s.argument for s in MHLO_SPINE if s.ordinal in ("8", "27")] == ["remove-opt-barriers", "canonicalize-for-tensorizer"]
+    with pytest.raises(Exception, match="did you mean 'remove-opt-barriers'"):
+        registry.get("remove-opt-barrier")
+
+
+def test_help_lists_the_aliases():
+    from hilo_mlir.passmanager import registry
+    from hilo_mlir.tools.opt_help import _pass_line
+
+    line = _pass_line(registry.describe(registry.get("canonicalize-for-penguin")))
+    assert line.splitlines()[1].split() == ["--stablehlo-canonicalize-for-tensorizer", "alias", "of", "--canonicalize-for-penguin"]
+
+
+def test_an_alias_names_its_spine_step():
+    """``--disable-pass remove-optimization-barriers`` names step 8 as the seed's argument does."""
+    from hilo_mlir.driver import spine, spine_edits
+
+    cfg = CompileConfig(remove_optimization_barriers=True, stablehlo=True)
+    entries = spine.spine_entries(cfg)
+    i = spine_edits.resolve_step("remove-optimization-barriers", entries, {})
+    assert entries[i].argument == "remove-opt-barriers" and entries[i].label == "8"
+    assert spine_edits.resolve_step("stablehlo-canonicalize-for-tensorizer", entries, {}) == spine_edits.resolve_step("27", entries, {})
+
+
+def test_a_plugin_cannot_take_an_alias():
+    from hilo_mlir.passmanager import registry
+
+    registry.load()
+    with registry.registering_for("test-plugin"):
+        with pytest.raises(Exception, match="already registered"):
+            registry.register(registry.PassInfo("remove-optimization-barriers", "x", lambda op, ctx: None))
+    assert registry.get("remove-optimization-barriers").argument == "remove-opt-barriers"
