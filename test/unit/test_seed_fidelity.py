@@ -150,3 +150,41 @@ def test_a_plugin_cannot_take_an_alias():
         with pytest.raises(Exception, match="already registered"):
             registry.register(registry.PassInfo("remove-optimization-barriers", "x", lambda op, ctx: None))
     assert registry.get("remove-optimization-barriers").argument == "remove-opt-barriers"
+
+
+# --------------------------------------------------------------------------- the MX path is StableHLO-only
+
+MX = """func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8M0FNU>, %sw: tensor<8x2xf8E8M0FNU>) -> (tensor<4x16xui32>, tensor<4x8xf32>) {
+  %e = stablehlo.exponential %x : tensor<4x64xf32>
+  %q:2 = stablehlo.custom_call @QuantizeMX(%e) {backend_config = "{\\"dtype\\": \\"float8_e5m2\\", \\"dim\\": -1}"} : (tensor<4x64xf32>) -> (tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>)
+  %d = stablehlo.custom_call @__op$block_scaled_dot(%x, %w, %sx, %sw) {backend_config = ""} : (tensor<4x64xf32>, tensor<8x64xf32>, tensor<4x2xf8E8M0FNU>, tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32>
+  return %q#0, %d : tensor<4x16xui32>, tensor<4x8xf32>
+}
+"""
+
+
+def test_mx_on_the_mhlo_spine_is_refused_before_any_pass():
+    """Seed 002: the MX path has no MHLO twin. One located error per MX op, before any spine pass runs."""
+    from hilo_mlir.driver.compiler import compile_loaded, load_module, resolve_config
+    from hilo_mlir.driver.frontend.printability import UnprintableOps
+
+    started = []
+
+    class Watch:
+        debug = False
+
+        def on_pass_start(self, name):
+            started.append(name)
+
+    with pytest.raises(UnprintableOps) as info:
+        compile_loaded(load_module(MX, "mx.mlir"), resolve_config(None, "mhlo"), instrumentation=Watch())
+    lines = info.value.lines("mx.mlir")
+    assert lines == [
+        "mx.mlir:3:10: error: custom_call @QuantizeMX is printed on the StableHLO spine only (the MX path has no MHLO "
+        "printer); compile with --spine stablehlo (printer stablehlo-to-py-penguin)",
+        "mx.mlir:4:8: error: custom_call @__op$block_scaled_dot is printed on the StableHLO spine only (the MX path has "
+        "no MHLO printer); compile with --spine stablehlo (printer stablehlo-to-py-penguin)",
+    ]
+    assert started == ["validate-input"]  # nothing of the spine ran
+    src = compile_module(MX, spine="stablehlo")
+    assert "m3.QuantizeMXTensorOp(" in src and "op='mhlo.scaled_dot'" in src
