@@ -188,3 +188,83 @@ def test_mx_on_the_mhlo_spine_is_refused_before_any_pass():
     assert started == ["validate-input"]  # nothing of the spine ran
     src = compile_module(MX, spine="stablehlo")
     assert "m3.QuantizeMXTensorOp(" in src and "op='mhlo.scaled_dot'" in src
+
+
+# --------------------------------------------------------------------------- step 6: upstream's lower-complex set
+
+STEP6 = """func.func @main(%a: tensor<64xcomplex<f32>>, %b: tensor<64xcomplex<f32>>) -> (tensor<64xf32>, tensor<64xcomplex<f32>>,
+    tensor<64xcomplex<f32>>, tensor<64xcomplex<f32>>, tensor<64xi1>, tensor<64xi1>) {
+  %0 = stablehlo.abs %a : (tensor<64xcomplex<f32>>) -> tensor<64xf32>
+  %1 = stablehlo.exponential %a : tensor<64xcomplex<f32>>
+  %2 = stablehlo.sine %a : tensor<64xcomplex<f32>>
+  %3 = stablehlo.cosine %a : tensor<64xcomplex<f32>>
+  %4 = stablehlo.compare EQ, %a, %b : (tensor<64xcomplex<f32>>, tensor<64xcomplex<f32>>) -> tensor<64xi1>
+  %5 = stablehlo.compare NE, %a, %b : (tensor<64xcomplex<f32>>, tensor<64xcomplex<f32>>) -> tensor<64xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<64xf32>, tensor<64xcomplex<f32>>, tensor<64xcomplex<f32>>, tensor<64xcomplex<f32>>, tensor<64xi1>, tensor<64xi1>
+}
+"""
+
+
+def _step6_inputs():
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(64) * 2 + 1j * rng.standard_normal(64) * 2).astype(np.complex64)
+    a[:4] = [1 + 1e-6j, 0.5 - 3e-7j, 0j, 3e-20 + 4e-20j]  # small |im| (sinh cancels upstream), tiny |z| (squares underflow)
+    b = a.copy()
+    b[::3] += 1j
+    b[1::5] += 1
+    return [a, b]
+
+
+@pytest.mark.parametrize("spine", SPINES)
+def test_step6_lowers_abs_exp_compare_sin_cos_like_xla(spine):
+    """Upstream MLIR-HLO's lower-complex set at step 6 on both spines; numbers against XLA CPU on the complex ops."""
+    from hilo_mlir.testing import evaluate_xla, run_passes
+
+    pipeline = "stablehlo-legalize-to-hlo,lower-complex,hlo-legalize-to-stablehlo" if spine == "mhlo" else "stablehlo-lower-complex"
+    after, stats = run_passes(STEP6, pipeline)
+    assert stats["ops-lowered"] == 6
+    assert not re.search(r"= stablehlo\.(abs|exponential|sine|cosine|compare) .*complex<f32>>", after)
+    ins = _step6_inputs()
+    want, got = evaluate_xla(STEP6, ins), evaluate_xla(after, ins)
+    eps = np.finfo(np.float32).eps
+    # abs: the scaled hypot, within 2 ulps of XLA's (3e-20 + 4e-20j: 5e-20, the squares would underflow)
+    np.testing.assert_allclose(got[0], want[0], rtol=2 * eps, atol=0)
+    assert got[0][3] == np.float32(5e-20)
+    z = ins[0].astype(np.complex128)
+    # XLA CPU forms sinh as e^im - e^-im, as upstream does: where |im| is small it cancels
+    # (sin(1 + 1e-6 i): XLA's imaginary part 5.15e-7, the exact one cos(1) sinh(1e-6) = 5.40e-7).
+    # Against XLA where it does not cancel; against complex128 numpy everywhere.
+    ok = np.abs(z.imag) > 1e-2
+    for k, exact in ((1, np.exp(z)), (2, np.sin(z)), (3, np.cos(z))):  # each part within a few ulps of |value|
+        scale = np.maximum(np.abs(want[k].real), np.abs(want[k].imag))
+        assert np.all((np.abs(got[k] - want[k]) <= 8 * eps * scale)[ok]), k
+        assert np.all(np.abs(got[k] - exact) <= 8 * eps * np.abs(exact)), k
+    assert abs(got[2][0].imag / (np.cos(1.0) * np.sinh(1e-6)) - 1) < 4 * eps
+    assert abs(want[2][0].imag / (np.cos(1.0) * np.sinh(1e-6)) - 1) > 0.04  # XLA's (and upstream's) cancellation
+    assert np.array_equal(got[4], want[4]) and np.array_equal(got[5], want[5])
+    assert got[4].any() and got[5].any()
+
+
+@pytest.mark.parametrize("spine", SPINES)
+def test_default_gates_lower_complex_abs_and_exp_end_to_end(spine):
+    """hilo2penguin's default gates: abs and exp of complex values are lowered at step 6, and the program matches JAX."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    from hilo_mlir import jax as hj
+
+    def f(z, w):
+        return jnp.abs(z), jnp.exp(z), z == w
+
+    a, b = _step6_inputs()
+    prog = hj.compile(f, a, b, spine=spine)
+    lowered = sum(s.get("ops-lowered", 0) for k, s in prog.statistics.items() if k.endswith("LowerComplex"))
+    complex_ops = re.findall(r"= stablehlo\.(abs|exponential|compare) .*complex<f32>>", prog.mlir)
+    assert "abs" in complex_ops and lowered == len(complex_ops) >= 2  # (JAX may expand exp itself)
+    for line in str(prog.source).splitlines():  # only real/imag read the complex inputs: nothing complex reaches the printer
+        if re.search(r"srcs=\[[^\]]*input_[01]", line):
+            assert re.match(r"v\d+ = m1\.(RealOp|ImagOp)\(", line), line
+    got, want = prog.run(a, b), prog.reference(a, b)
+    eps = np.finfo(np.float32).eps
+    np.testing.assert_allclose(got[0], want[0], rtol=2 * eps)
+    assert np.all(np.abs(got[1] - want[1]) <= 8 * eps * np.abs(want[1]))
+    assert np.array_equal(got[2], want[2])
