@@ -74,6 +74,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     """
     from hilo_mlir.driver.compiler import entry_function
     from hilo_mlir.ir import ir
+    from hilo_mlir.ir.parameters import attribute_parameters
 
     main = entry_function(module, filename)
     n = len(main.regions[0].blocks[0].arguments)
@@ -81,10 +82,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     if bad:
         raise HiloError(f"weights given for input {bad[0]}, but main has {n} input{'s' if n != 1 else ''}", filename=filename)
     attrs = main.attributes
-    have = set()
-    if "slowChangingIns" in attrs:
-        have = {int(x) for x in np.array(ir.DenseElementsAttr(attrs["slowChangingIns"])).reshape(-1)}
-    values = sorted(have | set(indices))
+    values = sorted(attribute_parameters(main) | set(indices))
     with ir.Location.unknown(module.context):
         t = ir.RankedTensorType.get([len(values)], ir.IntegerType.get_signless(32))
         attrs["slowChangingIns"] = ir.DenseElementsAttr.get(np.asarray(values, dtype=np.int32), type=t)
