@@ -77,7 +77,7 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes()}
+    known = {p.argument for p in registry.all_passes()} | set(registry.aliases())
     rest, passes = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
