@@ -94,9 +94,10 @@ class _Prober:
 
     def prefix(self, k: int, fuel: int | None = None):
         """(module text with locations, the clusters paid for) after the import step and spine indices <= k."""
-        from hilo_mlir.driver.compiler import load_module, run_import_stages
-        from hilo_mlir.fusion.fuel import FUEL_KEY, FusionFuel
-        from hilo_mlir.passmanager.pipeline import Pipeline
+        from hilo_mlir.driver.compiler import _gates, load_module
+        from hilo_mlir.fusion.fuel import FusionFuel
+        from hilo_mlir.passmanager.pass_context import CompileOutputs, PipelineEnv
+        from hilo_mlir.passmanager.pipeline import Pipeline, step_for
         from hilo_mlir.passmanager.reproducer import snapshot
 
         s = self.subject
@@ -105,12 +106,18 @@ class _Prober:
             from hilo_mlir.driver.frontend.refine import refine_shapes
 
             refine_shapes(loaded, s.input_types)
-        census = run_import_stages(loaded, self.cfg, self.steps, None)
         tank = FusionFuel(fuel)
-        extras = {"filename": s.filename, FUEL_KEY: tank}
-        pipe = Pipeline(self.steps, extras=extras, verify_each=False, max_pass_index=k, index_base=1)
+        env = PipelineEnv(filename=s.filename, gates=_gates(self.cfg))
+        # index 0 is hilo-import, as in the driver's pipeline and --dump-pass-pipeline
+        pipe = Pipeline(
+            [step_for("hilo-import"), *self.steps],
+            env=env,
+            outputs=CompileOutputs(fusion_fuel=tank),
+            verify_each=False,
+            max_pass_index=k,
+        )
         with loaded.context:
-            pipe.run(loaded.module, census=census)
+            pipe.run(loaded.module)
             return snapshot(loaded.module.operation, s.filename), list(tank.spent)
 
     def fails(self, k: int, fuel: int | None = None) -> bool:

@@ -6,16 +6,13 @@ cluster it is about to form; with the tank empty the cluster is refused
 (``out-of-fuel``) and the IR is left as it was. ``0`` gives a fusion-free
 program; no fuel (``None``, the default) forms every cluster, byte-identical
 to a compile without the flag. The pipeline run shares one :class:`FusionFuel`
-through ``ctx.extras[FUEL_KEY]``; it also logs each cluster it paid for, so
+through ``ctx.outputs.fusion_fuel`` (:class:`~hilo_mlir.passmanager.pass_context.CompileOutputs`); it also logs each cluster it paid for, so
 that ``hilo-check``'s bisection can name the N-th cluster (pass, kind, location).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-#: the key of the run's :class:`FusionFuel` in the pipeline's extras
-FUEL_KEY = "fusion_fuel"
 
 #: the refusal reason of a cluster the tank could not pay for (fusion report vocabulary)
 OUT_OF_FUEL = "out-of-fuel"
@@ -59,5 +56,5 @@ class FusionFuel:
 
 def fuel_of(ctx) -> FusionFuel | None:
     """The run's :class:`FusionFuel` (None: no budget was asked for; every cluster is formed)."""
-    extras = getattr(ctx, "extras", None)
-    return extras.get(FUEL_KEY) if extras is not None else None
+    outputs = getattr(ctx, "outputs", None)
+    return getattr(outputs, "fusion_fuel", None)

@@ -87,9 +87,10 @@ def test_fusion_fuel_zero_is_fusion_free_and_unlimited_is_byte_identical():
 
 
 def test_out_of_fuel_is_a_recorded_refusal_and_max_pass_index_logs_like_opt_bisect():
-    from hilo_mlir.fusion.fuel import FUEL_KEY, FusionFuel
-    from hilo_mlir.fusion.report import REPORT_KEY, FusionReport
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.fusion.fuel import FusionFuel
+    from hilo_mlir.fusion.report import FusionReport
+    from hilo_mlir.ir.binding import ir, make_context
+    from hilo_mlir.passmanager.pass_context import CompileOutputs, PipelineEnv
     from hilo_mlir.passmanager.pipeline import Pipeline
 
     rep, tank = FusionReport("in.mlir"), FusionFuel(0)
@@ -97,7 +98,8 @@ def test_out_of_fuel_is_a_recorded_refusal_and_max_pass_index_logs_like_opt_bise
         m = ir.Module.parse(SMALL)
         p = Pipeline.from_text(
             "builtin.module(stablehlo-legalize-to-hlo,canonicalize,neuron-op-fusion{fuse-dot-logistic=true})",
-            extras={REPORT_KEY: rep, FUEL_KEY: tank, "filename": "in.mlir"},
+            env=PipelineEnv(filename="in.mlir"),
+            outputs=CompileOutputs(fusion_report=rep, fusion_fuel=tank),
             max_pass_index=1,
         )
         p.run(m)
@@ -107,7 +109,8 @@ def test_out_of_fuel_is_a_recorded_refusal_and_max_pass_index_logs_like_opt_bise
     with make_context():
         m = ir.Module.parse(SMALL)
         Pipeline.from_text(
-            "builtin.module(stablehlo-legalize-to-hlo,neuron-op-fusion{fuse-dot-logistic=true})", extras={REPORT_KEY: rep, FUEL_KEY: tank}
+            "builtin.module(stablehlo-legalize-to-hlo,neuron-op-fusion{fuse-dot-logistic=true})",
+            outputs=CompileOutputs(fusion_report=rep, fusion_fuel=tank),
         ).run(m)
     assert tank.refused == 1 and tank.spent == []
     assert [r.code for r in rep.refusals() if r.code == "out-of-fuel"] == ["out-of-fuel"]
