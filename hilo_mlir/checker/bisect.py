@@ -143,9 +143,7 @@ class _Prober:
 
 
 def _compile(subject, cfg):
-    from hilo_mlir.checker.core import compile_subject
-
-    return compile_subject(subject, cfg)
+    return ev.compile_subject(subject, cfg)
 
 
 def _first_failing(lo: int, hi: int, fails) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 
 from hilo_mlir.checker import evaluate as ev
 from hilo_mlir.checker.errors import CheckError
+from hilo_mlir.checker.evaluate import compile_subject
 from hilo_mlir.checker.inputs import Argument, load_inputs, random_inputs, signature
 from hilo_mlir.checker.verdict import FACTOR, FLOOR_ULPS, OutputVerdict, judge
 from hilo_mlir.support.diagnostics import HiloError
@@ -150,24 +151,6 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     with make_context(), ir.Location.unknown():
         args = signature(ir.Module.parse(plain))
     return Subject(data, filename, plain, args, input_types, allow_unregistered)
-
-
-def compile_subject(subject: Subject, config, fusion_report: str | None = None):
-    """Compile the subject with ``config``; the :class:`~hilo_mlir.driver.compiler.PenguinSource`.
-
-    ``fusion_report``: a folder for the compile's fusion report (``fusion_report.html``).
-
-    Raises:
-        CheckError: the compile fails (its error, located).
-    """
-    from hilo_mlir.driver.compiler import compile_loaded, load_module
-
-    try:
-        loaded = load_module(subject.data, subject.filename, allow_unregistered=subject.allow_unregistered)
-        return compile_loaded(loaded, config, input_types=subject.input_types, fusion_report=fusion_report)
-    except HiloError as e:
-        where = f" (in pass '{e.pass_name}')" if e.pass_name and e.pass_name not in e.message else ""
-        raise CheckError(f"the compile failed: {e.message}{where}", loc=e.loc, code=e.code, filename=subject.filename) from None
 
 
 def make_inputs(subject: Subject, inputs=None, seed: int = 0, weights: dict | None = None) -> tuple[list, int | None]:

@@ -181,3 +181,21 @@ def run_penguin(source, inputs: list) -> list[np.ndarray]:
         return [np.asarray(o) for o in penguin_ref.run(source, list(inputs), files=getattr(source, "files", None))]
     except (HiloError, ValueError, TypeError, KeyError, NotImplementedError) as e:
         raise CheckError(f"the reference backend cannot run penguin.py: {_one_line(e)}") from None
+
+
+def compile_subject(subject, config, fusion_report: str | None = None):
+    """Compile ``subject`` (a :class:`~hilo_mlir.checker.core.Subject`) with ``config``; its ``PenguinSource``.
+
+    ``fusion_report``: a folder for the compile's fusion report (``fusion_report.html``).
+
+    Raises:
+        CheckError: the compile fails (its error, located).
+    """
+    from hilo_mlir.driver.compiler import compile_loaded, load_module
+
+    try:
+        loaded = load_module(subject.data, subject.filename, allow_unregistered=subject.allow_unregistered)
+        return compile_loaded(loaded, config, input_types=subject.input_types, fusion_report=fusion_report)
+    except HiloError as e:
+        where = f" (in pass '{e.pass_name}')" if e.pass_name and e.pass_name not in e.message else ""
+        raise CheckError(f"the compile failed: {e.message}{where}", loc=e.loc, code=e.code, filename=subject.filename) from None
