@@ -47,6 +47,8 @@ class PenguinProgram:
         self.exported = exported
         self.mlir = mlir
         self.spine = spine
+        #: the CompileConfig it was compiled with (what :meth:`check` recompiles with)
+        self.config = None
 
     @property
     def statistics(self) -> dict:
@@ -101,6 +103,40 @@ class PenguinProgram:
             raise HiloError("no JAX function to run: this program was compiled from a portable artifact")
         out = self.exported.call(*self._unflat(arrays))
         return jax.tree_util.tree_map(np.asarray, out)
+
+    def check(self, *arrays, seed: int = 0, bisect: bool = True, out_dir=None):
+        """Check this compile against XLA and an f64 truth (``hilo-check``; README "Checking a compile").
+
+        Args:
+            *arrays: the function's arguments (as for :meth:`run`); none: seeded random inputs
+                drawn by role (weights scaled 1/sqrt(fan-in), ...).
+            seed: the random inputs' seed.
+            bisect: on a less-accurate output, find the pass and cluster that caused it.
+            out_dir: where to write ``check_report.json``, the Model Explorer graph and a reproducer.
+
+        Returns:
+            :class:`hilo_mlir.checker.CheckResult` (``.ok``, ``.outputs``, ``.text()``, ``.json()``).
+
+        Raises:
+            HiloError: a program compiled from a portable artifact (no module text kept);
+                :class:`hilo_mlir.checker.CheckError` when the check cannot be made.
+        """
+        from hilo_mlir.checker.core import check_data
+
+        if self.mlir is None:
+            raise HiloError("cannot check a program compiled from a portable artifact: compile the function or the Exported")
+        inputs = self._flat(arrays) if arrays else None
+        return check_data(
+            self.mlir,
+            "jax_export.mlir",
+            self.config,
+            self.spine,
+            inputs=inputs,
+            seed=seed,
+            bisect=bisect,
+            out_dir=None if out_dir is None else os.fspath(out_dir),
+            explorer=out_dir is not None,
+        )
 
     def _unflat(self, arrays):
         flat = self._flat(arrays)
@@ -244,7 +280,9 @@ def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=No
         )
 
     src = _cached_compile(cache, data, "artifact.mlirbc", config, input_types, {}, fusion_report, fresh)
-    return PenguinProgram(src, None, None, spine)
+    prog = PenguinProgram(src, None, None, spine)
+    prog.config = config
+    return prog
 
 
 def compile(
@@ -277,7 +315,7 @@ def compile(
             path in ``jax.tree_util.keystr`` form over the argument tuple
             (``"[0]['w1']"``: argument 0's entry ``'w1'`` and everything under
             it). Those inputs print as parameters
-            (``is_parameter_tensor=True, np_file='input_<i>.npy'``) and their
+            (``is_parameter_tensor=True, weight_files=['input_<i>.npy'], np_file='input_<i>.npy'``) and their
             example values go to ``.files`` (written beside ``penguin.py``);
             the example arguments must then be concrete arrays. Not with a
             portable artifact.
@@ -353,7 +391,9 @@ def _compile(fn, example_args, config, spine, fusion_report, params, model_type,
         return src
 
     src = _cached_compile(_cache_for(cache), text.encode("utf-8"), filename, cfg, input_types, weights, fusion_report, fresh)
-    return PenguinProgram(src, exp, text, spine)
+    prog = PenguinProgram(src, exp, text, spine)
+    prog.config = cfg
+    return prog
 
 
 def _weights(exp, example_args, params) -> dict:

@@ -159,10 +159,28 @@ def remove_dead_staging(outdir: str) -> int:
 def _make_outdir(outdir: str) -> None:
     if os.path.exists(outdir) and not os.path.isdir(outdir):
         raise NotADirectoryError(errno.ENOTDIR, "it is a file, not a folder", outdir)
+    dangling = dangling_link(outdir)
+    if dangling is not None:
+        raise NotADirectoryError(errno.ENOTDIR, dangling, outdir)
     os.makedirs(outdir, exist_ok=True)
 
 
-def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes], program_name: str = "penguin.py") -> None:
+def dangling_link(path: str) -> str | None:
+    """Why ``path`` (or a folder above it) cannot be created: a symbolic link to nothing; None if it is not one."""
+    p = os.path.abspath(path)
+    while True:
+        if os.path.islink(p) and not os.path.exists(p):
+            what = "it is" if p == os.path.abspath(path) else f"'{p}' is"
+            return f"{what} a symbolic link to '{os.readlink(p)}', which does not exist"
+        parent = os.path.dirname(p)
+        if parent == p or os.path.exists(p):
+            return None
+        p = parent
+
+
+def _publish(
+    outdir: str, staging: str, program: bytes, files: dict[str, bytes], on_published=None, program_name: str = "penguin.py"
+) -> None:
     """Under the folder lock: rename the extra files in, then the program, then collect the earlier program's files
     (only for ``penguin.py``: a folder holding programs of other names may hold their files too)."""
     created = []
@@ -181,6 +199,8 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes],
             except OSError:
                 pass
         raise
+    if on_published is not None:
+        on_published()
     if program_name != "penguin.py":
         return
     for name in os.listdir(outdir):
@@ -191,13 +211,16 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes],
                 pass
 
 
-def write_program(outdir: str, source: str, files: dict | None = None, program_name: str = "penguin.py") -> str:
+def write_program(outdir: str, source: str, files: dict | None = None, on_published=None, program_name: str = "penguin.py") -> str:
     """Publish ``penguin.py`` (and ``files``: ``{name: bytes}``, e.g. ``.npy`` constants) into ``outdir`` (see the module doc).
 
     ``files`` defaults to ``source.files`` (a :class:`~hilo_mlir.driver.compiler.PenguinSource`).
-    Returns the path of ``penguin.py``. ``program_name``: another name for
-    the program (``hilo-opt -o d/prog.py``); the earlier files of the folder
-    are then not collected (other programs may reference them).
+    ``on_published()`` is called once the new ``penguin.py`` is in place, before the
+    earlier program's files are removed (a worker announces it: killed after it,
+    OUTDIR already holds the new program). Returns the path of ``penguin.py``.
+    ``program_name``: another name for the program (``hilo-opt -o d/prog.py``);
+    the earlier files of the folder are then not collected (other programs may
+    reference them).
 
     Raises:
         OSError: ``outdir`` cannot be created or written, or is a file
@@ -207,10 +230,10 @@ def write_program(outdir: str, source: str, files: dict | None = None, program_n
     """
     files = dict(files if files is not None else getattr(source, "files", {}) or {})
     program, published = publishable(source, files)
-    return write_published(outdir, program, published, program_name)
+    return write_published(outdir, program, published, program_name, on_published)
 
 
-def write_published(outdir: str, program: bytes, published: dict[str, bytes], program_name: str = "penguin.py") -> str:
+def write_published(outdir: str, program: bytes, published: dict[str, bytes], program_name: str = "penguin.py", on_published=None) -> str:
     """Publish a program whose files already carry their content names (what :func:`publishable` returned,
     e.g. shipped back by a Dask worker) into ``outdir``, as :func:`write_program` does.
 
@@ -233,7 +256,7 @@ def write_published(outdir: str, program: bytes, published: dict[str, bytes], pr
             with open(os.path.join(staging, name), "wb") as f:
                 f.write(data)
         with _Lock(outdir):
-            _publish(outdir, staging, program, published, program_name)
+            _publish(outdir, staging, program, published, on_published, program_name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         own.close()

@@ -26,8 +26,8 @@
   fails leaves no staging files behind and does not touch an earlier
   ``penguin.py``. Unrelated files in OUTDIR are never touched.
 * ``report.json``: ``{"modules": [{"path", "status", "diagnostic", "signal",
-  "last_pass", "seconds"[, "cache"]}], "summary": {"ok", "rejected", "crashed",
-  "timeout"}}`` (written atomically). Crashes by a Python exception add
+  "last_pass", "seconds", "output"[, "cache"]}], "summary": {"ok", "rejected", "crashed",
+  "timeout"}}`` (written atomically; ``output``: the module's folder below OUTDIR). Crashes by a Python exception add
   ``"traceback"`` (:mod:`.report`).
 
 Exit status (of :func:`run_batch` / the CLI): 0 only if every module is ``ok``
@@ -92,6 +92,7 @@ def compile_batch(
 
     def done(index: int, outcome: WorkerOutcome) -> None:
         r = classify(outcome)
+        r.output = items[index].rel_stem
         if r.status != "ok":
             _cleanup_staging(outdir, items[index].rel_stem)
         results[index] = r
@@ -162,16 +163,27 @@ def run_batch(
         if interrupted and progress.tty and progress.done:
             stderr.write("\n")
         report_error = None
-        if report:
+        written = None  # the "interrupted" the report on disk says
+        while report and written != stop.requested:  # a signal while writing: write it again, saying so
+            interrupted = stop.requested
             try:
                 write_report(report, results, interrupted, len(items))
+                written = interrupted
             except HiloError as e:
                 report_error = e
+                break
+        interrupted = stop.requested
         stdout.write(summary_table(results, interrupted, len(items)))
         stdout.flush()
         if report_error is not None:
             stderr.write(" ".join(report_error.render(tool="hilo2penguin").split()) + "\n")
             stderr.flush()
+        if report and report_error is None and stop.requested and not written:
+            try:  # the signal came while the summary was printed
+                write_report(report, results, True, len(items))
+            except HiloError:
+                pass
+        interrupted = stop.requested
     if interrupted:
         return EXIT_INTERRUPTED
     return 1 if report_error is not None else exit_code(results)

@@ -31,6 +31,8 @@ class ModuleResult:
     traceback: str | None = None
     #: every error line when the rejection has several (one per blocking op); else None
     diagnostics: list | None = None
+    #: the module's output folder below OUTDIR (batch mode; distinct for every module)
+    output: str | None = None
     #: the compile cache's answer: "hit", "hit-shared", "miss", "checked" (a hit compared with a compile); None: no cache
     cache: str | None = None
 
@@ -43,6 +45,8 @@ class ModuleResult:
             "last_pass": self.last_pass,
             "seconds": round(self.seconds, 3),
         }
+        if self.output is not None:
+            d["output"] = self.output
         if self.traceback:
             d["traceback"] = self.traceback
         if self.diagnostics:
@@ -111,8 +115,11 @@ _STAGES = {
     "parse": "parsing the input",
     "validate-input": "validating the input",
     "write": "writing the output",
+    "clean-up": "removing the previous program's files (the new penguin.py was already in place)",
     None: "starting",
 }
+#: a worker's exit status for a MemoryError outside the stages that report it (worker.EXIT_OUT_OF_MEMORY)
+_EXIT_OUT_OF_MEMORY = 5
 
 
 def phase(last_pass: str | None) -> str:
@@ -121,7 +128,10 @@ def phase(last_pass: str | None) -> str:
 
 
 def _ran_out_of_memory(o: WorkerOutcome) -> bool:
-    died = os.WIFSIGNALED(o.wait_status) or (os.WIFEXITED(o.wait_status) and os.WEXITSTATUS(o.wait_status) != 0)
+    st = o.wait_status
+    if o.final is None and os.WIFEXITED(st) and os.WEXITSTATUS(st) == _EXIT_OUT_OF_MEMORY:
+        return True
+    died = os.WIFSIGNALED(st) or (os.WIFEXITED(st) and os.WEXITSTATUS(st) != 0)
     return died and o.final is None and any(m in o.stderr for m in _OUT_OF_MEMORY)
 
 
@@ -162,7 +172,9 @@ def classify(o: WorkerOutcome) -> ModuleResult:
         status = f["status"]
         lp = None if status == "ok" else o.last_pass
         cached = o.cache if status == "ok" else None
-        return ModuleResult(o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"), f.get("diagnostics"), cached)
+        return ModuleResult(
+            o.path, status, f.get("diagnostic"), None, lp, o.seconds, f.get("traceback"), f.get("diagnostics"), cache=cached
+        )
     code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else st
     diag = crash_text(o.stderr) or f"worker exited with status {code} without a result"
     return ModuleResult(o.path, "crashed", diag, None, o.last_pass, o.seconds)

@@ -83,6 +83,10 @@ class WriteFailed(Exception):
     """The program was compiled but could not be written (``str``: the one-line reason)."""
 
 
+#: the exit status of a worker that ran out of memory outside a stage that reports it itself
+EXIT_OUT_OF_MEMORY = 5
+
+
 def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0, cache_rows=()) -> None:
     if job.timing:
         from hilo_mlir.passmanager.instrumentation import timing_report
@@ -147,13 +151,13 @@ def _cache_lookup(job: WorkerJob, data: bytes, send):
     return key, entry, lock, time.perf_counter() - t
 
 
-def _publish(job: WorkerJob, source, files) -> str:
+def _publish(job: WorkerJob, source, files, send) -> str:
     from hilo_mlir.driver.packaging import write_program
     from hilo_mlir.support.diagnostics import out_of_memory
 
     try:
         with out_of_memory("writing the output"):
-            return write_program(job.target, source, files)
+            return write_program(job.target, source, files, on_published=lambda: send({"pass": "clean-up"}))
     except OSError as e:
         raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
 
@@ -169,7 +173,7 @@ def _publish_hit(job: WorkerJob, entry, lookup_s: float, send) -> tuple[str, lis
             send({"warning": job.warn(Diagnostic(**w))})
     send({"pass": "write"})
     t = time.perf_counter()
-    path = _publish(job, entry.source, entry.files)
+    path = _publish(job, entry.source, entry.files, send)
     touch(entry)
     job.cached_statistics = entry.statistics
     _reports(job, None, cache_rows=[("Cache lookup (hit)", lookup_s), ("Publication", time.perf_counter() - t)])
@@ -220,7 +224,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
             lock.release()
     _reports(job, src, job.parse_seconds, job.compile_seconds, cache_rows)
     send({"pass": "write"})
-    path = _publish(job, src, src.files)
+    path = _publish(job, src, src.files, send)
     return path, _fusion_report_lines(job, src)
 
 
@@ -309,6 +313,8 @@ def compile_one(job: WorkerJob, send) -> None:
             send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})
+        except MemoryError:
+            raise  # outside an out_of_memory(...) stage: the exit status says it (EXIT_OUT_OF_MEMORY)
         except Exception as e:  # noqa: BLE001 - a bug in our code: reported, never a traceback on the console
             send(
                 {
@@ -317,6 +323,8 @@ def compile_one(job: WorkerJob, send) -> None:
                     "traceback": traceback.format_exc()[-8000:],
                 }
             )
+    except MemoryError:
+        code = EXIT_OUT_OF_MEMORY
     except BaseException:  # noqa: BLE001 - e.g. KeyboardInterrupt: the parent reports the exit
         code = 3
     finally:
