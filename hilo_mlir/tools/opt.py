@@ -503,7 +503,8 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
                     result = ("error", False, buf.getvalue(), diags + [_error_diag(e, runner.filename)])
                 except BaseException as e:  # noqa: BLE001 - reported by the parent as an internal error
                     result = ("internal", type(e).__name__, str(e), diags)
-                data = pickle.dumps(result)
+                # what the parent needs besides the output: the printed program's files, a plugin's source lines
+                data = pickle.dumps(result + ({"program_files": runner.program_files, "sources": runner.sources},))
                 iso.write_all(wfd, b"R" + data)
             except BaseException:  # noqa: BLE001
                 code = 3
@@ -532,8 +533,11 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
         sys.stderr.flush()
         sys.stderr.buffer.write(err_text)
         sys.stderr.flush()
-    kind, a, b, child_diags = pickle.loads(result_bytes)
+    kind, a, b, child_diags, extra = pickle.loads(result_bytes)
     diags.extend(child_diags)
+    runner.program_files.update(extra["program_files"])
+    for name, text in extra["sources"].items():
+        runner.sources.setdefault(name, text)
     if kind == "internal":
         raise type(a, (Exception,), {})(b)
     buf.write(b)
