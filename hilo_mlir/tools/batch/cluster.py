@@ -207,6 +207,7 @@ def _run(client, distributed, items, outdir, config, timeout, allow_unregistered
                 r = classify(WorkerOutcome(**result["outcome"]))
                 if r.status == "ok":
                     r = _publish(result, outdir, item, r)
+            r.output = item.rel_stem
             results[index] = r
             if progress:
                 progress.update(r)
