@@ -7,6 +7,7 @@ dominance allows (:func:`_coalesce`). Seed 004 step 11 and
 
 from __future__ import annotations
 
+from hilo_mlir.fusion.order import operand_def_ops
 from hilo_mlir.ir import ir
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import op_key, type_bytes
@@ -162,7 +163,7 @@ class _Positions:
         self._pos[op_key(op)] = value
 
 
-def _hoistable_operands(o, end, members: list, block, pos: dict, effects) -> list | None:
+def _hoistable_operands(o, end, members: list, block, pos, effects) -> list | None:
     """The ops between window end ``end`` and collective ``o`` that compute ``o``'s operands, in block order,
     if all of them are free of side effects and none depends on a window member (then they can move above
     the window and ``o`` next to it: dominance is kept); else None. Ops defined at or before ``end`` (other
@@ -171,44 +172,17 @@ def _hoistable_operands(o, end, members: list, block, pos: dict, effects) -> lis
     found: dict = {}
     stack = [o]
     while stack:
-        cur = stack.pop()
-        for v in _operands_from_outside(cur):
-            a = _ancestor_in(v, block)
-            if a is None:
-                continue
-            if op_key(a) in member_keys:
+        for a in operand_def_ops(stack.pop(), block):
+            k = op_key(a)
+            if k in member_keys:
                 return None  # o depends on the window
-            if pos[a] <= pos[end] or op_key(a) in found:
+            if pos[a] <= pos[end] or k in found:
                 continue
             if effects(a) or len(found) >= _MAX_HOISTED:
                 return None
-            found[op_key(a)] = a
+            found[k] = a
             stack.append(a)
     return sorted(found.values(), key=lambda x: pos[x]) or None
-
-
-def _operands_from_outside(op) -> list:
-    """Operands of ``op`` and of the ops nested in its regions that are defined outside ``op``."""
-    vals = list(op.operands)
-    if len(op.regions) == 0:
-        return vals
-    inner: list = []
-
-    def visit(x):
-        if x != op:
-            inner.extend(x.operands)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    for v in inner:
-        owner = v.owner
-        o2 = owner.operation if not isinstance(owner, ir.Block) else (owner.owner.operation if owner.owner is not None else None)
-        while o2 is not None and o2 != op and o2.name not in ("func.func", "builtin.module"):
-            parent = o2.parent
-            o2 = parent.operation if parent is not None else None
-        if o2 != op:
-            vals.append(v)
-    return vals
 
 
 def _ancestor_in(v, block):
