@@ -218,5 +218,8 @@ register_twins(
         Option("all-reduce-max-bytes", int, 1 << 30, "byte cap of one all_reduce window"),
         Option("reduce-scatter-max-bytes", int, 1 << 30, "byte cap of one reduce_scatter window"),
     ),
-    source="seed 004 step 11 and 'CoalesceCollectiveOps (step 11)' (@0x20931d0, message @0x348e00); DESIGN.md row 11",
+    source=(
+        "seed 004 step 11 and 'CoalesceCollectiveOps (step 11)' (@0x20931d0, message @0x348e00); DESIGN.md row 11; "
+        "hoisting the pure ops computing an operand above the window is ours (issue 22: XLA's SPMD output)"
+    ),
 )

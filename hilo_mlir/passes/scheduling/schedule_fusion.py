@@ -239,5 +239,8 @@ register_twins(
     options=(fusion_report.REPORT_OPTION,),
     statistics=("fused-pairs", "dependent-pairs", "refused-pairs", "partners-moved"),
     state=_ScheduleFusionState,
-    source="seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21",
+    source=(
+        "seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21; the partner search across "
+        "collectives and bringing a partner next to its collective are ours (issue 22: XLA's FSDP output)"
+    ),
 )
