@@ -150,8 +150,11 @@ _DEVICE_STACK_BYTES = 128 << 20
 _RECURSION_LIMIT = 200_000
 
 
-class _Aborted(Exception):
-    """Raised in a device thread when another device failed (the run reports that one)."""
+class _Aborted(BaseException):
+    """Raised in a device thread when another device failed or the devices deadlock (the run reports that).
+
+    A ``BaseException``, so that no handler meant for a program's own errors
+    (a region function that fails, an op's ``ValueError``) wraps it."""
 
 
 @dataclass
@@ -178,13 +181,14 @@ class Fabric:
         self._failed: BaseException | None = None
         self._counts = [dict() for _ in range(self.n)]  # per device: line -> executions so far
 
-    def exchange(self, device: int, line: int, what: str, payload, compute):
+    def exchange(self, device: int, line: int, what: str, payload, compute, loc=None):
         """Post ``payload`` for the collective at penguin.py line ``line``; block until every device has; its result.
 
         ``compute(payloads)`` (payloads indexed by device) returns the list of
         every device's result; it runs once, in the last device to arrive. An
         exception it raises (a ``ValueError`` for groups that do not fit the
-        mesh) is raised in every device.
+        mesh) is raised in every device. ``loc`` (the statement's MLIR
+        location text) locates a deadlock error.
         """
         counts = self._counts[device]
         k = counts.get(line, 0)
@@ -207,7 +211,7 @@ class Fabric:
                     self._waiting.pop(d, None)
                 self._cv.notify_all()
             else:
-                self._waiting[device] = (key, what)
+                self._waiting[device] = (key, what, loc)
                 self._check_deadlock()
                 while ex.results is None and ex.error is None and self._failed is None:
                     self._cv.wait()
@@ -235,14 +239,15 @@ class Fabric:
             return
         if len(self._waiting) + len(self._finished) < self.n:
             return
-        lines = []
+        lines, first_loc = [], None
         for d in range(self.n):
             if d in self._waiting:
-                (line, k), what = self._waiting[d]
+                (line, k), what, loc = self._waiting[d]
                 lines.append(f"device {d} waits at {what} (execution {k + 1})")
+                first_loc = first_loc or loc
             else:
                 lines.append(f"device {d} has finished")
-        self._failed = PenguinRefError("penguin_ref: the devices deadlock: " + "; ".join(lines))
+        self._failed = PenguinRefError("penguin_ref: the devices deadlock: " + "; ".join(lines), loc=first_loc)
         self._cv.notify_all()
 
 
@@ -286,7 +291,8 @@ def run_devices(programs: list, per_device_inputs: list, mesh: Mesh, run_one) ->
     if first is not None:
         e = errors[first]
         if isinstance(e, PenguinRefError):
-            msg = e.message if e.message.startswith("penguin_ref: the devices deadlock") else f"device {first}: {e.message}"
+            head, sep, rest = e.message.partition("penguin_ref: ")
+            msg = f"{head}{sep}device {first}: {rest}" if sep and not head else f"device {first}: {e.message}"
             raise PenguinRefError(msg, loc=e.loc, code=e.code, notes=list(e.notes)) from None
         raise e
     if fabric._failed is not None:  # a deadlock: every device was stopped

@@ -114,7 +114,10 @@ def _run_devices(args, inputs: list) -> list:
     n = args.devices
     if n < 1:
         raise HiloError(f"--devices must be at least 1, got {n}")
+    from hilo_mlir.penguin_ref.devices import mesh_for
+
     prog = penguin_ref.load(args.program)
+    mesh_for(prog, n)  # a device count the program does not allow is the first error
     decls = sorted(prog.inputs, key=lambda s: s.input_index)
     if len(inputs) > len(decls):
         raise HiloError(f"penguin_ref: the program has {len(decls)} inputs, {len(inputs)} given")

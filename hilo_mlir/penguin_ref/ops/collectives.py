@@ -108,7 +108,11 @@ def _group_of(groups: list) -> dict:
 
 
 def _reducer(c):
-    """``fn(acc, x) -> array`` for the op's reducer region (numpy ufunc when it is one binary op)."""
+    """``fn(acc, x) -> array`` for the op's reducer region (a numpy ufunc when it is one binary op).
+
+    The region takes two scalars; a variadic op applies it to each operand
+    separately (the StableHLO spec: one region for every operand).
+    """
     name = c.region_binary(0)
     dt = c.srcs[0].dtype if c.srcs else None
     if name is not None and dt is not None:
@@ -119,22 +123,14 @@ def _reducer(c):
         if name in _UFUNCS:
             return _UFUNCS[name]
     body = c.region(0, vectorized=True)
-    nops = len(c.srcs)
-
-    def call(acc, x):
-        r = body(*acc, *x) if nops > 1 else body(acc, x)
-        return r if nops > 1 else np.asarray(r[0])
-
-    return call
+    return lambda acc, x: np.asarray(body(acc, x)[0])
 
 
 def _fold(values: list, fn, variadic: bool):
-    """Left fold of ``values`` (in group order) with ``fn``; wide accumulation, as :func:`widen` does."""
+    """Left fold of ``values`` (in group order) with ``fn``, each operand on its own; wide accumulation
+    (:func:`widen`)."""
     if variadic:
-        acc = [widen(v) for v in values[0]]
-        for v in values[1:]:
-            acc = [np.asarray(a) for a in fn(acc, [widen(x) for x in v])]
-        return acc
+        return [_fold([v[k] for v in values], fn, False) for k in range(len(values[0]))]
     acc = widen(values[0])
     for v in values[1:]:
         acc = np.asarray(fn(acc, widen(v)))
@@ -156,7 +152,8 @@ def _partition_id(c):
 def _exchange(c, payload, compute):
     fab, d = _fabric(c)
     st = c.stmt
-    return fab.exchange(d, st.lineno, f"{st.describe()} (penguin.py line {st.lineno})", payload, compute)
+    loc = st.dl.mlir_loc() if st.dl is not None and st.dl.file else None
+    return fab.exchange(d, st.lineno, f"{st.describe()} (penguin.py line {st.lineno})", payload, compute, loc=loc)
 
 
 @impl("all_reduce", "cross_replica_sum")
