@@ -259,7 +259,7 @@ def _run_spine(
             pipe.run(loaded.module, census=census)  # the pipeline owns the census from here
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
-            e.log = list(pipe.log)  # the passes' debug lines up to the failure
+            e.log = list(loaded.import_log) + list(pipe.log)  # the import's and the passes' debug lines up to the failure
             raise
         except MemoryError:
             raise HiloError(f"out of memory while running pass '{pipe.last_pass}'") from None
@@ -274,7 +274,7 @@ def _run_spine(
     out.fusion_report = report
     if report is not None:
         _fr.write_report(report, fusion_report)
-    out.log = list(pipe.log)
+    out.log = list(loaded.import_log) + list(pipe.log)
     return out
 
 

