@@ -107,7 +107,8 @@ def test_transpose_with_layouts_equals_jax(tmp_path, form, spine):
     args = [jax.ShapeDtypeStruct((4, 8), jnp.float32)]
     path = _write_hlo(tmp_path, "transpose", _transpose, args, form)
     src = compile_file(path, spine=spine)
-    assert "result_layout" not in src and "xla_shape" not in src and "layout" not in src
+    body = src.replace(str(tmp_path), "")
+    assert "result_layout" not in body and "xla_shape" not in body and "layout" not in body
     assert any("dropped" in line and "layout" in line for line in src.log)
     _check_program(path, _transpose, args, spine)
 
@@ -150,3 +151,85 @@ def test_hlo_text_parse_error_is_located(tmp_path):
     assert (
         ei.value.format() == f"{path}:5:19: error: invalid HLO text: expects opcode but sees: frobnicate, error: Unknown opcode: frobnicate"
     )
+
+
+# -- item 5b: a jax.export of a shard_map manual over every mesh axis -> the per-device program ----------------
+
+
+def _shard_map_export(body, mesh_shape, axes, in_specs, out_specs, shapes, manual=None):
+    """``jax.export`` of ``jax.jit(shard_map(body))`` over an abstract mesh (no devices needed); its MLIR text."""
+    from jax.sharding import AbstractMesh, NamedSharding
+
+    mesh = AbstractMesh(mesh_shape, axes)
+    kw = {"axis_names": set(manual)} if manual is not None else {}
+    f = jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs, **kw)
+    args = [jax.ShapeDtypeStruct(s, jnp.float32, sharding=NamedSharding(mesh, spec)) for s, spec in zip(shapes, in_specs)]
+    return jax.export.export(jax.jit(f))(*args).mlir_module()
+
+
+def _local_body(x, w):
+    return jnp.tanh(x @ w) * 2.0
+
+
+def _psum_body(x, w):
+    return jax.lax.psum(jnp.tanh(x @ w), "x")
+
+
+@pytest.mark.parametrize("form", ["shardy", "gspmd"])
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+def test_shard_map_export_is_the_per_device_program(tmp_path, form, spine):
+    """main takes one device's shard (4x16 of the global 8x16) and equals the body run by JAX on that shard."""
+    from jax.sharding import PartitionSpec as P
+
+    old = jax.config.jax_use_shardy_partitioner
+    jax.config.update("jax_use_shardy_partitioner", form == "shardy")
+    try:
+        text = _shard_map_export(_local_body, (2,), ("x",), (P("x", None), P()), P("x", None), [(8, 16), (16, 4)])
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", old)
+    assert ("sdy.manual_computation" in text) == (form == "shardy") and ("SPMDFullToShardShape" in text) == (form == "gspmd")
+    path = tmp_path / "shmap.stablehlo.mlir"
+    path.write_text(text)
+    src = compile_file(str(path), spine=spine)
+    assert "shape=(4, 16)" in src and "shape=(8, 16)" not in src and "SPMD" not in src
+    xs = _inputs([jax.ShapeDtypeStruct((4, 16), jnp.float32), jax.ShapeDtypeStruct((16, 4), jnp.float32)])
+    (got,) = penguin_ref.run(src, xs, files=src.files)
+    _compare(got, np.asarray(_local_body(*xs)), f"shard_map {form} {spine}")
+
+
+def test_shard_map_with_psum_keeps_the_all_reduce(tmp_path):
+    from jax.sharding import PartitionSpec as P
+
+    text = _shard_map_export(_psum_body, (2,), ("x",), (P("x", None), P()), P(), [(8, 16), (16, 4)])
+    path = tmp_path / "psum.stablehlo.mlir"
+    path.write_text(text)
+    src = compile_file(str(path))
+    assert src.count("m1.AllReduceOp(") == 1 and "shape=(4, 16)" in src
+
+
+def test_partially_manual_shard_map_is_refused(tmp_path):
+    from jax.sharding import PartitionSpec as P
+
+    text = _shard_map_export(_local_body, (2, 2), ("x", "y"), (P("x", None), P()), P("x", None), [(8, 16), (16, 4)], manual={"x"})
+    path = tmp_path / "partial.stablehlo.mlir"
+    path.write_text(text)
+    with pytest.raises(HiloError) as ei:
+        compile_file(str(path))
+    msg = ei.value.format()
+    assert "error: this shard_map is manual over ['x'] but not over the mesh axes ['y'] (partially manual): compile the per-device" in msg
+    assert "--xla_dump_hlo_pass_re=spmd-partitioning" in msg
+
+
+def test_sharded_jit_export_is_refused(tmp_path):
+    """A jax.export of a sharded jit is the global program: refused with the recipe, never compiled as one device's."""
+    from jax.sharding import AbstractMesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = AbstractMesh((2,), ("x",))
+    args = [jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=NamedSharding(mesh, P("x", None)))]
+    text = jax.export.export(jax.jit(lambda x: jnp.tanh(x) * 2))(*args).mlir_module()
+    path = tmp_path / "sharded.stablehlo.mlir"
+    path.write_text(text)
+    with pytest.raises(HiloError) as ei:
+        compile_file(str(path))
+    assert "but was not partitioned: compile the per-device program instead" in ei.value.format()
