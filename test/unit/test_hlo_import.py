@@ -233,3 +233,59 @@ def test_sharded_jit_export_is_refused(tmp_path):
     with pytest.raises(HiloError) as ei:
         compile_file(str(path))
     assert "but was not partitioned: compile the per-device program instead" in ei.value.format()
+
+
+# -- item 5: hilo_mlir.jax.compile with a mesh -------------------------------------------------------------------
+
+
+def test_jax_compile_with_mesh_and_specs_is_the_shard_map_route():
+    from jax.sharding import AbstractMesh
+    from jax.sharding import PartitionSpec as P
+
+    from hilo_mlir import jax as hj
+
+    x, w = jax.ShapeDtypeStruct((8, 16), jnp.float32), jax.ShapeDtypeStruct((16, 4), jnp.float32)
+    prog = hj.compile(_psum_body, x, w, mesh=AbstractMesh((2,), ("x",)), in_specs=(P("x", None), P()), out_specs=P())
+    assert prog.devices == 2
+    assert "shape=(4, 16)" in prog.source and prog.source.count("m1.AllReduceOp(") == 1
+    with pytest.raises(HiloError, match="run it on 2 simulated devices"):
+        prog.run(np.ones((4, 16), np.float32), np.ones((16, 4), np.float32))
+
+
+def test_jax_compile_with_mesh_needs_devices_for_the_partitioned_route():
+    from jax.sharding import AbstractMesh
+
+    from hilo_mlir import jax as hj
+
+    if jax.device_count() >= 2:
+        pytest.skip("this jax has 2 devices")
+    with pytest.raises(HiloError, match="set XLA_FLAGS=--xla_force_host_platform_device_count=2 before importing jax"):
+        hj.compile(_local_body, jnp.ones((8, 16)), jnp.ones((16, 4)), mesh=AbstractMesh((2,), ("x",)))
+
+
+PARTITIONED_SCRIPT = """
+import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+from hilo_mlir import jax as hj
+mesh = jax.make_mesh((2,), ("x",))
+xs, ws = NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P())
+f = jax.jit(lambda x, w: jnp.tanh(x @ w).sum(axis=0), in_shardings=(xs, ws))
+args = (jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=xs), jax.ShapeDtypeStruct((16, 4), jnp.float32, sharding=ws))
+for spine in ("mhlo", "stablehlo"):
+    prog = hj.compile(f, *args, mesh=mesh, spine=spine)
+    assert prog.devices == 2
+    assert "shape=(4, 16)" in prog.source and "shape=(8, 16)" not in prog.source
+    assert prog.source.count("m1.AllReduceOp(") == 1 and "replica_groups=[[0, 1]]" in prog.source, prog.source
+print("ok")
+"""
+
+
+def test_jax_compile_with_mesh_partitions_a_sharded_jit():
+    """Route (a) in a child with 2 CPU devices (XLA_FLAGS must be set before jax is imported)."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
+    out = subprocess.run([sys.executable, "-c", PARTITIONED_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
