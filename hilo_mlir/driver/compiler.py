@@ -315,7 +315,8 @@ def compile_module(
 def compile_file(
     path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
 ) -> PenguinSource:
-    """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
+    """Compile a ``.mlir`` file (text, bytecode, a portable artifact), a serialized ``HloModuleProto`` (``.pb``)
+    or HLO text (``HloModule ...``, e.g. an XLA dump; detected by content).
 
     ``input_types``, ``fusion_report``: as for :func:`compile_module`.
 
