@@ -31,7 +31,7 @@ import os
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.driver.frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
 from hilo_mlir.driver.frontend.printability import UnprintableOps, check_printable  # noqa: F401 (public API)
-from hilo_mlir.driver.frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
+from hilo_mlir.driver.frontend.sharding import SHARDING_ATTRS, shard_map_to_per_device, strip_sharding  # noqa: F401 (public API)
 from hilo_mlir.driver.frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
 from hilo_mlir.passmanager.pipeline import Instrumentation, Pipeline, gc_paused, step_for
 from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
@@ -228,6 +228,10 @@ def run_import_stages(loaded: LoadedModule, config: CompileConfig, steps, instru
     with out_of_memory("validating the input"):
         with loaded.context:
             census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
+        if shard_map_to_per_device(loaded, census):  # a shard_map export: its body is the per-device program
+            with loaded.context:
+                census = input_census(loaded)
+        with loaded.context:
             loaded.dialect = detect_dialect(loaded.module, census)
         validate_input(loaded, config, steps, census)
         tops = [op.operation for op in loaded.module.body.operations]
@@ -311,7 +315,8 @@ def compile_module(
 def compile_file(
     path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
 ) -> PenguinSource:
-    """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
+    """Compile a ``.mlir`` file (text, bytecode, a portable artifact), a serialized ``HloModuleProto`` (``.pb``)
+    or HLO text (``HloModule ...``, e.g. an XLA dump; detected by content).
 
     ``input_types``, ``fusion_report``: as for :func:`compile_module`.
 

@@ -133,16 +133,59 @@ def import_hlo(data: bytes, kind: str, filename: str, context, log: list | None 
     if kind == "hlotext":
         source = data.decode("utf-8", "replace")
         data = hlo_text_to_proto(data, filename)
+    partitioned = entry_computation_name(data).endswith("_spmd")
     bytecode = hlo_proto_to_bytecode(data, filename)
     with context:
         try:
             module = ir.Module.parse(bytecode)
         except ir.MLIRError as e:
             raise from_mlir_error(e, filename) from None
-        lines = normalize_imported(module, filename, source)
+        lines = normalize_imported(module, filename, source, partitioned=partitioned)
     if log is not None:
         log.extend(lines)
     return module
+
+
+def entry_computation_name(proto: bytes) -> str:
+    """The ``entry_computation_name`` (field 2) of a serialized ``HloModuleProto``; ``""`` if absent or unreadable.
+
+    XLA's SPMD partitioner renames every computation it partitions ``<name>_spmd``: an entry named so is
+    a per-device program.
+    """
+    i, n = 0, len(proto)
+
+    def varint() -> int:
+        nonlocal i
+        shift = result = 0
+        while i < n:
+            b = proto[i]
+            i += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+        raise ValueError("truncated")
+
+    try:
+        while i < n:
+            key = varint()
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                varint()
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            elif wire == 2:
+                size = varint()
+                if field == 2:
+                    return proto[i : i + size].decode("utf-8", "replace")
+                i += size
+            else:
+                return ""
+    except ValueError:
+        return ""
+    return ""
 
 
 # -- normalisation ---------------------------------------------------------------------------------
@@ -195,6 +238,38 @@ class _Locator:
     def error(self, op, message: str) -> HiloError:
         return HiloError(message, loc=self.loc(op), filename=self.filename)
 
+    def relocate(self, ops) -> int:
+        """Give every op whose location is only its HLO instruction's name (no metadata) that instruction's
+        ``file:line:col`` in the text, keeping the name: ``loc("r"("f.txt":5:3))``, so that every later
+        diagnostic (printability, passes) points into the HLO text. Returns how many."""
+        if self.source is None:
+            return 0
+        from hilo_mlir.ir import ir
+
+        index = self._index()
+        n = 0
+        for op in ops:
+            m = re.match(r'loc\("([^"]*)"\)$', str(op.location))
+            pos = index.get(m.group(1)) if m else None
+            if pos is not None:
+                op.location = ir.Location.name(m.group(1), ir.Location.file(self.filename, pos[0], pos[1]))
+                n += 1
+        return n
+
+    def param_error(self, func_op, index: int, message: str) -> HiloError:
+        """An error at parameter ``index`` of the entry: its ``parameter(i)`` line in the text, else its argument's location."""
+        loc = func_op.regions[0].blocks[0].arguments[index].location
+        if self.source is not None:
+            lines = self.source.splitlines()
+            entry = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ENTRY")), None)
+            pat = re.compile(rf"^(\s*(?:ROOT\s+)?)%?[\w.\-]+\s*=.*\bparameter\({index}\)")
+            for i in range(entry + 1 if entry is not None else len(lines), len(lines)):
+                m = pat.match(lines[i])
+                if m:
+                    loc = _file_loc(self.filename, i + 1, len(m.group(1)) + 1)
+                    break
+        return HiloError(message, loc=loc, filename=self.filename)
+
 
 def _collect(module) -> list:
     """Every op below the module, in walk order (pre-order)."""
@@ -211,25 +286,36 @@ def _collect(module) -> list:
     return found
 
 
-def normalize_imported(module, filename: str, source: str | None = None) -> list[str]:
+def normalize_imported(module, filename: str, source: str | None = None, partitioned: bool = False) -> list[str]:
     """Normalise a module the HLO importer built (see the module doc); returns the ``--debug`` lines.
 
     Args:
         module: the ``ir.Module`` (inside its context).
         filename: for diagnostics.
         source: the HLO text, when the input was text (locates instructions without metadata).
+        partitioned: the module is XLA's per-device program (its entry computation is ``..._spmd``);
+            otherwise a sharding that splits a dimension is an error (the global program of a
+            sharded computation, see :func:`check_partitioned`).
 
     Raises:
-        HiloError: a meaning-changing layout, a backend-only custom call (the first one found).
+        HiloError: a meaning-changing layout, a backend-only custom call, a sharded module that was
+            not partitioned (the first one found).
     """
     from hilo_mlir.rewrite.rewriter import Rewriter
 
     rw = Rewriter(module.operation)
     where = _Locator(filename, source)
-    counts = {"layouts": 0, "copies": 0, "bitcasts": 0, "fusions": 0}
+    counts = {"layouts": 0, "copies": 0, "bitcasts": 0, "fusions": 0, "groups": 0}
     found: dict[str, list] = {"mhlo.bitcast": [], "mhlo.copy": [], "mhlo.fusion": []}
-    for op in _collect(module):
+    ops = _collect(module)
+    where.relocate(ops)  # a location, not the IR: set directly (the rewriter records IR changes)
+    if not partitioned:
+        check_partitioned(ops, where)
+    else:
+        counts["layouts"] += _drop_partitioned_shardings(ops, rw)
+    for op in ops:
         _visit(op, where, rw, counts, found)
+    counts["groups"] = mesh_groups_to_dense(module, ops, rw, where)
     for key in LAYOUT_MODULE_ATTRS:
         counts["layouts"] += rw.remove_attr(module.operation, key)
     for op in found["mhlo.bitcast"]:
@@ -270,6 +356,8 @@ def _report(counts: dict) -> list[str]:
         log.append(f"[hlo-import] forwarded {counts['copies']} copy op(s) (layout changes)")
     if counts["bitcasts"]:
         log.append(f"[hlo-import] {counts['bitcasts']} default-layout bitcast(s) became reshape")
+    if counts["groups"]:
+        log.append(f"[hlo-import] {counts['groups']} collective(s): mesh-axes replica groups written as explicit device groups")
     if counts["layouts"]:
         log.append(f"[hlo-import] dropped {counts['layouts']} layout attribute(s) (XLA's physical layouts; HLO values are logical)")
     return log
@@ -363,3 +451,148 @@ def _inline_fusion(op, rw) -> None:
     returned = list(terminator.operands)
     rw.move_all_before(body[:-1], op)
     rw.replace_op(op, returned)
+
+
+# -- sharding: partitioned or not; mesh-axes replica groups ------------------------------------------------
+
+#: How to get a per-device module of a sharded JAX program (the README's "Multi-device programs" recipe).
+PARTITION_RECIPE = (
+    "compile the per-device program instead: the module after SPMD partitioning "
+    "(XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=spmd-partitioning', file "
+    "*.after_spmd-partitioning*.txt, or jax.jit(f).lower(...).compile().as_text()), or a jax.export of a shard_map "
+    "that is manual over every mesh axis; hilo_mlir.jax.compile(f, ..., mesh=mesh) does either for you"
+)
+
+_TILE = re.compile(r"devices=\[([\d,]+)\]")
+
+
+def sharding_splits(sharding: str) -> bool:
+    """True if an HLO sharding string (``{devices=[2,1]<=[2]}``, ``{replicated}``, ``{manual}``, tuples of them)
+    splits some dimension of its value across devices, or is manual (a shard_map body before partitioning)."""
+    if "manual" in sharding:
+        return True
+    for m in _TILE.finditer(sharding):
+        dims = [int(x) for x in m.group(1).split(",") if x]
+        tail = sharding[m.end() : m.end() + 200]
+        if "last_tile_dim_replicate" in tail.split("}")[0]:
+            dims = dims[:-1]
+        else:
+            lt = re.search(r"last_tile_dims=\{([^}]*)\}", tail)
+            if lt:
+                dims = dims[: len(dims) - len([x for x in lt.group(1).split(",") if x.strip()])]
+        prod = 1
+        for d in dims:
+            prod *= d
+        if prod > 1:
+            return True
+    return False
+
+
+def check_partitioned(ops, where: _Locator) -> None:
+    """Refuse the global program of a sharded computation (HLO not partitioned): one error at the first
+    argument, result or op whose ``mhlo.sharding`` splits a dimension (or is manual)."""
+    from hilo_mlir.ir import ir
+
+    for op in ops:
+        attrs = op.attributes
+        if "mhlo.sharding" in attrs:
+            text = ir.StringAttr(attrs["mhlo.sharding"]).value if isinstance(attrs["mhlo.sharding"], ir.StringAttr) else ""
+            if sharding_splits(text):
+                raise where.error(op, f"this module is sharded ({_quote(text)}) but was not partitioned: {PARTITION_RECIPE}")
+        if op.name != "func.func":
+            continue
+        for key, what in (("arg_attrs", "argument"), ("res_attrs", "result")):
+            if key not in attrs:
+                continue
+            for i, d in enumerate(ir.ArrayAttr(attrs[key])):
+                d = ir.DictAttr(d)
+                if "mhlo.sharding" in d:
+                    text = ir.StringAttr(d["mhlo.sharding"]).value
+                    if sharding_splits(text):
+                        msg = f"this module is sharded ({what} {i}: {_quote(text)}) but was not partitioned: {PARTITION_RECIPE}"
+                        raise where.param_error(op, i, msg) if what == "argument" else where.error(op, msg)
+
+
+def _drop_partitioned_shardings(ops, rw) -> int:
+    """A partitioned module's shardings describe how the global values were split, which its shapes already
+    are: dropped (counted with the layouts)."""
+    from hilo_mlir.ir import ir
+
+    n = 0
+    for op in ops:
+        n += rw.remove_attr(op, "mhlo.sharding")
+        if op.name != "func.func":
+            continue
+        for key in ("arg_attrs", "res_attrs"):
+            if key not in op.attributes:
+                continue
+            new = []
+            for d in ir.ArrayAttr(op.attributes[key]):
+                d = ir.DictAttr(d)
+                items = {d[i].name: d[i].attr for i in range(len(d))}
+                n += items.pop("mhlo.sharding", None) is not None
+                new.append(ir.DictAttr.get(items))
+            rw.set_attr(op, key, ir.ArrayAttr.get(new))
+    return n
+
+
+_MESH = re.compile(r"#sdy\.mesh<\[([^\]]*)\](?:, device_ids=\[([\d, ]*)\])?>")
+_AXIS = re.compile(r'"([^"]+)"=(\d+)')
+
+
+def _mesh_devices(mesh_attr: str):
+    """``(axis names, numpy array of device ids shaped by the axis sizes)`` of a printed ``#sdy.mesh``."""
+    import numpy as np
+
+    m = _MESH.search(mesh_attr)
+    if m is None:
+        return None
+    axes = [(a, int(n)) for a, n in _AXIS.findall(m.group(1))]
+    sizes = [n for _, n in axes] or [1]
+    total = 1
+    for n in sizes:
+        total *= n
+    ids = np.arange(total) if not m.group(2) else np.array([int(x) for x in m.group(2).split(",")])
+    if ids.size != total:
+        return None
+    return [a for a, _ in axes], ids.reshape(sizes)
+
+
+def mesh_groups_to_dense(module, ops, rw, where: _Locator) -> int:
+    """Rewrite ``replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]>`` (what XLA's
+    compiled modules print as ``mesh['a'=2,...] {'a'}``) into explicit device groups, one row per group:
+    the devices of ``@m`` that differ only along the named axes (row-major over them). Returns how many.
+
+    Raises:
+        HiloError: a mesh that is not in the module, or a sub-axis reference.
+    """
+    import numpy as np
+
+    from hilo_mlir.ir import ir
+
+    todo = [op for op in ops if "replica_groups" in op.attributes and "replica_group_mesh_axes" in str(op.attributes["replica_groups"])]
+    if not todo:
+        return 0
+    meshes = {}
+    for top in module.body.operations:
+        if top.operation.name == "sdy.mesh":
+            meshes[ir.StringAttr(top.operation.attributes["sym_name"]).value] = str(top.operation.attributes["mesh"])
+    for op in todo:
+        text = str(op.attributes["replica_groups"])
+        m = re.search(r"mesh = @([\w.$\-]+)", text)
+        mesh = _mesh_devices(meshes.get(m.group(1), "")) if m else None
+        if mesh is None or "sub_axis" in text:
+            raise where.error(op, f"replica groups {_quote(text)} name a mesh (or sub-axis) this module does not define")
+        names, devices = mesh
+        axes = re.findall(r'axis_ref<name = "([^"]+)"', text)
+        if any(a not in names for a in axes):
+            raise where.error(op, f"replica groups {_quote(text)} name an axis the mesh does not have")
+        grouped = [names.index(a) for a in axes]
+        rest = [i for i in range(len(names)) if i not in grouped]
+        arr = np.transpose(devices, rest + grouped)
+        size = 1
+        for i in grouped:
+            size *= devices.shape[i]
+        groups = arr.reshape(-1, size).astype(np.int64)
+        rw.set_attr(op, "replica_groups", ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups)))
+    return len(todo)

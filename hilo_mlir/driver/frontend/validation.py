@@ -238,9 +238,11 @@ def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
 
     name = op.name
     if _is_refused_shardy(name):
+        from hilo_mlir.driver.frontend.hlo import PARTITION_RECIPE
+
         return HiloError(
-            f"'{name}' op: Shardy ops are not supported (the Penguin program is single-device; "
-            "export the module without sharding constraints)",
+            f"'{name}' op: Shardy ops are not supported: this is the global program of a sharded computation, "
+            f"not partitioned into a per-device one; {PARTITION_RECIPE}",
             loc=op.location,
             filename=fname,
         )
