@@ -155,7 +155,7 @@ def strip_sharding(loaded, census=None) -> int:
         HiloError: the module is the unpartitioned global program of a sharded
             computation (:func:`check_partitioned`).
     """
-    from hilo_mlir.ir import identity_key, ir
+    from hilo_mlir.ir.binding import identity_key, ir
 
     removed = 0
     with loaded.context:
