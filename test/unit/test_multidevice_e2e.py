@@ -10,8 +10,9 @@ b), on both spines, with the defaults and ``--preset all``, and run by the
 reference backend on N devices; every device's outputs equal JAX's within
 ``|d| <= 1e-5 + 1e-5 * |ref|`` (measured worst: 3e-7).
 
-The default suite runs N = 2, route (a), every program on one spine/preset
-combination each; the whole matrix (N = 2, 4, 8) is ``@pytest.mark.slow``.
+The default suite runs N = 2, every program once (both routes and the four
+spine/preset combinations among them); the whole matrix (N = 2, 4, 8, both
+routes, both spines, both presets: 120 runs) is ``@pytest.mark.slow``.
 ``--mlir-pass-statistics`` must show a ScheduleFusion pair on the FSDP step and
 collectives coalesced on the data-parallel step.
 """
@@ -49,14 +50,6 @@ def generated(n: int, tmp_path_factory) -> str:
     return _generated[n]
 
 
-def _route_xfail(route: str):
-    if route == "shard_map":
-        # jax.export of a shard_map is an sdy.manual_computation module; its import (issue 22 item 5b)
-        # is work/hloimport's. strict: this fails as soon as the route works, so the mark is removed then.
-        return pytest.mark.xfail(strict=True, reason="shard_map export route (issue 22 item 5b) not merged yet")
-    return ()
-
-
 def check(folder: str, name: str, route: str, n: int, spine: str, preset: str) -> None:
     """Compile ``name`` from ``route``, run it on ``n`` devices, compare every device's outputs with JAX's."""
     from hilo_mlir import CompileConfig, compile_file, penguin_ref
@@ -77,19 +70,19 @@ def check(folder: str, name: str, route: str, n: int, spine: str, preset: str) -
             assert err.max(initial=-1) <= 0, f"{name} ({route}, {spine}, {preset}) device {d} output {i}: max |d| {np.abs(got - ref).max()}"
 
 
-# the default slice: N = 2, route (a); each program on one (spine, preset), all four combinations covered
+# the default slice: N = 2; every program once, both routes, the four spine/preset combinations
 SLICE = [
-    ("tp_mlp", "stablehlo", "default"),
-    ("dp_step", "mhlo", "all"),
-    ("fsdp_step", "stablehlo", "all"),
-    ("ring", "mhlo", "default"),
-    ("moe_a2a", "stablehlo", "default"),
+    ("tp_mlp", "spmd_hlo", "stablehlo", "default"),
+    ("dp_step", "spmd_hlo", "mhlo", "all"),
+    ("fsdp_step", "shard_map", "stablehlo", "all"),
+    ("ring", "shard_map", "mhlo", "default"),
+    ("moe_a2a", "spmd_hlo", "stablehlo", "default"),
 ]
 
 
-@pytest.mark.parametrize("name,spine,preset", SLICE)
-def test_two_devices_equal_jax(name, spine, preset, tmp_path_factory):
-    check(generated(2, tmp_path_factory), name, "spmd_hlo", 2, spine, preset)
+@pytest.mark.parametrize("name,route,spine,preset", SLICE)
+def test_two_devices_equal_jax(name, route, spine, preset, tmp_path_factory):
+    check(generated(2, tmp_path_factory), name, route, 2, spine, preset)
 
 
 def _statistics(path: str, spine: str) -> str:
@@ -114,19 +107,19 @@ def _stat(text: str, pass_name: str, stat: str) -> int:
     return int(s.group(1))
 
 
-@pytest.mark.parametrize("spine", ["stablehlo", "mhlo"])
-def test_statistics_show_schedule_fusion_on_fsdp_and_coalescing_on_data_parallel(spine, tmp_path_factory):
+@pytest.mark.parametrize("route,spine", [("spmd_hlo", "stablehlo"), ("shard_map", "mhlo")])
+def test_statistics_show_schedule_fusion_on_fsdp_and_coalescing_on_data_parallel(route, spine, tmp_path_factory):
     folder = generated(2, tmp_path_factory)
-    fsdp = _statistics(os.path.join(folder, "fsdp_step.spmd.hlo.txt"), spine)
+    fsdp = _statistics(os.path.join(folder, ROUTES[route].format("fsdp_step")), spine)
     assert _stat(fsdp, "ScheduleFusion", "fused-pairs") >= 1
-    dp = _statistics(os.path.join(folder, "dp_step.spmd.hlo.txt"), spine)
+    dp = _statistics(os.path.join(folder, ROUTES[route].format("dp_step")), spine)
     # 5 all_reduces (4 gradients, the loss) with one key: all but the first join its window
     assert _stat(dp, "CoalesceCollectiveOps", "collectives-moved") == 4
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 4, 8])
-@pytest.mark.parametrize("route", [pytest.param(r, marks=_route_xfail(r)) for r in ROUTES])
+@pytest.mark.parametrize("route", list(ROUTES))
 @pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
 @pytest.mark.parametrize("preset", ["default", "all"])
 @pytest.mark.parametrize("name", PROGRAMS)
