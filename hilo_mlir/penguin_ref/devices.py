@@ -36,63 +36,9 @@ import threading
 from dataclasses import dataclass
 
 from hilo_mlir.penguin_ref.records import PenguinRefError
+from hilo_mlir.support.process_groups import Mesh
 
-
-@dataclass(frozen=True)
-class Mesh:
-    """``replicas * partitions`` devices; device ``d`` = (replica ``d // partitions``, partition ``d % partitions``)."""
-
-    replicas: int
-    partitions: int
-
-    @property
-    def devices(self) -> int:
-        return self.replicas * self.partitions
-
-    def device(self, replica: int, partition: int) -> int:
-        return replica * self.partitions + partition
-
-    def replica_of(self, d: int) -> int:
-        return d // self.partitions
-
-    def partition_of(self, d: int) -> int:
-        return d % self.partitions
-
-    # process groups (StableHLO spec, "Collective ops"), each a list of device ids in the spec's order ----------
-    def _check_cover(self, groups: list, n: int, noun: str) -> None:
-        """Each id of ``groups`` (ids of ``noun``: replica, partition or device) in ``[0, n)``, unique, all covered."""
-        flat = [i for g in groups for i in g]
-        bad = [i for i in flat if not 0 <= i < n]
-        if bad:
-            raise ValueError(f"its groups {groups} name {noun} {bad[0]}, but the run has {n} {noun}s ({self._describe()})")
-        if len(set(flat)) != len(flat):
-            raise ValueError(f"its groups {groups} name a {noun} twice")
-        if len(flat) != n:
-            missing = sorted(set(range(n)) - set(flat))
-            raise ValueError(f"its groups {groups} leave out {noun} {missing[0]} of {n} ({self._describe()})")
-
-    def _describe(self) -> str:
-        return f"{self.devices} device(s): {self.replicas} replica(s) x {self.partitions} partition(s)"
-
-    def cross_replica(self, groups: list) -> list:
-        groups = groups or [list(range(self.replicas))]
-        self._check_cover(groups, self.replicas, "replica")
-        return [[self.device(r, p) for r in g] for g in groups for p in range(self.partitions)]
-
-    def cross_partition(self, groups: list) -> list:
-        groups = groups or [list(range(self.partitions))]
-        self._check_cover(groups, self.partitions, "partition")
-        return [[self.device(r, p) for p in g] for g in groups for r in range(self.replicas)]
-
-    def cross_replica_and_partition(self, groups: list) -> list:
-        groups = groups or [list(range(self.replicas))]
-        self._check_cover(groups, self.replicas, "replica")
-        return [[self.device(r, p) for p in range(self.partitions) for r in g] for g in groups]
-
-    def flattened_ids(self, groups: list) -> list:
-        groups = groups or [list(range(self.devices))]
-        self._check_cover(groups, self.devices, "device")
-        return [list(g) for g in groups]
+__all__ = ["Mesh", "Fabric", "mesh_for", "run_devices"]
 
 
 def mesh_for(program, devices: int) -> Mesh:

@@ -164,7 +164,7 @@ def test_groups_naming_a_device_beyond_the_run_are_one_error():
         _no_hang(lambda: _run(bad, [[x], [x]], 2, "stablehlo"))
     msg = e.value.format()
     assert "test.mlir:4:14: error: penguin_ref: device 0: cannot execute 'stablehlo.all_gather' (AllGatherOp -> v1)" in msg, msg
-    assert "its groups [[0, 1, 2, 3]] name device 2, but the run has 2 devices (2 device(s): 1 replica(s) x 2 partition(s))" in msg
+    assert "its groups [[0, 1, 2, 3]] name device 2, but there are 2 devices (2 device(s): 1 replica(s) x 2 partition(s))" in msg
 
 
 def test_devices_waiting_at_different_collectives_deadlock_as_one_error():
@@ -238,7 +238,7 @@ def test_one_device_by_default_keeps_the_single_device_semantics():
     np.testing.assert_array_equal(out[0], x)
     assert int(out[1]) == 0
     src2, files2 = programs(text.replace("dense<[[0]]> : tensor<1x1xi64>", "dense<[[0, 1]]> : tensor<1x2xi64>"))["stablehlo"]
-    with pytest.raises(PenguinRefError, match=r"its groups \[\[0, 1\]\] name replica 1, but the run has 1 replicas"):
+    with pytest.raises(PenguinRefError, match=r"its groups \[\[0, 1\]\] name replica 1, but there are 1 replicas"):
         penguin_ref.run(src2, [x], files=files2)
 
 

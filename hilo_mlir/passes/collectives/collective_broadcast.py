@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.ir.dialects import TABLES, table_for
+from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 
 
@@ -99,7 +99,7 @@ def _flat_groups(module_op, op, groups: np.ndarray):
     """
     if "channel_handle" not in op.attributes or _channel_id(op) <= 0:
         return None
-    r, p = _module_int(module_op, "mhlo.num_replicas"), _module_int(module_op, "mhlo.num_partitions")
+    r, p = _module_int(module_op, NUM_REPLICAS_ATTR), _module_int(module_op, NUM_PARTITIONS_ATTR)
     if r is None or r <= 1 or p is None:
         return None
     flat = np.array([[rep * p + int(i) for i in g] for rep in range(r) for g in groups], dtype=np.int64)

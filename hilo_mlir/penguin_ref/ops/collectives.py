@@ -37,9 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from hilo_mlir.penguin_ref.attrs import AttrError, int_pairs
-from hilo_mlir.penguin_ref.devices import Fabric, Mesh
+from hilo_mlir.penguin_ref.devices import Fabric
 from hilo_mlir.penguin_ref.ops.dispatch import impl
 from hilo_mlir.penguin_ref.ops.numeric import widen
+from hilo_mlir.support.process_groups import Mesh, check_pairs, groups_of
 
 _UFUNCS = {
     "add": np.add,
@@ -84,27 +85,18 @@ def _groups_attr(c, name: str) -> list:
     return [[int(i) for i in row if i >= 0] for row in a.tolist() if any(i >= 0 for i in row)]
 
 
+def _global_ids(c) -> bool:
+    return c.attr("use_global_device_ids") in (True, "true", 1)
+
+
 def _groups_replicas_kind(c, mesh: Mesh) -> list:
     """Process groups (device ids) of all_reduce / all_gather / reduce_scatter."""
-    groups = _groups_attr(c, "replica_groups")
-    if not _channel(c):
-        if c.attr("use_global_device_ids") in (True, "true", 1):
-            raise AttrError("use_global_device_ids without a channel_handle")
-        return mesh.cross_replica(groups)
-    if c.attr("use_global_device_ids") in (True, "true", 1):
-        return mesh.flattened_ids(groups)
-    return mesh.cross_replica_and_partition(groups)
+    return groups_of(mesh, "all_reduce", _groups_attr(c, "replica_groups"), _channel(c), _global_ids(c))
 
 
 def _groups_partition_kind(c, mesh: Mesh, name: str = "replica_groups") -> list:
-    """Process groups of all_to_all / collective_broadcast: cross-replica without a channel, else cross-partition."""
-    groups = _groups_attr(c, name)
-    return mesh.cross_partition(groups) if _channel(c) else mesh.cross_replica(groups)
-
-
-def _group_of(groups: list) -> dict:
-    """device -> (its group, its index in the group)."""
-    return {d: (g, i) for g in groups for i, d in enumerate(g)}
+    """Process groups of all_to_all: cross-replica without a channel, else cross-partition."""
+    return groups_of(mesh, "all_to_all", _groups_attr(c, name), _channel(c), False)
 
 
 def _reducer(c):
@@ -244,14 +236,7 @@ def _collective_permute(c):
     mesh = fab.mesh
     pairs = [tuple(p) for p in int_pairs(c.raw("source_target_pairs"))] if c.has("source_target_pairs") else []
     channel = _channel(c)
-    n_ids = mesh.partitions if channel else mesh.replicas
-    noun = "partition" if channel else "replica"
-    for s, t in pairs:
-        for i in (s, t):
-            if not 0 <= i < n_ids:
-                raise ValueError(f"source_target_pairs {pairs} name {noun} {i}, but the run has {n_ids} {noun}s")
-    if len({s for s, _ in pairs}) != len(pairs) or len({t for _, t in pairs}) != len(pairs):
-        raise ValueError(f"source_target_pairs {pairs} repeat a source or a target")
+    check_pairs(mesh, pairs, channel)
 
     def compute(payloads):
         out = [np.zeros_like(p) for p in payloads]
