@@ -289,3 +289,17 @@ def test_jax_compile_with_mesh_partitions_a_sharded_jit():
     env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
     out = subprocess.run([sys.executable, "-c", PARTITIONED_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+
+
+def test_shard_map_manual_over_every_axis_of_size_above_one(tmp_path):
+    """Mesh ("x"=2, "y"=1), manual over x: JAX's constraints over y (size 1) constrain nothing and are dropped."""
+    from jax.sharding import PartitionSpec as P
+
+    text = _shard_map_export(_local_body, (2, 1), ("x", "y"), (P("x", None), P()), P("x", None), [(8, 16), (16, 4)], manual={"x"})
+    assert "sdy.sharding_constraint" in text
+    path = tmp_path / "xy.stablehlo.mlir"
+    path.write_text(text)
+    src = compile_file(str(path))
+    xs = _inputs([jax.ShapeDtypeStruct((4, 16), jnp.float32), jax.ShapeDtypeStruct((16, 4), jnp.float32)])
+    (got,) = penguin_ref.run(src, xs, files=src.files)
+    _compare(got, np.asarray(_local_body(*xs)), "shard_map x=2,y=1")

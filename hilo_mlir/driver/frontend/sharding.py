@@ -282,6 +282,7 @@ def _inline_manual_computation(loaded, main, manual, rw) -> None:
     if [hash(v) for v in ret.operands] != [hash(r) for r in mc.results]:
         raise _error(loaded, ret, "main does not return the shard_map's results in order")
     body = mc.regions[0].blocks[0]
+    _drop_trivial_constraints(loaded, mc, sizes, rw)
     for a, b in zip(args, body.arguments):
         if a.type != b.type:
             rw.set_type(a, b.type)
@@ -289,6 +290,26 @@ def _inline_manual_computation(loaded, main, manual, rw) -> None:
     inner = list(body.operations)
     rw.move_all_before(inner[:-1], mc)
     rw.replace_op(mc, list(inner[-1].operands))  # sdy.return's operands: the per-device results
+
+
+def _drop_trivial_constraints(loaded, mc, sizes: dict, rw) -> None:
+    """``sdy.sharding_constraint`` ops in the body over mesh axes of size 1 only (JAX writes them for the
+    auto axes of a mesh such as ``("data"=2, "model"=1)``) constrain nothing: forwarded. One over an axis
+    of size > 1 cannot be in a body manual over every such axis; refused."""
+    from hilo_mlir.ir.binding import ir
+
+    found: list = []
+
+    def visit(op):
+        if op.name == "sdy.sharding_constraint":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    mc.walk(visit)
+    for op in found:
+        if _split_axes(str(op.attributes["sharding"]), sizes):
+            raise _error(loaded, op, "this sharding constraint inside the shard_map splits a mesh axis (partially manual)")
+        rw.replace_op(op, [op.operands[0]])
 
 
 def _check_gspmd_main(loaded, main, frames) -> None:
