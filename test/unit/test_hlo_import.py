@@ -289,3 +289,66 @@ def test_jax_compile_with_mesh_partitions_a_sharded_jit():
     env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
     out = subprocess.run([sys.executable, "-c", PARTITIONED_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+
+
+def test_shard_map_manual_over_every_axis_of_size_above_one(tmp_path):
+    """Mesh ("x"=2, "y"=1), manual over x: JAX's constraints over y (size 1) constrain nothing and are dropped."""
+    from jax.sharding import PartitionSpec as P
+
+    text = _shard_map_export(_local_body, (2, 1), ("x", "y"), (P("x", None), P()), P("x", None), [(8, 16), (16, 4)], manual={"x"})
+    assert "sdy.sharding_constraint" in text
+    path = tmp_path / "xy.stablehlo.mlir"
+    path.write_text(text)
+    src = compile_file(str(path))
+    xs = _inputs([jax.ShapeDtypeStruct((4, 16), jnp.float32), jax.ShapeDtypeStruct((16, 4), jnp.float32)])
+    (got,) = penguin_ref.run(src, xs, files=src.files)
+    _compare(got, np.asarray(_local_body(*xs)), "shard_map x=2,y=1")
+
+
+# -- item 3: XLA's optimized dumps of the corpus programs (slow: a child jax process with --xla_dump_to) -------
+
+OPTIMIZED_SCRIPT = """
+import glob, os, sys
+dump = sys.argv[1]
+os.environ["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text"
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import jax, jax.numpy as jnp
+import generate
+from hilo_mlir import compile_file, penguin_ref
+rng = np.random.default_rng(0)
+skip = ("decoder_stack_L64", "decoder_stack_L512")
+for name, fn, args in generate.cases():
+    if name in skip:
+        continue
+    xs = []
+    for a in args:
+        x = rng.standard_normal(a.shape).astype(np.float32)
+        xs.append(np.asarray(jnp.asarray(x / np.sqrt(x.shape[0]) if x.ndim == 2 else x, dtype=a.dtype)))
+    want = np.asarray(jax.jit(fn)(*xs))
+    (path,) = glob.glob(os.path.join(dump, f"*jit_{fn.__name__}.cpu_after_optimizations.txt"))[-1:]
+    for spine in ("mhlo", "stablehlo"):
+        src = compile_file(path, spine=spine)
+        assert any("inlined" in line and "XLA fusion" in line for line in src.log), (name, src.log)
+        got = np.asarray(penguin_ref.run(src, xs, files=src.files)[0])
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        if want.dtype.name == "bfloat16":
+            assert np.max(np.abs(g - w)) <= 2.0**-6 * np.max(np.abs(w)), name
+        else:
+            assert np.allclose(g, w, rtol=1e-5, atol=1e-5), (name, spine, np.max(np.abs(g - w)))
+    print(name)
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_optimized_dumps_of_the_corpus_equal_jax(tmp_path):
+    """Every corpus program's ``*.cpu_after_optimizations.txt`` (XLA fusions, bitcasts) compiles on both spines and equals JAX."""
+    import subprocess
+
+    if not CASES:
+        pytest.skip("../shared/corpus not available")
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
+    args = [sys.executable, "-c", OPTIMIZED_SCRIPT, str(tmp_path / "dump"), str(CORPUS_DIR / "jax")]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-2000:] + out.stderr[-3000:]

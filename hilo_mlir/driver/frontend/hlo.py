@@ -126,7 +126,7 @@ def import_hlo(data: bytes, kind: str, filename: str, context, log: list | None 
             (``NCC_DRV001``), or a layout/custom call :func:`normalize_imported` refuses.
     """
     from hilo_mlir.driver.frontend.loading import hlo_proto_to_bytecode
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.support.diagnostics import from_mlir_error
 
     source = None
@@ -192,7 +192,7 @@ def entry_computation_name(proto: bytes) -> str:
 
 
 def _dense_ints(attr) -> list[int] | None:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     try:
         return [int(x) for x in ir.DenseIntElementsAttr(attr)]
@@ -244,7 +244,7 @@ class _Locator:
         diagnostic (printability, passes) points into the HLO text. Returns how many."""
         if self.source is None:
             return 0
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         index = self._index()
         n = 0
@@ -273,7 +273,7 @@ class _Locator:
 
 def _collect(module) -> list:
     """Every op below the module, in walk order (pre-order)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     found: list = []
     advance = ir.WalkResult.ADVANCE
@@ -331,7 +331,7 @@ def normalize_imported(module, filename: str, source: str | None = None, partiti
 
 def _visit(op, where: _Locator, rw, counts: dict, found: dict) -> None:
     """Check one op, drop its layout attributes, and note it in ``found`` when it is rewritten later."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     name = op.name
     attrs = op.attributes
@@ -384,7 +384,7 @@ def _strip_signature(func_op, rw, ir) -> int:
 
 
 def _check_custom_call(op, where: _Locator, rw, counts) -> None:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     attrs = op.attributes
     target = ir.StringAttr(attrs["call_target_name"]).value if "call_target_name" in attrs else ""
@@ -420,7 +420,7 @@ def _quote(s: str) -> str:
 
 
 def _bitcast_to_reshape(op, where: _Locator, rw, counts) -> None:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     src_t = ir.RankedTensorType(op.operands[0].type)
     res_t = ir.RankedTensorType(op.results[0].type)
@@ -491,7 +491,7 @@ def sharding_splits(sharding: str) -> bool:
 def check_partitioned(ops, where: _Locator) -> None:
     """Refuse the global program of a sharded computation (HLO not partitioned): one error at the first
     argument, result or op whose ``mhlo.sharding`` splits a dimension (or is manual)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     for op in ops:
         attrs = op.attributes
@@ -516,7 +516,7 @@ def check_partitioned(ops, where: _Locator) -> None:
 def _drop_partitioned_shardings(ops, rw) -> int:
     """A partitioned module's shardings describe how the global values were split, which its shapes already
     are: dropped (counted with the layouts)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     n = 0
     for op in ops:
@@ -568,7 +568,7 @@ def mesh_groups_to_dense(module, ops, rw, where: _Locator) -> int:
     """
     import numpy as np
 
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     todo = [op for op in ops if "replica_groups" in op.attributes and "replica_group_mesh_axes" in str(op.attributes["replica_groups"])]
     if not todo:

@@ -84,7 +84,7 @@ def _mesh_sizes(module) -> dict:
 def _splitting(name: str, attr, sizes: dict) -> str | None:
     """The printed sharding if attribute ``name`` = ``attr`` splits a dimension across devices, else None."""
     from hilo_mlir.driver.frontend.hlo import sharding_splits
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     if name == "mhlo.sharding":
         text = ir.StringAttr(attr).value if isinstance(attr, ir.StringAttr) else str(attr)
@@ -107,7 +107,7 @@ def check_partitioned(loaded, ops) -> None:
         HiloError: naming the sharding and how to get a per-device module.
     """
     from hilo_mlir.driver.frontend.hlo import PARTITION_RECIPE
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.support.diagnostics import HiloError
 
     sizes = _mesh_sizes(loaded.module)
@@ -190,14 +190,14 @@ TO_LOCAL, TO_GLOBAL = "SPMDFullToShardShape", "SPMDShardToFullShape"
 
 
 def _target(op) -> str:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = op.attributes["call_target_name"] if "call_target_name" in op.attributes else None
     return ir.StringAttr(a).value if a is not None else ""
 
 
 def _sharding_text(op) -> str:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = op.attributes["mhlo.sharding"] if "mhlo.sharding" in op.attributes else None
     return ir.StringAttr(a).value if isinstance(a, ir.StringAttr) else ""
@@ -236,7 +236,7 @@ def shard_map_to_per_device(loaded, census) -> int:
     frames = [c for t in tops for c in census.ops_named(t, *calls) if _target(c) in (TO_LOCAL, TO_GLOBAL)]
     if not manual and not frames:
         return 0
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.rewrite.rewriter import Rewriter
 
     with loaded.context:
@@ -258,7 +258,7 @@ def shard_map_to_per_device(loaded, census) -> int:
 def _inline_manual_computation(loaded, main, manual, rw) -> None:
     import re
 
-    from hilo_mlir.ir import identity_key
+    from hilo_mlir.ir.binding import identity_key
 
     if len(manual) != 1:
         raise _error(loaded, manual[1], f"the module has {len(manual)} shard_map regions; only one, making up all of main, is supported")
@@ -282,6 +282,7 @@ def _inline_manual_computation(loaded, main, manual, rw) -> None:
     if [hash(v) for v in ret.operands] != [hash(r) for r in mc.results]:
         raise _error(loaded, ret, "main does not return the shard_map's results in order")
     body = mc.regions[0].blocks[0]
+    _drop_trivial_constraints(loaded, mc, sizes, rw)
     for a, b in zip(args, body.arguments):
         if a.type != b.type:
             rw.set_type(a, b.type)
@@ -291,9 +292,29 @@ def _inline_manual_computation(loaded, main, manual, rw) -> None:
     rw.replace_op(mc, list(inner[-1].operands))  # sdy.return's operands: the per-device results
 
 
+def _drop_trivial_constraints(loaded, mc, sizes: dict, rw) -> None:
+    """``sdy.sharding_constraint`` ops in the body over mesh axes of size 1 only (JAX writes them for the
+    auto axes of a mesh such as ``("data"=2, "model"=1)``) constrain nothing: forwarded. One over an axis
+    of size > 1 cannot be in a body manual over every such axis; refused."""
+    from hilo_mlir.ir.binding import ir
+
+    found: list = []
+
+    def visit(op):
+        if op.name == "sdy.sharding_constraint":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    mc.walk(visit)
+    for op in found:
+        if _split_axes(str(op.attributes["sharding"]), sizes):
+            raise _error(loaded, op, "this sharding constraint inside the shard_map splits a mesh axis (partially manual)")
+        rw.replace_op(op, [op.operands[0]])
+
+
 def _check_gspmd_main(loaded, main, frames) -> None:
     """main holds only the frames, their ``@Sharding`` markers and calls of the body; every frame is fully manual."""
-    from hilo_mlir.ir import identity_key
+    from hilo_mlir.ir.binding import identity_key
 
     for o in main.regions[0].blocks[0].operations:
         op = o.operation
@@ -311,7 +332,7 @@ def _check_gspmd_main(loaded, main, frames) -> None:
 def _strip_gspmd_frames(loaded, main, frames, rw) -> None:
     """``arg -> @Sharding -> @SPMDFullToShardShape -> body -> @Sharding -> @SPMDShardToFullShape -> return``: the
     arguments take the per-device types, the frames are forwarded."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     _check_gspmd_main(loaded, main, frames)
     block = main.regions[0].blocks[0]

@@ -1,8 +1,9 @@
 """``hilo-import``: the driver's import step as a pass, so that a dumped pipeline is complete.
 
 ``hilo2penguin`` does, between reading the input and running the spine
-(:func:`hilo_mlir.driver.compiler.compile_loaded`): refuse inputs the spine cannot
-compile (:func:`~hilo_mlir.driver.compiler.validate_input`), keep the parameter
+(:func:`hilo_mlir.driver.compiler.compile_loaded`): make a ``shard_map`` export
+its per-device program (:func:`~hilo_mlir.driver.frontend.sharding.shard_map_to_per_device`),
+refuse inputs the spine cannot compile (:func:`~hilo_mlir.driver.compiler.validate_input`), keep the parameter
 markers alive, drop sharding annotations, check that the printer can emit
 every op that will reach it, and bring the module to mhlo
 (``chlo-legalize-to-stablehlo`` when chlo is present, then

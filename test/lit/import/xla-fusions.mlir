@@ -8,6 +8,9 @@
 // RUN: FileCheck %s --check-prefix=PENGUIN < %t/s/penguin.py
 // RUN: not hilo2penguin %S/Inputs/backend-call.txt -o %t/b 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not hilo-opt %S/Inputs/backend-call.txt 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: hilo2penguin --dump-pass-pipeline > %t/pipeline.txt
+// RUN: sh -c 'hilo-opt %S/Inputs/mlp.after_optimizations.txt --pass-pipeline="$(cat %t/pipeline.txt)" -o %t/opt.py'
+// RUN: cmp %t/opt.py %t/m/penguin.py
 // RUN: not test -e %t/b
 
 // CHECK-LABEL: func.func @main(

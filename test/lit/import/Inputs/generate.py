@@ -10,6 +10,8 @@ tests read here under stable names:
 * sharded.before_optimizations.txt    -- a sharded jit (x split over 2 devices): the global program
 * sharded.after_spmd-partitioning.txt -- the same after SPMD partitioning: the per-device program + all-reduce
 * sharded.compiled.txt                -- jax.jit(f).lower(...).compile().as_text(): partitioned and optimized
+* shard_map.stablehlo.mlir            -- jax.export of a shard_map (psum) manual over "x" (Shardy form)
+* shard_map_gspmd.stablehlo.mlir      -- the same with jax_use_shardy_partitioner=False (GSPMD custom calls)
 """
 
 import glob
@@ -69,6 +71,21 @@ def main() -> None:
     with open(os.path.join(HERE, "sharded.compiled.txt"), "w") as fh:
         fh.write(f.lower(x, w).compile().as_text())
     print("sharded.compiled.txt")
+
+    def body(x, w):
+        return jax.lax.psum(jnp.tanh(x @ w), "x")
+
+    amesh = jax.sharding.AbstractMesh((2,), ("x",))
+    args = [
+        jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=NamedSharding(amesh, P("x", None))),
+        jax.ShapeDtypeStruct((16, 4), jnp.float32, sharding=NamedSharding(amesh, P())),
+    ]
+    for name, shardy in (("shard_map.stablehlo.mlir", True), ("shard_map_gspmd.stablehlo.mlir", False)):
+        jax.config.update("jax_use_shardy_partitioner", shardy)
+        f = jax.shard_map(body, mesh=amesh, in_specs=(P("x", None), P()), out_specs=P())
+        with open(os.path.join(HERE, name), "w") as fh:
+            fh.write(jax.export.export(jax.jit(f))(*args).mlir_module())
+        print(name)
     shutil.rmtree(DUMP, ignore_errors=True)
 
 
