@@ -36,9 +36,13 @@ from __future__ import annotations
 import re
 
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.partitioning import PARTITION_RECIPE, sharding_splits  # noqa: F401 - shared with the MLIR route
 
 #: First bytes of HLO text (``HloModule name, ...``), after optional blank lines.
 _HLO_TEXT = re.compile(rb"\A\s*HloModule\s")
+
+#: Input kinds this module imports (:func:`import_hlo`).
+HLO_KINDS = ("proto", "hlotext")
 
 #: Discardable op attributes the HLO importer writes for physical layouts.
 LAYOUT_OP_ATTRS = ("result_layout", "source_layout", "xla_shape")
@@ -125,7 +129,7 @@ def import_hlo(data: bytes, kind: str, filename: str, context, log: list | None 
         HiloError: a parse error of the text, the importer's status
             (``NCC_DRV001``), or a layout/custom call :func:`normalize_imported` refuses.
     """
-    from hilo_mlir.driver.frontend.loading import hlo_proto_to_bytecode
+    from hilo_mlir.driver.frontend.formats import hlo_proto_to_bytecode
     from hilo_mlir.ir.binding import ir
     from hilo_mlir.support.diagnostics import from_mlir_error
 
@@ -454,38 +458,6 @@ def _inline_fusion(op, rw) -> None:
 
 
 # -- sharding: partitioned or not; mesh-axes replica groups ------------------------------------------------
-
-#: How to get a per-device module of a sharded JAX program (the README's "Multi-device programs" recipe).
-PARTITION_RECIPE = (
-    "compile the per-device program instead: the module after SPMD partitioning "
-    "(XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=spmd-partitioning', file "
-    "*.after_spmd-partitioning*.txt, or jax.jit(f).lower(...).compile().as_text()), or a jax.export of a shard_map "
-    "that is manual over every mesh axis; hilo_mlir.jax.compile(f, ..., mesh=mesh) does either for you"
-)
-
-_TILE = re.compile(r"devices=\[([\d,]+)\]")
-
-
-def sharding_splits(sharding: str) -> bool:
-    """True if an HLO sharding string (``{devices=[2,1]<=[2]}``, ``{replicated}``, ``{manual}``, tuples of them)
-    splits some dimension of its value across devices, or is manual (a shard_map body before partitioning)."""
-    if "manual" in sharding:
-        return True
-    for m in _TILE.finditer(sharding):
-        dims = [int(x) for x in m.group(1).split(",") if x]
-        tail = sharding[m.end() : m.end() + 200]
-        if "last_tile_dim_replicate" in tail.split("}")[0]:
-            dims = dims[:-1]
-        else:
-            lt = re.search(r"last_tile_dims=\{([^}]*)\}", tail)
-            if lt:
-                dims = dims[: len(dims) - len([x for x in lt.group(1).split(",") if x.strip()])]
-        prod = 1
-        for d in dims:
-            prod *= d
-        if prod > 1:
-            return True
-    return False
 
 
 def check_partitioned(ops, where: _Locator) -> None:

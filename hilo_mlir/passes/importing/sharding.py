@@ -20,10 +20,14 @@
 
 Shardy ops that compute with a mesh (``sdy.sharding_constraint``,
 ``sdy.reshard`` ...) are refused by
-:func:`hilo_mlir.driver.frontend.validation.validate_input` before the strip.
+:func:`hilo_mlir.passes.importing.validation.validate_input` before the strip.
 """
 
 from __future__ import annotations
+
+import re
+
+from hilo_mlir.support.partitioning import PARTITION_RECIPE, sharding_splits  # noqa: F401 (re-exported)
 
 #: Discardable attributes that carry sharding (Shardy and GSPMD); dropped by :func:`strip_sharding`.
 SHARDING_ATTRS = ("sdy.sharding", "sdy.sharding_rule", "sdy.sharding_origins", "sdy.propagation_edges", "mhlo.sharding")
@@ -55,8 +59,6 @@ def _strip_signature_attrs(op, ir) -> int:
 
 def _split_axes(text: str, sizes: dict) -> list[str]:
     """The mesh axes of size > 1 a printed ``#sdy.sharding<@m, [{"x"}, {}]...>`` splits a dimension over."""
-    import re
-
     start = text.find("[")
     if start < 0:
         return []
@@ -71,8 +73,6 @@ def _split_axes(text: str, sizes: dict) -> list[str]:
 
 def _mesh_sizes(module) -> dict:
     """``{axis: size}`` of every top-level ``sdy.mesh`` (axis names of all meshes together)."""
-    import re
-
     sizes: dict = {}
     for op in module.body.operations:
         if op.operation.name == "sdy.mesh":
@@ -83,7 +83,6 @@ def _mesh_sizes(module) -> dict:
 
 def _splitting(name: str, attr, sizes: dict) -> str | None:
     """The printed sharding if attribute ``name`` = ``attr`` splits a dimension across devices, else None."""
-    from hilo_mlir.driver.frontend.hlo import sharding_splits
     from hilo_mlir.ir.binding import ir
 
     if name == "mhlo.sharding":
@@ -106,7 +105,6 @@ def check_partitioned(loaded, ops) -> None:
     Raises:
         HiloError: naming the sharding and how to get a per-device module.
     """
-    from hilo_mlir.driver.frontend.hlo import PARTITION_RECIPE
     from hilo_mlir.ir.binding import ir
     from hilo_mlir.support.diagnostics import HiloError
 
@@ -204,7 +202,6 @@ def _sharding_text(op) -> str:
 
 
 def _error(loaded, op, message: str):
-    from hilo_mlir.driver.frontend.hlo import PARTITION_RECIPE
     from hilo_mlir.support.diagnostics import HiloError
 
     return HiloError(f"{message}: {PARTITION_RECIPE}", loc=op.location, filename=loaded.filename)
@@ -229,7 +226,7 @@ def shard_map_to_per_device(loaded, census) -> int:
     calls = sorted(n for n in names if n.endswith(".custom_call"))
     if "sdy.manual_computation" not in names and not calls:
         return 0
-    from hilo_mlir.driver.frontend.validation import entry_function
+    from hilo_mlir.passes.importing.validation import entry_function
 
     tops = [op.operation for op in loaded.module.body.operations]
     manual = [m for t in tops for m in census.ops_named(t, "sdy.manual_computation")]
@@ -256,8 +253,6 @@ def shard_map_to_per_device(loaded, census) -> int:
 
 
 def _inline_manual_computation(loaded, main, manual, rw) -> None:
-    import re
-
     from hilo_mlir.ir.binding import identity_key
 
     if len(manual) != 1:
