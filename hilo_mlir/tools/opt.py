@@ -307,14 +307,15 @@ def _all_passes():
 
 def _read(args) -> tuple[str, str | bytes]:
     """The input's name and text. An empty file or stdin is the empty module (as mlir-opt); MLIR
-    bytecode (or a StableHLO portable artifact, read as stablehlo) is read in a child process
-    first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
+    bytecode (or a StableHLO portable artifact, read as stablehlo), a serialized ``HloModuleProto``
+    (``*.pb``) and HLO text (``HloModule ...``; both imported as normalised stablehlo) are read in a
+    child process first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
 
     Raises:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
@@ -322,8 +323,9 @@ def _read(args) -> tuple[str, str | bytes]:
         raise HiloError("--timeout must be positive")
     filename = "<stdin>" if args.input == "-" else args.input
     raw = read_input(args.input, allow_empty=True)
-    if raw.startswith(BYTECODE_MAGIC):
-        return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+    kind = input_kind(filename, raw)
+    if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
+        return filename, read_binary(raw, filename, kind, args.allow_unregistered_dialect, args.timeout)
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
