@@ -248,6 +248,30 @@ def test_step6_lowers_abs_exp_compare_sin_cos_like_xla(spine):
     assert got[4].any() and got[5].any()
 
 
+EXP_EDGES = """func.func @main(%a: tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>> {
+  %0 = stablehlo.exponential %a : tensor<5xcomplex<f32>>
+  return %0 : tensor<5xcomplex<f32>>
+}
+"""
+
+
+@pytest.mark.parametrize("spine", SPINES)
+def test_step6_exp_where_the_plain_product_fails(spine):
+    """exp(100 + 0i) and exp(inf + 0i) are (inf, 0) as XLA gives (e^re * sin 0 would be inf * 0 = NaN); exp(89 + 1i)
+    has XLA's finite real part 2.4257480e38 although e^89 overflows f32 (e^re applied in halves); -0 stays -0."""
+    from hilo_mlir.testing import evaluate_xla, run_passes
+
+    pipeline = "stablehlo-legalize-to-hlo,lower-complex,hlo-legalize-to-stablehlo" if spine == "mhlo" else "stablehlo-lower-complex"
+    after, _ = run_passes(EXP_EDGES, pipeline)
+    assert "complex<f32>>" in after and not re.search(r"= stablehlo\.exponential .*complex<f32>>", after)
+    a = np.array([100 + 0j, complex(np.inf, 0), 89 + 1j, complex(-3, -0.0), 0.5 + 2j], np.complex64)
+    want, got = evaluate_xla(EXP_EDGES, [a])[0], evaluate_xla(after, [a])[0]
+    assert got[0] == complex(np.inf, 0) and got[1] == complex(np.inf, 0) and want[0] == got[0] and want[1] == got[1]
+    assert np.isfinite(got[2].real) and abs(got[2].real / want[2].real - 1) < 4 * np.finfo(np.float32).eps
+    assert np.signbit(got[3].imag) and got[3].imag == 0
+    assert abs(got[4] - np.exp(np.complex128(0.5 + 2j))) <= 4 * np.finfo(np.float32).eps * abs(np.exp(0.5 + 2j))
+
+
 @pytest.mark.parametrize("spine", SPINES)
 def test_default_gates_lower_complex_abs_and_exp_end_to_end(spine):
     """hilo2penguin's default gates: abs and exp of complex values are lowered at step 6, and the program matches JAX."""
