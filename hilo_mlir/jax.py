@@ -93,12 +93,35 @@ class PenguinProgram:
         if self.devices > 1:
             raise HiloError(
                 f"this is one device's program of {self.devices}: run it on {self.devices} simulated devices "
-                f"(hilo-penguin-run --devices {self.devices}), not as a single-device program"
+                f"with run_devices([inputs of device 0, ...]) (hilo-penguin-run --devices {self.devices}), "
+                "not as a single-device program"
             )
         flat = penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
         if self.exported is None:  # a portable artifact: no output structure is known
             return list(flat)
         return jax.tree_util.tree_unflatten(self.exported.out_tree, list(flat))
+
+    def run_devices(self, per_device, literal_fusions: bool = False) -> list:
+        """Run the per-device program on ``self.devices`` simulated devices in lock step (numpy reference backend).
+
+        Args:
+            per_device: one input list per device (``per_device[d]``: device ``d``'s shards, in ``main``'s
+                input order).
+
+        Returns:
+            One output list per device (``main``'s results, flat).
+
+        Raises:
+            HiloError: not one input list per device; the backend's errors (collectives that do not fit the
+                devices, a deadlock).
+        """
+        from hilo_mlir import penguin_ref
+
+        if len(per_device) != self.devices:
+            raise HiloError(f"the program runs on {self.devices} devices: give one input list per device, {len(per_device)} given")
+        ins = [[np.asarray(a) for a in dev] for dev in per_device]
+        out = penguin_ref.run(self.source, ins, files=self.files, literal_fusions=literal_fusions, devices=self.devices)
+        return [list(o) for o in out]
 
     def reference(self, *arrays):
         """Run the exported function with JAX (XLA CPU): its results as numpy arrays, in its output structure.

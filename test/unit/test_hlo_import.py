@@ -250,6 +250,12 @@ def test_jax_compile_with_mesh_and_specs_is_the_shard_map_route():
     assert "shape=(4, 16)" in prog.source and prog.source.count("m1.AllReduceOp(") == 1
     with pytest.raises(HiloError, match="run it on 2 simulated devices"):
         prog.run(np.ones((4, 16), np.float32), np.ones((16, 4), np.float32))
+    xs = _inputs([x, w])
+    shards = [[xs[0][:4], xs[1]], [xs[0][4:], xs[1]]]
+    outs = prog.run_devices(shards)
+    want = np.asarray(_local_body(xs[0][:4], xs[1]) / 2.0 + _local_body(xs[0][4:], xs[1]) / 2.0)  # psum of tanh(x_d @ w)
+    for d in range(2):
+        _compare(outs[d][0], want, f"device {d}")
 
 
 def test_jax_compile_with_mesh_needs_devices_for_the_partitioned_route():
