@@ -223,7 +223,7 @@ def bytecode_seeds(texts: list[str]) -> list[bytes]:
     from hilo_mlir.ir.binding import ir, make_context
 
     out = []
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers
+    from hilo_mlir.ir.limits import check_dim_numbers
 
     with make_context():
         for t in texts:

@@ -288,7 +288,7 @@ class PenguinPrinter(Emitter):
 
     def check_supported(self, op) -> None:
         """Raise the printer's error for an op :func:`supported.unsupported_reason` rejects."""
-        reason = _sup.unsupported_reason(op, self.type_reasons)
+        reason = _sup.unsupported_reason(op, self.type_reasons, self.dialect)
         if reason:
             self._unsupported(op, reason)
 
@@ -328,7 +328,7 @@ class PenguinPrinter(Emitter):
         op = rec.op
         reason, attr_dependent, handler = self._info(rec.name)
         if attr_dependent:
-            reason = _sup.op_reason(op)
+            reason = _sup.op_reason(op, self.dialect)
         if reason:
             self._unsupported(op, reason)
         names = self.names

@@ -24,8 +24,11 @@ def print_prologue(p, main, body) -> None:
     """The ``Function`` line (filled in by :func:`function_line`) and one ``markInput`` per entry argument.
 
     ``input_<i> = m1.Tensor(name=, spec=).markInput(<function>, index=<i>,
-    is_parameter_tensor=<i in slowChangingIns>[, np_file='input_<i>.npy'])``
-    (format section 3).
+    is_parameter_tensor=<i in slowChangingIns>[, weight_files=['input_<i>.npy'],
+    np_file='input_<i>.npy'])`` (format section 3): a parameter names its
+    weight file twice, in the order of seed 002's prologue comment
+    ("+ weight_files / np_file"): ``weight_files`` is the list of the files
+    the weight is loaded from (one), ``np_file`` that file.
 
     Raises:
         HiloError: an entry argument whose type the printers cannot emit.
@@ -47,7 +50,7 @@ def print_prologue(p, main, body) -> None:
         extra = ""
         if i in slow_ins:
             p.parameters[i] = parameter_file(i)
-            extra = f", np_file={py_literal(p.parameters[i])}"
+            extra = f", weight_files={py_literal([p.parameters[i]])}, np_file={py_literal(p.parameters[i])}"
         p.write(
             f"{name} = {p.mod('ir')}.Tensor(name={py_literal(label)}, spec={p.spec(t)})"
             f".markInput({p.function}, index={i}, is_parameter_tensor={i in slow_ins}{extra})"

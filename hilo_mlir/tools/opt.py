@@ -77,7 +77,7 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes()}
+    known = {p.argument for p in registry.all_passes()} | set(registry.aliases())
     rest, passes = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
@@ -180,8 +180,9 @@ class _Run:
                 instr.on_diagnostic = captured.append
                 if self.on_phase is not None:
                     instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
-                extras = {"filename": self.filename, "debug": args.debug}
-                pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
+                outputs = pl.CompileOutputs()
+                env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
+                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
                 ok = True
                 try:
                     pipe.run(module)
@@ -198,7 +199,7 @@ class _Run:
                 if not ok:
                     return False
                 phase("writing the output")
-                return self._write_output(module, steps, extras, out, diags)
+                return self._write_output(module, steps, outputs, out, diags)
         finally:
             handle.detach()
 
@@ -215,20 +216,20 @@ class _Run:
         if args.mlir_pass_statistics:
             sys.stderr.write(pipe.statistics_report())
 
-    def _write_output(self, module, steps, extras, out, diags) -> bool:
+    def _write_output(self, module, steps, outputs, out, diags) -> bool:
         from hilo_mlir.passmanager.instrumentation import module_to_text
 
         args = self.args
         printer_outputs = [s.options.get("output") for s in steps if s.info and s.info.terminal]
         if "-" in printer_outputs:
             return True  # the printer already wrote penguin.py to stdout: do not append the module
-        if "penguin_source" in extras and not any(printer_outputs):
+        if outputs.source is not None and not any(printer_outputs):
             if args.emit_bytecode:
                 diags.append(
                     Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is a Penguin Python program, not IR")
                 )
                 return False
-            out.write(extras["penguin_source"].encode("utf-8"))
+            out.write(outputs.source.encode("utf-8"))
             return True
         if args.emit_bytecode:
             module.operation.write_bytecode(out)
@@ -301,8 +302,8 @@ def _read(args) -> tuple[str, str | bytes]:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
     if args.timeout is not None and args.timeout <= 0:

@@ -24,8 +24,8 @@ import pytest
 from conftest import ROOT
 
 from hilo_mlir import penguin_ref
-from hilo_mlir.driver.frontend.limits import MAX_NESTING, check_location_attributes, check_nesting
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.ir.limits import MAX_NESTING, check_location_attributes, check_nesting
 from hilo_mlir.printers import print_program
 from hilo_mlir.support.diagnostics import HiloError
 

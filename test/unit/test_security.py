@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hilo_mlir import penguin_ref
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import ProgramCheckError, _fast_check, check_program, dotted_name, py_literal, safe_keyword

@@ -58,6 +58,7 @@ from __future__ import annotations
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
 from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
+from hilo_mlir.ir.parameters import MARKER, is_marker, marker_argument
 from hilo_mlir.ir.utils import (
     attr_is,
     dict_items,
@@ -66,15 +67,12 @@ from hilo_mlir.ir.utils import (
     find_main,
     func_type,
     int_list_of,
-    is_block_arg_of,
     op_key,
     terminator,
 )
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import HiloError, op_error
-
-MARKER = "AwsNeuronTransferWithStaticRing"
 
 # --------------------------------------------------------------------------- helpers
 
@@ -198,7 +196,7 @@ def _return_positions(d, ret, out_types):
 
 def _strip_markers(main, d, ctx):
     # The custom calls of main from the census (walk order; one walk without a pipeline).
-    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if ir.StringAttr(op.attributes["call_target_name"]).value == MARKER]
+    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if is_marker(op)]
     if not markers:
         return set(), set()
     ret = terminator(entry_block(main))
@@ -215,8 +213,9 @@ def _strip_markers(main, d, ctx):
                 raise op_error(cc, f"@{MARKER} result #{i} ({r.type}) has no operand of the same type to forward the loaded value")
         if operands:
             v = operands[0]
-            if is_block_arg_of(v, main):
-                slow_ins.add(v.arg_number)
+            arg = marker_argument(cc, main)  # the rule hoist-compute reads markers by (hilo_mlir.ir.parameters)
+            if arg is not None:
+                slow_ins.add(arg)
             else:
                 for use in list(v.uses):
                     key = (op_key(use.owner), use.operand_number)

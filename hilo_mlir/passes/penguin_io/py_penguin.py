@@ -2,8 +2,8 @@
 
 The format is ``docs/penguin_format.md``. The pass does not change the IR: it prints
 ``main`` as Penguin Python and leaves the text in the pipeline's
-``extras["penguin_source"]`` and the large-constant ``.npy`` files in
-``extras["penguin_files"]`` (the driver writes both into the output folder),
+``ctx.outputs.source`` and the large-constant ``.npy`` files in
+``ctx.outputs.files`` (the driver writes both into the output folder),
 or writes them to the file named by the ``output`` option (the ``.npy``
 files beside it).
 """
@@ -64,7 +64,7 @@ def _run_printer(module_op, ctx):
         module_op,
         dialect=ctx.info.dialect,
         root=ctx.options.root,
-        filename=ctx.extras.get("filename"),
+        filename=ctx.env.filename,
         inline_limit=ctx.options.inline_constant_max_elements,
         stats=counts,
         model_type=ctx.options.model_type,
@@ -72,9 +72,9 @@ def _run_printer(module_op, ctx):
     )
     ctx.stats["statements"] += sum(counts.values())
     ctx.stats["npy-files"] += len(files)
-    ctx.extras["penguin_source"] = src
-    ctx.extras["penguin_files"] = files
-    ctx.extras["penguin_parameters"] = parameters
+    ctx.outputs.source = src
+    ctx.outputs.files = files
+    ctx.outputs.parameters = parameters
     out = ctx.options.output
     if out == "-":
         import sys

@@ -43,7 +43,7 @@ def run_histogram(module_op, ctx) -> None:
     """Count every op in the module by name and report it.
 
     The counts always go to the pass statistics (``--mlir-pass-statistics``,
-    ``PenguinSource.statistics``) and to ``ctx.extras["instruction_histogram"]``;
+    ``PenguinSource.statistics``) and to ``ctx.outputs.histogram``;
     the text report goes to stderr when ``output`` is ``-`` and to a file when
     ``output`` is a path (written atomically). The IR is not changed.
     """
@@ -51,7 +51,7 @@ def run_histogram(module_op, ctx) -> None:
     rows = sorted(ctx.op_counts().items(), key=lambda kv: (-kv[1], kv[0]))
     for name, n in rows:
         ctx.stats[name] = n
-    ctx.extras["instruction_histogram"] = rows
+    ctx.outputs.histogram = rows
     out = ctx.options.output
     if not out:
         return

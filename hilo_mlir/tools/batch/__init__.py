@@ -19,7 +19,7 @@
   SIGKILL).
 * ``last_pass`` is the argument of the pass that was running, or one of the
   driver stages ``read``, ``parse``, ``validate-input`` (the driver's input
-  checks, :func:`hilo_mlir.driver.frontend.validation.validate_input`) and ``write``.
+  checks, :func:`hilo_mlir.passes.importing.validation.validate_input`) and ``write``.
 * Outputs: ``OUTDIR/<relative path stem>/penguin.py`` (plus its ``.npy``
   files), written through :func:`hilo_mlir.driver.packaging.write_program` (staging
   folder, rename into place after everything was written). A module that
