@@ -47,6 +47,8 @@ class PenguinProgram:
         self.exported = exported
         self.mlir = mlir
         self.spine = spine
+        #: the CompileConfig it was compiled with (what :meth:`check` recompiles with)
+        self.config = None
 
     @property
     def statistics(self) -> dict:
@@ -101,6 +103,40 @@ class PenguinProgram:
             raise HiloError("no JAX function to run: this program was compiled from a portable artifact")
         out = self.exported.call(*self._unflat(arrays))
         return jax.tree_util.tree_map(np.asarray, out)
+
+    def check(self, *arrays, seed: int = 0, bisect: bool = True, out_dir=None):
+        """Check this compile against XLA and an f64 truth (``hilo-check``; README "Checking a compile").
+
+        Args:
+            *arrays: the function's arguments (as for :meth:`run`); none: seeded random inputs
+                drawn by role (weights scaled 1/sqrt(fan-in), ...).
+            seed: the random inputs' seed.
+            bisect: on a less-accurate output, find the pass and cluster that caused it.
+            out_dir: where to write ``check_report.json``, the Model Explorer graph and a reproducer.
+
+        Returns:
+            :class:`hilo_mlir.checker.CheckResult` (``.ok``, ``.outputs``, ``.text()``, ``.json()``).
+
+        Raises:
+            HiloError: a program compiled from a portable artifact (no module text kept);
+                :class:`hilo_mlir.checker.CheckError` when the check cannot be made.
+        """
+        from hilo_mlir.checker.core import check_data
+
+        if self.mlir is None:
+            raise HiloError("cannot check a program compiled from a portable artifact: compile the function or the Exported")
+        inputs = self._flat(arrays) if arrays else None
+        return check_data(
+            self.mlir,
+            "jax_export.mlir",
+            self.config,
+            self.spine,
+            inputs=inputs,
+            seed=seed,
+            bisect=bisect,
+            out_dir=None if out_dir is None else os.fspath(out_dir),
+            explorer=out_dir is not None,
+        )
 
     def _unflat(self, arrays):
         flat = self._flat(arrays)
@@ -176,7 +212,9 @@ def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=No
     src = compile_module(
         bytes(data), config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
     )
-    return PenguinProgram(src, None, None, spine)
+    prog = PenguinProgram(src, None, None, spine)
+    prog.config = config
+    return prog
 
 
 def compile(
@@ -264,7 +302,9 @@ def compile(
         from hilo_mlir.driver.weights import weight_files
 
         src.files.update(weight_files(src, weights))
-    return PenguinProgram(src, exp, text, spine)
+    prog = PenguinProgram(src, exp, text, spine)
+    prog.config = cfg
+    return prog
 
 
 def _weights(exp, example_args, params) -> dict:

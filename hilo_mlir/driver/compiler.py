@@ -186,7 +186,18 @@ def _run_pipeline(
         from hilo_mlir.fusion import report as _fr
 
         report = outputs.fusion_report = _fr.FusionReport(loaded.filename)
-    pipe = Pipeline(steps, instrumentation=instrumentation, env=env, outputs=outputs, verify_each=config.verify_each)
+    if config.fusion_fuel is not None:
+        from hilo_mlir.fusion.fuel import FusionFuel
+
+        outputs.fusion_fuel = FusionFuel(config.fusion_fuel)
+    pipe = Pipeline(
+        steps,
+        instrumentation=instrumentation,
+        env=env,
+        outputs=outputs,
+        verify_each=config.verify_each,
+        max_pass_index=config.max_pass_index,
+    )
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:

@@ -25,6 +25,7 @@ from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, 
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
+    add_bisect_flags,
     add_ir_printing_flags,
     add_plugin_flag,
     check_pass_filters,
@@ -70,6 +71,7 @@ def build_parser(pass_flags=()) -> ArgumentParser:
     ):
         ap.add_bool_flag(flag, help=text)
     add_ir_printing_flags(ap, verify_each_default=True)
+    add_bisect_flags(ap)
     return ap
 
 
@@ -181,8 +183,14 @@ class _Run:
                 if self.on_phase is not None:
                     instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
                 outputs = pl.CompileOutputs()
+                if args.fusion_fuel is not None:
+                    from hilo_mlir.fusion.fuel import FusionFuel
+
+                    outputs.fusion_fuel = FusionFuel(args.fusion_fuel)
                 env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
-                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
+                pipe = pl.Pipeline(
+                    steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each, max_pass_index=args.max_pass_index
+                )
                 ok = True
                 try:
                     pipe.run(module)
@@ -208,6 +216,10 @@ class _Run:
         if args.debug:
             for line in pipe.log:
                 sys.stderr.write(line + "\n")
+        elif args.max_pass_index is not None:  # as LLVM's -opt-bisect-limit: what ran and what did not
+            for line in pipe.log:
+                if line.startswith("BISECT: "):
+                    sys.stderr.write(line + "\n")
         if args.mlir_timing:
             from hilo_mlir.passmanager.instrumentation import timing_report
 

@@ -29,6 +29,7 @@ import re
 
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block, codegen
 from hilo_mlir.fusion import report as fusion_report
+from hilo_mlir.fusion.fuel import fuel_of
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_NAMESPACE, FusionKind, is_fusion_like
 from hilo_mlir.ir.effects import EffectOracle
@@ -100,7 +101,7 @@ def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
             namers.append(SymbolNamer(enclosing_module(block.owner)))
         cluster = FusionCluster([a, b], KIND, order=order)
         captured = rec.capture_cluster(RULE, cluster, anchor=b) if rec is not None else None
-        fused = codegen(cluster, d, ctx.rewriter, order=order, namer=namers[0] if namers else None)
+        fused = codegen(cluster, d, ctx.rewriter, order=order, namer=namers[0] if namers else None, fuel=(fuel_of(ctx), ctx.info.argument))
         if rec is not None:
             rec.file_cluster(captured, cluster.refusal)
         if fused is None:
