@@ -36,7 +36,7 @@ from __future__ import annotations
 import collections
 
 from hilo_mlir.ir import identity_key, ir
-from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change
+from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
 
 _TUPLE = ir.TupleType.static_typeid
 _SHAPED = frozenset(
@@ -116,7 +116,7 @@ def _count_types(counts: dict, types, delta: int) -> None:
             counts.pop(t, None)
 
 
-class Census:
+class Census(Listener):
     """Op names, counts, a per-function op index and value types of one module (see module doc).
 
     Args:

@@ -25,6 +25,7 @@ import functools
 
 from hilo_mlir.ir import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
+from hilo_mlir.rewrite.rewriter import Listener
 
 __all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "value_def_ancestor", "sorted_in_block"]
 
@@ -214,7 +215,7 @@ class _BlockOrder:
         return False
 
 
-class OrderIndex:
+class OrderIndex(Listener):
     """Position of each op in its block, built once per block on demand, kept current as ops move.
 
     ``pos(op)`` is a float, increasing along the block. A block is indexed

@@ -252,6 +252,11 @@ class PassContext:
         """
         return self.census.counts
 
+    @property
+    def debugging(self) -> bool:
+        """``--debug`` is on: worth spending time on debug lines (match failures, reports)."""
+        return self.env.debug
+
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
         self.log.append(f"[{self.info.argument}] {msg}")
