@@ -122,15 +122,16 @@ class RewritePattern:
     """A rewrite of one op kind (or a few): ``roots``, a pure :meth:`match` and a :meth:`rewrite`.
 
     Attributes:
-        name: the pattern's name: its statistic (bumped once per rewrite unless
-            ``counts`` is False) and its label in ``--debug`` lines.
+        name: the pattern's label in ``--debug`` lines (and its statistic unless ``statistic`` is set).
         roots: short op names (``"transpose"``), resolved through the pass's
             dialect table; full names (``"func.call"``) for a dialect-neutral pass.
-        counts: bump the statistic ``name`` after each rewrite.
+        statistic: the statistic bumped once per rewrite (default: ``name``).
+        counts: bump the statistic after each rewrite.
     """
 
     name: str = ""
     roots: tuple[str, ...] = ()
+    statistic: str = ""
     counts: bool = True
 
     def match(self, op: Any, rw: PatternRewriter) -> bool:
@@ -146,7 +147,7 @@ class RewritePattern:
             return False
         self.rewrite(op, rw)
         if self.counts:
-            rw.stats[self.name] += 1
+            rw.stats[self.statistic or self.name] += 1
         return True
 
 

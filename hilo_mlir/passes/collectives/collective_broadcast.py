@@ -14,6 +14,7 @@ import numpy as np
 from hilo_mlir.ir import ir
 from hilo_mlir.ir.dialects import TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
 
 def _channel_id(op) -> int:
@@ -48,37 +49,35 @@ def _broadcast_to_all_gather(module_op, ctx):
     all_gather gets ``use_global_device_ids`` so its groups are read as device
     ids, which equal partition ids when ``num_replicas = 1``.
 
-    Left alone (debug line): no or empty ``replica_groups`` (a process in no
+    Left alone (a ``--debug`` line): no or empty ``replica_groups`` (a process in no
     group gets zeros from collective_broadcast, but all_gather would gather
     everyone), groups padded with ``-1``, dynamic shapes.
     """
-    if not ctx.module_may_contain(*[t.name("collective_broadcast") for t in TABLES.values()]):
-        return  # no collective_broadcast in the module
-    found = []
+    apply_patterns_once(module_op, (BroadcastToAllGather(),), ctx)
 
-    def visit(op):
-        d = table_for(op)
-        if d is not None and d.is_op(op, "collective_broadcast"):
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
-    for op in found:
+class BroadcastToAllGather(RewritePattern):
+    """One ``collective_broadcast`` (either dialect) -> all_gather + slice (see :func:`_broadcast_to_all_gather`)."""
+
+    name, statistic = "collective-broadcast-to-all-gather", "broadcasts-rewritten"
+    roots = tuple(t.name("collective_broadcast") for t in TABLES.values())
+
+    def match(self, op, rw):
         groups = _replica_groups(op)
         if groups is None or groups.size == 0:
-            ctx.debug(f"collective_broadcast at {op.location}: empty replica_groups; left alone")
-            continue
+            return rw.notify_match_failure(op, "empty replica_groups; left alone")
         if (groups < 0).any():
-            ctx.debug(f"collective_broadcast at {op.location}: replica_groups padded with -1; left alone")
-            continue
+            return rw.notify_match_failure(op, "replica_groups padded with -1; left alone")
         t = op.results[0].type
         if t.typeid != ir.RankedTensorType.static_typeid or not ir.RankedTensorType(t).has_static_shape:
-            ctx.debug(f"collective_broadcast at {op.location}: dynamic shape; left alone")
-            continue
+            return rw.notify_match_failure(op, "dynamic shape; left alone")
+        return True
+
+    def rewrite(self, op, rw):
+        groups = _replica_groups(op)
         with op.context, op.location:
-            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), ctx.rewriter)
-        ctx.rewriter.replace_op(op, [out])
-        ctx.stats["broadcasts-rewritten"] += 1
+            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter)
+        rw.replace_op(op, [out])
 
 
 def _gather_and_slice(op, d, n: int, rw):
