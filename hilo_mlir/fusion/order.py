@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
 from hilo_mlir.rewrite.rewriter import Listener
 

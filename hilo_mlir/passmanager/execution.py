@@ -48,7 +48,7 @@ def run_pass(
     Raises:
         Whatever the pass raises (the caller translates it).
     """
-    from hilo_mlir.ir import identity_key
+    from hilo_mlir.ir.binding import identity_key
     from hilo_mlir.rewrite.rewriter import Change
 
     ctx = PassContext(

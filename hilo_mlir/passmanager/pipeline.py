@@ -268,7 +268,7 @@ class Pipeline:
 
     def _run_step(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager) -> Change:
         """Run one step with its instruments' hooks; return the :class:`~hilo_mlir.rewrite.rewriter.Change` it recorded."""
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
         from hilo_mlir.rewrite.rewriter import Change
 
         for inst in self.instruments:
@@ -347,7 +347,7 @@ class Pipeline:
 
     def _run_upstream(self, step: Step, op: Any, current: list[Any]) -> None:
         """An upstream step: one binding ``PassManager`` on the module, or per function when asked."""
-        from hilo_mlir.ir import passmanager
+        from hilo_mlir.ir.binding import passmanager
 
         assert step.cpp_text is not None, "an upstream step has its textual form"
         per_function = self._per_function(step)
@@ -400,7 +400,7 @@ class Pipeline:
             raise
 
     def _verify(self, op: Any, step: Step | None, final: bool = False) -> None:
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         t1 = time.perf_counter()
         try:

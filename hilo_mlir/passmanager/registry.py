@@ -161,7 +161,7 @@ class PassInfo:
             try:
                 run_pass(info, vals, op, rewriter=rewriter, analyses=am, stats=stats)
             except HiloError as e:
-                from hilo_mlir.ir import ir
+                from hilo_mlir.ir.binding import ir
 
                 loc = e.loc if isinstance(e.loc, ir.Location) else op.location
                 loc.emit_error(e.format().split("error: ", 1)[-1])

@@ -258,7 +258,7 @@ def test_chlo_ops_are_decomposed_by_the_driver(spine):
     import numpy as np
 
     from hilo_mlir import penguin_ref, testing
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     text = open(_path("chlo.mlir")).read()
     seen = []
@@ -289,7 +289,7 @@ BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
 
 
 def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
-    from hilo_mlir.ir import limits
+    from hilo_mlir.ir.binding import limits
 
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:

@@ -7,7 +7,7 @@ import collections
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 from hilo_mlir.passmanager.instrumentation.base import PassInstrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, Step
 from hilo_mlir.passmanager.registry import PassInfo

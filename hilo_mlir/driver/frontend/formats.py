@@ -48,7 +48,7 @@ def deserialize_portable(data: bytes, filename: str, context):
         HiloError: the artifact cannot be read (its version is newer than
             this StableHLO, or it is corrupt).
     """
-    from hilo_mlir.ir import ir, stablehlo
+    from hilo_mlir.ir.binding import ir, stablehlo
 
     try:
         return stablehlo.deserialize_portable_artifact(context, data)

@@ -93,7 +93,7 @@ def load_module(
             (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
             or hung on a binary input.
     """
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.io import decode_text
 
     if isinstance(data, str):

@@ -110,7 +110,7 @@ def _top_level(op):
 
 def _pass_text(step) -> str:
     if step.cpp_text is not None:
-        from hilo_mlir.ir import passmanager
+        from hilo_mlir.ir.binding import passmanager
 
         try:
             printed = str(passmanager.PassManager.parse(f"builtin.module({step.cpp_text})"))

@@ -79,7 +79,7 @@ class IRPrinter(PassInstrumentation):
             op = op.operation if hasattr(op, "operation") else op
             s += f" ('{op.name}' operation"
             if "sym_name" in op.attributes:
-                from hilo_mlir.ir import ir
+                from hilo_mlir.ir.binding import ir
 
                 s += f": @{ir.StringAttr(op.attributes['sym_name']).value}"
             s += ")"
