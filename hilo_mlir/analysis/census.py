@@ -1,6 +1,6 @@
 """The op census: one walk of the module, then kept current in place by the rewriter.
 
-Every binding call costs 0.1–2 µs, so a pass that walks a 34k-op module just
+Every binding call costs 0.1-2 µs, so a pass that walks a 34k-op module just
 to learn that the three ops it rewrites are absent costs more than the C++
 canonicalizer. The census answers instead:
 
@@ -415,7 +415,7 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ the checking mode
 
-    def differences(self, fresh: "Census") -> list[str]:
+    def differences(self, fresh: Census) -> list[str]:
         """How this (kept) census differs from ``fresh`` (a new one of the same module): empty if equal.
 
         Names and counts must be equal; every per-function list must hold the

@@ -27,7 +27,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
 from hilo_mlir.rewrite.rewriter import Listener
 
-__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "value_def_ancestor", "sorted_in_block"]
+__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "sorted_in_block", "value_def_ancestor"]
 
 
 class OpSet:
@@ -47,7 +47,7 @@ class OpSet:
             self.add(o)
 
     @classmethod
-    def of_distinct(cls, ops) -> "OpSet":
+    def of_distinct(cls, ops) -> OpSet:
         """An OpSet of ``ops`` (``ir.Operation``, already free of duplicates), keys computed lazily."""
         s = cls()
         s._ops = list(ops)
@@ -156,7 +156,7 @@ def sorted_in_block(items: list, key=None) -> list:
 class _BlockOrder:
     """Positions and a prev/next mirror of one block's op list (keys: :func:`op_key`)."""
 
-    __slots__ = ("block", "pos", "nxt", "prv", "ops")
+    __slots__ = ("block", "nxt", "ops", "pos", "prv")
 
     def __init__(self, block):
         self.block = block
@@ -251,7 +251,7 @@ class OrderIndex(Listener):
             self._rewriter.remove_listener(self)
             self._rewriter = None
 
-    def __enter__(self) -> "OrderIndex":
+    def __enter__(self) -> OrderIndex:
         return self
 
     def __exit__(self, *exc) -> None:

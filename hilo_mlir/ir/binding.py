@@ -22,14 +22,14 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _mlirHlo, _stablehlo
 from jaxlib.mlir.dialects import chlo, func, mhlo, sdy, stablehlo  # noqa: F401
 
 __all__ = [
-    "ir",
-    "passmanager",
-    "mhlo",
-    "stablehlo",
-    "func",
     "chlo",
-    "sdy",
+    "func",
+    "ir",
     "make_context",
+    "mhlo",
+    "passmanager",
+    "sdy",
+    "stablehlo",
     "stablehlo_ext",
 ]
 

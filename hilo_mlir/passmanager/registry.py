@@ -30,8 +30,9 @@ import dataclasses
 import importlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
     CompileOutputs,

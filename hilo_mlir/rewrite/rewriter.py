@@ -31,7 +31,7 @@ from a dangling wrapper.
 from __future__ import annotations
 
 import enum
-from typing import Iterable
+from collections.abc import Iterable
 
 from hilo_mlir.ir.binding import identity_key, ir
 
