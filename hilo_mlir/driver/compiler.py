@@ -58,7 +58,7 @@ class PenguinSource(str):
     files: dict
     timings: list
     verify_seconds: float = 0.0
-    fusion_report = None
+    fusion_report: FusionReport | None = None
     log: list
 
 

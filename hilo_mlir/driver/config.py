@@ -133,7 +133,7 @@ class CompileConfig:
         if name == "default":
             return cls()
         if name == "all":
-            return cls(**{g: True for g in cls.gate_names()})
+            return cls(**{g: True for g in cls.gate_names()})  # type: ignore[arg-type]  # every gate is a bool
         raise ValueError(f"unknown preset '{name}' (known: default, all)")
 
     def replace(self, **kw) -> CompileConfig:

@@ -163,7 +163,10 @@ class _BlockOrder:
         self.renumber()
 
     def renumber(self) -> None:
-        self.pos, self.nxt, self.prv, self.ops = {}, {}, {}, {}
+        self.pos: dict[int, float] = {}
+        self.nxt: dict[int, int | None] = {}
+        self.prv: dict[int, int | None] = {}
+        self.ops: dict[int, object] = {}
         prev = None
         for i, o in enumerate(self.block.operations):
             o = o.operation

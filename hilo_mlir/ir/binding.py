@@ -150,7 +150,7 @@ def identity_key(obj) -> int:
     large modules).
     """
     cap = obj._CAPIPtr  # held while it is read
-    return _AT(id(cap) + _OFFSET).value  # type: ignore[operator]  # never NULL: a binding capsule wraps an object
+    return _AT(id(cap) + _OFFSET).value  # type: ignore[operator,return-value]  # never NULL: a binding capsule wraps an object
 
 
 def _identity_key_checked(obj) -> int:

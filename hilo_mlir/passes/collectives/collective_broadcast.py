@@ -75,6 +75,7 @@ class BroadcastToAllGather(RewritePattern):
 
     def rewrite(self, op, rw):
         groups = _replica_groups(op)
+        assert groups is not None, "matched"
         with op.context, op.location:
             out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter)
         rw.replace_op(op, [out])

@@ -119,7 +119,7 @@ def _clone_reducer(reducer, region, loc, rw) -> None:
 
 def _erase_unused_reducers(module_op, funcs: dict, used: set, rw) -> None:
     """Erase the private reducers in ``used`` nothing references any more (one walk collects symbol uses)."""
-    still_used = set()
+    still_used: set[str] = set()
 
     def refs(op):
         for i in range(len(op.attributes)):
