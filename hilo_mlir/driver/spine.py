@@ -49,7 +49,7 @@ MHLO_SPINE: tuple[SpineStep, ...] = (
     SpineStep("5", "canonicalize-conv", "canonicalize_conv"),
     SpineStep("6", "lower-complex", "lower_complex"),
     SpineStep("7", "lower-complex-extra", "lower_complex_extra"),
-    SpineStep("8", "remove-optimization-barriers", "remove_optimization_barriers"),
+    SpineStep("8", "remove-opt-barriers", "remove_optimization_barriers"),
     SpineStep("9", "identify-cross-pass-tensors", "cross_pass_tensors"),
     SpineStep("10", "rematerialize", "cross_pass_tensors"),
     SpineStep("11", "coalesce-collective-ops", "coalesce_collectives"),
@@ -80,7 +80,7 @@ MHLO_SPINE: tuple[SpineStep, ...] = (
 SHARED_ARGUMENTS = frozenset(
     {
         "canonicalize",
-        "remove-optimization-barriers",
+        "remove-opt-barriers",
         "neuron-inst-combine",
         "mlir-instruction-histogram",
         "collective-broadcast-to-all-gather",
@@ -96,11 +96,15 @@ _INSERTIONS = {
 }
 
 
+#: StableHLO twins the binary does not spell ``stablehlo-<MHLO argument>`` (seed 004's StableHLO listing).
+_TWIN_ARGUMENTS = {"mhlo-to-py-penguin": "stablehlo-to-py-penguin", "canonicalize-for-tensorizer": "canonicalize-for-penguin"}
+
+
 def _twin(arg: str) -> str:
     if arg in SHARED_ARGUMENTS:
         return arg
-    if arg == "mhlo-to-py-penguin":
-        return "stablehlo-to-py-penguin"
+    if arg in _TWIN_ARGUMENTS:
+        return _TWIN_ARGUMENTS[arg]
     return "stablehlo-" + arg
 
 

@@ -124,35 +124,45 @@ class Option:
         type: ``bool``, ``int``, ``float`` or ``str``.
         default: value when not given.
         help: one line for ``--help``.
+        check: validates a parsed value: returns why it is refused (a phrase), or None.
+        writes_file: the value names a file or folder the pass writes (``--run-reproducer``
+            refuses a reproducer whose pipeline sets one: it may not write where the user did not say).
     """
 
     name: str
     type: type
     default: Any
     help: str
+    check: Callable[[Any], str | None] | None = None
+    writes_file: bool = False
 
     def parse(self, text: str, pass_arg: str) -> Any:
-        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
+        """Parse ``text`` into this option's type and apply :attr:`check`; raise HiloError on a bad value."""
         t = text.strip()
         if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
             t = t[1:-1]
+        value: Any = t
         try:
             if self.type is bool:
                 low = t.lower()
                 if low in ("1", "true", "on", "yes", ""):
-                    return True
-                if low in ("0", "false", "off", "no"):
-                    return False
-                raise ValueError(t)
-            if self.type is int:
-                return int(t, 0)
-            if self.type is float:
-                return float(t)
-            return t
+                    value = True
+                elif low in ("0", "false", "off", "no"):
+                    value = False
+                else:
+                    raise ValueError(t)
+            elif self.type is int:
+                value = int(t, 0)
+            elif self.type is float:
+                value = float(t)
         except ValueError:
             raise HiloError(
                 f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
             ) from None
+        reason = self.check(value) if self.check is not None else None
+        if reason:
+            raise HiloError(f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}': {reason}")
+        return value
 
 
 class PassContext:

@@ -93,6 +93,8 @@ class PassInfo:
     #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
     #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
     reads_pipeline: bool = False
+    #: other arguments that name this pass (kebab-case; listed in ``--help``, accepted wherever a pass is named)
+    aliases: tuple = ()
 
     @property
     def dialect_table(self) -> DialectTable | None:
@@ -186,6 +188,8 @@ class PassInfo:
 
 
 _REGISTRY: dict[str, PassInfo] = {}
+#: alias -> the argument of the pass it names
+_ALIASES: dict[str, str] = {}
 _LOADED = False
 
 
@@ -199,7 +203,7 @@ def _manifest_arguments() -> frozenset:
     if _BUILT_IN is None:
         try:
             with open(MANIFEST, encoding="utf-8") as f:
-                _BUILT_IN = frozenset(p["argument"] for p in json.load(f)["passes"])
+                _BUILT_IN = frozenset(n for p in json.load(f)["passes"] for n in [p["argument"], *p.get("aliases", ())])
         except OSError:
             _BUILT_IN = frozenset()
     return _BUILT_IN
@@ -227,23 +231,34 @@ def register(info: PassInfo) -> PassInfo:
         raise error(f"register() takes a PassInfo, got {type(info).__name__}")
     check_pass(info)
     origin = _ORIGIN.get()
-    other = _REGISTRY.get(info.argument)
-    if other is not None or (origin and info.argument in _manifest_arguments()):
-        by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
-        raise error(f"pass '{info.argument}' is already registered ({by}); choose another argument")
+    names = (info.argument, *info.aliases)
+    if len(set(names)) != len(names):
+        raise error(f"pass '{info.argument}': an alias repeats the argument or another alias")
+    for name in names:
+        other = lookup(name, load=False)
+        if other is not None or (origin and name in _manifest_arguments()):
+            by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
+            raise error(f"pass '{name}' is already registered ({by}); choose another argument")
     if origin:
         info = dataclasses.replace(info, origin=origin)
     _REGISTRY[info.argument] = info
+    for a in info.aliases:
+        _ALIASES[a] = info.argument
     return info
 
 
-def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[PassInfo, PassInfo]:
+def register_twins(
+    argument: str, summary: str, run: Callable, stablehlo_argument: str | None = None, stablehlo_aliases: tuple = (), **kw
+) -> tuple[PassInfo, PassInfo]:
     """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
 
     One implementation for both dialects: ``ctx.d`` is the twin's
     :class:`~hilo_mlir.ir.dialects.DialectTable`. ``class_name`` (if given) gets
     the ``StableHLO`` prefix for the twin, as in the binary. The other keywords
-    are :class:`PassInfo` fields. Returns both PassInfos.
+    are :class:`PassInfo` fields (``aliases``: the MHLO pass's only).
+    ``stablehlo_argument``: the twin's argument where the binary spells it
+    otherwise (``canonicalize-for-penguin``); ``stablehlo-<argument>`` is then
+    one of its aliases, with ``stablehlo_aliases``. Returns both PassInfos.
 
     Raises:
         HiloError: as :func:`register`, or an unknown keyword (located at this call).
@@ -255,13 +270,17 @@ def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[Pa
     if unknown or "dialect" in kw:
         raise error(f"register_twins() got an unexpected keyword {(unknown or ['dialect'])[0]!r}")
     a = register(PassInfo(argument, summary, run, dialect="mhlo", class_name=cls, **kw))
+    kw.pop("aliases", None)
+    prefixed = "stablehlo-" + argument
+    twin_aliases = tuple(stablehlo_aliases) + ((prefixed,) if stablehlo_argument and prefixed not in stablehlo_aliases else ())
     b = register(
         PassInfo(
-            "stablehlo-" + argument,
+            stablehlo_argument or prefixed,
             summary + " (StableHLO twin)",
             run,
             dialect="stablehlo",
             class_name=("StableHLO" + cls) if cls else "",
+            aliases=twin_aliases,
             **kw,
         )
     )
@@ -285,10 +304,20 @@ def load() -> None:
 
 
 def lookup(argument: str, load: bool = True) -> PassInfo | None:
-    """The pass registered as ``argument``, or None (``load=False``: what is registered so far)."""
+    """The pass registered as ``argument`` or with it as an alias, or None (``load=False``: what is registered so far)."""
     if load:
         _load()
-    return _REGISTRY.get(argument)
+    info = _REGISTRY.get(argument)
+    if info is None and argument in _ALIASES:
+        info = _REGISTRY.get(_ALIASES[argument])
+    return info
+
+
+def aliases(load: bool = True) -> dict[str, str]:
+    """``{alias: argument}`` of every pass registered with aliases."""
+    if load:
+        _load()
+    return dict(_ALIASES)
 
 
 def arguments() -> set[str]:
@@ -297,8 +326,10 @@ def arguments() -> set[str]:
 
 
 def unregister(argument: str) -> None:
-    """Forget ``argument`` (a plugin that failed halfway leaves nothing behind)."""
+    """Forget ``argument`` and its aliases (a plugin that failed halfway leaves nothing behind)."""
     _REGISTRY.pop(argument, None)
+    for a in [a for a, arg in _ALIASES.items() if arg == argument]:
+        del _ALIASES[a]
 
 
 @contextlib.contextmanager
@@ -314,32 +345,33 @@ def registering_for(origin: str):
 def get(argument: str) -> PassInfo:
     """Look up a pass by argument; HiloError listing close names if unknown."""
     _load()
-    try:
-        return _REGISTRY[argument]
-    except KeyError:
-        import difflib
+    info = lookup(argument, load=False)
+    if info is not None:
+        return info
+    import difflib
 
-        close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-        raise HiloError(f"unknown pass '{argument}'{hint}") from None
+    close = difflib.get_close_matches(argument, list(_REGISTRY) + list(_ALIASES), n=3)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    raise HiloError(f"unknown pass '{argument}'{hint}")
 
 
 def twin_of(info: PassInfo) -> str | None:
     """The argument of ``info``'s twin over the other dialect (``fold-iota`` <-> ``stablehlo-fold-iota``,
     ``mhlo-to-py-penguin`` <-> ``stablehlo-to-py-penguin``), or None."""
-    arg = info.argument
-    if info.dialect == "mhlo":
-        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-") :]] if arg.startswith("mhlo-") else [])
-        want = "stablehlo"
-    elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
-        rest = arg[len("stablehlo-") :]
-        cands, want = [rest, "mhlo-" + rest], "mhlo"
-    else:
-        return None
+    cands: list[str] = []
+    want = ""
+    for arg in (info.argument, *info.aliases):  # an alias may carry the prefixed spelling
+        if info.dialect == "mhlo":
+            cands += ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-") :]] if arg.startswith("mhlo-") else [])
+            want = "stablehlo"
+        elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
+            rest = arg[len("stablehlo-") :]
+            cands += [rest, "mhlo-" + rest]
+            want = "mhlo"
     for c in cands:
-        other = _REGISTRY.get(c)
+        other = lookup(c, load=False)
         if other is not None and other.dialect == want:
-            return c
+            return other.argument
     return None
 
 
@@ -369,6 +401,7 @@ def describe(info: PassInfo) -> dict:
         "dialect": info.dialect,
         "anchor": info.anchor,
         "upstream": info.upstream,
+        "aliases": list(info.aliases),
         "options": [{"name": o.name, "type": o.type.__name__, "default": o.default, "help": o.help} for o in info.options],
     }
 

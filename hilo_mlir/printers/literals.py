@@ -28,6 +28,9 @@ import numpy as np
 
 from hilo_mlir.support.diagnostics import HiloError
 
+#: numpy's largest array rank: a constant of higher rank is a located error
+MAX_RANK = 64
+
 #: MLIR element type -> numpy dtype, for the types numpy itself has.
 _NUMPY_DTYPES = {
     "f32": np.dtype(np.float32),
@@ -108,6 +111,8 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
         raise HiloError(f"constant of type {t} is not a ranked tensor", loc=loc) from None
     if not rt.has_static_shape:
         raise HiloError(f"constant of dynamic type {t} is not supported", loc=loc)
+    if rt.rank > MAX_RANK:
+        raise HiloError(f"a constant of rank {rt.rank} is not supported (at most {MAX_RANK} dimensions)", loc=loc)
     es = str(rt.element_type)
     shape = tuple(rt.shape)
     dt = np_dtype(es)
@@ -138,7 +143,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     rt = ir.RankedTensorType(t)
     es = str(rt.element_type)
     dt = np_dtype(es)
-    if dt is None or not rt.has_static_shape:
+    if dt is None or not rt.has_static_shape or rt.rank > MAX_RANK:
         raise HiloError(f"constant of type {t} is not supported", loc=loc)
     i = text.find("dense<")
     if i < 0:

@@ -174,7 +174,8 @@ def check_pass_filters(args) -> None:
     from hilo_mlir.passmanager import registry
 
     before, after = printed_pass_filters(args)
-    known = {p["argument"] for p in registry.descriptions()} | {p.argument for p in registry.plugin_passes()}
+    known = {n for p in registry.descriptions() for n in [p["argument"], *p.get("aliases", ())]}
+    known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
     for flag, names in (("--mlir-print-ir-before", before), ("--mlir-print-ir-after", after)):
         for n in names:
             if n not in known:

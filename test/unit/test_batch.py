@@ -92,7 +92,7 @@ def test_cli_batch_statuses_report_outputs_and_plain_progress(tmp_path):
     rows = {pathlib.Path(m["path"]).name: m for m in doc["modules"]}
     assert set(rows) == {"bad.mlir", "good.mlir", "nested.mlir", "decoder_layer.hlo.pb"}
     for m in doc["modules"]:
-        assert list(m) == ["path", "status", "diagnostic", "signal", "last_pass", "seconds"]
+        assert list(m) == ["path", "status", "diagnostic", "signal", "last_pass", "seconds", "output"]
         assert m["seconds"] >= 0
     bad = rows["bad.mlir"]
     assert bad["status"] == "rejected"

@@ -182,6 +182,17 @@ def _check_entry_arguments(entry, fname) -> None:
             )
 
 
+def _check_interface(module, entry, fname) -> None:
+    """The interface attributes the spine reads (``slowChangingIns``, ``input_names``, ...): one located error."""
+    from hilo_mlir.ir.interface_attrs import check_interface
+
+    try:
+        check_interface(module.operation, entry)
+    except HiloError as e:
+        e.filename = e.filename or fname
+        raise
+
+
 def _check_constant_sizes(module, census, fname) -> None:
     from hilo_mlir.ir.limits import check_constants
 
@@ -302,6 +313,7 @@ def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True) 
         entry = _check_entry(module, fname)
         _check_terminators(module, fname)
         _check_entry_arguments(entry, fname)
+        _check_interface(module, entry, fname)
         if census is None:
             from hilo_mlir.analysis.census import Census
 

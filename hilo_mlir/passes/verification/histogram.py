@@ -72,7 +72,7 @@ register(
         "Op-count histogram of the module (statistics; stderr with output=-, or a file)",
         run_histogram,
         anchor="builtin.module",
-        options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only"),),
+        options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only", writes_file=True),),
         class_name="MLIRInstructionHistogram",
         statistics=("{op-name}",),  # one statistic per op name counted
         source="seed 004 step 31 (createMLIRInstructionHistogram, shared by both spines)",
