@@ -196,7 +196,7 @@ def main(argv=None) -> int:
         for tool in _HELP_TOOLS:
             helps[tool].append(_time_help(tool))
     results = {}
-    for name, path in models:
+    for name, _path in models:
         ours = min(runs[(name, "ours")], key=lambda r: r["total_s"])
         base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
         each = min(runs[(name, "verify-each")], key=lambda r: r["total_s"])

@@ -27,7 +27,7 @@ from hilo_mlir.driver.compiler import PenguinSource, compile_module
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.support.diagnostics import HiloError
 
-__all__ = ["compile", "export", "PenguinProgram"]
+__all__ = ["PenguinProgram", "compile", "export"]
 
 
 class PenguinProgram:

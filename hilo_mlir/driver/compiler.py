@@ -27,16 +27,16 @@ if TYPE_CHECKING:
     from hilo_mlir.fusion.report import FusionReport
 
 __all__ = [
-    "PenguinSource",
     "LoadedModule",
-    "load_module",
+    "PenguinSource",
+    "build_spine",
+    "compile_file",
     "compile_loaded",
     "compile_module",
-    "compile_file",
-    "build_spine",
-    "to_mhlo",
-    "input_census",
     "detect_dialect",
+    "input_census",
+    "load_module",
+    "to_mhlo",
 ]
 
 
@@ -58,7 +58,7 @@ class PenguinSource(str):
     files: dict
     timings: list
     verify_seconds: float = 0.0
-    fusion_report = None
+    fusion_report: FusionReport | None = None
     log: list
 
 

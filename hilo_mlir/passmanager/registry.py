@@ -30,8 +30,9 @@ import dataclasses
 import importlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
     CompileOutputs,
@@ -86,6 +87,9 @@ class PassInfo:
     any_dialect: bool = False
     #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
     origin: str = ""
+    #: what the pass does, for ``docs/passes.md`` (markdown, a paragraph or a few); default:
+    #: the first paragraph of ``run``'s docstring (:attr:`doc`)
+    description: str = ""
     #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
     #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
     reads_pipeline: bool = False
@@ -97,6 +101,15 @@ class PassInfo:
         from hilo_mlir.ir.dialects import MHLO, STABLEHLO  # here: the registry is read without the bindings (--help)
 
         return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
+
+    @property
+    def doc(self) -> str:
+        """:attr:`description`, or the first paragraph of ``run``'s docstring, or :attr:`summary`."""
+        if self.description:
+            return self.description
+        text = (getattr(self.run, "__doc__", None) or "").strip()
+        first = text.split("\n\n", 1)[0] if text else ""
+        return " ".join(first.split()) or self.summary
 
     @property
     def display_name(self) -> str:

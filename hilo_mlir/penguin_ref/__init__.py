@@ -30,7 +30,7 @@ from hilo_mlir.penguin_ref.interpreter import run_program
 from hilo_mlir.penguin_ref.program import Program
 from hilo_mlir.penguin_ref.records import PenguinRefError
 
-__all__ = ["run", "load", "PenguinRefError", "Program"]
+__all__ = ["PenguinRefError", "Program", "load", "run"]
 
 
 def _looks_like_path(s: str) -> bool:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from hilo_mlir.penguin_ref.records import PenguinRefError
 from hilo_mlir.support.process_groups import Mesh
 
-__all__ = ["Mesh", "Fabric", "mesh_for", "run_devices"]
+__all__ = ["Fabric", "Mesh", "mesh_for", "run_devices"]
 
 
 def mesh_for(program, devices: int) -> Mesh:

@@ -16,7 +16,7 @@ from hilo_mlir.penguin_ref.records import PenguinRefError, Region, Statement, Te
 class Env:
     """Values of one scope; lookups fall back to the enclosing scope."""
 
-    __slots__ = ("vals", "parent", "vectorized")
+    __slots__ = ("parent", "vals", "vectorized")
 
     def __init__(self, parent=None, vectorized=False):
         self.vals = {}

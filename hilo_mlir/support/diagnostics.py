@@ -298,6 +298,8 @@ class HiloError(Exception):
     filename: str | None = None
     #: the pass that failed, when a pipeline step raised it
     pass_name: str | None = None
+    #: the passes' debug lines up to the failure (set by the driver; ``--debug`` prints them)
+    log: list = field(default_factory=list)
 
     def __post_init__(self):
         super().__init__(self.message)

@@ -187,7 +187,7 @@ function.markOutput(v1, index=0)
     for got in (mem, disk, folder):
         assert got.dtype == ml_dtypes.bfloat16
         assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
-    with pytest.raises(PenguinRefError, match="const_0.npy' not found"):
+    with pytest.raises(PenguinRefError, match=r"const_0.npy' not found"):
         penguin_ref.run(src, [x])
 
 

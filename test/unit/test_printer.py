@@ -476,7 +476,7 @@ def _check_census(per_file):
     s = summarize(per_file)
     assert not s["violations"], s["violations"][:10]
     for kind, e in s["kinds"].items():
-        assert e["reason"] is None or isinstance(e["reason"], str) and e["reason"], kind
+        assert e["reason"] is None or (isinstance(e["reason"], str) and e["reason"]), kind
     return s
 
 

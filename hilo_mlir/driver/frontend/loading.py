@@ -16,8 +16,8 @@ from hilo_mlir.support.loaded import LoadedModule
 
 __all__ = [
     "LoadedModule",
-    "detect_dialect",
     "deserialize_portable",
+    "detect_dialect",
     "explain_parse_error",
     "hlo_proto_to_bytecode",
     "load_module",

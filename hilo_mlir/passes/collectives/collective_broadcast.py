@@ -14,6 +14,7 @@ import numpy as np
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
 
 def _channel_id(op) -> int:
@@ -50,37 +51,39 @@ def _broadcast_to_all_gather(module_op, ctx):
     ``mhlo.num_replicas = R > 1`` on the module the groups are repeated for
     each replica as flattened ids (:func:`_flat_groups`).
 
-    Left alone (debug line): no or empty ``replica_groups`` (a process in no
+    Left alone (a ``--debug`` line): no or empty ``replica_groups`` (a process in no
     group gets zeros from collective_broadcast, but all_gather would gather
     everyone), groups padded with ``-1``, dynamic shapes.
     """
-    if not ctx.module_may_contain(*[t.name("collective_broadcast") for t in TABLES.values()]):
-        return  # no collective_broadcast in the module
-    found = []
+    apply_patterns_once(module_op, (BroadcastToAllGather(module_op),), ctx)
 
-    def visit(op):
-        d = table_for(op)
-        if d is not None and d.is_op(op, "collective_broadcast"):
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
-    for op in found:
+class BroadcastToAllGather(RewritePattern):
+    """One ``collective_broadcast`` (either dialect) -> all_gather + slice (see :func:`_broadcast_to_all_gather`)."""
+
+    name, statistic = "collective-broadcast-to-all-gather", "broadcasts-rewritten"
+    roots = tuple(t.name("collective_broadcast") for t in TABLES.values())
+
+    def __init__(self, module_op):
+        self.module_op = module_op  # its mhlo.num_replicas / num_partitions decide the all_gather's groups
+
+    def match(self, op, rw):
         groups = _replica_groups(op)
         if groups is None or groups.size == 0:
-            ctx.debug(f"collective_broadcast at {op.location}: empty replica_groups; left alone")
-            continue
+            return rw.notify_match_failure(op, "empty replica_groups; left alone")
         if (groups < 0).any():
-            ctx.debug(f"collective_broadcast at {op.location}: replica_groups padded with -1; left alone")
-            continue
+            return rw.notify_match_failure(op, "replica_groups padded with -1; left alone")
         t = op.results[0].type
         if t.typeid != ir.RankedTensorType.static_typeid or not ir.RankedTensorType(t).has_static_shape:
-            ctx.debug(f"collective_broadcast at {op.location}: dynamic shape; left alone")
-            continue
+            return rw.notify_match_failure(op, "dynamic shape; left alone")
+        return True
+
+    def rewrite(self, op, rw):
+        groups = _replica_groups(op)
+        assert groups is not None, "matched"
         with op.context, op.location:
-            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), ctx.rewriter, _flat_groups(module_op, op, groups))
-        ctx.rewriter.replace_op(op, [out])
-        ctx.stats["broadcasts-rewritten"] += 1
+            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter, _flat_groups(self.module_op, op, groups))
+        rw.replace_op(op, [out])
 
 
 def _module_int(module_op, name: str) -> int | None:

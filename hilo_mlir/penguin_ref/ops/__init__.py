@@ -23,16 +23,16 @@ from hilo_mlir.penguin_ref.ops.numeric import cast, widen
 from hilo_mlir.penguin_ref.ops.shape import pad
 
 __all__ = [
-    "OpCall",
     "CUSTOM_CALLS",
     "IMPLS",
+    "OpCall",
+    "cast",
+    "compare",
+    "dot_general",
     "is_header",
     "is_summary",
     "lookup",
     "op_key",
-    "dot_general",
-    "compare",
-    "cast",
-    "widen",
     "pad",
+    "widen",
 ]

@@ -106,7 +106,7 @@ def _slice(c):
 
 def _clamped_starts(idx_arrays, shape, sizes):
     out = []
-    for i, (s, n, k) in enumerate(zip(idx_arrays, shape, sizes)):
+    for _i, (s, n, k) in enumerate(zip(idx_arrays, shape, sizes)):
         s = int(np.asarray(s).reshape(()))
         out.append(min(max(s, 0), n - k))
     return out
