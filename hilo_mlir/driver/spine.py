@@ -130,7 +130,7 @@ def _op_fusion_options(config: CompileConfig) -> dict:
 
 
 def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool) -> list[Step]:
-    known = {p.argument for p in registry.all_passes()}
+    known = {p.argument for p in registry.all_passes(plugins=False)}  # a plugin's pass is never a spine step
     for s in spine:
         if s.gate is not None and not getattr(config, s.gate):
             continue

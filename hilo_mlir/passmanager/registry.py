@@ -279,29 +279,50 @@ def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[Pa
     return a, b
 
 
-def _load() -> None:
+def _load_builtins() -> None:
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes; then the
-    # installed plugins (entry-point group hilo_mlir.passes).
+    # Pass families register themselves on import of hilo_mlir.passes.
     importlib.import_module("hilo_mlir.passes")
+
+
+def _load_entry_points() -> None:
     from hilo_mlir.passmanager import plugins
 
     plugins.load_entry_points()
 
 
-def load() -> None:
-    """Import every built-in pass family and the installed plugins' entry points (once per process)."""
-    _load()
+def _load() -> None:
+    _load_builtins()
+    _load_entry_points()
+
+
+def load(plugins: bool = True) -> None:
+    """Import every built-in pass family and (``plugins``) the installed plugins' entry points (once per process).
+
+    Entry points are otherwise discovered lazily: when a pass name is not
+    built in (:func:`get`, :func:`lookup`), or every pass is listed
+    (:func:`all_passes`, ``--help``), or a plugin is named.
+    """
+    _load_builtins()
+    if plugins:
+        _load_entry_points()
 
 
 def lookup(argument: str, load: bool = True) -> PassInfo | None:
-    """The pass registered as ``argument``, or None (``load=False``: what is registered so far)."""
+    """The pass registered as ``argument``, or None (``load=False``: what is registered so far).
+
+    With ``load``, an argument that is not built in loads the installed plugins' entry points first.
+    """
     if load:
-        _load()
-    return _REGISTRY.get(argument)
+        _load_builtins()
+    info = _REGISTRY.get(argument)
+    if info is None and load:
+        _load_entry_points()
+        info = _REGISTRY.get(argument)
+    return info
 
 
 def arguments() -> set[str]:
@@ -325,16 +346,16 @@ def registering_for(origin: str):
 
 
 def get(argument: str) -> PassInfo:
-    """Look up a pass by argument; HiloError listing close names if unknown."""
-    _load()
-    try:
-        return _REGISTRY[argument]
-    except KeyError:
-        import difflib
+    """Look up a pass by argument (an argument that is not built in loads the installed plugins first);
+    HiloError listing close names if unknown."""
+    info = lookup(argument)
+    if info is not None:
+        return info
+    import difflib
 
-        close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-        raise HiloError(f"unknown pass '{argument}'{hint}") from None
+    close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    raise HiloError(f"unknown pass '{argument}'{hint}")
 
 
 def twin_of(info: PassInfo) -> str | None:
@@ -361,9 +382,9 @@ def plugin_passes() -> list[PassInfo]:
     return sorted((p for p in _REGISTRY.values() if p.origin), key=lambda p: p.argument)
 
 
-def all_passes() -> list[PassInfo]:
-    """Every registered pass, sorted by argument."""
-    _load()
+def all_passes(plugins: bool = True) -> list[PassInfo]:
+    """Every registered pass, sorted by argument (``plugins``: the installed plugins' entry points loaded first)."""
+    load(plugins)
     return sorted(_REGISTRY.values(), key=lambda p: p.argument)
 
 
