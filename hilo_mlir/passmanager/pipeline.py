@@ -284,8 +284,8 @@ class Pipeline:
         self.last_pass = step.argument
         if self.instr.on_pass_start:
             self.instr.on_pass_start(step.argument)
+        t0 = time.perf_counter()  # before the dialect check: a census rebuilt after an upstream step is charged to this step
         self._warn_dialect(step, op, am)
-        t0 = time.perf_counter()
         self._current = op
         try:
             if step.cpp_text is not None:
