@@ -74,7 +74,7 @@ _WORKER = r"""
 import json, resource, sys, time, io
 sys.path.insert(0, ROOT)
 t_start = time.perf_counter()
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 mode, path, spine = sys.argv[1], sys.argv[2], sys.argv[3]
 out = {}
 ctx = make_context()
@@ -224,7 +224,7 @@ _INLINER = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import models
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline, step_for
 text = models.call_chain(int(sys.argv[2]))
 with make_context():

@@ -43,7 +43,7 @@ def census_file(path: str) -> dict:
     rejected), ``n_type_rejected`` counts instances of a printable kind
     rejected for a type (dynamic shape, element type), with one such reason.
     """
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.printers import print_program
     from hilo_mlir.printers.supported import op_reason, unsupported_reason
     from hilo_mlir.support.diagnostics import HiloError

@@ -212,7 +212,7 @@ def bytecode_seeds(texts: list[str]) -> list[bytes]:
     """MLIR bytecode of the text seeds that parse (what the bytecode writer produces)."""
     import io
 
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     out = []
     from hilo_mlir.driver.frontend.limits import check_dim_numbers

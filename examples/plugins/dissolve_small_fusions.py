@@ -24,7 +24,7 @@ from hilo_mlir import Option, Statistic, register_twins
 
 def _inline_body(rw, op, block) -> int:
     """Replace ``op`` by the ops of ``block`` (its arguments = ``op``'s operands); returns the op count."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     mapping = {hash(a): v for a, v in zip(block.arguments, op.operands)}
     body = [o.operation for o in block.operations]
@@ -52,7 +52,7 @@ def _inline_body(rw, op, block) -> int:
 
 def run(module_op, ctx) -> None:
     """Dissolve the small fusions of every function of the module."""
-    from hilo_mlir.ir import ir  # the binding, imported when the pass runs (hilo-opt --help stays fast)
+    from hilo_mlir.ir.binding import ir  # the binding, imported when the pass runs (hilo-opt --help stays fast)
 
     d, rw, limit = ctx.d, ctx.rewriter, ctx.options.max_ops
     if not ctx.module_may_contain(d.fusion):

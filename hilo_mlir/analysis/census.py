@@ -23,7 +23,7 @@ rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass.
 
-Ops are keyed by :func:`~hilo_mlir.ir.identity_key` (the C++ pointer). A
+Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
 tombstone is the *position* of the erased op's entry in its list (found
 through a key -> position map built when the list first loses an op), so an
 address freed by an erase and reused at once by a new op -- the allocator's
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import collections
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change
 
 _TUPLE = ir.TupleType.static_typeid

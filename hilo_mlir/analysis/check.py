@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import io
 
-from hilo_mlir.ir import checking_mode_enabled, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, ir
 from hilo_mlir.rewrite.rewriter import Change
 from hilo_mlir.support.diagnostics import HiloError
 

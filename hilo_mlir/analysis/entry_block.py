@@ -23,7 +23,7 @@ a block argument changed) invalidates it.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import block_ops

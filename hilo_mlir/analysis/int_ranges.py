@@ -51,7 +51,7 @@ from hilo_mlir.analysis import int_lattice as L
 from hilo_mlir.analysis.int_lattice import IntRange
 from hilo_mlir.analysis.int_lattice import join as _join
 from hilo_mlir.analysis.int_regions import ACCUMULATE, RegionRules
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DialectTable, hlo_short_name
 
 _ELEMENTWISE2 = {

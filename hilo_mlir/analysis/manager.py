@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from hilo_mlir.ir import identity_key
+from hilo_mlir.ir.binding import identity_key
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
 T = TypeVar("T")

@@ -32,7 +32,7 @@ from __future__ import annotations
 from hilo_mlir.analysis.int_bitwise import shift_amounts
 from hilo_mlir.analysis.int_lattice import IntRange, type_max, type_min
 from hilo_mlir.analysis.int_ranges import IntRanges
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DialectTable
 
 #: Width-dependent ops: the bit width appears in their definition (shift amounts

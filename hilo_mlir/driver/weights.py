@@ -73,7 +73,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
         HiloError: no ``main``; an index that is not an argument of ``main``.
     """
     from hilo_mlir.driver.compiler import entry_function
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     main = entry_function(module, filename)
     n = len(main.regions[0].blocks[0].arguments)

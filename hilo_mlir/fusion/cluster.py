@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 
 from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, op_key
 
 __all__ = ["FusionCluster"]

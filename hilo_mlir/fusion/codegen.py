@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from hilo_mlir.fusion.cluster import FusionCluster
 from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
 from hilo_mlir.fusion.order import OrderIndex
-from hilo_mlir.ir import effects, ir
+from hilo_mlir.ir import effects
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
 from hilo_mlir.ir.utils import as_op, enclosing_module
 

@@ -14,7 +14,7 @@ set and the naming are written once:
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
 from hilo_mlir.ir.utils import as_op
 

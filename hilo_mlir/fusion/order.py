@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
 
 __all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "value_def_ancestor", "sorted_in_block"]

@@ -102,7 +102,7 @@ class DialectTable:
         """An i64 list attribute as this dialect spells it (pad edges, reduce/slice dims,
         conv strides/dilations): ``dense<[..]> : tensor<Nxi64>`` on MHLO,
         ``array<i64: ..>`` on StableHLO. Needs an active context."""
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         vals = [int(v) for v in values]
         if self.prefix == "mhlo":
@@ -121,7 +121,7 @@ class DialectTable:
     def bindings(self):
         """The binding's Python module of this dialect (``jaxlib.mlir.dialects.mhlo`` /
         ``.stablehlo``): its typed attribute classes (``ConvDimensionNumbers``, ...)."""
-        from hilo_mlir import ir as _ir
+        from hilo_mlir.ir import binding as _ir
 
         return getattr(_ir, self.prefix)
 
@@ -182,7 +182,7 @@ def table_for(op) -> DialectTable | None:
 def i64_list(attr) -> list[int]:
     """Read an i64 list attribute in either spelling (``array<i64: ..>`` or a dense
     integer tensor, splats expanded, N-d flattened row-major)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     if isinstance(attr, ir.DenseI64ArrayAttr) or (not isinstance(attr, ir.DenseElementsAttr) and str(attr).startswith("array<")):
         return [int(v) for v in ir.DenseI64ArrayAttr(attr)]

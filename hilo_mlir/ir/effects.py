@@ -25,7 +25,7 @@ An op is side-effecting when
 
 from __future__ import annotations
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import SIDE_EFFECTING_OPS, hlo_short_name
 
 #: Op names outside mhlo/stablehlo/chlo known to be free of side effects.
@@ -54,7 +54,7 @@ class EffectOracle:
             module's ``func.func`` symbols are read lazily, once, when the first
             composite is asked about.
 
-    The memo is keyed by :func:`hilo_mlir.ir.identity_key` and is valid while
+    The memo is keyed by :func:`hilo_mlir.ir.binding.identity_key` and is valid while
     the ops it has seen are not rewritten: make one oracle per pass run.
     """
 

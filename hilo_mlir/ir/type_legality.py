@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 
 DYNAMIC, OVERFLOW, QUANTIZED, COMPLEX, ELEMENT, BUFFER, UNRANKED, TOKEN, OTHER = (
     "dynamic",

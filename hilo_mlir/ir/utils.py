@@ -14,7 +14,7 @@ reused once its object is freed: drop it from any table before erasing.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 
 # --------------------------------------------------------------------------- identities
 

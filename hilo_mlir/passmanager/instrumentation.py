@@ -155,7 +155,7 @@ class IRPrinter:
             op = op.operation if hasattr(op, "operation") else op
             s += f" ('{op.name}' operation"
             if "sym_name" in op.attributes:
-                from hilo_mlir.ir import ir
+                from hilo_mlir.ir.binding import ir
 
                 s += f": @{ir.StringAttr(op.attributes['sym_name']).value}"
             s += ")"
@@ -200,7 +200,7 @@ class IRPrinter:
 
 def _pass_text(step) -> str:
     if step.cpp_text is not None:
-        from hilo_mlir.ir import passmanager
+        from hilo_mlir.ir.binding import passmanager
 
         try:
             printed = str(passmanager.PassManager.parse(f"builtin.module({step.cpp_text})"))

@@ -278,7 +278,7 @@ class Pipeline:
 
     def _run_step(self, step: Step, module, op, rewriter, am):
         """Run one step; return the :class:`~hilo_mlir.rewrite.rewriter.Change` it recorded."""
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
         from hilo_mlir.rewrite.rewriter import Change
 
         self.last_pass = step.argument
@@ -355,7 +355,7 @@ class Pipeline:
 
     def _run_upstream(self, step: Step, op) -> None:
         """An upstream step: one binding ``PassManager`` on the module, or per function while dumping."""
-        from hilo_mlir.ir import passmanager
+        from hilo_mlir.ir.binding import passmanager
 
         assert step.cpp_text is not None, "an upstream step has its textual form"
         anchors = self._anchors(step, op)
@@ -378,7 +378,7 @@ class Pipeline:
 
     def _run_python(self, step: Step, op, rewriter, am):
         from hilo_mlir.analysis.check import Snapshot, check_step
-        from hilo_mlir.ir import identity_key
+        from hilo_mlir.ir.binding import identity_key
         from hilo_mlir.rewrite.rewriter import Change
 
         info = step.info
@@ -422,7 +422,7 @@ class Pipeline:
             raise
 
     def _verify(self, op, step: Step | None, final: bool = False) -> None:
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         t1 = time.perf_counter()
         try:

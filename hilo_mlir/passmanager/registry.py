@@ -185,7 +185,7 @@ class PassInfo:
             try:
                 info.run_on_module(op, ctx)
             except HiloError as e:
-                from hilo_mlir.ir import ir
+                from hilo_mlir.ir.binding import ir
 
                 loc = e.loc if isinstance(e.loc, ir.Location) else op.location
                 loc.emit_error(e.format().split("error: ", 1)[-1])

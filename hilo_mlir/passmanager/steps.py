@@ -81,7 +81,7 @@ _PARSE_CONTEXT = None
 def _parse_context():
     """A context for asking the binding's pipeline parser (the current one, else one kept for that)."""
     global _PARSE_CONTEXT
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     current = ir.Context.current
     if current is not None:
@@ -93,7 +93,7 @@ def _parse_context():
 
 def _full_upstream_text(cpp_text: str) -> str:
     """An upstream step as the binding prints it back: every scalar option with its value."""
-    from hilo_mlir.ir import passmanager
+    from hilo_mlir.ir.binding import passmanager
 
     with _parse_context():
         try:
@@ -125,7 +125,7 @@ def _llvm_stderr(into: list):
 def _upstream_ok(text: str) -> str | None:
     """Return None if the binding parses ``builtin.module(text)``, else its error (with what LLVM's
     option parser printed, which would otherwise reach the terminal raw)."""
-    from hilo_mlir.ir import passmanager
+    from hilo_mlir.ir.binding import passmanager
 
     llvm: list = []
     with _parse_context():

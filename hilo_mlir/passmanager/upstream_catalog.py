@@ -42,7 +42,7 @@ def binding_libraries() -> list[str]:
     """The shared libraries of the loaded ``jaxlib`` (the ones that hold the passes)."""
     import jaxlib
 
-    from hilo_mlir.ir import ir  # noqa: F401  (loads the libraries)
+    from hilo_mlir.ir.binding import ir  # noqa: F401  (loads the libraries)
 
     root = os.path.dirname(os.path.abspath(jaxlib.__file__))
     found = set()
@@ -97,7 +97,7 @@ _CONTEXT = None
 def _context():
     global _CONTEXT
     if _CONTEXT is None:
-        from hilo_mlir.ir import make_context
+        from hilo_mlir.ir.binding import make_context
 
         _CONTEXT = make_context()
     return _CONTEXT
@@ -110,7 +110,7 @@ def probe(argument: str) -> dict | None:
         ``{"argument", "anchor", "printed"}``: ``printed`` is the pipeline the
         binding built, with the pass's scalar options and defaults.
     """
-    from hilo_mlir.ir import passmanager
+    from hilo_mlir.ir.binding import passmanager
 
     with _context():
         for anchor, text in (("builtin.module", argument), ("func.func", f"func.func({argument})")):
@@ -157,7 +157,7 @@ def class_name(argument: str, anchor: str) -> str:
     header is printed before the pass runs, and a pass that aborts on the
     empty module takes only the child with it).
     """
-    from hilo_mlir.ir import passmanager
+    from hilo_mlir.ir.binding import passmanager
 
     wrong = f"func.func({argument})" if anchor == "builtin.module" else argument
     with _context():
@@ -171,7 +171,7 @@ def class_name(argument: str, anchor: str) -> str:
 
     code = (
         "import sys\n"
-        "from hilo_mlir.ir import ir, make_context, passmanager\n"
+        "from hilo_mlir.ir.binding import ir, make_context, passmanager\n"
         "with make_context() as ctx:\n"
         "    ctx.enable_multithreading(False)\n"
         "    m = ir.Module.parse('module {}')\n"

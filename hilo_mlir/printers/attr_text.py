@@ -51,7 +51,7 @@ def dict_call(**kw) -> str:
 
 def attr_text(p, attr) -> str:
     """An MLIR attribute as Python source (uncached; :meth:`Emitter.attr_value` caches it)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
     text = _builtin_text(p, a, attr, ir)
@@ -103,7 +103,7 @@ def _builtin_text(p, a, attr, ir) -> str | None:
 
 def _dialect_text(attr) -> str | None:
     """The mhlo/stablehlo structured and enum attributes, or None."""
-    from hilo_mlir.ir import mhlo, stablehlo
+    from hilo_mlir.ir.binding import mhlo, stablehlo
 
     for dialect in (stablehlo, mhlo):
         text = _struct_text(dialect, attr)

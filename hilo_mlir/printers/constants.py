@@ -50,7 +50,7 @@ def print_constant(p, rec) -> None:
 
 def _render(p, op, attr) -> tuple[str, bool]:
     """``(value text, cacheable)``: cacheable unless the value is a ``.npy`` reference or the attribute unreadable."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     dense = None
     splat = False

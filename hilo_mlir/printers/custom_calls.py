@@ -50,7 +50,7 @@ def _target(op) -> str:
 
 def attr_to_python(attr):
     """An MLIR attribute as a Python object (for configs): int/float/bool/str/list/dict."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = attr.maybe_downcast()
     if isinstance(a, ir.BoolAttr):
@@ -93,7 +93,7 @@ def json_config(op, required: bool) -> dict:
         HiloError: ``NCC_EVRF036`` when the config is required and missing, or
             is not a JSON object / dictionary.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = config_attr(op)
     target = _target(op)
@@ -115,13 +115,13 @@ def json_config(op, required: bool) -> dict:
 
 
 def _rank(v) -> int:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     return ir.RankedTensorType(v.type).rank
 
 
 def _elem(v) -> str:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     return str(ir.RankedTensorType(v.type).element_type)
 
@@ -153,7 +153,7 @@ def _meta(target: str) -> tuple[str, str]:
 
 def _dict_config_items(p, op) -> list[tuple[str, str]]:
     """``backend_config={...}`` when the config is a dictionary (api_version 4): a Python dict, integers as ``int``."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = config_attr(op)
     if a is not None and a.typeid == ir.DictAttr.static_typeid:
@@ -193,7 +193,7 @@ def emit_quantize_mx(p, rec, target) -> None:
         raise HiloError(f"custom_call @{target}: dim {cfg.get('dim')} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
     block_size = _cfg_int(op, cfg, "block_size", 32)
     scale_method = cfg.get("scale_method", "EMAX")
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     dsts = [p.spec(t) for t in rec.types]
     packed = _X4_CONTAINERS.get(dtype)
@@ -245,7 +245,7 @@ def emit_scaled_dot(p, rec, target) -> None:
 def emit_device_print(p, rec, target) -> None:
     """Device print -> ``DevicePrintOp(srcs, dsts, xla_op='mhlo.device_print', prefix='<text>', dl=...)``, nothing else."""
     op = rec.op
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = config_attr(op)
     if a is not None and a.typeid == ir.DictAttr.static_typeid:
@@ -317,7 +317,7 @@ def emit_check(p, rec, target) -> None:
 def emit_mhlo_op(p, rec, target):
     """``custom_call @mhlo.<op>`` -> the op's own statement (``mhlo.attributes`` as kwargs); a walk generator."""
     op = rec.op
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     attrs = op.attributes
     items = []

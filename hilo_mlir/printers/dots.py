@@ -38,7 +38,7 @@ def _attr(rec, name: str):
 
 
 def _shape(t) -> tuple:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     return tuple(ir.RankedTensorType(t).shape)
 
@@ -94,7 +94,7 @@ def print_dot_general(p, rec) -> None:
 
 def _decode_dims(attr) -> tuple | None:
     """The four dimension lists of a ``dot_dimension_numbers`` attribute (either dialect's), or None."""
-    from hilo_mlir.ir import mhlo, stablehlo
+    from hilo_mlir.ir.binding import mhlo, stablehlo
 
     for dialect in (stablehlo, mhlo):
         if attr is not None and dialect.DotDimensionNumbers.isinstance(attr):
@@ -114,7 +114,7 @@ def print_convolution(p, rec) -> None:
     Raises:
         HiloError: no ``dimension_numbers`` attribute.
     """
-    from hilo_mlir.ir import mhlo, stablehlo
+    from hilo_mlir.ir.binding import mhlo, stablehlo
 
     dn = _attr(rec, "dimension_numbers")
     if dn is None:

@@ -132,7 +132,7 @@ class PenguinPrinter(Emitter):
                 custom-call config (``NCC_EVRF036``), an unknown custom-call
                 target, a recursive call.
         """
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         module = module.operation if hasattr(module, "operation") else module
         for o in module.regions[0].blocks[0].operations:
@@ -156,7 +156,7 @@ class PenguinPrinter(Emitter):
         Raises:
             HiloError: no function at all, or no ``main`` and several public functions.
         """
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         funcs = [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         for f in funcs:

@@ -209,7 +209,7 @@ class Emitter(RegionFunctions):
         return s
 
     def _spec(self, t) -> str:
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         ir_mod = self.mod("ir")
         tid = t.typeid

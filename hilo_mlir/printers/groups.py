@@ -80,7 +80,7 @@ def print_call(p, rec):
         HiloError: an unknown callee; a callee that is only a declaration (no body
             to inline); a recursive call (naming the call chain).
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     op = rec.op
     callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value

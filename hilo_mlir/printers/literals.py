@@ -253,7 +253,7 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
             an attribute that is not dense (e.g. ``dense_resource``), located at
             ``where`` (an op or location).
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     t = attr.type
     loc = getattr(where, "location", where)
@@ -287,7 +287,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     Used for attributes the binding cannot hand to Python (dense complex
     attributes raise ``TypeError`` on access).
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     loc = getattr(where, "location", where)
     rt = ir.RankedTensorType(t)
@@ -302,7 +302,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
 
 
 def _scalar_attr(a):
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = a.maybe_downcast() if hasattr(a, "maybe_downcast") else a
     if isinstance(a, ir.BoolAttr):

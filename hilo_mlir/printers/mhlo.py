@@ -29,7 +29,7 @@ from hilo_mlir.support.diagnostics import HiloError
 
 def string_attr(op, key: str) -> str | None:
     """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     attrs = op.attributes
     if key not in attrs:

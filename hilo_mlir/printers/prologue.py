@@ -59,7 +59,7 @@ def function_line(p, module) -> str:
     every dot and convolution printed): ``module=<sym_name>`` when the
     module has one, ``num-partitions=`` / ``num-replicas=`` when set.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     fn_attrs = [f"model-type={p.model_type}", f"mac-count={p.mac_count}"]
     mattrs = module.attributes
@@ -93,7 +93,7 @@ def print_epilogue(p, main, ret) -> None:
 def _int_list(attrs, key) -> list[int]:
     if key not in attrs:
         return []
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = attrs[key].maybe_downcast()
     if isinstance(a, ir.ArrayAttr):
@@ -108,7 +108,7 @@ def _int_list(attrs, key) -> list[int]:
 def _str_list(attrs, key) -> list[str] | None:
     if key not in attrs:
         return None
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     a = attrs[key].maybe_downcast()
     if isinstance(a, ir.ArrayAttr):
@@ -126,7 +126,7 @@ def _loc_name(arg) -> str | None:
 
 
 def _result_infos(main) -> list[str | None]:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     attrs = main.attributes
     if "res_attrs" not in attrs:

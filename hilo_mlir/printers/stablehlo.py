@@ -43,7 +43,7 @@ def print_composite(p, rec):
             mismatch; ``NCC_ISPP054`` for an unknown CompositeKind; a
             decomposition that (transitively) contains itself.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     op = rec.op
     attrs = op.attributes

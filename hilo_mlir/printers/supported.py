@@ -26,7 +26,7 @@ The tables are data (short op names shared by both dialects):
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.type_legality import type_problem
 
 #: MLIR element type (its text) -> Penguin dtype string (docs/penguin_format.md section 5).

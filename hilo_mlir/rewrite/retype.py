@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 
 
 def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter=None) -> bool:

@@ -24,7 +24,7 @@ counts as "everything changed".
 
 Handles: the binding hands out a new Python wrapper per access and an erased
 op leaves other wrappers dangling; listeners therefore key ops by
-:func:`hilo_mlir.ir.identity_key` (the C++ pointer), which is safe to read
+:func:`hilo_mlir.ir.binding.identity_key` (the C++ pointer), which is safe to read
 from a dangling wrapper.
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 import enum
 from typing import Iterable, Protocol
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 
 
 class Change(enum.IntFlag):
@@ -64,7 +64,7 @@ ALL_CHANGES = Change.ATTRIBUTE | Change.MOVE | Change.OPERAND | Change.CREATE | 
 
 class Listener(Protocol):
     """What a rewriter tells its listeners. Every method is optional; ``top`` is the
-    :func:`~hilo_mlir.ir.identity_key` of the top-level op of the module (usually a
+    :func:`~hilo_mlir.ir.binding.identity_key` of the top-level op of the module (usually a
     ``func.func``) the change happened in, or None when not known."""
 
     def notify_change(self, kind: Change, top: int | None) -> None: ...

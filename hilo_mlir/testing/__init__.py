@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.ir import ir, make_context, passmanager, stablehlo_ext
+from hilo_mlir.ir.binding import ir, make_context, passmanager, stablehlo_ext
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 
 

@@ -237,7 +237,7 @@ def _step(draw, g: _Graph) -> None:
 
 
 def _legalize_to_mhlo(text: str) -> str:
-    from hilo_mlir.ir import ir, make_context, passmanager
+    from hilo_mlir.ir.binding import ir, make_context, passmanager
 
     with make_context():
         m = ir.Module.parse(text)

@@ -225,7 +225,7 @@ def version_text(tool: str) -> str:
 
     lines = [f"{tool} (hilo_mlir {dist_version('hilo-mlir')})", f"  jaxlib {dist_version('jaxlib')}"]
     try:
-        from hilo_mlir.ir import stablehlo_ext
+        from hilo_mlir.ir.binding import stablehlo_ext
 
         lines.append(
             f"  StableHLO {stablehlo_ext.get_current_version()} (minimum {stablehlo_ext.get_minimum_version()}, "

@@ -146,7 +146,7 @@ class _Run:
 
     def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
         """Parse and run one module; its output goes to ``out``, its diagnostics to ``diags``."""
-        from hilo_mlir.ir import ir, make_context
+        from hilo_mlir.ir.binding import ir, make_context
         from hilo_mlir.passmanager import pipeline as pl
 
         args = self.args

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, check_legal, codegen
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import block_key, enclosing_module
 from hilo_mlir.passmanager import registry

@@ -19,7 +19,7 @@ import re
 import pytest
 
 from hilo_mlir.analysis.check import AnalysisCheckError
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step
 from hilo_mlir.rewrite.rewriter import Change, Rewriter

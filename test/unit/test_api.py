@@ -25,7 +25,7 @@ def _count_printed_ops(module):
         nonlocal n
         if op.name not in ("func.func", "func.return", "mhlo.return", "stablehlo.return"):
             n += 1
-        from hilo_mlir.ir import ir
+        from hilo_mlir.ir.binding import ir
 
         return ir.WalkResult.ADVANCE
 
@@ -85,7 +85,7 @@ def test_option_typing():
 
 def test_python_pass_runs_inside_binding_pass_manager():
     """A registered Python pass added to a binding PassManager next to a C++ pass."""
-    from hilo_mlir.ir import ir, make_context, passmanager
+    from hilo_mlir.ir.binding import ir, make_context, passmanager
 
     calls = []
 
@@ -111,7 +111,7 @@ def test_python_pass_runs_inside_binding_pass_manager():
 
 
 def test_verifier_failure_names_the_pass():
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.passmanager.pipeline import Step
 
     def breaker(f, ctx):

@@ -257,7 +257,7 @@ def test_chlo_ops_are_decomposed_by_the_driver(spine):
     import numpy as np
 
     from hilo_mlir import penguin_ref, testing
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     text = open(_path("chlo.mlir")).read()
     seen = []

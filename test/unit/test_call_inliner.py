@@ -5,7 +5,7 @@ from conftest import corpus_path
 
 from hilo_mlir import testing
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passes.legalization import call_inliner
 from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text, step_for
 

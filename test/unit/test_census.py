@@ -1,7 +1,7 @@
 """The op census (hilo_mlir/census.py) and its lifetime in the pipeline (issue 7)."""
 
 from hilo_mlir.analysis.census import Census
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo
 

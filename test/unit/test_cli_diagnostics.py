@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 from hilo_mlir.support.diagnostics import Diagnostic, FileLoc, HiloError, location_stack, render

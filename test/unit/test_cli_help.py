@@ -74,7 +74,7 @@ def test_the_upstream_table_is_what_the_binding_says():
 
 
 def test_declared_list_options_are_accepted_by_the_binding():
-    from hilo_mlir.ir import make_context, passmanager
+    from hilo_mlir.ir.binding import make_context, passmanager
 
     samples = {"op-pipelines": "func.func(cse)", "types": "tensor<f32>"}
     with make_context():

@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 

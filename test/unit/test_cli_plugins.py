@@ -101,7 +101,7 @@ def test_plugin_in_the_spine_of_a_real_model(tmp_path):
     assert with_plugin.count("op='DotFusion'") == 0 and without.count("op='DotFusion'") == 1
     # the same numbers: the dissolved cluster computes what the fused one did
     from hilo_mlir import penguin_ref, testing
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     with make_context():
         inputs = testing.random_inputs(ir.Module.parse(MODEL.read_text()), 0)

@@ -13,7 +13,7 @@ import io
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text

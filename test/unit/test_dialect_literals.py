@@ -21,9 +21,9 @@ _LITERAL = re.compile(r"^[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|\")(?:mhlo|stablehlo)\.[
 
 #: files (relative to the package) that may hold such literals, and why
 ALLOWED = {
-    "dialects.py": "the dialect table itself",
-    "fuzz.py": "the fuzz generator writes MLIR text of both dialects",
-    "frontend/sharding.py": "attribute names (mhlo.sharding), not op names",
+    "ir/dialects.py": "the dialect table itself",
+    "testing/fuzz.py": "the fuzz generator writes MLIR text of both dialects",
+    "driver/frontend/sharding.py": "attribute names (mhlo.sharding), not op names",
     "passes/upstream.py": "one-line help of upstream passes (mhlo.dot -> mhlo.dot_general)",
     "penguin_ref/ops/custom_calls.py": "custom-call targets and attribute names the reference backend matches",
     "printers/prologue.py": "module attribute names (mhlo.num_partitions, mhlo.num_replicas)",

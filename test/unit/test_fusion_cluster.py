@@ -9,7 +9,7 @@ from test_op_fusion_helpers import bits
 
 from hilo_mlir import testing
 from hilo_mlir.fusion import FusionCluster, OpSet, OrderIndex, SymbolNamer, codegen
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 from hilo_mlir.ir.utils import op_key
 from hilo_mlir.rewrite.rewriter import Change, Rewriter

@@ -27,7 +27,8 @@ from test_op_fusion_helpers import fuse
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
 from hilo_mlir.fusion import FusionCluster, OrderIndex, codegen
-from hilo_mlir.ir import effects, identity_key, ir, make_context
+from hilo_mlir.ir import effects
+from hilo_mlir.ir.binding import identity_key, ir, make_context
 from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.ir.utils import block_key, op_key, value_key
 from hilo_mlir.passes.fusion.op_fusion import common

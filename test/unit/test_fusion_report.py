@@ -24,7 +24,7 @@ from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report import REASONS, REPORT_KEY, FusionReport, code_of, statistic_for
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
 
 FUSE = "stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}"

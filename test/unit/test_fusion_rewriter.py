@@ -21,7 +21,7 @@ import pytest
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.fusion import OrderIndex
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.dialects import FUSION_KINDS
 from hilo_mlir.ir.utils import op_key
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text

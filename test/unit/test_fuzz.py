@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hilo_mlir import testing
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.testing import fuzz
 
 try:

@@ -7,8 +7,8 @@ import sys
 import pytest
 from conftest import ROOT
 
-from hilo_mlir import ir as hir
-from hilo_mlir.ir import capsule_pointer_checked, identity_key, ir, make_context
+from hilo_mlir.ir import binding as hir
+from hilo_mlir.ir.binding import capsule_pointer_checked, identity_key, ir, make_context
 
 SRC = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.add %a, %a : tensor<2xf32>
@@ -48,7 +48,7 @@ def test_every_kind_of_object_has_the_pointer_the_capsule_api_gives():
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="the direct read is CPython's layout")
 def test_the_direct_read_is_the_one_in_use_on_cpython_and_checked_in_the_checking_mode():
     assert hir._OFFSET == object.__basicsize__
-    code = "import hilo_mlir.ir as h; print(h.identity_key.__name__)"
+    code = "import hilo_mlir.ir.binding as h; print(h.identity_key.__name__)"
     out = {}
     for mode in ("0", "1"):
         env = dict(os.environ, PYTHONPATH=str(ROOT), HILO_MLIR_CHECK_ANALYSES=mode)

@@ -26,7 +26,7 @@ from hilo_mlir.analysis import int_bitwise as B
 from hilo_mlir.analysis import int_lattice as L
 from hilo_mlir.analysis.int_lattice import IntRange
 from hilo_mlir.analysis.int_ranges import IntRanges
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO
 
 # --------------------------------------------------------------------------- the StableHLO model

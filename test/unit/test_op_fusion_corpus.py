@@ -21,7 +21,7 @@ from conftest import corpus_path
 from test_op_fusion_helpers import fuse, inline_private_calls, kinds, run_pipeline, same_numbers, to_mhlo
 
 from hilo_mlir import testing
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 
 #: module -> {kind: (clusters, ops absorbed)}
 EXPECTED = {

@@ -11,7 +11,7 @@ import collections
 import numpy as np
 
 from hilo_mlir import testing
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
 
 BOTH = "{fuse-dot-logistic=true general-elementwise-fusion=true}"
@@ -136,7 +136,7 @@ def inline_private_calls(text: str) -> str:
             for r, v in zip(call.results, ops[-1].operands):
                 r.replace_all_uses_with(vmap.get(value_key(v), v))
             call.erase()
-        from hilo_mlir.ir import passmanager
+        from hilo_mlir.ir.binding import passmanager
 
         passmanager.PassManager.parse("builtin.module(symbol-dce)").run(m.operation)
         return str(m)

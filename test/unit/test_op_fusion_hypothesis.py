@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from test_op_fusion_helpers import fuse, kinds, same_numbers, to_mhlo
 
 from hilo_mlir import testing
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 
 T = "tensor<4x4xf32>"
 UNARY = ["negate", "abs", "tanh", "logistic", "sine", "floor", "exponential"]

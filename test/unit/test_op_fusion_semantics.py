@@ -20,7 +20,7 @@ import pytest
 from test_op_fusion_helpers import fuse, kinds, run_pipeline, same_numbers
 
 from hilo_mlir import testing
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "op_fusion"
 

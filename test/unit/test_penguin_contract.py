@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.support.diagnostics import HiloError
 

@@ -50,7 +50,7 @@ def test_bf16_activation_through_log1p_fusion_is_as_accurate_as_unfused(name, sp
 
 
 def _kind_program(kind: str) -> str:
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.printers import print_program
 
     body = (
@@ -84,7 +84,7 @@ def test_kernel_is_the_primitive_rounded_once(kind, fn):
 
 def test_kernel_inside_a_region_function():
     """A Log1p group inside a while body (run eagerly) gets the kernel result too."""
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.printers import print_program
 
     text = """func.func @main(%x: tensor<4xbf16>) -> tensor<4xbf16> {

@@ -28,7 +28,7 @@ SAMPLE = ALL[::40]
 def unsupported_ops(module) -> list[str]:
     """The reasons :func:`hilo_mlir.printers.supported.unsupported_reason` gives for the
     ops of ``module`` (every op but ``builtin.module``/``func.func``, nested ones too)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.printers.supported import unsupported_reason
 
     reasons: list[str] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from hilo_mlir.analysis.census import Census
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo

@@ -26,7 +26,7 @@ from conftest import corpus_path
 
 from hilo_mlir.driver.compiler import compile_module
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import print_program, supported
 from hilo_mlir.printers.literals import dense_to_numpy, npy_bytes, python_literal
 from hilo_mlir.support.diagnostics import HiloError

@@ -22,7 +22,7 @@ import pytest
 from hilo_mlir import penguin_ref, testing
 from hilo_mlir.driver.compiler import compile_module
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import print_program
 
 

@@ -25,7 +25,7 @@ from unittest import mock
 import pytest
 from conftest import corpus_path
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passes.verification import verify_supported_ops
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.utils import block_ops, op_key, top_funcs
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
 

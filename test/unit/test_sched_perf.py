@@ -21,7 +21,7 @@ from conftest import corpus_path
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks
 from hilo_mlir.passes.scheduling.schedule_postorder import schedule_block_postorder

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from test_sixty_four_hack_programs import programs
 
 from hilo_mlir import testing
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.support.diagnostics import HiloError
 

@@ -14,7 +14,7 @@ import collections
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context, passmanager
+from hilo_mlir.ir.binding import ir, make_context, passmanager
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.rewrite.rewriter import Change

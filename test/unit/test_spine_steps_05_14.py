@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.testing import evaluate, random_inputs, run_passes
 
 

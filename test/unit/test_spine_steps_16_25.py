@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import corpus_path
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.utils import type_bytes
 from hilo_mlir.passes.scheduling.analyze_schedule import peak_live_bytes
 from hilo_mlir.passmanager.pipeline import Pipeline, module_to_text

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.testing import evaluate, random_inputs, run_passes
 

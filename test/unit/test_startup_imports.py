@@ -144,7 +144,7 @@ def test_numpy_decoding_and_rounding_equal_ml_dtypes(es):
 def test_int4_storage_wraps_like_ml_dtypes():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     raw = np.arange(256, dtype=np.uint8)
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
 
     with make_context():
         for es, dt in (("i4", ml_dtypes.int4), ("ui4", ml_dtypes.uint4)):

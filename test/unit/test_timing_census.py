@@ -3,7 +3,7 @@
 import time
 
 from hilo_mlir.analysis import census as census_mod
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline, step_for
 
 TEXT = """

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.type_legality import TypeProblem, type_problem
 from hilo_mlir.printers.supported import DTYPES, type_reason
 

@@ -17,7 +17,7 @@ import pytest
 
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.utils import find_main
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline import Pipeline, Step

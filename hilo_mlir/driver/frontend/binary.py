@@ -56,7 +56,7 @@ def _error_header(e: HiloError, filename: str) -> dict:
 
 def _touch(module) -> None:
     """Make a reader-built module fail here rather than later: print it, read every op name."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     buf = io.BytesIO()
     module.operation.print(file=buf, binary=True, large_elements_limit=16, assume_verified=True)
@@ -79,7 +79,7 @@ def _touch(module) -> None:
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
     from hilo_mlir.driver.frontend.loading import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import from_mlir_error
 
     try:

@@ -134,7 +134,7 @@ CONSTANT_COPIES = 2
 
 
 def _type_bytes(t) -> int:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     t = ir.RankedTensorType(t)
     n = 1
@@ -150,7 +150,7 @@ def _type_bytes(t) -> int:
 
 def constant_bytes(op) -> int:
     """Bytes of the data of a constant op's dense ``value`` (0 for a splat or a value that is not dense elements)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     if "value" not in op.attributes or len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
         return 0

@@ -136,7 +136,7 @@ def deserialize_portable(data: bytes, filename: str, context):
         HiloError: the artifact cannot be read (its version is newer than
             this StableHLO, or it is corrupt).
     """
-    from hilo_mlir.ir import ir, stablehlo
+    from hilo_mlir.ir.binding import ir, stablehlo
 
     try:
         return stablehlo.deserialize_portable_artifact(context, data)
@@ -173,7 +173,7 @@ def load_module(
             (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
             or hung on a binary input.
     """
-    from hilo_mlir.ir import ir, make_context
+    from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.io import decode_text
 
     if isinstance(data, str):

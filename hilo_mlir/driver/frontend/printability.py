@@ -159,7 +159,7 @@ def check_printable(loaded, steps, census) -> None:
     Raises:
         UnprintableOps: located at the first blocking op, listing each of them.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     verdicts = _Verdicts(steps)
     with loaded.context:

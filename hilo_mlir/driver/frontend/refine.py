@@ -45,7 +45,7 @@ def split_types(text: str) -> list[str]:
 
 
 def _parse_types(input_types, filename):
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     texts = split_types(input_types) if isinstance(input_types, str) else [str(t) for t in input_types]
     types = []
@@ -59,7 +59,7 @@ def _parse_types(input_types, filename):
 
 def _check_admits(entry, texts, types, filename) -> None:
     """Each given type is static and fits ``main``'s argument (rank, element type, static dimensions)."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     ftype = ir.FunctionType(ir.TypeAttr(entry.attributes["function_type"]).value)
     args = list(ftype.inputs)
@@ -114,7 +114,7 @@ def refine_shapes(loaded, input_types) -> None:
     """
     from hilo_mlir.driver.frontend.loading import detect_dialect
     from hilo_mlir.driver.frontend.validation import entry_function
-    from hilo_mlir.ir import ir, passmanager
+    from hilo_mlir.ir.binding import ir, passmanager
 
     fname = loaded.filename
     with loaded.context:

@@ -53,7 +53,7 @@ def strip_sharding(loaded, census=None) -> int:
     Returns:
         The number of attributes and mesh ops removed.
     """
-    from hilo_mlir.ir import identity_key, ir
+    from hilo_mlir.ir.binding import identity_key, ir
 
     removed = 0
     with loaded.context:

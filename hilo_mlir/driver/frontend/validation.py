@@ -70,7 +70,7 @@ def _is_public(f) -> bool:
 
 
 def _function_type(f):
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
 
@@ -170,7 +170,7 @@ def _check_terminators(module, fname) -> None:
 
 
 def _check_entry_arguments(entry, fname) -> None:
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     for i, t in enumerate(_function_type(entry).inputs):
         if isinstance(t, ir.TupleType):
@@ -201,7 +201,7 @@ def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
     block-argument type, and the signatures of every function, nested
     modules' included.
     """
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     names = census.names
     if any(_is_refused_shardy(n) for n in names) or any(hlo_short_name(n) in DYNAMIC_SHAPE_OPS for n in names):
@@ -267,7 +267,7 @@ def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
 
 def _first_problem(module, verdict: TypeVerdicts, fname) -> HiloError | None:
     """The first op problem in a pre-order walk of ``module``."""
-    from hilo_mlir.ir import ir
+    from hilo_mlir.ir.binding import ir
 
     found: list = []
 

@@ -7,7 +7,7 @@ dominance allows (:func:`_coalesce`). Seed 004 step 11 and
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import type_bytes
 from hilo_mlir.passmanager.registry import Option, register_twins

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 

@@ -25,7 +25,7 @@ produced by a ``tuple`` op (block arguments), are left alone (debug line).
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op
 from hilo_mlir.passmanager.registry import register_twins
 

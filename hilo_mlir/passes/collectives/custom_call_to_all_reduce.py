@@ -8,7 +8,7 @@ five StableHLO-only insertions"; DESIGN.md catalogue row 1b.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import ALL_REDUCE_CALL_TARGET, MHLO, MHLO_ATTRIBUTES_ATTR, STABLEHLO
 from hilo_mlir.ir.utils import dict_items, func_name, top_funcs
 from hilo_mlir.passmanager.registry import PassInfo, register

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from hilo_mlir.fusion import SymbolNamer, ancestor_in_block, composite_attributes, decomposition_base, new_decomposition, value_def_ancestor
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, MHLO, MHLO_FUSION_KIND_ENUM_ATTR
 from hilo_mlir.ir.utils import as_op, op_key, value_key
 from hilo_mlir.passmanager.registry import PassInfo, Statistic, register

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import LOGISTIC
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, hlo_short_name
 from hilo_mlir.ir.utils import defining_op, has_one_use, op_key
 from hilo_mlir.passmanager.registry import PassInfo, Statistic, register

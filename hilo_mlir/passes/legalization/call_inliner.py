@@ -18,7 +18,7 @@ Source: our interpretation (CompileConfig.call_inliner, default on).
 
 from __future__ import annotations
 
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.utils import func_name, top_funcs
 from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.support.diagnostics import op_error

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import i64_list
 from hilo_mlir.ir.utils import defining_op
 from hilo_mlir.passmanager.registry import register_twins

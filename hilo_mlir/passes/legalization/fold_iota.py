@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op, int_list
 from hilo_mlir.passmanager.registry import Option, register_twins
 

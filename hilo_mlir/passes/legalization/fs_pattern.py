@@ -28,7 +28,7 @@ import math
 
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import SOFTMAX
-from hilo_mlir.ir import identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.utils import int_list, is_reduction_identity, reducer_kind
 from hilo_mlir.passmanager.registry import Statistic, register_twins
 

@@ -27,7 +27,7 @@ inits, extra users of the intermediate values, dynamic shapes.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, i64_list, table_for
 from hilo_mlir.ir.utils import is_reduction_identity
 from hilo_mlir.passmanager.registry import PassInfo, register

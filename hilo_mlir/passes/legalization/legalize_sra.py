@@ -7,7 +7,7 @@ mlir::stablehlo:: ops directly and appear only on the StableHLO path").
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import STABLEHLO
 from hilo_mlir.passmanager.registry import PassInfo, register
 

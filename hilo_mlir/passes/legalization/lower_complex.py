@@ -36,7 +36,7 @@ Ops on real types are left alone.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.passmanager.registry import register_twins
 
 BASIC = ("add", "subtract", "multiply", "divide", "negate")

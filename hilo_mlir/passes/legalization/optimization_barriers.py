@@ -23,7 +23,7 @@ Rewrite, per function:
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, is_side_effecting, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 

@@ -67,7 +67,7 @@ from hilo_mlir.analysis.narrowing import (
     is64,
     width_dependent_reason,
 )
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.retype import may_need_retype, retype_op

@@ -24,7 +24,7 @@ interpretation.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, hlo_short_name, table_for
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.retype import may_need_retype, retype_op

@@ -7,7 +7,7 @@ Eight semantics-preserving rewrites that make ops fit the backend (see
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import attr_is, defining_op, int_list_of
 from hilo_mlir.passmanager.registry import register_twins
 

@@ -55,7 +55,7 @@ with several leaves.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
 from hilo_mlir.ir.utils import (
     attr_is,

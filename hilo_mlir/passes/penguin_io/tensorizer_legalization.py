@@ -10,7 +10,7 @@ StableHLO twin's two extra stages); the copy op and the naming are ours
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import attr_is, defining_op, entry_block, find_main, is_block_arg_of, op_key, terminator
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
 from hilo_mlir.support.diagnostics import HiloError

@@ -10,7 +10,7 @@ changes, which keeps that analysis for hoist-compute.
 from __future__ import annotations
 
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import attr_is, func_name, type_bytes
 from hilo_mlir.passmanager.registry import register_twins
 

@@ -38,7 +38,7 @@ that hold one (from the census: usually the entry block alone).
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_OPS
 from hilo_mlir.ir.utils import attr_is, defining_op
 from hilo_mlir.passmanager.registry import Option, register_twins

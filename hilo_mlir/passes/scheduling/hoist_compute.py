@@ -11,7 +11,7 @@ left (or builds it); linear in the number of ops.
 from __future__ import annotations
 
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.passmanager.registry import register_twins
 

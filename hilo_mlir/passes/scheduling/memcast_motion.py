@@ -16,7 +16,7 @@ convert (op census).
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op, element_bits
 from hilo_mlir.passmanager.registry import register_twins
 

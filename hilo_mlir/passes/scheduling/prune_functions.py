@@ -17,7 +17,7 @@ DESIGN.md catalogue step 24.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.ir.utils import func_name, top_funcs
 from hilo_mlir.passmanager.registry import register_twins

@@ -29,7 +29,7 @@ import re
 
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block, codegen
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_NAMESPACE, FusionKind, is_fusion_like
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import enclosing_module, func_name, op_key

@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 
 from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import block_ops

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import collections
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
 
 

@@ -24,7 +24,7 @@ something to report.
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.support.diagnostics import HiloError
 

@@ -62,9 +62,9 @@ def _cleanup_staging(outdir: str, rel_stem: str) -> None:
 
 def _preload(items) -> None:
     """Import everything the children need once, before forking."""
-    from hilo_mlir import ir
     from hilo_mlir.driver import compiler  # noqa: F401
     from hilo_mlir.driver.frontend import binary  # noqa: F401
+    from hilo_mlir.ir import binding as ir
     from hilo_mlir.passmanager import registry
 
     registry.load(plugins=False)  # installed plugins: only when a pass name is not built in

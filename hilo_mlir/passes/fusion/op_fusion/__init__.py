@@ -22,7 +22,7 @@ refused).
 from __future__ import annotations
 
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DECOMPOSITION_ATTR, STABLEHLO
 from hilo_mlir.ir.utils import as_op, func_name
 from hilo_mlir.passes.fusion.op_fusion import dot_logistic, elementwise, mul_red_sqrt, transcendental

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_OP_NAMES, is_fusion_like
 from hilo_mlir.ir.utils import as_op, defining_op
 

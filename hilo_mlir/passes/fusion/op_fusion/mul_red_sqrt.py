@@ -13,7 +13,7 @@ constants, their broadcasts and ``x`` stay live-ins. This is what
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import defining_op, has_one_use, int_list
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, is_constant_like

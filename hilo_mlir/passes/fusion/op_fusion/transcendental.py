@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import as_op, defining_op, has_one_use, num_uses
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, same_block

@@ -1,7 +1,7 @@
 """Write an MLIR text file as MLIR bytecode (test helper): write_bytecode.py IN OUT."""
 import sys
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 
 with make_context():
     module = ir.Module.parse(open(sys.argv[1]).read())
