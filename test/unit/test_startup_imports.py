@@ -153,3 +153,20 @@ def test_int4_storage_wraps_like_ml_dtypes():
             assert isinstance(got, literals.NarrowBits) and got.element_type == es
             want = raw.astype(np.int8 if es == "i4" else np.uint8).astype(dt).astype(np.int64)
             assert got.tolist() == want.tolist()
+
+
+def test_reference_backend_runs_an_f32_program_without_ml_dtypes(tmp_path):
+    src = tmp_path / "f32.mlir"
+    src.write_text(
+        "func.func @main() -> tensor<4xf32> {\n"
+        "  %c = stablehlo.constant dense<[1.5, -2.0, 0.25, 3.0]> : tensor<4xf32>\n"
+        "  %0 = stablehlo.multiply %c, %c : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+    )
+    out = tmp_path / "out"
+    r, _ = _imported("-m", "hilo_mlir.tools.hilo2penguin", str(src), "-o", str(out))
+    assert r.returncode == 0, r.stderr[-2000:]
+    r, mods = _imported("-m", "hilo_mlir.tools.penguin_run", str(out / "penguin.py"), "--out", str(tmp_path / "run"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "hilo_mlir.penguin_ref.ops.numeric" in mods
+    assert _bad(mods, (*ALWAYS, "jaxlib")) == []
+    assert np.load(tmp_path / "run" / "out0.npy").tolist() == [2.25, 4.0, 0.0625, 9.0]
