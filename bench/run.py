@@ -80,9 +80,10 @@ out = {}
 ctx = make_context()
 text = open(path, "rb").read()
 with ctx:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     module = ir.Module.parse(text)
     out["parse_s"] = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     n = 0
     def count(op):
         global n
@@ -91,6 +92,7 @@ with ctx:
     module.operation.walk(count)
     out["ops"] = n - 1
     if mode == "baseline":
+        c0 = time.process_time()
         t0 = time.perf_counter()
         pm = passmanager.PassManager.parse("builtin.module(canonicalize,cse)")
         pm.run(module.operation)
@@ -132,7 +134,7 @@ with ctx:
         t0 = time.perf_counter()
         registry.all_passes()
         out["load_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         loaded = compiler.LoadedModule.from_module(ctx, module, path)
         src = compiler.compile_loaded(loaded, cfg)
         out["passes_s"] = time.perf_counter() - t0
@@ -156,6 +158,7 @@ with ctx:
         parts = out["parse_s"] + sum(phases.values()) + out["spine_passes_s"] + out["verify_s"] + out["print_s"]
         out["other_s"] = out["parse_s"] + out["passes_s"] - parts  # pipeline bookkeeping, census walks in pre
 out["total_s"] = out["parse_s"] + out["passes_s"] + (out["print_s"] if mode == "baseline" else 0.0)
+out["cpu_s"] = cpu + time.process_time() - c0  # the same span in CPU seconds (the load_s imports excluded)
 out["process_s"] = time.perf_counter() - t_start
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print("BENCH" + json.dumps(out))
@@ -300,7 +303,8 @@ def main(argv=None) -> int:
         results = {}
         for name, _path in models_:
             base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
-            results[name] = _result(runs[(name, spine, "ours")], runs[(name, spine, "verify-each")], base)
+            base_cpu = min(r["cpu_s"] for r in runs[(name, "baseline")])
+            results[name] = _result(runs[(name, spine, "ours")], runs[(name, spine, "verify-each")], base, base_cpu)
         report["spines"][spine] = {"models": results, "scaling": _scaling(results)}
         _print_table(spine, results, args.repeat)
     if not args.no_process:
@@ -317,7 +321,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def _result(ours_runs: list, each_runs: list, base: dict) -> dict:
+def _result(ours_runs: list, each_runs: list, base: dict, base_cpu: float) -> dict:
     ours = min(ours_runs, key=lambda r: r["total_s"])
     each = min(each_runs, key=lambda r: r["total_s"])
     return {
@@ -331,6 +335,10 @@ def _result(ours_runs: list, each_runs: list, base: dict) -> dict:
         "print_s": round(ours["print_s"], 4),
         "baseline_s": round(base["total_s"], 4),
         "ratio": round(ours["total_s"] / base["total_s"], 3),
+        # CPU seconds (best of the rounds): what the targets are judged on, the machine being shared
+        "cpu_s": round(min(r["cpu_s"] for r in ours_runs), 4),
+        "baseline_cpu_s": round(base_cpu, 4),
+        "cpu_ratio": round(min(r["cpu_s"] for r in ours_runs) / base_cpu, 3),
         "peak_rss_mb": round(ours["peak_rss_mb"], 1),
         "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
         "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
@@ -356,6 +364,7 @@ def _scaling(results: dict) -> dict | None:
     a, b = results["L64"], results["L512"]
     return {
         "time_ratio": round(b["total_s"] / a["total_s"], 3),
+        "cpu_time_ratio": round(b["cpu_s"] / a["cpu_s"], 3),
         "op_ratio": round(b["ops"] / a["ops"], 3),
         # the same ratio for the parts: ours minus the C++ floor (our Python), the
         # C++ floor alone, and the baseline (C++ only) - which of them grows faster than the ops
@@ -368,14 +377,14 @@ def _scaling(results: dict) -> dict | None:
 def _print_table(spine: str, results: dict, repeat: int) -> None:
     print(f"== {spine} spine, --preset all")
     print(
-        f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'floor':>8}{'RSS MiB':>10}"
+        f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'CPU rat':>8}{'floor':>8}{'RSS MiB':>10}"
         f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes"
     )
     for name, r in results.items():
         top = ", ".join(f"{k.split(' (')[0]} {v:.3f}" for k, v in r["top_passes"][:3])
         pre = sum(r["phases_s"].values())
         print(
-            f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}"
+            f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['cpu_ratio']:>8.2f}"
             f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
             f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
             f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}"
@@ -384,7 +393,8 @@ def _print_table(spine: str, results: dict, repeat: int) -> None:
   ours s   = parse + pre + passes + verify + print + other (the compile of one module, {spine} spine, --preset all)
   base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process;
              the same baseline for both spines)
-  ratio    = ours / base; floor = our C++ floor / base, where the C++ floor is parse + the upstream C++
+  ratio    = ours / base (wall); CPU rat = the same in CPU seconds (best of the rounds each)
+  floor    = our C++ floor / base, where the C++ floor is parse + the upstream C++
              passes we run (bridge, canonicalize, remove-dead-values, each with its verifier) + verify
   RSS MiB  = peak RSS of our whole process (interpreter + jaxlib alone are ~130-150 MiB)
   pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
@@ -400,7 +410,8 @@ def _print_table(spine: str, results: dict, repeat: int) -> None:
     s = _scaling(results)
     if s:
         print(
-            f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "
+            f"scaling L64->L512: time x{s['time_ratio']} (CPU x{s['cpu_time_ratio']}), ops x{s['op_ratio']} "
+            "(target: time <= 1.15 x ops); "
             f"parts: our Python x{s['python_time_ratio']}, our C++ floor x{s['cpp_floor_time_ratio']}, "
             f"baseline x{s['baseline_time_ratio']}"
         )
