@@ -208,7 +208,7 @@ def compile(
             path in ``jax.tree_util.keystr`` form over the argument tuple
             (``"[0]['w1']"``: argument 0's entry ``'w1'`` and everything under
             it). Those inputs print as parameters
-            (``is_parameter_tensor=True, np_file='input_<i>.npy'``) and their
+            (``is_parameter_tensor=True, weight_files=['input_<i>.npy'], np_file='input_<i>.npy'``) and their
             example values go to ``.files`` (written beside ``penguin.py``);
             the example arguments must then be concrete arrays. Not with a
             portable artifact.

@@ -4,7 +4,8 @@
 Usage::
 
     python3 scripts/reliability.py [--text N] [--binary N] [--writers N] [--kills N] [--sigints N]
-                                   [--depths 100,250,1000] [--jobs J] [--timeout S] [--seed K]
+                                   [--depths 100,250,1000] [--hostile N] [--attr-depths D,...] [--collisions N]
+                                   [--jobs J] [--timeout S] [--seed K]
                                    [--quick] [--json FILE]
 
 Each case runs the real tools (``python -m hilo_mlir.tools.hilo2penguin`` /
@@ -33,7 +34,14 @@ of the rounds with one writer slowed right before it publishes), while a
 reader checks the folder; SIGKILL at random moments of a 10 MB compile (then
 a clean run must sweep the staging); SIGINT at random moments of a batch;
 SIGKILL of a batch's parent (no worker may survive it); ``while`` nested
-100 / 250 / 1000 deep. ``--quick`` is the sample the default test suite runs.
+100 / 250 / 1000 deep; modules with hostile strings (quotes, newlines,
+``__import__``, format braces, look-alikes) in every slot the printer reads,
+on both spines and through ``hilo-opt``'s printer: the program must pass the
+allow-list and run on the reference backend without touching a file; dictionary,
+array and tuple attributes nested 150 to 20,000 deep, a location used as an
+attribute, a rank-65 constant (a program that runs, or one located error);
+inputs whose output folders collide (each must get its own folder holding its
+own program). ``--quick`` is the sample the default test suite runs.
 
 Exit status 0 only when every attempt is clean.
 """
@@ -215,7 +223,7 @@ def bytecode_seeds(texts: list[str]) -> list[bytes]:
     from hilo_mlir.ir.binding import ir, make_context
 
     out = []
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers
+    from hilo_mlir.ir.limits import check_dim_numbers
 
     with make_context():
         for t in texts:
@@ -266,7 +274,7 @@ def mutants_in_batch(row: Row, blobs: list[bytes], ext: str, work: str, jobs: in
     with open(report) as f:
         doc = json.load(f)
     for m in doc["modules"]:
-        stem = os.path.splitext(os.path.basename(m["path"]))[0]
+        stem = m.get("output") or os.path.splitext(os.path.basename(m["path"]))[0]
         where = os.path.join(out, stem)
         st, diag = m["status"], m["diagnostic"] or ""
         if st == "ok":
@@ -530,6 +538,222 @@ def deep_nesting(row: Row, depths, work: str, timeout: float) -> None:
         row.add(v, f"depth {d}: {what}")
 
 
+# --------------------------------------------------------------------------- hostile strings, deep attributes, collisions
+
+#: what an attacker puts into strings: quotes, escapes, line breaks, code, format braces, look-alikes
+HOSTILE = [
+    "'",
+    '"',
+    "\\",
+    "\n",
+    "\r",
+    "\u2028",
+    "\x85",
+    "'" * 3,
+    "{x}",
+    "%s",
+    "\uff44\uff4c",
+    "dl",
+    "__debug__",
+    "a\u00b2",
+    "\u0430",
+    "#",
+    "\x00",
+]
+
+
+def _mlir_string(s: str) -> str:
+    out = []
+    for b in s.encode("utf-8"):
+        c = chr(b)
+        out.append(c if 32 <= b < 127 and c not in '"\\' else f"\\{b:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def hostile_module(rng: random.Random, marker: str) -> str:
+    """A module with a hostile string (one that would touch ``marker`` if it ran as code) in every slot the printer reads."""
+
+    def s():
+        code = rng.choice([f"__import__('os').system('touch {marker}')", f"open('{marker}', 'w')", "import os"])
+        parts = [rng.choice(HOSTILE) for _ in range(rng.randint(1, 3))] + [code]
+        rng.shuffle(parts)
+        return _mlir_string("".join(parts))
+
+    return f"""#loc1 = loc({s()}:3:4)
+#loc2 = loc({s()}(#loc1))
+module @{s()} attributes {{neuron.input_names = [{s()}]}} {{
+  func.func @main(%arg0: tensor<2xf32> loc({s()})) -> (tensor<2xf32> {{jax.result_info = {s()}}}, tensor<2xf32>)
+      attributes {{output_names = [{s()}, {s()}]}} {{
+    %0 = stablehlo.add %arg0, %arg0 {{{s()} = {s()}, attr = {{{s()} = [{s()}, {{{s()} = {s()}}}]}},
+        ty = tuple<memref<2xf32, {s()}>>}} : tensor<2xf32> loc(#loc2)
+    %1 = stablehlo.custom_call @AwsNeuronDevicePrint(%0) {{backend_config = {s()}}} : (tensor<2xf32>) -> tensor<2xf32>
+    return %0, %1 : tensor<2xf32>, tensor<2xf32>
+  }}
+}}
+"""
+
+
+def _program_is_data(row: Row, where: str, marker: str, what: str) -> None:
+    """``where/penguin.py`` passes the allow-list, runs on the reference backend, and touched nothing."""
+    import numpy as np
+
+    from hilo_mlir import penguin_ref
+    from hilo_mlir.support.pysource import ProgramCheckError, check_program
+
+    p = program_problem(where)
+    if p:
+        row.add("inconsistent", f"{what}: {p}")
+        return
+    with open(os.path.join(where, "penguin.py"), encoding="utf-8") as f:
+        src = f.read()
+    try:
+        check_program(src, roots=("neuronxcc.starfish.penguin", "neuronxcc.starfish.support"))
+        penguin_ref.run(src, [np.ones(2, np.float32)])
+    except ProgramCheckError as e:
+        row.add("inconsistent", f"{what}: the program fails the allow-list: {e.message}")
+        return
+    except Exception as e:  # noqa: BLE001 - counted
+        row.add("traceback", f"{what}: the reference backend: {type(e).__name__}: {e}")
+        return
+    row.add("inconsistent" if os.path.exists(marker) else "clean", f"{what}: the program ran input text")
+
+
+def hostile_strings(row: Row, n: int, work: str, rng: random.Random, jobs: int, timeout: float) -> None:
+    """``n`` modules with hostile strings in every slot: a batch on each spine, then ``hilo-opt``'s printer on a tenth."""
+    marker = os.path.join(work, "PWNED")
+    src = os.path.join(work, "in")
+    os.makedirs(src)
+    paths = []
+    for i in range(n):
+        p = os.path.join(src, f"h{i:04d}.mlir")
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(hostile_module(rng, marker))
+        paths.append(p)
+    for spine in ("mhlo", "stablehlo"):
+        out, report = os.path.join(work, f"out-{spine}"), os.path.join(work, f"report-{spine}.json")
+        rc, _, err = run(
+            TOOL + ["--batch", src, "-o", out, "--spine", spine, "--jobs", str(jobs), "--timeout", str(timeout), "--report", report],
+            timeout=timeout * n / jobs + 600,
+        )
+        if rc is None or not os.path.exists(report):
+            for _ in paths:
+                row.add("hang" if rc is None else "inconsistent", f"batch exit {rc}: {err[-300:]}")
+            continue
+        with open(report) as f:
+            doc = json.load(f)
+        for m in doc["modules"]:
+            if m["status"] != "ok":
+                row.add("signal" if m["signal"] else "inconsistent", f"{m['path']} ({spine}): {m['status']}: {m['diagnostic']}")
+                continue
+            _program_is_data(row, os.path.join(out, m["output"]), marker, f"{m['path']} ({spine})")
+    for i, p in enumerate(paths[: max(1, n // 10)]):
+        out = os.path.join(work, f"opt{i}")
+        os.makedirs(out)
+        pipeline = f"--pass-pipeline=builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{{output={out}/penguin.py}})"
+        rc, _, err = run(OPT + [p, pipeline, "-o", os.devnull], timeout=timeout + 120)
+        v, what = verdict_of_process(rc, err, None, "opt")
+        if v != "clean" or rc != 0:
+            row.add(v if v != "clean" else "inconsistent", f"{p} (hilo-opt): {what or err.strip()[-300:]}")
+            continue
+        _program_is_data(row, out, marker, f"{p} (hilo-opt)")
+
+
+def _deep_attr(kind: str, n: int) -> str:
+    if kind == "dict":
+        return "{a = " * n + "1 : i32" + "}" * n
+    if kind == "array":
+        return "[" * n + '"x"' + "]" * n
+    return "tuple<" * n + "f32" + ">" * n
+
+
+def deep_attributes(row: Row, depths, work: str, timeout: float) -> None:
+    """Dictionary, array and tuple-type attributes nested ``depths`` deep, a location used as an attribute and a
+    rank-65 constant, through single-file ``hilo2penguin`` and ``hilo-opt``'s printer: a program that runs, or one
+    located error (deeper than the parser's stack: refused before parsing), never a signal."""
+    shape = "x".join(["1"] * 65)
+    cases = [(f"{k} {d}", _deep_attr(k, d)) for d in depths for k in ("dict", "array", "tuple")]
+    cases.append(("location attribute", "#loc1"))
+    for name, attr in cases:
+        head = '#loc1 = loc("x")\n' if name == "location attribute" else ""
+        text = (
+            head
+            + "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+            + f"  %0 = stablehlo.add %arg0, %arg0 {{foo = {attr}}} : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}}\n"
+        )
+        _deep_case(row, name, text, work, timeout)
+    text = (
+        f"func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n  %c = stablehlo.constant dense<{'[' * 64}[1.0, 2.0]{']' * 64}>"
+        f" : tensor<{shape[:-1]}2xf32>\n  return %arg0 : tensor<2xf32>\n}}\n"
+    )
+    _deep_case(row, "rank-65 constant", text, work, timeout)
+
+
+def _deep_case(row: Row, name: str, text: str, work: str, timeout: float) -> None:
+    slug = name.replace(" ", "_")
+    p = os.path.join(work, slug + ".mlir")
+    with open(p, "w") as f:
+        f.write(text)
+    out = os.path.join(work, "o-" + slug)
+    rc, _, err = run(TOOL + [p, "-o", out, "--timeout", str(timeout)], timeout=timeout + 120)
+    v, what = verdict_of_process(rc, err, out)
+    if v == "clean" and rc == 0:
+        _program_is_data(row, out, os.path.join(work, "PWNED"), f"{name} (hilo2penguin)")
+    else:
+        row.add(v, f"{name} (hilo2penguin): {what}")
+    pipeline = "--pass-pipeline=builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin)"
+    rc, _, err = run(OPT + [p, pipeline, "-o", os.devnull], timeout=timeout + 120)
+    v, what = verdict_of_process(rc, err, None, "opt")
+    row.add(v, f"{name} (hilo-opt): {what}")
+
+
+def _tagged(tag: int) -> str:
+    """A module whose program prints ``value=<tag>.0``: which input a program came from."""
+    return (
+        "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n"
+        f"  %c = stablehlo.constant dense<{tag}.0> : tensor<f32>\n"
+        "  %0 = stablehlo.add %a, %c : tensor<f32>\n  return %0 : tensor<f32>\n}\n"
+    )
+
+
+def collisions(row: Row, rounds: int, work: str, timeout: float) -> None:
+    """Inputs whose stems collide (a/x.mlir + b/x.mlir given as files; x.mlir, x.pb, x_mlir.mlir): every module gets
+    its own folder, holding its own program."""
+    pb = os.path.join(ROOT, "examples", "decoder_layer.hlo.pb")
+    for r in range(rounds):
+        d = os.path.join(work, f"r{r}")
+        names = ["a/x.mlir", "b/x.mlir", "x.mlir", "x_mlir.mlir", f"c/x_mlir_{r + 2}.mlir"]
+        files = []
+        for i, rel in enumerate(names):
+            p = os.path.join(d, "in", rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write(_tagged(100 * r + i))
+            files.append(p)
+        shutil.copy(pb, os.path.join(d, "in", "x.pb"))
+        files.append(os.path.join(d, "in", "x.pb"))
+        out, report = os.path.join(d, "out"), os.path.join(d, "report.json")
+        rc, _, err = run(TOOL + ["--batch", *files, "-o", out, "--timeout", str(timeout), "--report", report], timeout=timeout * 6 + 600)
+        if rc != 0 or not os.path.exists(report):
+            row.add("hang" if rc is None else "inconsistent", f"round {r}: batch exit {rc}: {err[-300:]}")
+            continue
+        with open(report) as f:
+            mods = json.load(f)["modules"]
+        folders = [m.get("output") for m in mods]
+        if len(set(folders)) != len(files) or None in folders:
+            row.add("inconsistent", f"round {r}: output folders {folders}")
+            continue
+        for m in mods:
+            where = os.path.join(out, m["output"])
+            p = program_problem(where)
+            if not p and not m["path"].endswith(".pb"):
+                with open(os.path.join(where, "penguin.py"), encoding="utf-8") as f:
+                    text = f.read()
+                tag = 100 * r + names.index(os.path.relpath(m["path"], os.path.join(d, "in")))
+                if f"value={float(tag)!r}" not in text:
+                    p = f"{where} does not hold the program of {m['path']}"
+            row.add("inconsistent" if p else "clean", f"round {r}: {m['path']}: {p}")
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -544,7 +768,7 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
+def main(argv=None) -> int:  # noqa: C901 - one branch per row
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     ap.add_argument("--text", type=int, default=3000, help="text mutants (default 3000)")
     ap.add_argument("--binary", type=int, default=1200, help="bytecode + .pb mutants (default 1200, one third .pb)")
@@ -554,6 +778,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sigints", type=int, default=20, help="SIGINTs during a batch")
     ap.add_argument("--parent-kills", type=int, default=5, help="SIGKILLs of a batch's parent")
     ap.add_argument("--depths", default="100,250,1000", help="nesting depths of while (empty: none)")
+    ap.add_argument("--hostile", type=int, default=100, help="modules with hostile strings in every printed slot (each spine)")
+    ap.add_argument("--attr-depths", default="150,300,1500,2500,20000", help="nesting depths of attributes (empty: none)")
+    ap.add_argument("--collisions", type=int, default=3, help="batches of inputs whose output folders collide")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per module")
     ap.add_argument("--seed", type=int, default=0)
@@ -562,7 +789,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.text, args.binary, args.single, args.writers, args.kills, args.sigints, args.parent_kills = 40, 24, 4, 2, 2, 2, 1
-        args.depths = ""
+        args.depths, args.hostile, args.attr_depths, args.collisions = "", 4, "", 1
     rng = random.Random(args.seed)
     texts = text_seeds()
     bcs = bytecode_seeds(texts) if args.binary else []
@@ -638,6 +865,19 @@ def main(argv=None) -> int:
         if args.sigints or args.parent_kills:
             r = Row("SIGINT / parent SIGKILL, batch")
             sigints(r, args.sigints, sub("sigint"), rng, args.parent_kills, 2.0 if args.quick else 4.0)
+            rows.append(r)
+        if args.hostile:
+            r = Row("hostile strings (both spines, hilo-opt)")
+            hostile_strings(r, args.hostile, sub("hostile"), rng, args.jobs, args.timeout)
+            rows.append(r)
+        attr_depths = [int(d) for d in args.attr_depths.split(",") if d]
+        if attr_depths:
+            r = Row("deep attributes, location attribute, rank 65")
+            deep_attributes(r, attr_depths, sub("deepattr"), args.timeout)
+            rows.append(r)
+        if args.collisions:
+            r = Row("colliding output folders (batch)")
+            collisions(r, args.collisions, sub("collisions"), args.timeout)
             rows.append(r)
         depths = [int(d) for d in args.depths.split(",") if d]
         if depths:

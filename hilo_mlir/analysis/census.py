@@ -454,3 +454,18 @@ class Census:
             if fresh._types is None or +self._types != +fresh._types:
                 out.append("value types differ")
         return out
+
+
+def detect_dialect(module, census: Census | None = None) -> str:
+    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
+
+    ``census``: a :class:`Census` of ``module`` to count from (no walk); default: take one.
+    """
+    counts = (census or Census(module.operation)).counts
+    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
+    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
+    if not (mhlo or shlo):
+        return "none"
+    if mhlo and shlo:
+        return "mixed"
+    return "mhlo" if mhlo >= shlo else "stablehlo"

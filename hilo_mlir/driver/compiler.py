@@ -2,39 +2,29 @@
 
 ``compile_file`` / ``compile_module`` / ``compile_loaded``: an mhlo or
 stablehlo module (text or bytecode) or a serialized ``HloModuleProto`` goes
-in; the driver's stages run in order --
-
-1. :func:`~hilo_mlir.driver.frontend.validation.validate_input` (no rewrite before it),
-2. :func:`~hilo_mlir.driver.frontend.sharding.strip_sharding`,
-3. :func:`~hilo_mlir.driver.frontend.printability.check_printable`: every op that
-   would reach the printer and that it cannot emit, each a located error;
-4. the bridge :func:`to_mhlo` (chlo decomposition, stablehlo -> mhlo: the
-   binary's importer always produces mhlo; the StableHLO spine bridges back
-   at its step 1a),
-
-then the spine chosen by ``config.stablehlo`` runs with the verifier after
-every pass, and the terminal printer's Penguin Python source comes back.
-
-The input census (:func:`input_census`: one walk of the module, with every
-value type and the ops holding sharding attributes) is taken once per
-:func:`compile_loaded` call and lives in that call only: the stages before
-the spine share it, a stage that changes ops drops it (the sharding strip
-when it removed something, the bridge when it ran), and what is left is
-handed to the spine's :class:`~hilo_mlir.passmanager.pipeline.Pipeline`, which owns it
-from then on.
+in; one :class:`~hilo_mlir.passmanager.pipeline.Pipeline` runs the steps of
+:func:`hilo_mlir.driver.spine.pipeline_steps` -- the import step
+``hilo-import`` (:mod:`hilo_mlir.passes.importing.stages`: validation, the
+sharding strip, the printability check, the bridge to mhlo), then the spine
+chosen by ``config.stablehlo`` -- and the terminal printer's Penguin Python
+source comes back. What runs is what ``hilo2penguin --dump-pass-pipeline``
+prints, by construction.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.driver.frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
-from hilo_mlir.driver.frontend.printability import UnprintableOps, check_printable  # noqa: F401 (public API)
-from hilo_mlir.driver.frontend.sharding import SHARDING_ATTRS, strip_sharding  # noqa: F401 (public API)
-from hilo_mlir.driver.frontend.validation import entry_function, validate_input  # noqa: F401 (public API)
-from hilo_mlir.passmanager.pipeline import Instrumentation, Pipeline, gc_paused, step_for
+from hilo_mlir.passmanager.pipeline import CompileOutputs, Instrumentation, Pipeline, PipelineEnv, Step, gc_paused, step_for
 from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.census import Census
+    from hilo_mlir.fusion.report import FusionReport
 
 __all__ = [
     "PenguinSource",
@@ -44,8 +34,6 @@ __all__ = [
     "compile_module",
     "compile_file",
     "build_spine",
-    "validate_input",
-    "strip_sharding",
     "to_mhlo",
     "input_census",
     "detect_dialect",
@@ -74,72 +62,22 @@ class PenguinSource(str):
     log: list
 
 
-def input_census(loaded: LoadedModule):
-    """A fresh :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it is now: one walk, with types and sharding holders.
+def input_census(loaded: LoadedModule) -> Census:
+    """:func:`hilo_mlir.passes.importing.stages.input_census`."""
+    from hilo_mlir.passes.importing import stages
 
-    What :func:`compile_loaded` takes once for its stages before the spine
-    (dialect detection, validation, the marker protection, the sharding
-    strip, the bridge's chlo check). It holds op handles: it is valid only
-    until the module changes, and never kept beyond one compile.
-    """
-    from hilo_mlir.analysis.census import Census
-
-    return Census(loaded.module.operation, with_types=True, attr_names=SHARDING_ATTRS)
+    return stages.input_census(loaded)
 
 
-def _has_chlo(census) -> bool:
-    return any(n.startswith("chlo.") for n in census.names)
+def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None, census: Census | None = None) -> Census:
+    """The import step's bridge alone (:func:`hilo_mlir.passes.importing.stages.to_mhlo`): bring ``loaded`` to mhlo in place."""
+    from hilo_mlir.passes.importing import stages
+
+    return stages.to_mhlo(loaded, getattr(instrumentation, "on_pass_start", None), census)
 
 
-#: The upstream decomposition of chlo ops into stablehlo ops (run by the bridge when chlo is present).
-CHLO_LEGALIZE = "func.func(chlo-legalize-to-stablehlo)"
-
-
-def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None, census=None):
-    """Bring the module to mhlo in place: the driver's bridge before the spine.
-
-    * ``chlo`` ops (JAX emits them for ``erf``, ``lgamma``, ``top_k`` ...) are
-      first decomposed into stablehlo ops by the upstream
-      ``chlo-legalize-to-stablehlo`` (semantics-preserving; the printers only
-      know mhlo/stablehlo ops);
-    * stablehlo (or mixed) modules then go through ``stablehlo-legalize-to-hlo``.
-
-    Args:
-        loaded: the module; ``loaded.dialect`` is updated when it bridged.
-        instrumentation: its ``on_pass_start`` hears the bridge's passes.
-        census: the census of the module as it is now (default: take one).
-
-    Returns:
-        The census of the module after the bridge: ``census`` itself when
-        nothing ran, else a fresh one (names only; types taken lazily).
-    """
-    from hilo_mlir.passmanager.pipeline import Step
-
-    instr = None
-    if instrumentation is not None and getattr(instrumentation, "on_pass_start", None):
-        instr = Instrumentation(on_pass_start=instrumentation.on_pass_start)
-    steps = []
-    with loaded.context:
-        if census is None:
-            census = input_census(loaded)
-        if _has_chlo(census):
-            steps.append(Step(None, "chlo-legalize-to-stablehlo", cpp_text=CHLO_LEGALIZE))
-    if steps or loaded.dialect in ("stablehlo", "mixed"):
-        steps.append(step_for("stablehlo-legalize-to-hlo"))
-    if not steps:
-        return census
-    with loaded.context:
-        # the input census serves the bridge's own checks before its first pass; the passes then change the module
-        Pipeline(steps, instrumentation=instr).run(loaded.module, census=census)
-    from hilo_mlir.analysis.census import Census
-
-    census = Census(loaded.module.operation)  # the spine starts from it
-    loaded.dialect = detect_dialect(loaded.module, census)
-    return census
-
-
-def build_spine(config: CompileConfig, skip_missing: bool = False):
-    """The steps ``hilo2penguin`` runs for ``config`` (pre-passes, then the spine).
+def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
+    """The steps ``hilo2penguin`` runs for ``config`` after its import step (pre-passes, then the spine).
 
     Every spine step is a registered pass, so a missing one is an error
     (``skip_missing=True`` only for experiments with a partial registry).
@@ -187,11 +125,12 @@ def compile_loaded(
     candidate they refused; ``docs/fusion_report.md``), after a successful
     compile; the report is also ``PenguinSource.fusion_report``.
 
-    Order: :func:`validate_input` (no rewrite before it), :func:`strip_sharding`,
-    :func:`check_printable`, the stablehlo -> mhlo bridge :func:`to_mhlo`, then the spine.
-    ``instrumentation.on_pass_start`` (if set) hears ``validate-input``, the
-    bridge's passes and every spine pass before it starts (the batch engine
-    uses it to name the pass a crash happened in).
+    Order: one pipeline, ``hilo-import`` (validation before any rewrite, the
+    sharding strip, the printability check, the stablehlo -> mhlo bridge),
+    then the spine. ``instrumentation.on_pass_start`` (if set) hears
+    ``hilo-import``, ``validate-input``, the bridge's passes and every spine
+    pass before it starts (the batch engine uses it to name the pass a crash
+    happened in).
 
     Raises:
         HiloError: a refused input, a failing pass or verifier, no printer.
@@ -204,9 +143,15 @@ def compile_loaded(
         raise HiloError(NOT_UTF8_MESSAGE, filename=loaded.filename) from None
 
 
-def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation, input_types, fusion_report):
+def _compile_loaded(
+    loaded: LoadedModule,
+    config: CompileConfig,
+    instrumentation: Instrumentation | None,
+    input_types: str | Sequence[str] | None,
+    fusion_report: str | None,
+) -> PenguinSource:
     with gc_paused():
-        steps = build_spine(config)
+        steps = [step_for("hilo-import"), *build_spine(config)]
         notify = getattr(instrumentation, "on_pass_start", None)
         if input_types:
             from hilo_mlir.driver.frontend.refine import refine_shapes
@@ -215,64 +160,58 @@ def _compile_loaded(loaded: LoadedModule, config: CompileConfig, instrumentation
                 notify("refine-shapes")
             with out_of_memory("refining the shapes"):
                 refine_shapes(loaded, input_types)
-        if notify:
-            notify("validate-input")
-        census = run_import_stages(loaded, config, steps, instrumentation)
-        return _run_spine(loaded, config, steps, instrumentation, census, fusion_report)
+        return _run_pipeline(loaded, config, steps, instrumentation, fusion_report)
 
 
-def run_import_stages(loaded: LoadedModule, config: CompileConfig, steps, instrumentation):
-    """Validation, marker protection, sharding strip, printability and bridge; returns the census to start the spine from."""
-    from hilo_mlir.passes.penguin_io.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
-
-    with out_of_memory("validating the input"):
-        with loaded.context:
-            census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
-            loaded.dialect = detect_dialect(loaded.module, census)
-        validate_input(loaded, config, steps, census)
-        tops = [op.operation for op in loaded.module.body.operations]
-        call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
-        calls = [c for t in tops for c in census.ops_named(t, *call_names)]
-        protect_markers(loaded.module.operation, calls)  # attributes only: the census stays valid
-        if strip_sharding(loaded, census):
-            with loaded.context:
-                census = input_census(loaded)  # ops erased: the old one is stale
-        check_printable(loaded, steps, census)
-    with out_of_memory("bringing the module to mhlo"):
-        return to_mhlo(loaded, instrumentation, census)
+def _gates(config: CompileConfig) -> dict[str, bool]:
+    return {g: bool(getattr(config, g)) for g in CompileConfig.gate_names()}
 
 
-def _run_spine(
-    loaded: LoadedModule, config: CompileConfig, steps, instrumentation, census, fusion_report: str | None = None
+def _run_pipeline(
+    loaded: LoadedModule,
+    config: CompileConfig,
+    steps: list[Step],
+    instrumentation: Instrumentation | None,
+    fusion_report: str | None = None,
 ) -> PenguinSource:
-    extras = {"filename": loaded.filename, "debug": bool(getattr(instrumentation, "debug", False))}
-    report = None
+    env = PipelineEnv(
+        filename=loaded.filename,
+        debug=bool(getattr(instrumentation, "debug", False)),
+        gates=_gates(config),
+        on_pass_start=getattr(instrumentation, "on_pass_start", None),
+    )
+    outputs = CompileOutputs()
+    report: FusionReport | None = None
     if fusion_report is not None:
         from hilo_mlir.fusion import report as _fr
 
-        report = extras[_fr.REPORT_KEY] = _fr.FusionReport(loaded.filename)
-    pipe = Pipeline(steps, instrumentation=instrumentation, extras=extras, verify_each=config.verify_each)
+        report = outputs.fusion_report = _fr.FusionReport(loaded.filename)
+    pipe = Pipeline(steps, instrumentation=instrumentation, env=env, outputs=outputs, verify_each=config.verify_each)
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:
         try:
-            pipe.run(loaded.module, census=census)  # the pipeline owns the census from here
+            pipe.run(loaded.module)
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
             e.log = list(pipe.log)  # the passes' debug lines up to the failure
             raise
         except MemoryError:
             raise HiloError(f"out of memory while running pass '{pipe.last_pass}'") from None
-    src = extras.get("penguin_source")
+    if outputs.dialect:
+        loaded.dialect = outputs.dialect
+    src = outputs.source
     if src is None:
         raise HiloError("the pipeline did not end in a printer pass")
     out = PenguinSource(src)
     out.statistics = {k: dict(v) for k, v in pipe.stats.items()}
-    out.files = dict(extras.get("penguin_files", {}))
+    out.files = dict(outputs.files)
     out.timings = list(pipe.timings)
     out.verify_seconds = sum(t for _, t in pipe.verify_timings)
     out.fusion_report = report
-    if report is not None:
+    if report is not None and fusion_report is not None:
+        from hilo_mlir.fusion import report as _fr
+
         _fr.write_report(report, fusion_report)
     out.log = list(pipe.log)
     return out

@@ -159,10 +159,26 @@ def remove_dead_staging(outdir: str) -> int:
 def _make_outdir(outdir: str) -> None:
     if os.path.exists(outdir) and not os.path.isdir(outdir):
         raise NotADirectoryError(errno.ENOTDIR, "it is a file, not a folder", outdir)
+    dangling = dangling_link(outdir)
+    if dangling is not None:
+        raise NotADirectoryError(errno.ENOTDIR, dangling, outdir)
     os.makedirs(outdir, exist_ok=True)
 
 
-def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes]) -> None:
+def dangling_link(path: str) -> str | None:
+    """Why ``path`` (or a folder above it) cannot be created: a symbolic link to nothing; None if it is not one."""
+    p = os.path.abspath(path)
+    while True:
+        if os.path.islink(p) and not os.path.exists(p):
+            what = "it is" if p == os.path.abspath(path) else f"'{p}' is"
+            return f"{what} a symbolic link to '{os.readlink(p)}', which does not exist"
+        parent = os.path.dirname(p)
+        if parent == p or os.path.exists(p):
+            return None
+        p = parent
+
+
+def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes], on_published=None) -> None:
     """Under the folder lock: rename the extra files in, then ``penguin.py``, then collect the earlier program's files."""
     created = []
     try:
@@ -180,6 +196,8 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes])
             except OSError:
                 pass
         raise
+    if on_published is not None:
+        on_published()
     for name in os.listdir(outdir):
         if name not in files and _CONTENT_NAME.match(name) and is_tool_file(outdir, name):
             try:
@@ -188,11 +206,13 @@ def _publish(outdir: str, staging: str, program: bytes, files: dict[str, bytes])
                 pass
 
 
-def write_program(outdir: str, source: str, files: dict | None = None) -> str:
+def write_program(outdir: str, source: str, files: dict | None = None, on_published=None) -> str:
     """Publish ``penguin.py`` (and ``files``: ``{name: bytes}``, e.g. ``.npy`` constants) into ``outdir`` (see the module doc).
 
     ``files`` defaults to ``source.files`` (a :class:`~hilo_mlir.driver.compiler.PenguinSource`).
-    Returns the path of ``penguin.py``.
+    ``on_published()`` is called once the new ``penguin.py`` is in place, before the
+    earlier program's files are removed (a worker announces it: killed after it,
+    OUTDIR already holds the new program). Returns the path of ``penguin.py``.
 
     Raises:
         OSError: ``outdir`` cannot be created or written, or is a file
@@ -212,7 +232,7 @@ def write_program(outdir: str, source: str, files: dict | None = None) -> str:
             with open(os.path.join(staging, name), "wb") as f:
                 f.write(data)
         with _Lock(outdir):
-            _publish(outdir, staging, program, published)
+            _publish(outdir, staging, program, published, on_published)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         own.close()

@@ -25,6 +25,7 @@ import logging
 from dataclasses import dataclass
 
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.driver.spine_edits import apply_edits, edited_rows
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.steps import Step, step_for
 
@@ -48,7 +49,7 @@ MHLO_SPINE: tuple[SpineStep, ...] = (
     SpineStep("5", "canonicalize-conv", "canonicalize_conv"),
     SpineStep("6", "lower-complex", "lower_complex"),
     SpineStep("7", "lower-complex-extra", "lower_complex_extra"),
-    SpineStep("8", "remove-optimization-barriers", "remove_optimization_barriers"),
+    SpineStep("8", "remove-opt-barriers", "remove_optimization_barriers"),
     SpineStep("9", "identify-cross-pass-tensors", "cross_pass_tensors"),
     SpineStep("10", "rematerialize", "cross_pass_tensors"),
     SpineStep("11", "coalesce-collective-ops", "coalesce_collectives"),
@@ -79,7 +80,7 @@ MHLO_SPINE: tuple[SpineStep, ...] = (
 SHARED_ARGUMENTS = frozenset(
     {
         "canonicalize",
-        "remove-optimization-barriers",
+        "remove-opt-barriers",
         "neuron-inst-combine",
         "mlir-instruction-histogram",
         "collective-broadcast-to-all-gather",
@@ -95,11 +96,15 @@ _INSERTIONS = {
 }
 
 
+#: StableHLO twins the binary does not spell ``stablehlo-<MHLO argument>`` (seed 004's StableHLO listing).
+_TWIN_ARGUMENTS = {"mhlo-to-py-penguin": "stablehlo-to-py-penguin", "canonicalize-for-tensorizer": "canonicalize-for-penguin"}
+
+
 def _twin(arg: str) -> str:
     if arg in SHARED_ARGUMENTS:
         return arg
-    if arg == "mhlo-to-py-penguin":
-        return "stablehlo-to-py-penguin"
+    if arg in _TWIN_ARGUMENTS:
+        return _TWIN_ARGUMENTS[arg]
     return "stablehlo-" + arg
 
 
@@ -122,40 +127,38 @@ STABLEHLO_SPINE: tuple[SpineStep, ...] = _build_stablehlo_spine()
 _STEP_OPTIONS = {"hlo-legalize-to-stablehlo": {"allow_xla_features": True}}
 
 
-def _op_fusion_options(config: CompileConfig) -> dict:
+def _op_fusion_options(config: CompileConfig) -> dict[str, object]:
     return {
         "fuse_dot_logistic": config.fuse_dot_logistic,
         "general_elementwise_fusion": config.general_elementwise_fusion,
     }
 
 
-def _append(steps: list[Step], spine, config: CompileConfig, skip_missing: bool) -> list[Step]:
-    known = {p.argument for p in registry.all_passes(plugins=False)}  # a plugin's pass is never a spine step
-    for s in spine:
-        if s.gate is not None and not getattr(config, s.gate):
-            continue
-        if s.argument not in known:
-            if skip_missing:
-                continue
-            raise registry.HiloError(f"spine step {s.ordinal} '{s.argument}' is not registered")
-        if s.argument.endswith("neuron-op-fusion"):
-            opts = _op_fusion_options(config)
-        elif s.argument.endswith("to-py-penguin") and config.model_type != "generic":
-            opts = {"model_type": config.model_type}
-        else:
-            opts = dict(_STEP_OPTIONS.get(s.argument, {}))
-        steps.append(step_for(s.argument, **opts))
-    return steps
+def step_options(argument: str, config: CompileConfig) -> dict[str, object]:
+    """The options spine step ``argument`` runs with under ``config`` (the one place a config becomes options)."""
+    if argument.endswith("neuron-op-fusion"):
+        return _op_fusion_options(config)
+    if argument.endswith("to-py-penguin") and config.model_type != "generic":
+        return {"model_type": config.model_type}
+    return dict(_STEP_OPTIONS.get(argument, {}))
+
+
+def _spine_only(config: CompileConfig, spine: tuple[SpineStep, ...], skip_missing: bool) -> list[Step]:
+    """The enabled steps of ``spine`` (no pre-passes, no edits): what the seed's ``register*Passes`` append."""
+    entries = [e for e in spine_entries(config.replace(stablehlo=spine is STABLEHLO_SPINE)) if e.label != "pre"]
+    return [step_for(e.argument, **step_options(e.argument, config)) for e in _checked(entries, skip_missing) if e.enabled]
 
 
 def register_mhlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
     """Append the enabled MHLO spine steps to ``steps`` (seed 004 ``registerMHLOPasses``)."""
-    return _append(steps, MHLO_SPINE, config, skip_missing)
+    steps.extend(_spine_only(config, MHLO_SPINE, skip_missing))
+    return steps
 
 
 def register_stablehlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
     """Append the enabled StableHLO spine steps (seed 004 ``registerStableHLOPasses``)."""
-    return _append(steps, STABLEHLO_SPINE, config, skip_missing)
+    steps.extend(_spine_only(config, STABLEHLO_SPINE, skip_missing))
+    return steps
 
 
 def register_mlir_compile_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
@@ -193,10 +196,21 @@ def spine_entries(config: CompileConfig) -> list[SpineEntry]:
     return out
 
 
-def _step(argument: str, config: CompileConfig) -> Step:
-    if argument.endswith("neuron-op-fusion"):
-        return step_for(argument, **_op_fusion_options(config))
-    return step_for(argument, **dict(_STEP_OPTIONS.get(argument, {})))
+def _step(entry: SpineEntry, config: CompileConfig) -> Step:
+    return step_for(entry.argument, **step_options(entry.argument, config))
+
+
+def _checked(entries: list[SpineEntry], skip_missing: bool) -> list[SpineEntry]:
+    """``entries`` whose pass is registered; an enabled spine step that is not is an error (or left out, ``skip_missing``)."""
+    known = {p.argument for p in registry.all_passes(plugins=False)}  # a plugin's pass is never a spine step
+    out = []
+    for e in entries:
+        if e.label != "pre" and e.enabled and e.argument not in known:
+            if skip_missing:
+                continue
+            raise registry.HiloError(f"spine step {e.label} '{e.argument}' is not registered")
+        out.append(e)
+    return out
 
 
 def _mhlo_names(config: CompileConfig) -> dict:
@@ -208,22 +222,23 @@ def _mhlo_names(config: CompileConfig) -> dict:
 
 
 def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
-    """The steps ``hilo2penguin`` runs for ``config``: the enabled pre-passes, then the spine,
-    with ``config.pass_edits`` applied (:mod:`hilo_mlir.driver.spine_edits`).
+    """The steps ``hilo2penguin`` runs for ``config`` after its import step: the enabled pre-passes,
+    then the spine, with ``config.pass_edits`` applied (:mod:`hilo_mlir.driver.spine_edits`).
+
+    The one translation of a :class:`CompileConfig` into steps: the compile, the
+    dumped pipeline and ``--list-spine`` all read it.
 
     Raises:
-        HiloError: an edit names an unknown step or pass, or a step whose gate is off.
+        HiloError: an edit names an unknown step or pass, or a step whose gate is off;
+            an enabled spine step is not registered (unless ``skip_missing``).
     """
-    edits = tuple(getattr(config, "pass_edits", ()) or ())
-    if edits:
-        from hilo_mlir.driver.spine_edits import apply_edits
+    entries = _checked(spine_entries(config), skip_missing)
+    return apply_edits(entries, lambda e: _step(e, config), tuple(config.pass_edits), _mhlo_names(config))
 
-        return apply_edits(spine_entries(config), lambda e: _step(e.argument, config), edits, _mhlo_names(config))
-    steps = []
-    for arg, gate in PRE_PASSES:
-        if getattr(config, gate):
-            steps.append(step_for(arg))
-    return register_mlir_compile_passes(steps, config, skip_missing=skip_missing)
+
+def pipeline_steps(config: CompileConfig) -> list[Step]:
+    """Everything ``hilo2penguin`` runs for ``config``, in order: the import step, then :func:`build_spine`."""
+    return [import_step(), *build_spine(config)]
 
 
 def import_step() -> Step:
@@ -234,8 +249,7 @@ def import_step() -> Step:
 def pipeline_text(config: CompileConfig) -> str:
     """``builtin.module(hilo-import,...)``: everything ``hilo2penguin`` runs for ``config``, every
     option spelled out, as ``hilo-opt --pass-pipeline`` accepts it."""
-    steps = [import_step()] + build_spine(config)
-    return "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")"
+    return "builtin.module(" + ",".join(s.text(full=True) for s in pipeline_steps(config)) + ")"
 
 
 def _gate_text(e: SpineEntry) -> str:
@@ -251,12 +265,10 @@ def list_spine(config: CompileConfig) -> str:
     an inserted pass has the label ``+`` and the gate column says where it
     was placed, a replaced or disabled step says so.
     """
-    from hilo_mlir.driver.spine_edits import edited_rows
-
     rows = [("step", "pass", "gate")]
     entries = spine_entries(config)
     edited: dict = {}
-    for e, s, note in edited_rows(entries, lambda e: _step(e.argument, config), tuple(config.pass_edits), _mhlo_names(config)):
+    for e, s, note in edited_rows(entries, lambda e: _step(e, config), tuple(config.pass_edits), _mhlo_names(config)):
         edited.setdefault(id(e), []).append((s, note))
     for e in entries:
         if not e.enabled:

@@ -1,7 +1,7 @@
 """Weights: which entry arguments are parameters, and the ``.npy`` files they are loaded from.
 
 A parameter input (one of ``main``'s ``slowChangingIns``) prints as
-``markInput(..., is_parameter_tensor=True, np_file='input_<i>.npy')``
+``markInput(..., is_parameter_tensor=True, weight_files=['input_<i>.npy'], np_file='input_<i>.npy')``
 (docs/penguin_format.md section 3). The weights themselves come from the
 caller -- ``hilo2penguin --weights INDEX=FILE.npy``, or
 ``hilo_mlir.jax.compile(..., params=...)`` -- and are written beside
@@ -27,7 +27,7 @@ from hilo_mlir.support.diagnostics import HiloError
 
 _MARK_INPUT = re.compile(
     r"^input_(\d+) = m\d+\.Tensor\(name=(.*), spec=m\d+\.TensorSpec\(shape=\(([\d, ]*)\), dtype='(\w+)'\)\)"
-    r"\.markInput\(\w+, index=\d+, is_parameter_tensor=(True|False)(?:, np_file='([^']*)')?\)$"
+    r"\.markInput\(\w+, index=\d+, is_parameter_tensor=(True|False)(?:, weight_files=\['[^']*'\])?(?:, np_file='([^']*)')?\)$"
 )
 
 
@@ -74,6 +74,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     """
     from hilo_mlir.driver.compiler import entry_function
     from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.parameters import attribute_parameters
 
     main = entry_function(module, filename)
     n = len(main.regions[0].blocks[0].arguments)
@@ -81,10 +82,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     if bad:
         raise HiloError(f"weights given for input {bad[0]}, but main has {n} input{'s' if n != 1 else ''}", filename=filename)
     attrs = main.attributes
-    have = set()
-    if "slowChangingIns" in attrs:
-        have = {int(x) for x in np.array(ir.DenseElementsAttr(attrs["slowChangingIns"])).reshape(-1)}
-    values = sorted(have | set(indices))
+    values = sorted(attribute_parameters(main) | set(indices))
     with ir.Location.unknown(module.context):
         t = ir.RankedTensorType.get([len(values)], ir.IntegerType.get_signless(32))
         attrs["slowChangingIns"] = ir.DenseElementsAttr.get(np.asarray(values, dtype=np.int32), type=t)

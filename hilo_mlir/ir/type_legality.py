@@ -4,7 +4,7 @@
 :class:`TypeProblem` it has, or ``None``. Two callers phrase the same verdict
 for their audience:
 
-* the driver's input check (:mod:`hilo_mlir.driver.frontend.validation`), before any
+* the driver's input check (:mod:`hilo_mlir.passes.importing.validation`), before any
   rewrite, with :meth:`TypeProblem.explain` ("has dynamic shape ...: dynamic
   shapes are not supported (every dimension must be static)"); complex and
   token types are problems there only when the spine has no pass that lowers

@@ -4,6 +4,9 @@ Every module below this package is imported when the registry is first used;
 each registers its passes with :func:`hilo_mlir.registry.register` /
 :func:`hilo_mlir.registry.register_twins` at import time. Modules are imported
 in sorted order of their dotted names, so registration is deterministic.
+The installed plugins' entry points (group ``hilo_mlir.passes``) are loaded
+lazily by the registry: when a pass name is not built in, when every pass is
+listed, or when a plugin is named.
 """
 
 import importlib

@@ -49,13 +49,20 @@ def _default_ok(t: type, v) -> bool:
     return isinstance(v, str)
 
 
+def _check_aliases(info) -> None:
+    for a in info.aliases:
+        if not isinstance(a, str) or not KEBAB.match(a):
+            raise error(f"pass '{info.argument}': invalid alias {a!r}: use kebab-case (lowercase words joined by '-')")
+
+
 def check_pass(info) -> None:
     """Raise a located HiloError for the first thing wrong with ``info`` (a PassInfo)."""
-    from hilo_mlir.passmanager.registry import Option, Statistic
+    from hilo_mlir.passmanager.pass_context import Option, Statistic
 
     arg = info.argument
     if not isinstance(arg, str) or not KEBAB.match(arg):
         raise error(f"invalid pass argument {arg!r}: use kebab-case (lowercase words joined by '-')")
+    _check_aliases(info)
     if not isinstance(info.summary, str) or not info.summary.strip():
         raise error(f"pass '{arg}' has no summary (one line for --help)")
     if not info.upstream and not callable(info.run):

@@ -8,13 +8,61 @@ through ``ctx.rewriter``, asks ``ctx.get_analysis`` / ``ctx.census``, bumps
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from hilo_mlir.ir.dialects import DialectTable
+from hilo_mlir.support.diagnostics import HiloError
 
 if TYPE_CHECKING:
+    from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.fusion.report import FusionReport
+    from hilo_mlir.ir.dialects import DialectTable
     from hilo_mlir.passmanager.registry import PassInfo
+    from hilo_mlir.passmanager.steps import Step
+    from hilo_mlir.rewrite.rewriter import Rewriter
+
+
+@dataclass
+class PipelineEnv:
+    """What a pipeline run is given: read by passes, never written.
+
+    Attributes:
+        filename: the input's name (diagnostics, ``DebugLocation`` of the printer).
+        debug: ``--debug``: passes may do debug-only work (and record ``ctx.debug`` lines).
+        gates: the driver's :class:`~hilo_mlir.driver.config.CompileConfig` gates
+            (``{field: on}``), to explain a missing lowering; None outside the driver.
+        on_pass_start: hears the passes of pipelines a pass runs inside itself (the
+            import step's bridge), for crash attribution.
+    """
+
+    filename: str | None = None
+    debug: bool = False
+    gates: Mapping[str, bool] | None = None
+    on_pass_start: Callable[[str], None] | None = None
+
+
+@dataclass
+class CompileOutputs:
+    """What a pipeline run produces besides the module: written by the passes that produce it.
+
+    Attributes:
+        source: the Penguin Python source (the printer, ``*-to-py-penguin``).
+        files: files that belong beside ``penguin.py`` (``{name: bytes}``, e.g. ``.npy`` constants).
+        parameters: the printer's parameter table (``{index: record}``).
+        histogram: ``[(op name, count)]`` (``mlir-instruction-histogram``).
+        fusion_report: the :class:`~hilo_mlir.fusion.report.FusionReport` the fusion passes
+            record into (set by the driver to ask for one, or by a pass's ``{report=DIR}``).
+        dialect: the dialect of the input as the import step found it (``"mhlo"``,
+            ``"stablehlo"``, ``"mixed"``, ``"none"``; ``"mhlo"`` once bridged); ``""`` without an import step.
+    """
+
+    source: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    parameters: dict[Any, Any] = field(default_factory=dict)
+    histogram: list[tuple[str, int]] | None = None
+    fusion_report: FusionReport | None = None
+    dialect: str = ""
 
 
 class Statistics(collections.Counter):
@@ -66,6 +114,56 @@ class Statistic:
     help: str = ""
 
 
+@dataclass(frozen=True)
+class Option:
+    """A typed pass option (``{name=value}`` in a pipeline string).
+
+    Attributes:
+        name: kebab-case option name.
+        type: ``bool``, ``int``, ``float`` or ``str``.
+        default: value when not given.
+        help: one line for ``--help``.
+        check: validates a parsed value: returns why it is refused (a phrase), or None.
+        writes_file: the value names a file or folder the pass writes (``--run-reproducer``
+            refuses a reproducer whose pipeline sets one: it may not write where the user did not say).
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    check: Callable[[Any], str | None] | None = None
+    writes_file: bool = False
+
+    def parse(self, text: str, pass_arg: str) -> Any:
+        """Parse ``text`` into this option's type and apply :attr:`check`; raise HiloError on a bad value."""
+        t = text.strip()
+        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+            t = t[1:-1]
+        value: Any = t
+        try:
+            if self.type is bool:
+                low = t.lower()
+                if low in ("1", "true", "on", "yes", ""):
+                    value = True
+                elif low in ("0", "false", "off", "no"):
+                    value = False
+                else:
+                    raise ValueError(t)
+            elif self.type is int:
+                value = int(t, 0)
+            elif self.type is float:
+                value = float(t)
+        except ValueError:
+            raise HiloError(
+                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
+            ) from None
+        reason = self.check(value) if self.check is not None else None
+        if reason:
+            raise HiloError(f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}': {reason}")
+        return value
+
+
 class PassContext:
     """What a running pass sees besides its anchor op.
 
@@ -79,11 +177,26 @@ class PassContext:
         stats: :class:`Statistics` of the pass, reported by ``--mlir-pass-statistics``
             and returned by the Python API.
         log: list of debug lines (``--debug``-style reject reasons).
-        extras: the pipeline's outputs (the printer's source and files, the histogram).
+        env: the run's :class:`PipelineEnv` (file name, ``--debug``, gates).
+        outputs: the run's :class:`CompileOutputs` (the printer's source and files, the histogram, the fusion report).
+        pipeline_steps: the steps of the pipeline the pass runs in (the import step reads which lowerings follow it).
         info: the :class:`PassInfo` being run.
     """
 
-    def __init__(self, info: "PassInfo", options: dict, *, rewriter, analyses, module_op, stats=None, log=None, extras=None):
+    def __init__(
+        self,
+        info: PassInfo,
+        options: dict[str, Any],
+        *,
+        rewriter: Rewriter,
+        analyses: AnalysisManager,
+        module_op: Any,
+        stats: Statistics | None = None,
+        log: list[str] | None = None,
+        env: PipelineEnv | None = None,
+        outputs: CompileOutputs | None = None,
+        pipeline_steps: tuple[Step, ...] = (),
+    ):
         self.info = info
         self.options = _Options(options)
         self.d: DialectTable | None = info.dialect_table
@@ -93,7 +206,9 @@ class PassContext:
         self.state = info.state() if info.state is not None else None
         self.stats = stats if stats is not None else Statistics(info.statistics, info.argument)
         self.log = log if log is not None else []
-        self.extras = extras if extras is not None else {}
+        self.env = env if env is not None else PipelineEnv()
+        self.outputs = outputs if outputs is not None else CompileOutputs()
+        self.pipeline_steps = pipeline_steps
 
     def get_analysis(self, cls, op):
         """The analysis ``cls`` of ``op`` (cached by the run; see :mod:`hilo_mlir.analysis.manager`)."""

@@ -15,22 +15,39 @@ then the verifier runs and a failure names the pass that broke the IR.
 * An upstream C++ pass runs in a one-pass binding ``PassManager`` built from
   its textual form (nesting kept: ``func.func(cse)``).
 
-The instrumentation (``--mlir-print-ir-*``, ``--mlir-timing``,
-``--mlir-pass-statistics``, crash reproducers) is ours and prints in MLIR's
-formats (:mod:`hilo_mlir.passmanager.instrumentation`, :mod:`hilo_mlir.passmanager.reproducer`); the
-executor calls it through hooks around each step.
+Everything that watches a run is a :class:`~hilo_mlir.passmanager.instrumentation.base.PassInstrumentation`
+called around each step (MLIR's seams): IR printing (``--mlir-print-ir-*``),
+timing (``--mlir-timing``), statistics (``--mlir-pass-statistics``), the
+crash reproducer, crash attribution, the checking mode and twin warnings,
+each in :mod:`hilo_mlir.passmanager.instrumentation`. What is left here is
+the executor: the step loop, the verification policy, the analysis manager's
+lifetime and the translation of a pass's failure into one diagnostic. A
+Python pass runs through :func:`hilo_mlir.passmanager.execution.run_pass`, the
+core ``PassInfo.add_to_pass_manager`` shares.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager import registry
-from hilo_mlir.passmanager.instrumentation import Instrumentation, IRPrinter, module_to_text, statistics_report, timing_report
+from hilo_mlir.passmanager.execution import run_pass, top_functions
+from hilo_mlir.passmanager.instrumentation import Instrumentation, module_to_text, statistics_report, timing_report
+from hilo_mlir.passmanager.instrumentation.base import PassInstrumentation
+from hilo_mlir.passmanager.instrumentation.checking import AnalysisChecking
+from hilo_mlir.passmanager.instrumentation.crash_attribution import CrashAttribution
+from hilo_mlir.passmanager.instrumentation.crash_reproducer import CrashReproducer
+from hilo_mlir.passmanager.instrumentation.ir_printing import IRPrinter
+from hilo_mlir.passmanager.instrumentation.statistics import PassStatistics
+from hilo_mlir.passmanager.instrumentation.timing import PassTiming
+from hilo_mlir.passmanager.instrumentation.twin_warnings import TwinWarnings
 from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
-from hilo_mlir.passmanager.registry import PassContext
+from hilo_mlir.passmanager.registry import CompileOutputs, PipelineEnv
 from hilo_mlir.passmanager.steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
 from hilo_mlir.support.diagnostics import (
     NOT_UTF8_MESSAGE,
@@ -45,8 +62,14 @@ from hilo_mlir.support.diagnostics import (
 # --------------------------------------------------------------------------- executor
 
 
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.census import Census
+    from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.rewrite.rewriter import Change, Rewriter
+
+
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for the duration (restored after, even on error).
 
     A compile creates millions of short-lived binding wrappers (``ir.Operation``,
@@ -64,14 +87,12 @@ def gc_paused():
             gc.enable()
 
 
-def _as_instrumentation(instr) -> Instrumentation:
+def _as_instrumentation(instr: Any) -> Instrumentation:
     """``instr`` as an :class:`Instrumentation` (an object with some of its attributes is copied)."""
     if instr is None:
         return Instrumentation()
     if isinstance(instr, Instrumentation):
         return instr
-    import dataclasses
-
     return Instrumentation(**{f.name: getattr(instr, f.name) for f in dataclasses.fields(Instrumentation) if hasattr(instr, f.name)})
 
 
@@ -80,8 +101,9 @@ class Pipeline:
 
     Args:
         steps: the :class:`Step` list.
-        instrumentation: the ``--mlir-*`` reporting.
-        extras: the run's outputs (the printer puts its source and files here).
+        instrumentation: the ``--mlir-*`` reporting asked for (turned into instruments).
+        env: what the run is given (:class:`PipelineEnv`: file name, ``--debug``, gates).
+        outputs: what the run produces (:class:`CompileOutputs`: the printer's source and files ...).
         verify_each: run the verifier after every step that changed the IR and
             name the step that broke it (mlir-opt's default, ``--verify-each``).
             When False (the main job's policy, as the real binary runs its
@@ -90,6 +112,7 @@ class Pipeline:
             ``--verify-each``.
         check_analyses: the checking mode (:mod:`hilo_mlir.analysis.check`);
             default from ``HILO_MLIR_CHECK_ANALYSES``. Forces ``verify_each``.
+        instruments: more :class:`PassInstrumentation` objects, called after the built-in ones.
 
     Attributes:
         stats: ``{pass display name: Statistics}`` filled by Python passes.
@@ -98,170 +121,139 @@ class Pipeline:
         changes: ``[(display, Change)]``: what each Python step recorded
             (upstream steps: ``Change.UNKNOWN``).
         log: debug lines the passes recorded.
+        instruments: the run's instruments, in the order their before-hooks are called.
     """
 
     def __init__(
         self,
-        steps: list[Step],
-        instrumentation: Instrumentation | None = None,
-        extras=None,
+        steps: Sequence[Step],
+        instrumentation: Any = None,
+        env: PipelineEnv | None = None,
+        outputs: CompileOutputs | None = None,
         verify_each: bool = True,
         check_analyses: bool | None = None,
+        instruments: Sequence[PassInstrumentation] = (),
     ):
         from hilo_mlir.analysis.check import enabled_by_env
 
         self.steps = list(steps)
         self.instr = _as_instrumentation(instrumentation)
-        self.stats: dict[str, registry.Statistics] = {}
         self.timings: list[tuple[str, float]] = []
         self.verify_timings: list[tuple[str, float]] = []
         self._unrecorded: list[str] = []  # steps since the last change that recorded none (for the verifier's note)
-        self.changes: list = []
+        self.changes: list[tuple[str, Change]] = []
         self.log: list[str] = []
-        self.extras = extras if extras is not None else {}
-        self.last_pass: str | None = None
+        self.env = env if env is not None else PipelineEnv(debug=self.instr.debug)
+        self.outputs = outputs if outputs is not None else CompileOutputs()
         self.check_analyses = enabled_by_env() if check_analyses is None else bool(check_analyses)
         self.verify_each = verify_each or self.check_analyses
-        #: where the crash reproducer was written (None: no failure, or not asked for)
-        self.reproducer_path: str | None = None
-        self._printer = IRPrinter(self.instr)
-        self._after_dumps: list = []
-        self._snapshot: str | None = None
-        self._current = None
-        self._warned: set = set()
-        self._dialect_seen: set = set()  # dialects the module had ops of when last asked
+        self._am: AnalysisManager | None = None
+        self._statistics = PassStatistics()
+        self._attribution = CrashAttribution(self.instr.on_pass_start)
+        self._reproducer = (
+            CrashReproducer(self.instr.reproducer, self.steps, self.env.filename, self.verify_each, self.instr.stream)
+            if self.instr.reproducer
+            else None
+        )
+        built_in: list[PassInstrumentation | None] = [
+            IRPrinter(self.instr),  # first: it prints the previous pass's "After" dumps before anything else is said
+            self._reproducer,
+            self._attribution,
+            self._statistics,
+            AnalysisChecking(self._analyses) if self.check_analyses else None,
+            # it times the pass and the census the twin check rebuilds after an upstream step (a walk
+            # the pass would otherwise do itself), not the instruments before it
+            PassTiming(self.timings),
+            TwinWarnings(self._analyses, self.warn),
+        ]
+        self.instruments: list[PassInstrumentation] = [i for i in built_in if i is not None] + list(instruments)
+
+    @property
+    def stats(self) -> dict[str, registry.Statistics]:
+        return self._statistics.stats
+
+    @property
+    def last_pass(self) -> str | None:
+        """The argument of the last pass that started (None before the first)."""
+        return self._attribution.last_pass
+
+    @property
+    def reproducer_path(self) -> str | None:
+        """Where the crash reproducer was written (None: no failure, or not asked for)."""
+        return self._reproducer.written if self._reproducer is not None else None
+
+    def _analyses(self) -> AnalysisManager:
+        assert self._am is not None, "asked outside a run"
+        return self._am
 
     @classmethod
-    def from_text(cls, text: str, **kw) -> "Pipeline":
+    def from_text(cls, text: str, **kw: Any) -> Pipeline:
         return cls(steps_from_text(text), **kw)
 
     def text(self) -> str:
         """The pipeline in MLIR syntax."""
         return "builtin.module(" + ",".join(s.text() for s in self.steps) + ")"
 
-    def _dump(self, module, title: str) -> None:
+    def _dump(self, module: Any, title: str) -> None:
         out = self.instr.stream
         out.write(f"// -----// IR Dump {title} //----- //\n")
         out.write(module_to_text(module, self.instr.print_generic, self.instr.print_debuginfo, self.instr.elide_elements_if_larger))
         out.write("\n")
 
-    def run(self, module, census=None) -> None:
+    def run(self, module: Any, census: Census | None = None) -> None:
         """Run every step on ``module``; see :meth:`_run` (the cyclic GC is paused meanwhile)."""
         with gc_paused():
             self._run(module, census)
 
-    def _run(self, module, census=None) -> None:
+    def _run(self, module: Any, census: Census | None = None) -> None:
         """Run every step on ``module`` (an ``ir.Module``); raise HiloError on failure.
 
         ``census``: a :class:`~hilo_mlir.analysis.census.Census` of ``module``
-        as it is now, to start from (the driver's input census); default: one
-        is taken when a pass first asks.
+        as it is now, to start from; default: one is taken when a pass first asks.
         """
         from hilo_mlir.analysis.census import Census
         from hilo_mlir.analysis.manager import AnalysisManager
-        from hilo_mlir.rewrite.rewriter import Change, Rewriter
+        from hilo_mlir.rewrite.rewriter import Rewriter
 
         op = module.operation
         rewriter = Rewriter(op)
-        am = AnalysisManager(op, rewriter)
+        am = self._am = AnalysisManager(op, rewriter)
         if census is not None:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran
-        step = None
-        self.extras.setdefault("pipeline_steps", self.steps)  # what the import step reads (hilo-import)
         try:
             for step in self.steps:
-                self._before_step(step, op)
                 if not self.verify_each and unverified and step.info is not None and step.info.terminal:
-                    self._verify(op, step, final=True)
+                    self._verify_outside(op, step)
                     unverified = False
-                changed = self._run_step(step, module, op, rewriter, am)
+                changed = self._run_step(step, op, rewriter, am)
                 self.changes.append((step.display, changed))
                 # a plugin's pass is verified after (with --verify-each) even when it recorded nothing
-                plugin = step.info is not None and bool(step.info.origin)
-                if changed == Change.NONE and not (self.verify_each and plugin):
+                if not self._changed(step, changed):
                     self._unrecorded.append(step.argument)  # not verified after: it recorded no change
                 else:
                     if not self.verify_each:
                         unverified = True
                     elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
-                        self._verify_step(op, step)
+                        self._verify_after(op, step)
                     self._unrecorded = []
-                self._printer.emit(self._after_dumps)
-                self._after_dumps = []
-            step = None
             if unverified:
-                self._verify(op, None, final=True)
-        except Exception as e:  # noqa: BLE001 - every failure gets its reproducer, then goes on
-            self._on_failure(step, e)
-            raise
+                self._verify_outside(op, None)
+            for inst in self.instruments:
+                inst.run_after_pipeline(op)
         finally:
-            self._snapshot = None
+            self._am = None
             am.close()
 
-    # -- instrumentation hooks ---------------------------------------------------------
+    def _changed(self, step: Step, changed: Change) -> bool:
+        from hilo_mlir.rewrite.rewriter import Change
 
-    def _before_step(self, step: Step, op) -> None:
-        """Before a step: the crash reproducer's snapshot of the IR (``instr.reproducer``)."""
-        if self.instr.reproducer:
-            from hilo_mlir.passmanager.reproducer import snapshot
+        plugin = step.info is not None and bool(step.info.origin)
+        return changed != Change.NONE or (self.verify_each and plugin)
 
-            self._snapshot = snapshot(op, self.extras.get("filename"))
-
-    def _on_failure(self, step: Step | None, exc: Exception) -> None:
-        """A step (or the final verification) failed: write the crash reproducer, once."""
-        if not self.instr.reproducer or self.reproducer_path is not None or self._snapshot is None:
-            return
-        from hilo_mlir.passmanager.reproducer import write_reproducer
-
-        steps = [step] if step is not None else self.steps
-        text = "builtin.module(" + ",".join(s.text() for s in steps) + ")"
-        note = write_reproducer(
-            self.instr.reproducer,
-            self._snapshot,
-            text,
-            verify_each=self.verify_each,
-            failing=(step.pass_name if step is not None else None),
-        )
-        self.reproducer_path = self.instr.reproducer if note.severity == "note" else None
-        if isinstance(exc, HiloError):
-            exc.notes = list(exc.notes) + [note]
-        else:
-            self.instr.stream.write(note.format() + "\n")
-
-    def _warn_dialect(self, step: Step, op, am) -> None:
-        """Warn when a pass for one dialect runs on a module that only has ops of the other
-        (it would do nothing), naming its twin. Printers (terminal) and passes that read
-        either dialect (``PassInfo.any_dialect``) print both: no warning."""
-        info = step.info
-        if (
-            info is None
-            or info.dialect not in ("mhlo", "stablehlo")
-            or info.terminal
-            or info.any_dialect
-            or step.argument in self._warned
-            or info.dialect in self._dialect_seen
-        ):
-            return
-        from hilo_mlir.analysis.census import Census
-
-        names = am.get(Census, op).names
-        own, other = ("mhlo.", "stablehlo.") if info.dialect == "mhlo" else ("stablehlo.", "mhlo.")
-        if any(n.startswith(own) for n in names):
-            # Python passes never change the dialect: no need to ask again until an upstream step ran
-            self._dialect_seen.add(info.dialect)
-            return
-        if not any(n.startswith(other) for n in names):
-            return
-        self._warned.add(step.argument)
-        twin = registry.twin_of(info)
-        hint = f": use its twin '{twin}'" if twin else ""
-        msg = f"pass '{step.argument}' works on {info.dialect} ops but the module has none (it has {other[:-1]} ops){hint}"
-        self.warn(msg, op.location)
-
-    def warn(self, message: str, loc=None) -> None:
+    def warn(self, message: str, loc: Any = None) -> None:
         """Emit a warning diagnostic (to ``instr.on_diagnostic``, else printed to the dump stream)."""
-        fname = self.extras.get("filename")
+        fname = self.env.filename
         d = Diagnostic(
             "warning",
             message,
@@ -276,63 +268,59 @@ class Pipeline:
 
     # -- steps -----------------------------------------------------------------------------
 
-    def _run_step(self, step: Step, module, op, rewriter, am):
-        """Run one step; return the :class:`~hilo_mlir.rewrite.rewriter.Change` it recorded."""
+    def _run_step(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager) -> Change:
+        """Run one step with its instruments' hooks; return the :class:`~hilo_mlir.rewrite.rewriter.Change` it recorded."""
         from hilo_mlir.ir.binding import ir
         from hilo_mlir.rewrite.rewriter import Change
 
-        self.last_pass = step.argument
-        if self.instr.on_pass_start:
-            self.instr.on_pass_start(step.argument)
-        t0 = time.perf_counter()  # before the dialect check: a census rebuilt after an upstream step is charged to this step
-        self._warn_dialect(step, op, am)
-        self._current = op
+        for inst in self.instruments:
+            inst.run_before_pass(step, op)
+        current = [op]  # the op the pass is running on (a failure dumps it)
         try:
-            if step.cpp_text is not None:
-                am.invalidate_all()  # an upstream pass may change anything
-                self._dialect_seen.clear()
+            try:
+                if step.cpp_text is not None:
+                    am.invalidate_all()  # an upstream pass may change anything
+                    rewriter.take_changes()
+                    self._run_upstream(step, op, current)
+                    changed = Change.UNKNOWN
+                else:
+                    changed = self._run_python(step, op, rewriter, am, current)
+                for inst in reversed(self.instruments):  # inside the try: an instrument may fail the pass (checking mode)
+                    inst.run_after_pass(step, op, changed)
+            except HiloError as e:
+                am.invalidate_all()
                 rewriter.take_changes()
-                self._run_upstream(step, op)
-                changed = Change.UNKNOWN
-            else:
-                changed = self._run_python(step, op, rewriter, am)
-        except HiloError as e:
-            am.invalidate_all()
-            rewriter.take_changes()
-            self._printer.failed(step, self._current)
-            e.pass_name = step.argument
+                e.pass_name = step.argument
+                raise
+            except ir.MLIRError as e:
+                am.invalidate_all()
+                err = from_mlir_error(e)
+                err.message = f"{err.message} (in pass '{step.argument}')"
+                err.pass_name = step.argument
+                raise err from None
+            except (RuntimeError, UnicodeDecodeError) as e:
+                am.invalidate_all()
+                if not not_utf8(e):
+                    raise self._unexpected(step, e) from e
+                err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.env.filename)
+                err.pass_name = step.argument
+                raise err from None
+            except Exception as e:  # noqa: BLE001 - re-raised, named after the pass
+                am.invalidate_all()
+                raise self._unexpected(step, e) from e
+        except Exception as failure:  # noqa: BLE001 - the instruments hear it, then it goes on
+            for inst in self.instruments:
+                inst.run_after_pass_failed(step, current[0], failure)
             raise
-        except ir.MLIRError as e:
-            am.invalidate_all()
-            self._printer.failed(step, self._current)
-            err = from_mlir_error(e)
-            err.message = f"{err.message} (in pass '{step.argument}')"
-            err.pass_name = step.argument
-            raise err from None
-        except (RuntimeError, UnicodeDecodeError) as e:
-            if not not_utf8(e):
-                raise self._unexpected(step, e, am) from e
-            am.invalidate_all()
-            self._printer.failed(step, self._current)
-            err = HiloError(f"{NOT_UTF8_MESSAGE} (in pass '{step.argument}')", filename=self.extras.get("filename"))
-            err.pass_name = step.argument
-            raise err from None
-        except Exception as e:  # noqa: BLE001 - re-raised, named after the pass
-            raise self._unexpected(step, e, am) from e
-        self.timings.append((step.display, time.perf_counter() - t0))
         return changed
 
-    def _unexpected(self, step: Step, e: Exception, am) -> Exception:
+    def _unexpected(self, step: Step, e: Exception) -> Exception:
         """What to raise for an exception a pass raised that is not a diagnostic: a plugin's bug is a
         ``HiloError`` naming the pass and its plugin; any other keeps its type and carries the pass's
         argument as ``hilo_pass`` (the tools' "internal error" line names it)."""
-        am.invalidate_all()
-        self._printer.failed(step, self._current)
         origin = step.info.origin if step.info is not None else ""
         if origin:
-            err = HiloError(
-                f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.extras.get("filename")
-            )
+            err = HiloError(f"pass '{step.argument}' (plugin {origin}) failed: {type(e).__name__}: {e}", filename=self.env.filename)
             err.pass_name = step.argument
             return err
         try:
@@ -341,87 +329,79 @@ class Pipeline:
             pass
         return e
 
-    def _anchors(self, step: Step, op) -> list:
-        """The ops a step runs on one by one while its IR is dumped: each top-level function
-        for a function pass, else the module."""
-        func_step = (
-            step.cpp_text.startswith("func.func(")
-            if step.cpp_text is not None
-            else step.info is not None and step.info.anchor == "func.func"
-        )
-        if not (func_step and self._printer.active(step)):
-            return [op]
-        return [f.operation for f in op.regions[0].blocks[0].operations if f.operation.name == "func.func"]
+    def _per_function(self, step: Step) -> bool:
+        return any(inst.runs_per_op(step) for inst in self.instruments)
 
-    def _run_upstream(self, step: Step, op) -> None:
-        """An upstream step: one binding ``PassManager`` on the module, or per function while dumping."""
+    def _before_op(self, step: Step, current: list[Any]) -> Any:
+        def before(anchor: Any) -> None:
+            current[0] = anchor
+            for inst in self.instruments:
+                inst.run_before_op(step, anchor)
+
+        return before
+
+    def _after_op(self, step: Step) -> Any:
+        def after(anchor: Any, changed: bool) -> None:
+            for inst in reversed(self.instruments):
+                inst.run_after_op(step, anchor, changed)
+
+        return after
+
+    def _run_upstream(self, step: Step, op: Any, current: list[Any]) -> None:
+        """An upstream step: one binding ``PassManager`` on the module, or per function when asked."""
         from hilo_mlir.ir.binding import passmanager
 
         assert step.cpp_text is not None, "an upstream step has its textual form"
-        anchors = self._anchors(step, op)
-        per_function = anchors != [op]
+        per_function = self._per_function(step)
+        anchors = top_functions(op) if per_function else [op]
         pm = passmanager.PassManager.parse(step.cpp_text if per_function else f"builtin.module({step.cpp_text})")
         pm.enable_verifier(self.verify_each)
+        before, after = self._before_op(step, current), self._after_op(step)
         for anchor in anchors:
-            self._current = anchor
-            self._printer.before(step, anchor)
-            before = self._fingerprint(anchor) if self._printer.tracks_change else None
+            before(anchor)
             pm.run(anchor)  # the binding's pass manager verified it
-            changed = before is None or before != self._fingerprint(anchor)
-            self._printer.emit([self._printer.capture_after(step, anchor, changed)])
+            after(anchor, True)  # the IR printer compares the text itself
 
-    @staticmethod
-    def _fingerprint(op) -> str:
-        from hilo_mlir.passmanager.instrumentation import op_text
-
-        return op_text(op, None, enable_debug_info=True, print_generic_op_form=True)
-
-    def _run_python(self, step: Step, op, rewriter, am):
-        from hilo_mlir.analysis.check import Snapshot, check_step
-        from hilo_mlir.ir.binding import identity_key
-        from hilo_mlir.rewrite.rewriter import Change
-
+    def _run_python(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager, current: list[Any]) -> Change:
         info = step.info
         assert info is not None and info.run is not None, "a Python step has its PassInfo"
-        before = Snapshot(op) if self.check_analyses else None
-        key = info.display_name
-        stats = self.stats.get(key)
-        if stats is None:
-            stats = self.stats[key] = registry.Statistics(info.statistics, info.argument)
-        ctx = PassContext(info, step.options, rewriter=rewriter, analyses=am, module_op=op, stats=stats, log=self.log, extras=self.extras)
-        rewriter.take_changes()
-        anchors = self._anchors(step, op)
-        if anchors == [op]:
-            self._printer.before(step, op)
-            info.run_on_module(op, ctx)
-            changed, _tops = rewriter.take_changes()
-            self._after_dumps.append(self._printer.capture_after(step, op, changed != Change.NONE))
-        else:  # a function pass while its IR is dumped: function by function, as MLIR's pass manager
-            changed = Change.NONE
-            for f in anchors:
-                self._current = f
-                self._printer.before(step, f)
-                info.run_on(f, ctx)
-                c, tops = rewriter.take_changes()
-                changed |= c
-                mine = bool(tops.get(identity_key(f))) or bool(c & Change.UNKNOWN)
-                # printed at once, function by function as MLIR's pass manager does (the
-                # module is verified after the last function)
-                self._printer.emit([self._printer.capture_after(step, f, mine)])
-        if before is not None:
-            check_step(step.argument, op, before, changed, am)
-        return changed
+        return run_pass(
+            info,
+            step.options,
+            op,
+            rewriter=rewriter,
+            analyses=am,
+            stats=self._statistics.for_step(step),
+            log=self.log,
+            env=self.env,
+            outputs=self.outputs,
+            pipeline_steps=tuple(self.steps),
+            per_function=self._per_function(step),
+            before_op=self._before_op(step, current),
+            after_op=self._after_op(step),
+        )
 
-    def _verify_step(self, op, step: Step) -> None:
-        """The verifier after ``step`` (``--verify-each``); a failure dumps "After ... Failed"."""
+    # -- verification --------------------------------------------------------------------
+
+    def _verify_after(self, op: Any, step: Step) -> None:
+        """The verifier after ``step`` (``--verify-each``); a failure is the step's."""
         try:
             self._verify(op, step)
-        except HiloError:
-            self._after_dumps = []
-            self._printer.failed(step, op)
+        except HiloError as e:
+            for inst in self.instruments:
+                inst.run_after_pass_failed(step, op, e)
             raise
 
-    def _verify(self, op, step: Step | None, final: bool = False) -> None:
+    def _verify_outside(self, op: Any, step: Step | None) -> None:
+        """The verifier before terminal ``step`` (None: at the end); a failure is the pipeline's."""
+        try:
+            self._verify(op, step, final=True)
+        except HiloError as e:
+            for inst in self.instruments:
+                inst.run_after_pipeline_failed(step, op, e)
+            raise
+
+    def _verify(self, op: Any, step: Step | None, final: bool = False) -> None:
         from hilo_mlir.ir.binding import ir
 
         t1 = time.perf_counter()
@@ -453,7 +433,7 @@ class Pipeline:
 
     # -- reports -----------------------------------------------------------------
 
-    def timing_report(self, extra: tuple | list = ()) -> str:
+    def timing_report(self, extra: tuple[tuple[str, float], ...] | list[tuple[str, float]] = ()) -> str:
         """MLIR's ``--mlir-timing`` report (wall time only)."""
         return timing_report(list(extra) + self.timings)
 

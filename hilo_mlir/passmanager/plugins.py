@@ -30,9 +30,12 @@ import importlib.util
 import os
 import sys
 import traceback
+from typing import TYPE_CHECKING
 
-from hilo_mlir.passmanager import registry
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager import registry
 
 #: the entry-point group installed packages declare their passes in
 ENTRY_POINT_GROUP = "hilo_mlir.passes"
@@ -108,6 +111,8 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
     key = os.path.realpath(target) if looks_like_path else target
     if key in _loaded:
         return _loaded[key]
+    from hilo_mlir.passmanager import registry  # here: listing no plugin (``--help``) imports no binding
+
     registry.load()
     what = f"'{target}'"
     if looks_like_path:
@@ -165,6 +170,8 @@ def _importable(name: str) -> bool:
 
 def _run_registering(origin: str, action, what: str, files: set) -> list:
     """Run ``action`` with ``origin`` recorded on every pass it registers; errors become PluginError."""
+    from hilo_mlir.passmanager import registry
+
     before = registry.arguments()
     try:
         with registry.registering_for(origin):

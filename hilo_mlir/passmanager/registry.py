@@ -31,51 +31,20 @@ import importlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from hilo_mlir.ir.dialects import MHLO, STABLEHLO, DialectTable
-from hilo_mlir.passmanager.pass_context import PassContext, Statistic, Statistics  # noqa: F401  (re-exported: the API's names)
+from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
+    CompileOutputs,
+    Option,
+    PassContext,
+    PipelineEnv,
+    Statistic,
+    Statistics,
+)
 from hilo_mlir.support.diagnostics import HiloError
 
-
-@dataclass(frozen=True)
-class Option:
-    """A typed pass option (``{name=value}`` in a pipeline string).
-
-    Attributes:
-        name: kebab-case option name.
-        type: ``bool``, ``int``, ``float`` or ``str``.
-        default: value when not given.
-        help: one line for ``--help``.
-    """
-
-    name: str
-    type: type
-    default: Any
-    help: str
-
-    def parse(self, text: str, pass_arg: str) -> Any:
-        """Parse ``text`` into this option's type; raise HiloError on a bad value."""
-        t = text.strip()
-        if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
-            t = t[1:-1]
-        try:
-            if self.type is bool:
-                low = t.lower()
-                if low in ("1", "true", "on", "yes", ""):
-                    return True
-                if low in ("0", "false", "off", "no"):
-                    return False
-                raise ValueError(t)
-            if self.type is int:
-                return int(t, 0)
-            if self.type is float:
-                return float(t)
-            return t
-        except ValueError:
-            raise HiloError(
-                f"invalid value '{text}' for option '{self.name}' of pass '{pass_arg}' (expected {self.type.__name__})"
-            ) from None
+if TYPE_CHECKING:
+    from hilo_mlir.ir.dialects import DialectTable
 
 
 @dataclass(frozen=True)
@@ -117,9 +86,16 @@ class PassInfo:
     any_dialect: bool = False
     #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
     origin: str = ""
+    #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
+    #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
+    reads_pipeline: bool = False
+    #: other arguments that name this pass (kebab-case; listed in ``--help``, accepted wherever a pass is named)
+    aliases: tuple = ()
 
     @property
     def dialect_table(self) -> DialectTable | None:
+        from hilo_mlir.ir.dialects import MHLO, STABLEHLO  # here: the registry is read without the bindings (--help)
+
         return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
 
     @property
@@ -166,7 +142,9 @@ class PassInfo:
         The binding cannot nest a Python pass under ``func.func`` (it aborts), so
         the Python-defined pass anchors on the module and visits each function.
         Failures call ``signal_pass_failure`` after emitting an error at the op.
-        Each run gets its own rewriter and analyses (nothing is kept between runs).
+        Each run gets its own rewriter and analyses (nothing is kept between runs);
+        the pass runs through :func:`hilo_mlir.passmanager.execution.run_pass`, as in a
+        :class:`~hilo_mlir.passmanager.pipeline.Pipeline`.
         """
         if self.upstream:
             pm.add(self.argument if not options else self.argument + "{" + " ".join(f"{k}={v}" for k, v in options.items()) + "}")
@@ -176,14 +154,14 @@ class PassInfo:
 
         def _run(op, pass_):
             from hilo_mlir.analysis.manager import AnalysisManager
+            from hilo_mlir.passmanager.execution import run_pass
             from hilo_mlir.rewrite.rewriter import Rewriter
 
             op = op.operation if hasattr(op, "operation") else op
             rewriter = Rewriter(op)
             am = AnalysisManager(op, rewriter)
-            ctx = PassContext(info, vals, rewriter=rewriter, analyses=am, module_op=op, stats=stats if stats is not None else None)
             try:
-                info.run_on_module(op, ctx)
+                run_pass(info, vals, op, rewriter=rewriter, analyses=am, stats=stats)
             except HiloError as e:
                 from hilo_mlir.ir.binding import ir
 
@@ -197,6 +175,8 @@ class PassInfo:
 
 
 _REGISTRY: dict[str, PassInfo] = {}
+#: alias -> the argument of the pass it names
+_ALIASES: dict[str, str] = {}
 _LOADED = False
 
 
@@ -210,7 +190,7 @@ def _manifest_arguments() -> frozenset:
     if _BUILT_IN is None:
         try:
             with open(MANIFEST, encoding="utf-8") as f:
-                _BUILT_IN = frozenset(p["argument"] for p in json.load(f)["passes"])
+                _BUILT_IN = frozenset(n for p in json.load(f)["passes"] for n in [p["argument"], *p.get("aliases", ())])
         except OSError:
             _BUILT_IN = frozenset()
     return _BUILT_IN
@@ -238,23 +218,34 @@ def register(info: PassInfo) -> PassInfo:
         raise error(f"register() takes a PassInfo, got {type(info).__name__}")
     check_pass(info)
     origin = _ORIGIN.get()
-    other = _REGISTRY.get(info.argument)
-    if other is not None or (origin and info.argument in _manifest_arguments()):
-        by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
-        raise error(f"pass '{info.argument}' is already registered ({by}); choose another argument")
+    names = (info.argument, *info.aliases)
+    if len(set(names)) != len(names):
+        raise error(f"pass '{info.argument}': an alias repeats the argument or another alias")
+    for name in names:
+        other = lookup(name, load=False)
+        if other is not None or (origin and name in _manifest_arguments()):
+            by = f"by plugin {other.origin}" if other is not None and other.origin else "built in"
+            raise error(f"pass '{name}' is already registered ({by}); choose another argument")
     if origin:
         info = dataclasses.replace(info, origin=origin)
     _REGISTRY[info.argument] = info
+    for a in info.aliases:
+        _ALIASES[a] = info.argument
     return info
 
 
-def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[PassInfo, PassInfo]:
+def register_twins(
+    argument: str, summary: str, run: Callable, stablehlo_argument: str | None = None, stablehlo_aliases: tuple = (), **kw
+) -> tuple[PassInfo, PassInfo]:
     """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
 
     One implementation for both dialects: ``ctx.d`` is the twin's
     :class:`~hilo_mlir.ir.dialects.DialectTable`. ``class_name`` (if given) gets
     the ``StableHLO`` prefix for the twin, as in the binary. The other keywords
-    are :class:`PassInfo` fields. Returns both PassInfos.
+    are :class:`PassInfo` fields (``aliases``: the MHLO pass's only).
+    ``stablehlo_argument``: the twin's argument where the binary spells it
+    otherwise (``canonicalize-for-penguin``); ``stablehlo-<argument>`` is then
+    one of its aliases, with ``stablehlo_aliases``. Returns both PassInfos.
 
     Raises:
         HiloError: as :func:`register`, or an unknown keyword (located at this call).
@@ -266,13 +257,17 @@ def register_twins(argument: str, summary: str, run: Callable, **kw) -> tuple[Pa
     if unknown or "dialect" in kw:
         raise error(f"register_twins() got an unexpected keyword {(unknown or ['dialect'])[0]!r}")
     a = register(PassInfo(argument, summary, run, dialect="mhlo", class_name=cls, **kw))
+    kw.pop("aliases", None)
+    prefixed = "stablehlo-" + argument
+    twin_aliases = tuple(stablehlo_aliases) + ((prefixed,) if stablehlo_argument and prefixed not in stablehlo_aliases else ())
     b = register(
         PassInfo(
-            "stablehlo-" + argument,
+            stablehlo_argument or prefixed,
             summary + " (StableHLO twin)",
             run,
             dialect="stablehlo",
             class_name=("StableHLO" + cls) if cls else "",
+            aliases=twin_aliases,
             **kw,
         )
     )
@@ -284,14 +279,14 @@ def _load_builtins() -> None:
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes.
+    # Pass families register themselves on import of hilo_mlir.passes. By name: the
+    # registry is below the passes, which register into it.
     importlib.import_module("hilo_mlir.passes")
 
 
 def _load_entry_points() -> None:
-    from hilo_mlir.passmanager import plugins
-
-    plugins.load_entry_points()
+    # By name, as above: the plugin loader is above the registry (plugins register into it).
+    importlib.import_module("hilo_mlir.passmanager.plugins").load_entry_points()
 
 
 def _load() -> None:
@@ -312,17 +307,31 @@ def load(plugins: bool = True) -> None:
 
 
 def lookup(argument: str, load: bool = True) -> PassInfo | None:
-    """The pass registered as ``argument``, or None (``load=False``: what is registered so far).
+    """The pass registered as ``argument`` or with it as an alias, or None (``load=False``: what is registered so far).
 
     With ``load``, an argument that is not built in loads the installed plugins' entry points first.
     """
     if load:
         _load_builtins()
-    info = _REGISTRY.get(argument)
+    info = _find(argument)
     if info is None and load:
         _load_entry_points()
-        info = _REGISTRY.get(argument)
+        info = _find(argument)
     return info
+
+
+def _find(argument: str) -> PassInfo | None:
+    info = _REGISTRY.get(argument)
+    if info is None and argument in _ALIASES:
+        info = _REGISTRY.get(_ALIASES[argument])
+    return info
+
+
+def aliases(load: bool = True) -> dict[str, str]:
+    """``{alias: argument}`` of every pass registered with aliases."""
+    if load:
+        _load()
+    return dict(_ALIASES)
 
 
 def arguments() -> set[str]:
@@ -331,8 +340,10 @@ def arguments() -> set[str]:
 
 
 def unregister(argument: str) -> None:
-    """Forget ``argument`` (a plugin that failed halfway leaves nothing behind)."""
+    """Forget ``argument`` and its aliases (a plugin that failed halfway leaves nothing behind)."""
     _REGISTRY.pop(argument, None)
+    for a in [a for a, arg in _ALIASES.items() if arg == argument]:
+        del _ALIASES[a]
 
 
 @contextlib.contextmanager
@@ -353,7 +364,7 @@ def get(argument: str) -> PassInfo:
         return info
     import difflib
 
-    close = difflib.get_close_matches(argument, list(_REGISTRY), n=3)
+    close = difflib.get_close_matches(argument, list(_REGISTRY) + list(_ALIASES), n=3)
     hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
     raise HiloError(f"unknown pass '{argument}'{hint}")
 
@@ -361,19 +372,20 @@ def get(argument: str) -> PassInfo:
 def twin_of(info: PassInfo) -> str | None:
     """The argument of ``info``'s twin over the other dialect (``fold-iota`` <-> ``stablehlo-fold-iota``,
     ``mhlo-to-py-penguin`` <-> ``stablehlo-to-py-penguin``), or None."""
-    arg = info.argument
-    if info.dialect == "mhlo":
-        cands = ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-") :]] if arg.startswith("mhlo-") else [])
-        want = "stablehlo"
-    elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
-        rest = arg[len("stablehlo-") :]
-        cands, want = [rest, "mhlo-" + rest], "mhlo"
-    else:
-        return None
+    cands: list[str] = []
+    want = ""
+    for arg in (info.argument, *info.aliases):  # an alias may carry the prefixed spelling
+        if info.dialect == "mhlo":
+            cands += ["stablehlo-" + arg] + (["stablehlo-" + arg[len("mhlo-") :]] if arg.startswith("mhlo-") else [])
+            want = "stablehlo"
+        elif info.dialect == "stablehlo" and arg.startswith("stablehlo-"):
+            rest = arg[len("stablehlo-") :]
+            cands += [rest, "mhlo-" + rest]
+            want = "mhlo"
     for c in cands:
-        other = _REGISTRY.get(c)
+        other = lookup(c, load=False)
         if other is not None and other.dialect == want:
-            return c
+            return other.argument
     return None
 
 
@@ -403,6 +415,7 @@ def describe(info: PassInfo) -> dict:
         "dialect": info.dialect,
         "anchor": info.anchor,
         "upstream": info.upstream,
+        "aliases": list(info.aliases),
         "options": [{"name": o.name, "type": o.type.__name__, "default": o.default, "help": o.help} for o in info.options],
     }
 

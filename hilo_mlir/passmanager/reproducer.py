@@ -139,3 +139,33 @@ def strip_reproducer(text: str) -> str:
     """``text`` without its ``mlir_reproducer`` resource block (lines kept, so locations stay)."""
     found = read_reproducer(text)
     return found[0] if found is not None else text
+
+
+#: options of the binding's upstream passes that name a file or folder the pass writes
+UPSTREAM_FILE_OPTIONS = ("filename", "module-dump-directory")
+_UPSTREAM_FILE = re.compile(r"(?:^|[{\s])(" + "|".join(UPSTREAM_FILE_OPTIONS) + r")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s}]*)")
+
+
+def written_files(steps) -> list[tuple[str, str, str]]:
+    """``(pass, option, value)`` for every option of ``steps`` that names a file or folder a pass writes.
+
+    Python passes declare such options (``Option(..., writes_file=True)``: the
+    printers' and ``hlo-histogram``'s ``output``); for the binding's passes
+    they are :data:`UPSTREAM_FILE_OPTIONS`. ``''`` (none) and ``'-'`` (a
+    standard stream) are not files.
+    """
+    out = []
+    for s in steps:
+        if s.cpp_text is not None:
+            for m in _UPSTREAM_FILE.finditer(s.cpp_text):
+                value = m.group(2).strip("\"'")
+                if value and value != "-":
+                    out.append((s.argument, m.group(1), value))
+            continue
+        if s.info is None:
+            continue
+        for o in s.info.options:
+            value = s.options.get(o.name, o.default)
+            if o.writes_file and isinstance(value, str) and value and value != "-":
+                out.append((s.argument, o.name, value))
+    return out

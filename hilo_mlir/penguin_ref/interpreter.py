@@ -193,7 +193,7 @@ def run_program(program: Program, inputs, literal_fusions: bool = False) -> list
         program: the recorded program.
         inputs: one array per input in ``index`` order; ``None`` (or leaving
             out trailing ones) loads a parameter (``is_parameter_tensor=True``)
-            from its ``np_file``.
+            from its ``np_file`` (else the first of its ``weight_files``).
         literal_fusions: run Expm1/Log1p fusions op by op instead of as the
             precise primitive their kind selects.
 
@@ -236,11 +236,18 @@ def bind_inputs(program: Program, inputs) -> tuple[list, list]:
     return decls, arrays
 
 
+def _first_weight_file(files) -> str | None:
+    """The file of ``weight_files=[...]`` (the printers write one) when ``np_file`` is absent; None if there is none."""
+    if isinstance(files, (list, tuple)) and files and isinstance(files[0], str):
+        return files[0]
+    return None
+
+
 def _parameter_from_file(program: Program, decl, n_decls: int, n_given: int):
     """The array of a parameter input the caller did not pass, from its ``np_file``."""
     name = decl.kw.get("name")
     label = f"input {decl.input_index}" + (f" ('{name}')" if name is not None else "")
-    file = decl.kw.get("np_file") or decl.kw.get("weight_file")
+    file = decl.kw.get("np_file") or decl.kw.get("weight_file") or _first_weight_file(decl.kw.get("weight_files"))
     if not decl.kw.get("is_parameter_tensor") or not file:
         raise PenguinRefError(
             f"penguin_ref: the program has {n_decls} inputs, {n_given} given "

@@ -2,6 +2,10 @@
 
 The program format is docs/penguin_format.md. How it is executed:
 
+0. The program is checked against the allow-list of
+   :func:`hilo_mlir.support.pysource.check_program` (imports of the Penguin
+   API, assignments of its calls and of literals, region functions; nothing
+   else) and refused with one error otherwise: nothing of it runs.
 1. The program is compiled and run with ``exec``. Its ``import`` statements
    (``import neuronxcc.starfish.penguin.ir as m1`` -- whatever module root the
    printer was given) resolve, through a private ``__import__``, to fake
@@ -57,6 +61,7 @@ from hilo_mlir.penguin_ref.records import (
     _NumpyProxy,
     _TensorDecl,
 )
+from hilo_mlir.support.pysource import ProgramCheckError, check_program
 
 _REAL_MODULES = {"numpy", "ml_dtypes", "math"}
 
@@ -154,6 +159,16 @@ class Program:
         return root
 
     def execute_source(self):
+        """Check the program against the allow-list (:func:`~hilo_mlir.support.pysource.check_program`), then record it.
+
+        Raises:
+            PenguinRefError: a program that is not valid Python or holds anything
+                but the shapes a Penguin printer emits (nothing of it has run).
+        """
+        try:
+            check_program(self.source, self.filename)
+        except ProgramCheckError as e:
+            raise PenguinRefError(f"penguin_ref: {e.message}", loc=e.loc, filename=e.filename) from None
         try:
             code = compile(self.source, self.filename, "exec")
         except SyntaxError as e:

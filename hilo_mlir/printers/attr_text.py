@@ -14,8 +14,9 @@ split by attribute family:
 * anything else as its MLIR text in a ``str``.
 
 The functions take the printer (``p``) for what depends on its state:
-``p.attr_value`` (cached recursion into elements) and ``p.spec`` (tensor
-types as ``TensorSpec``).
+``p.spec`` (tensor types as ``TensorSpec``); arrays and dictionaries are
+rendered by ``p.attr_value`` from :func:`container_parts`, without recursion.
+Every string is quoted by :func:`~hilo_mlir.support.pysource.py_literal`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import re
 
 from hilo_mlir.printers.literals import dense_to_numpy, python_literal
 from hilo_mlir.printers.supported import DTYPES
+from hilo_mlir.support.pysource import py_literal
 
 _ENUM_TEXT = re.compile(r"^#\w+<\s*[\w.]+\s+(\w+)\s*>$")
 _ENUM_CLASSES = (
@@ -45,8 +47,50 @@ def dtype_name(elem_type) -> str:
 
 
 def dict_call(**kw) -> str:
-    """``dict(k=repr(v), ...)`` in keyword order."""
-    return "dict(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+    """``dict(k=<literal of v>, ...)`` in keyword order (the keywords are this module's own field names)."""
+    return "dict(" + ", ".join(f"{k}={py_literal(v)}" for k, v in kw.items()) + ")"
+
+
+def container_parts(attr):
+    """``("array", elements, None)`` / ``("dict", values, names)`` for an array or dictionary attribute, else None.
+
+    :meth:`Emitter.attr_value` renders containers from these without recursion.
+    """
+    from hilo_mlir.ir.binding import ir
+
+    tid = attr.typeid
+    if tid == ir.ArrayAttr.static_typeid:
+        return ("array", list(ir.ArrayAttr(attr)), None)
+    if tid == ir.DictAttr.static_typeid:
+        d = ir.DictAttr(attr)
+        named = [d[i] for i in range(len(d))]
+        return ("dict", [na.attr for na in named], [na.name for na in named])
+    return None
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of Python source ``text``, outside string literals (``repr`` quoting)."""
+    if "(" not in text and "[" not in text and "{" not in text:
+        return 0
+    depth = best = 0
+    quote = None
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote is not None:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c == "'" or c == '"':
+            quote = c
+        elif c in "([{":
+            depth += 1
+            best = max(best, depth)
+        elif c in ")]}":
+            depth -= 1
+        i += 1
+    return best
 
 
 def attr_text(p, attr) -> str:
@@ -63,8 +107,8 @@ def attr_text(p, attr) -> str:
     text = str(attr)
     m = _ENUM_TEXT.match(text)
     if m:
-        return repr(m.group(1))
-    return repr(text)
+        return py_literal(m.group(1))
+    return py_literal(text)
 
 
 def _builtin_text(p, a, attr, ir) -> str | None:
@@ -76,28 +120,22 @@ def _builtin_text(p, a, attr, ir) -> str | None:
     if isinstance(a, ir.FloatAttr):
         return python_literal(float(a.value))
     if isinstance(a, (ir.StringAttr, ir.FlatSymbolRefAttr)):
-        return repr(a.value)
+        return py_literal(a.value)
     if isinstance(a, ir.UnitAttr):
         return "True"
     if isinstance(a, ir.TypeAttr):
         t = a.value
         if t.typeid == ir.RankedTensorType.static_typeid or t.typeid == ir.TupleType.static_typeid:
             return p.spec(t)
-        return repr(dtype_name(t))
+        return py_literal(dtype_name(t))
     if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
-        return repr([int(x) for x in a])
+        return py_literal([int(x) for x in a])
     if isinstance(a, ir.DenseBoolArrayAttr):
-        return repr([bool(x) for x in a])
+        return py_literal([bool(x) for x in a])
     if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr, ir.DenseElementsAttr)):
         return python_literal(dense_to_numpy(attr))
-    if isinstance(a, ir.ArrayAttr):
-        return "[" + ", ".join(p.attr_value(x) for x in a) + "]"
-    if isinstance(a, ir.DictAttr):
-        items = []
-        for i in range(len(a)):
-            na = a[i]
-            items.append(f"{na.name!r}: {p.attr_value(na.attr)}")
-        return "{" + ", ".join(items) + "}"
+    if isinstance(a, (ir.ArrayAttr, ir.DictAttr)):  # pragma: no cover - Emitter.attr_value renders containers
+        raise AssertionError("containers are rendered by Emitter.attr_value")
     return None
 
 
@@ -112,7 +150,7 @@ def _dialect_text(attr) -> str | None:
         for cls in _ENUM_CLASSES:
             c = getattr(dialect, cls, None)
             if c is not None and c.isinstance(attr):
-                return repr(str(c(attr).value))
+                return py_literal(str(c(attr).value))
     return None
 
 

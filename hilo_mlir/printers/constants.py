@@ -24,6 +24,7 @@ from hilo_mlir.printers.literals import (
     npy_bytes,
     python_literal,
 )
+from hilo_mlir.support.pysource import py_literal
 
 
 def print_constant(p, rec) -> None:
@@ -75,7 +76,7 @@ def _render(p, op, attr) -> tuple[str, bool]:
     elif arr.size > p.inline_limit:
         fname = f"const_{len(p.files)}.npy"  # one .npy file per constant op (not cached)
         p.files[fname] = npy_bytes(arr)
-        return f"{p.mod('ir')}.NpyFile({fname!r})", False
+        return f"{p.mod('ir')}.NpyFile({py_literal(fname)})", False
     if has_nan_payload(arr):  # NaN payloads have no float literal: the bit patterns instead
         return f"{p.mod('ir')}.Bits({bits_literal(arr)})", attr is not None
     return python_literal(arr if arr.ndim or isinstance(arr, NarrowBits) else arr[()]), attr is not None

@@ -42,6 +42,7 @@ from hilo_mlir.printers.attr_text import dtype_name
 from hilo_mlir.printers.dots import print_dot_op
 from hilo_mlir.printers.regions import print_region_function, reducer_hint
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 
 def _target(op) -> str:
@@ -148,7 +149,7 @@ def _cfg_list(op, cfg, key, default) -> list[int]:
 
 
 def _meta(target: str) -> tuple[str, str]:
-    return ("target_name", repr(target))
+    return ("target_name", py_literal(target))
 
 
 def _dict_config_items(p, op) -> list[tuple[str, str]]:
@@ -199,12 +200,12 @@ def emit_quantize_mx(p, rec, target) -> None:
     packed = _X4_CONTAINERS.get(dtype)
     if packed is not None and str(ir.RankedTensorType(rec.types[0]).element_type) == "ui32":
         rt = ir.RankedTensorType(rec.types[0])  # four FP8 codes per word: the packed container dtype
-        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={tuple(rt.shape)!r}, dtype={p.mod('support')}.dtype.{packed})"
+        dsts[0] = f"{p.mod('ir')}.TensorSpec(shape={py_literal(tuple(int(d) for d in rt.shape))}, dtype={p.mod('support')}.dtype.{packed})"
     attrs = [
-        ("mx_dtype", repr(dtype)),
+        ("mx_dtype", py_literal(dtype)),
         ("dim", str(dim)),
         ("block_size", str(block_size)),
-        ("scale_method", repr(str(scale_method))),
+        ("scale_method", py_literal(str(scale_method))),
         _meta(target),
     ]
     # the binary's form: target_name then the debug location, no xla_op tag
@@ -239,7 +240,7 @@ def emit_scaled_dot(p, rec, target) -> None:
         if any(not 0 <= d < rank for d in dims):
             raise HiloError(f"custom_call @{target}: {key} {dims} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
     elem = inner.get("element_dtype", dtype_name(_elem(op.results[0])))
-    print_dot_op(p, rec, (lb, rb, lc, rc), "mhlo.scaled_dot", [("element_dtype", repr(str(elem)))])
+    print_dot_op(p, rec, (lb, rb, lc, rc), "mhlo.scaled_dot", [("element_dtype", py_literal(str(elem)))])
 
 
 def emit_device_print(p, rec, target) -> None:
@@ -252,7 +253,7 @@ def emit_device_print(p, rec, target) -> None:
         prefix = str(attr_to_python(a).get("prefix", ""))
     else:
         prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
-    p.statement(rec, "DevicePrintOp", [("prefix", repr(prefix))], xla_op="mhlo.device_print", xla_first=True)
+    p.statement(rec, "DevicePrintOp", [("prefix", py_literal(prefix))], xla_op="mhlo.device_print", xla_first=True)
 
 
 def emit_softmax(p, rec, target) -> None:
@@ -309,7 +310,7 @@ def emit_control_dep(p, rec, target) -> None:
 def emit_check(p, rec, target) -> None:
     """``check.expect_*`` (interpreter test suite) -> ``CheckOp(check='expect_eq', ...)``."""
     op = rec.op
-    items = [("check", repr(target.split(".", 1)[1])), _meta(target)]
+    items = [("check", py_literal(target.split(".", 1)[1])), _meta(target)]
     items.extend(_dict_config_items(p, op))
     p.statement(rec, "CheckOp", items)
 
@@ -342,7 +343,7 @@ def emit_mhlo_op(p, rec, target):
                     hint = reducer_hint(snap, target.split(".", 1)[1])
             items.append(("regions", "[" + ", ".join(fnames) + "]"))
             if hint:
-                items.append(("reducer", repr(hint)))
+                items.append(("reducer", py_literal(hint)))
             p.statement(rec, py, items, xla_op=target, result_names=results)
             return
     p.statement(rec, py, items, xla_op=target)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 _DIM_KEYS = ("lhs_batch_dimensions", "rhs_batch_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions")
 
@@ -61,8 +62,8 @@ def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
         tag: the ``op=`` value.
         items: further ``(keyword, source)`` pairs, printed after ``op=``.
     """
-    attrs = [(k, repr([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)]
-    attrs.append(("op", repr(tag)))
+    attrs = [(k, py_literal([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)]
+    attrs.append(("op", py_literal(tag)))
     attrs.extend(items)
     lhs = _shape_of(p, rec.op.operands[0].type)
     result = _shape_of(p, rec.types[0]) if len(rec.types) == 1 else ()

@@ -37,16 +37,23 @@ import keyword
 import re
 
 from hilo_mlir.printers import supported as _sup
-from hilo_mlir.printers.attr_text import attr_text, dtype_name
+from hilo_mlir.printers.attr_text import attr_text, container_parts, dtype_name, nesting_depth
 from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text
 from hilo_mlir.printers.scopes import RegionFunctions
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import dotted_name, py_literal, safe_keyword
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
 DEFAULT_INLINE_LIMIT = 256
 
 #: Keyword names the statement itself uses; an MLIR attribute with one of these names gets a trailing ``_``.
-RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer"})
+#: ``attrs`` holds the attributes whose names cannot be keywords (:meth:`Emitter.attr_pairs`).
+RESERVED_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl", "regions", "op", "parent", "reducer", "attrs"})
+#: the keywords :func:`format_statement` writes itself
+STATEMENT_KEYS = frozenset({"srcs", "dsts", "xla_op", "dl"})
+#: a literal (attribute value, tuple spec) nesting deeper than this is hoisted into a module-level name
+#: (``a<N> = ...`` after the imports): Python's parser refuses about 200 nested brackets in one statement
+HOIST_DEPTH = 32
 
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d)?')
@@ -66,7 +73,7 @@ class Emitter(RegionFunctions):
 
     def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
         super().__init__()  # lines, indent, region-function scopes
-        self.root = root
+        self.root = dotted_name(root, "the printer's module root ('root' option)")
         self.filename = filename
         self.inline_limit = inline_limit
         self.imports: dict[str, str] = {}  # module path -> alias, first-use order
@@ -94,6 +101,8 @@ class Emitter(RegionFunctions):
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
         self._reprs: dict[str, str] = {}
+        self._depths: dict[int, int] = {}  # attribute / type id -> bracket depth of its rendering (only when > 0)
+        self.hoisted_literals: list[str] = []  # module-level "a<N> = <literal>" lines (HOIST_DEPTH)
 
     # -- names -------------------------------------------------------------------------------
     def module_path(self, sub: str = "") -> str:
@@ -189,40 +198,78 @@ class Emitter(RegionFunctions):
         """The generic Python op name of an MLIR op name (``mhlo.dot_general`` -> ``DotGeneralOp``)."""
         py = self._py_op_names.get(op_name)
         if py is None:
-            py = self._py_op_names[op_name] = camel(op_name.split(".", 1)[-1]) + "Op"
+            py = camel(op_name.split(".", 1)[-1]) + "Op"
+            if not safe_keyword(py) or not py[:1].isupper():  # an API name is code: never input text
+                raise HiloError(f"op name {py_literal(op_name)} has no Penguin op name (not a Python identifier)")
+            self._py_op_names[op_name] = py
         return py
 
     def xla_repr(self, xla_op: str) -> str:
-        """``repr`` of an ``xla_op`` string (cached)."""
+        """:func:`~hilo_mlir.support.pysource.py_literal` of an ``xla_op`` string (cached)."""
         r = self._reprs.get(xla_op)
         if r is None:
-            r = self._reprs[xla_op] = repr(xla_op)
+            r = self._reprs[xla_op] = py_literal(xla_op)
         return r
+
+    def hoist(self, text: str) -> str:
+        """Bind a deeply nested literal to a module-level name ``a<N>`` (printed after the imports); returns the name."""
+        name = f"a{len(self.hoisted_literals)}"
+        self.hoisted_literals.append(f"{name} = {text}")
+        return name
 
     # -- types -------------------------------------------------------------------------------
     def spec(self, t) -> str:
-        """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type)."""
+        """``TensorSpec(...)`` / ``TupleSpec(...)`` for an MLIR type (cached per type).
+
+        Nested tuple types are rendered without recursion; a ``TupleSpec``
+        nesting deeper than :data:`HOIST_DEPTH` is hoisted (:meth:`hoist`).
+        """
         k = hash(t)
         s = self._spec_cache.get(k)
-        if s is None:
-            s = self._spec_cache[k] = self._spec(t)
-        return s
+        if s is not None:
+            return s
+        from hilo_mlir.ir.binding import ir
+
+        cache, depths = self._spec_cache, self._depths
+        tuple_id = ir.TupleType.static_typeid
+        stack: list = [(t, None)]
+        while stack:
+            u, elems = stack.pop()
+            uk = hash(u)
+            if elems is None:
+                if uk in cache:
+                    continue
+                if u.typeid != tuple_id:
+                    cache[uk] = self._spec(u)
+                    continue
+                tt = ir.TupleType(u)
+                elems = [tt.get_type(i) for i in range(tt.num_types)]
+                stack.append((u, elems))
+                stack.extend((e, None) for e in reversed(elems))
+                continue
+            depth = 2 + max((depths.get(hash(e), 2) for e in elems), default=0)
+            text = f"{self.mod('ir')}.TupleSpec(elements=[{', '.join(cache[hash(e)] for e in elems)}])"
+            if depth > HOIST_DEPTH:
+                text, depth = self.hoist(text), 0
+            cache[uk] = text
+            depths[uk] = depth
+        return cache[k]
 
     def _spec(self, t) -> str:
+        """The ``TensorSpec`` of a type that is not a tuple (the element type's name quoted: it may be any text)."""
         from hilo_mlir.ir.binding import ir
 
         ir_mod = self.mod("ir")
         tid = t.typeid
         if tid == ir.RankedTensorType.static_typeid:
             rt = ir.RankedTensorType(t)
-            return f"{ir_mod}.TensorSpec(shape={tuple(rt.shape)!r}, dtype='{dtype_name(rt.element_type)}')"
-        if tid == ir.TupleType.static_typeid:
-            tt = ir.TupleType(t)
-            return f"{ir_mod}.TupleSpec(elements=[{', '.join(self.spec(tt.get_type(i)) for i in range(tt.num_types))}])"
+            return (
+                f"{ir_mod}.TensorSpec(shape={py_literal(tuple(int(d) for d in rt.shape))}, dtype={py_literal(dtype_name(rt.element_type))})"
+            )
         s = str(t)
         if s.endswith(".token"):
             return f"{ir_mod}.TensorSpec(shape=(), dtype='token')"
-        return f"{ir_mod}.TensorSpec(shape=(), dtype='{dtype_name(s)}')"
+        return f"{ir_mod}.TensorSpec(shape=(), dtype={py_literal(dtype_name(s))})"
 
     def dsts(self, types) -> str:
         return "[" + ", ".join(self.spec(t) for t in types) + "]"
@@ -257,7 +304,7 @@ class Emitter(RegionFunctions):
     def with_parent(self, base: str) -> str:
         """Close a location prefix, adding ``parent=`` the innermost enclosing handle."""
         if self.parent_stack:
-            return f"{base}, parent={self.parent_stack[-1]!r})"
+            return f"{base}, parent={py_literal(self.parent_stack[-1])})"
         return base + ")"
 
     def location_text(self, text: str) -> str:
@@ -275,61 +322,118 @@ class Emitter(RegionFunctions):
                 if q.group(2) is None:
                     name = q.group(1)
                     break
-            base = f"{self.mod('support')}.DebugLocation(file={f!r}, line={line}, col={col}, name={name!r}"
+            base = f"{self.mod('support')}.DebugLocation(file={py_literal(f)}, line={line}, col={col}, name={py_literal(name)}"
             self._loc_cache[text] = base
         return base
 
     # -- attributes --------------------------------------------------------------------------
     def attr_value(self, attr) -> str:
-        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued)."""
+        """An MLIR attribute as a Python literal (section 5 table), cached per attribute (uniqued).
+
+        Arrays and dictionaries are rendered without recursion (any nesting
+        depth); a literal nesting deeper than :data:`HOIST_DEPTH` brackets is
+        hoisted into a module-level name (:meth:`hoist`).
+        """
         k = hash(attr)
-        hit = self._attr_cache.get(k)
+        cache = self._attr_cache
+        hit = cache.get(k)
         if hit is not None:
             return hit
-        s = self._attr_cache[k] = attr_text(self, attr)
-        return s
+        depths = self._depths
+        stack: list = [(attr, None)]
+        while stack:
+            a, parts = stack.pop()
+            ak = hash(a)
+            if parts is None:
+                if ak in cache:
+                    continue
+                parts = container_parts(a)
+                if parts is None:  # a leaf: no attribute inside it
+                    text = attr_text(self, a)
+                    depth = nesting_depth(text)
+                    if depth > HOIST_DEPTH:
+                        text, depth = self.hoist(text), 0
+                    cache[ak] = text
+                    if depth:
+                        depths[ak] = depth
+                    continue
+                stack.append((a, parts))
+                stack.extend((c, None) for c in reversed(parts[1]))
+                continue
+            kind, children, names = parts
+            texts = [cache[hash(c)] for c in children]
+            depth = 1 + max((depths.get(hash(c), 0) for c in children), default=0)
+            if kind == "array":
+                text = "[" + ", ".join(texts) + "]"
+            else:
+                text = "{" + ", ".join(f"{py_literal(n)}: {v}" for n, v in zip(names, texts)) + "}"
+            if depth > HOIST_DEPTH:
+                text, depth = self.hoist(text), 0
+            cache[ak] = text
+            if depth:
+                depths[ak] = depth
+        return cache[k]
 
     def attr_items(self, rec: OpRecord, skip=()) -> list[tuple[str, str]]:
         """``(key, python value)`` for every attribute of ``rec`` not in ``skip`` (section 5 key rules)."""
         items = rec.items
         if items is None:  # an attribute the binding cannot hand to Python (dense complex): only read the others
             attrs = rec.op.attributes
-            out = []
-            used: set = set()
-            for i in range(len(attrs)):
-                na = attrs[i]
-                if na.name in skip:
-                    continue
-                out.append((self.key(na.name, used), self.attr_value(na.attr)))
-            return out
+            named = [attrs[i] for i in range(len(attrs))]
+            items = [(na.name, na.attr) for na in named if na.name not in skip]
         return list(self.attr_pairs(items, skip)) if items else []
 
     def attr_pairs(self, items, skip=()):
-        """``(keyword, value text)`` for each ``(name, attr)`` of ``op.attributes.items()`` not in ``skip``."""
+        """``(keyword, value text)`` for each ``(name, attr)`` of ``op.attributes.items()`` not in ``skip``.
+
+        A name that cannot be a keyword (not ASCII: Python would NFKC-normalise
+        it, maybe onto another keyword) is not one: such attributes are printed
+        last, together, as ``attrs={'<name>': <value>, ...}``.
+        """
         used: set = set()
         key = self.key
         cache = self._attr_cache
+        others = None
         for name, attr in items:
             if name in skip:
                 continue
             v = cache.get(hash(attr))
-            yield key(name, used), (v if v is not None else self.attr_value(attr))
+            if v is None:
+                v = self.attr_value(attr)
+            k = key(name, used)
+            if k:
+                yield k, v
+            else:
+                others = others or []
+                others.append(f"{py_literal(name)}: {v}")
+        if others:
+            yield "attrs", "{" + ", ".join(others) + "}"
 
     def attr_tail(self, items, skip=()) -> str:
         """:func:`keyword_text` of :meth:`attr_pairs`: the same keys in the same order as :meth:`attr_items`."""
         return "".join([f", {k}={v}" for k, v in self.attr_pairs(items, skip)])
 
     def key(self, name: str, used: set | None = None) -> str:
-        """A keyword-argument name for an MLIR attribute name (section 5)."""
+        """A keyword-argument name for an MLIR attribute name (section 5), or ``""`` when it cannot be one.
+
+        ASCII names: every character that is not a letter, digit or ``_``
+        becomes ``_``; a leading digit gets a ``_`` before it; a Python keyword,
+        ``__debug__`` or one of :data:`RESERVED_KEYS` a ``_`` after it; a key
+        already ``used`` in the statement further ``_``. A name with any
+        non-ASCII character gives ``""`` (printed in ``attrs={...}``).
+        """
         k = self._keys.get(name)
         if k is None:
-            k = re.sub(r"\W", "_", name)
-            if not k or k[0].isdigit():
-                k = "_" + k
-            if keyword.iskeyword(k) or k in RESERVED_KEYS:
-                k += "_"
+            if not name.isascii():
+                k = ""
+            else:
+                k = re.sub(r"[^A-Za-z0-9_]", "_", name)
+                if not k or k[0].isdigit():
+                    k = "_" + k
+                if keyword.iskeyword(k) or k in RESERVED_KEYS or k == "__debug__":
+                    k += "_"
             self._keys[name] = k
-        if used is not None:
+        if used is not None and k:
             while k in used:
                 k += "_"
             used.add(k)
@@ -383,6 +487,8 @@ class Emitter(RegionFunctions):
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
         if self.scopes:
             self.refs(src_names)
+        if attrs:
+            attrs = unique_keywords(attrs)
         xla = self.xla_repr(xla_op or rec.name)
         if not with_xla:
             keywords = keyword_text(attrs)
@@ -393,3 +499,23 @@ class Emitter(RegionFunctions):
         dl = self.debug_location(rec)
         callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
         self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))
+
+
+def unique_keywords(attrs):
+    """``attrs`` (``[(keyword, source)]``) with every keyword distinct and none of :data:`STATEMENT_KEYS`.
+
+    A handler's own keywords come first; an attribute-derived keyword equal to
+    an earlier one (``lhs_batch_dimensions`` on a dot) gets trailing ``_``.
+    """
+    seen = set(STATEMENT_KEYS)
+    out = None
+    for i, (k, v) in enumerate(attrs):
+        if k in seen:
+            if out is None:
+                out = list(attrs[:i])
+            while k in seen:
+                k += "_"
+        seen.add(k)
+        if out is not None:
+            out.append((k, v))
+    return attrs if out is None else out

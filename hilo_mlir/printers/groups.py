@@ -22,6 +22,7 @@ from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.records import format_statement, keyword_text
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 
 def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
@@ -66,7 +67,7 @@ def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str
     p.refs(operand_names)
     handle = p.fresh()
     dsts = p.dsts_of(rec)
-    keywords = f", xla_op={xla_op!r}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
+    keywords = f", xla_op={py_literal(xla_op)}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
     dl = p.debug_location(rec)
     callee = f"{p.mod('frontend.XlaFE')}.{header}"
     p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
@@ -98,7 +99,7 @@ def print_call(p, rec):
         )
     p.call_stack.append(callee)
     try:
-        yield print_group(p, rec, "CallOp", [("callee", repr(callee))], f.regions[0].blocks[0], "func.call")
+        yield print_group(p, rec, "CallOp", [("callee", py_literal(callee))], f.regions[0].blocks[0], "func.call")
     finally:
         p.call_stack.pop()
 
@@ -113,9 +114,9 @@ def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
     """
     if py_name is None:  # ScheduleFusion: transparent
         return print_group(p, rec, None, (), block, MHLO.fusion)
-    items = [("op", repr(py_name))]
+    items = [("op", py_literal(py_name))]
     if hilo_fusion_op is not None:
-        items.append(("hilo_fusion_op", repr(hilo_fusion_op)))
+        items.append(("hilo_fusion_op", py_literal(hilo_fusion_op)))
     if kind == "MulRedSqrt":
         red = None
         for o in block.operations:

@@ -30,6 +30,9 @@ import numpy as np
 
 from hilo_mlir.support.diagnostics import HiloError
 
+#: numpy's largest array rank: a constant of higher rank is a located error
+MAX_RANK = 64
+
 #: MLIR element type -> numpy dtype, for the types numpy itself has.
 _NUMPY_DTYPES = {
     "f32": np.dtype(np.float32),
@@ -263,6 +266,8 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
         raise HiloError(f"constant of type {t} is not a ranked tensor", loc=loc) from None
     if not rt.has_static_shape:
         raise HiloError(f"constant of dynamic type {t} is not supported", loc=loc)
+    if rt.rank > MAX_RANK:
+        raise HiloError(f"a constant of rank {rt.rank} is not supported (at most {MAX_RANK} dimensions)", loc=loc)
     es = str(rt.element_type)
     shape = tuple(rt.shape)
     dt = _NUMPY_DTYPES.get(es) or _NARROW_STORE.get(es)
@@ -293,7 +298,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     rt = ir.RankedTensorType(t)
     es = str(rt.element_type)
     dt = _NUMPY_DTYPES.get(es) or _NARROW_STORE.get(es)
-    if dt is None or not rt.has_static_shape:
+    if dt is None or not rt.has_static_shape or rt.rank > MAX_RANK:
         raise HiloError(f"constant of type {t} is not supported", loc=loc)
     i = text.find("dense<")
     if i < 0:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
+from hilo_mlir.ir.interface_attrs import index_list, name_list, result_infos
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 #: the ``model-type`` values of the Function prologue (neuronx-cc's ``--model-type``)
 MODEL_TYPES = ("generic", "transformer", "unet-inference")
@@ -22,8 +24,11 @@ def print_prologue(p, main, body) -> None:
     """The ``Function`` line (filled in by :func:`function_line`) and one ``markInput`` per entry argument.
 
     ``input_<i> = m1.Tensor(name=, spec=).markInput(<function>, index=<i>,
-    is_parameter_tensor=<i in slowChangingIns>[, np_file='input_<i>.npy'])``
-    (format section 3).
+    is_parameter_tensor=<i in slowChangingIns>[, weight_files=['input_<i>.npy'],
+    np_file='input_<i>.npy'])`` (format section 3): a parameter names its
+    weight file twice, in the order of seed 002's prologue comment
+    ("+ weight_files / np_file"): ``weight_files`` is the list of the files
+    the weight is loaded from (one), ``np_file`` that file.
 
     Raises:
         HiloError: an entry argument whose type the printers cannot emit.
@@ -31,8 +36,8 @@ def print_prologue(p, main, body) -> None:
     p.mod()  # the root is m0: the Function line comes first
     p.function = p.fresh()
     p.write("")  # the Function line, written once the body is printed
-    slow_ins = set(_int_list(main.attributes, "slowChangingIns"))
-    input_names = _str_list(main.attributes, "input_names")
+    slow_ins = set(index_list(main, "slowChangingIns"))
+    input_names = name_list(main, "input_names")
     args = body.arguments
     key = p.value_key
     for i, (arg, t) in enumerate(zip(args, args.types)):
@@ -45,9 +50,9 @@ def print_prologue(p, main, body) -> None:
         extra = ""
         if i in slow_ins:
             p.parameters[i] = parameter_file(i)
-            extra = f", np_file={p.parameters[i]!r}"
+            extra = f", weight_files={py_literal([p.parameters[i]])}, np_file={py_literal(p.parameters[i])}"
         p.write(
-            f"{name} = {p.mod('ir')}.Tensor(name={label!r}, spec={p.spec(t)})"
+            f"{name} = {p.mod('ir')}.Tensor(name={py_literal(label)}, spec={p.spec(t)})"
             f".markInput({p.function}, index={i}, is_parameter_tensor={i in slow_ins}{extra})"
         )
 
@@ -71,15 +76,15 @@ def function_line(p, module) -> str:
                 fn_attrs.append(f"{label}={int(ir.IntegerAttr(mattrs[key]).value)}")
             except (ValueError, TypeError):
                 pass
-    attrs_src = "(" + ", ".join(repr(a) for a in fn_attrs) + ")"
+    attrs_src = py_literal(tuple(fn_attrs))
     return f"{p.function} = {p.aliases['']}.Function(id_=0, batch_ids=[], attrs={attrs_src})"
 
 
 def print_epilogue(p, main, ret) -> None:
     """One ``<function>.markOutput(...)`` per result, slow/fast from ``slowChangingOuts`` (section 4)."""
-    slow_outs = set(_int_list(main.attributes, "slowChangingOuts"))
-    out_names = _str_list(main.attributes, "output_names")
-    info = _result_infos(main)
+    slow_outs = set(index_list(main, "slowChangingOuts"))
+    out_names = name_list(main, "output_names")
+    info = result_infos(main)
     for j, v in enumerate(p.names_of(ret)):
         if out_names and j < len(out_names):
             label = out_names[j]
@@ -87,33 +92,7 @@ def print_epilogue(p, main, ret) -> None:
             label = info[j]
         else:
             label = f"output_{j}"
-        p.write(f"{p.function}.markOutput({v}, index={j}, name={label!r}, is_slow_changing={j in slow_outs})")
-
-
-def _int_list(attrs, key) -> list[int]:
-    if key not in attrs:
-        return []
-    from hilo_mlir.ir.binding import ir
-
-    a = attrs[key].maybe_downcast()
-    if isinstance(a, ir.ArrayAttr):
-        return [int(ir.IntegerAttr(x).value) for x in a]
-    if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
-        return [int(x) for x in a]
-    from hilo_mlir.printers.literals import dense_to_numpy
-
-    return [int(x) for x in dense_to_numpy(attrs[key]).reshape(-1)]
-
-
-def _str_list(attrs, key) -> list[str] | None:
-    if key not in attrs:
-        return None
-    from hilo_mlir.ir.binding import ir
-
-    a = attrs[key].maybe_downcast()
-    if isinstance(a, ir.ArrayAttr):
-        return [ir.StringAttr(x).value if x.typeid == ir.StringAttr.static_typeid else str(x) for x in a]
-    return None
+        p.write(f"{p.function}.markOutput({v}, index={j}, name={py_literal(label)}, is_slow_changing={j in slow_outs})")
 
 
 def _loc_name(arg) -> str | None:
@@ -123,16 +102,3 @@ def _loc_name(arg) -> str | None:
         return None
     m = re.match(r'loc\("((?:[^"\\]|\\.)*)"\)$', text)
     return m.group(1) if m else None
-
-
-def _result_infos(main) -> list[str | None]:
-    from hilo_mlir.ir.binding import ir
-
-    attrs = main.attributes
-    if "res_attrs" not in attrs:
-        return []
-    out = []
-    for d in ir.ArrayAttr(attrs["res_attrs"]):
-        d = ir.DictAttr(d)
-        out.append(ir.StringAttr(d["jax.result_info"]).value if "jax.result_info" in d else None)
-    return out

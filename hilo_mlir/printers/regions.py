@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 #: reducer bodies recognised for the ``reducer=`` hint
 REDUCER_HINTS = {
@@ -58,7 +59,7 @@ def print_region_op(p, rec, py_op: str | None = None, attrs=None, skip=()):
     items = list(attrs) if attrs is not None else p.attr_items(rec, skip=skip)
     items.append(("regions", "[" + ", ".join(fnames) + "]"))
     if hint:
-        items.append(("reducer", repr(hint)))
+        items.append(("reducer", py_literal(hint)))
     p.statement(rec, py_op, items, result_names=results)
 
 

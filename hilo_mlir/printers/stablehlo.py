@@ -33,6 +33,7 @@ from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.groups import print_group, print_kind_group
 from hilo_mlir.printers.mhlo import string_attr
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.pysource import py_literal
 
 
 def print_composite(p, rec):
@@ -59,7 +60,7 @@ def print_composite(p, rec):
             items = [("name", p.attr_value(attrs["name"]))]
             items.append(("composite_attributes", p.attr_value(attrs["composite_attributes"]) if "composite_attributes" in attrs else "{}"))
             items.append(("version", p.attr_value(attrs["version"]) if "version" in attrs else "0"))
-            items.append(("decomposition", repr(decomp)))
+            items.append(("decomposition", py_literal(decomp)))
             yield print_group(p, rec, "CompositeOp", items, block, op.name)
             return
         entry = _sup.COMPOSITE_KINDS.get(kind)

@@ -168,6 +168,19 @@ _HLO_PREFIXES = ("mhlo.", "stablehlo.")
 _FUNC_OK = frozenset({"func.return", "func.call"})
 
 
+#: Custom-call targets only the StableHLO printer emits: seed 002 calls the MX path (QuantizeMX and the
+#: scaled matmul) "genuinely StableHLO-exclusive output" with "no MHLO twin for this path".
+STABLEHLO_ONLY_TARGETS = frozenset({"QuantizeMX", "__op$block_scaled_dot"})
+
+
+def stablehlo_only_reason(target: str) -> str:
+    """Why the MHLO printer refuses a :data:`STABLEHLO_ONLY_TARGETS` custom call."""
+    return (
+        f"custom_call @{target} is printed on the StableHLO spine only (the MX path has no MHLO printer); "
+        "compile with --spine stablehlo (printer stablehlo-to-py-penguin)"
+    )
+
+
 def hlo_short(name: str) -> str | None:
     for p in _HLO_PREFIXES:
         if name.startswith(p):
@@ -244,8 +257,8 @@ def attribute_dependent(name: str) -> bool:
     return hlo_short(name) in _ATTR_DEPENDENT
 
 
-def op_reason(op) -> str | None:
-    """The op-level part of :func:`unsupported_reason` (no type checks)."""
+def op_reason(op, printer: str | None = None) -> str | None:
+    """The op-level part of :func:`unsupported_reason` (no type checks); ``printer``: as there."""
     name = op.name
     r = name_reason(name)
     if r is not None:
@@ -255,6 +268,8 @@ def op_reason(op) -> str | None:
         target = custom_call_target(op)
         if custom_call_py_op(target) is None:
             return f"unsupported custom_call target '{target}'"
+        if printer == "mhlo" and target in STABLEHLO_ONLY_TARGETS:
+            return stablehlo_only_reason(target)
     elif short == "fusion":
         kind = _str_attr(op, "FusionKind")
         if kind not in FUSION_KINDS:
@@ -272,12 +287,14 @@ _ATTR_DEPENDENT = frozenset({"custom_call", "fusion", "composite"})
 _NAME_REASON: dict = {}
 
 
-def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
+def unsupported_reason(op, _type_cache: dict | None = None, printer: str | None = None) -> str | None:
     """None if the printers can emit ``op``, else a one-line reason.
 
     Args:
         op: an ``ir.Operation`` / OpView (any dialect).
         _type_cache: optional dict reused across calls (speeds up big modules).
+        printer: ``"mhlo"`` for the MHLO printer, which also refuses
+            :data:`STABLEHLO_ONLY_TARGETS`; ``"stablehlo"`` or None for the StableHLO one.
 
     Checks, in order: the op name against :data:`SUPPORTED_OPS` /
     :data:`UNSUPPORTED_OPS` (``func.return``/``func.call`` are fine, other
@@ -287,7 +304,7 @@ def unsupported_reason(op, _type_cache: dict | None = None) -> str | None:
     type, tuples of those, tokens).
     """
     name = op.name
-    r = op_reason(op) if hlo_short(name) in _ATTR_DEPENDENT else name_reason(name)
+    r = op_reason(op, printer) if hlo_short(name) in _ATTR_DEPENDENT else name_reason(name)
     if r:
         return r
     for v in op.operands:

@@ -342,6 +342,21 @@ def op_error(op, message: str, code: str | None = None) -> HiloError:
     return HiloError(f"'{op.name}' op {message}", loc=op.location, code=code)
 
 
+#: a "see current operation" note longer than this many lines is dropped (it is the op's generic dump)
+MAX_OP_DUMP_LINES = 40
+
+
+def whole_module_dump(message: str) -> bool:
+    """Whether a note is MLIR's "see current operation" dump of a module (or of any op of more than
+    :data:`MAX_OP_DUMP_LINES` lines): the error already names the op and its location, and a model's dump is
+    thousands of lines."""
+    m = message.strip()
+    if not m.startswith("see current operation"):
+        return False
+    body = m.split(":", 1)[1].lstrip() if ":" in m else ""
+    return body.startswith('"builtin.module"') or body.count("\n") >= MAX_OP_DUMP_LINES
+
+
 def from_mlir_error(exc, filename: str | None = None) -> HiloError:
     """Convert the binding's ``MLIRError`` into a :class:`HiloError`.
 
@@ -360,6 +375,8 @@ def from_mlir_error(exc, filename: str | None = None) -> HiloError:
     notes = []
     for d in diags:
         for n in getattr(d, "notes", []) or []:
+            if whole_module_dump(n.message):
+                continue
             notes.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, filename), location_line(n.location)))
     for d in diags[1:]:
         notes.append(Diagnostic("error", d.message.strip(), location_to_str(d.location, filename), location_line(d.location)))

@@ -176,12 +176,13 @@ def check_pass_filters(args) -> None:
         return
     from hilo_mlir.passmanager import registry
 
-    known = {p["argument"] for p in registry.descriptions()} | {p.argument for p in registry.plugin_passes()}
+    known = {n for p in registry.descriptions() for n in [p["argument"], *p.get("aliases", ())]}
+    known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
     if any(n not in known for n in before + after):  # maybe an installed plugin's pass
         from hilo_mlir.passmanager import plugins
 
         plugins.load_entry_points()
-        known |= {p.argument for p in registry.plugin_passes()}
+        known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
     for flag, names in (("--mlir-print-ir-before", before), ("--mlir-print-ir-after", after)):
         for n in names:
             if n not in known:

@@ -21,7 +21,7 @@ import io
 import sys
 import time
 
-from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str
+from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, whole_module_dump
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
@@ -78,12 +78,13 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes(plugins=False)}
+    known = {p.argument for p in registry.all_passes(plugins=False)} | set(registry.aliases(load=False))
     flags = set(build_parser()._option_string_actions)
     for a in argv:
         name = a[2:].partition("=")[0]
         if a.startswith("--") and not a.startswith("--mlir-") and name not in known and "--" + name not in flags:
-            known = {p.argument for p in registry.all_passes()}  # not built in: maybe an installed plugin's pass
+            # not built in: maybe an installed plugin's pass
+            known = {p.argument for p in registry.all_passes()} | set(registry.aliases(load=False))
             break
     rest, passes = [], []
     for a in argv:
@@ -103,6 +104,8 @@ def _mlir_handler(captured: list, filename: str):
             Diagnostic(sev, d.message.strip(), location_to_str(d.location, filename), location_line(d.location), raw=str(d.location))
         )
         for n in d.notes:
+            if whole_module_dump(n.message):
+                continue
             captured.append(
                 Diagnostic("note", n.message.strip(), location_to_str(n.location, filename), location_line(n.location), raw=str(n.location))
             )
@@ -133,6 +136,8 @@ class _Run:
         self.filename = filename
         self.sources = sources
         self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
+        self.drop_outputs = False  # --run-reproducer with -o naming the printer's output: the program goes to -o
+        self.on_phase = None  # hears "parsing the input", "running pass 'X'", ... (crash attribution)
 
     def steps(self):
         from hilo_mlir.passmanager import pipeline as pl
@@ -142,6 +147,10 @@ class _Run:
             steps.extend(pl.steps_from_text(self.steps_text))
         for name, val in self.pass_flags:
             steps.extend(pl.build_steps([pl.Element(name, val)]))
+        if self.drop_outputs:
+            for s in steps:
+                if s.info is not None and s.info.terminal:
+                    s.options["output"] = ""
         return steps
 
     def process_chunk(self, text, out: io.BytesIO, diags: list) -> bool:
@@ -155,6 +164,8 @@ class _Run:
         handle = ctx.attach_diagnostic_handler(_mlir_handler(captured, self.filename))
         try:
             with ctx:
+                phase = self.on_phase or (lambda what: None)
+                phase("parsing the input")
                 t0 = time.perf_counter()
                 try:
                     module = ir.Module.parse(text)
@@ -175,8 +186,11 @@ class _Run:
                 steps = self.steps()
                 instr = instrumentation_from_args(args, out=sys.stderr)
                 instr.on_diagnostic = captured.append
-                extras = {"filename": self.filename, "debug": args.debug}
-                pipe = pl.Pipeline(steps, instrumentation=instr, extras=extras, verify_each=args.verify_each)
+                if self.on_phase is not None:
+                    instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
+                outputs = pl.CompileOutputs()
+                env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
+                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
                 ok = True
                 try:
                     pipe.run(module)
@@ -192,7 +206,8 @@ class _Run:
                     self._reports(pipe)
                 if not ok:
                     return False
-                return self._write_output(module, steps, extras, out, diags)
+                phase("writing the output")
+                return self._write_output(module, steps, outputs, out, diags)
         finally:
             handle.detach()
 
@@ -209,20 +224,20 @@ class _Run:
         if args.mlir_pass_statistics:
             sys.stderr.write(pipe.statistics_report())
 
-    def _write_output(self, module, steps, extras, out, diags) -> bool:
+    def _write_output(self, module, steps, outputs, out, diags) -> bool:
         from hilo_mlir.passmanager.instrumentation import module_to_text
 
         args = self.args
         printer_outputs = [s.options.get("output") for s in steps if s.info and s.info.terminal]
         if "-" in printer_outputs:
             return True  # the printer already wrote penguin.py to stdout: do not append the module
-        if "penguin_source" in extras and not any(printer_outputs):
+        if outputs.source is not None and not any(printer_outputs):
             if args.emit_bytecode:
                 diags.append(
                     Diagnostic("error", "--emit-bytecode: the pipeline ends in a printer, whose output is a Penguin Python program, not IR")
                 )
                 return False
-            out.write(extras["penguin_source"].encode("utf-8"))
+            out.write(outputs.source.encode("utf-8"))
             return True
         if args.emit_bytecode:
             module.operation.write_bytecode(out)
@@ -297,8 +312,8 @@ def _read(args) -> tuple[str, str | bytes]:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
     if args.timeout is not None and args.timeout <= 0:
@@ -310,6 +325,8 @@ def _read(args) -> tuple[str, str | bytes]:
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
+    check_nesting(text, filename)  # before the parser recurses by it
+    check_location_attributes(text, filename)  # before a pass reads one (the binding aborts)
     return filename, text
 
 
@@ -318,6 +335,7 @@ def _run_parsed(args, pass_flags) -> int:
     from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
 
     filename = "<stdin>" if args.input == "-" else args.input
+    drop_outputs = False
     try:
         if pass_flags and args.pass_pipeline is not None:
             raise HiloError(
@@ -343,7 +361,7 @@ def _run_parsed(args, pass_flags) -> int:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
                 pipeline_text = entries["pipeline"]
-                pl.steps_from_text(pipeline_text)
+                drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:
                 text = strip_reproducer(text)
@@ -360,10 +378,141 @@ def _run_parsed(args, pass_flags) -> int:
             f"Pass Manager with {len(steps)} passes:\n" + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n"
         )
     sources = {filename: text} if isinstance(text, str) else {}
-    return _process(args, text, pipeline_text, pass_flags, filename, sources)
+    return _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs)
 
 
-def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
+def _reproducer_files(steps, args) -> bool:
+    """Refuse a reproducer whose pipeline would write a file the user did not name on the command line.
+
+    The one file a replay may write is ``-o FILE``: a printer step whose
+    ``output`` is that same path is allowed, and the program then goes to
+    ``-o`` (returns True: drop the printers' ``output`` options).
+
+    Raises:
+        HiloError: naming the pass, the option and the path.
+    """
+    import os
+
+    from hilo_mlir.passmanager.reproducer import written_files
+
+    allowed = False
+    for pass_arg, option, value in written_files(steps):
+        info = next((s.info for s in steps if s.argument == pass_arg), None)
+        if info is not None and info.terminal and option == "output" and args.output != "-":
+            if os.path.abspath(value) == os.path.abspath(args.output):
+                allowed = True
+                continue
+        raise HiloError(
+            f"--run-reproducer: the reproducer's pipeline would write '{value}' (option '{option}' of '{pass_arg}'); "
+            "a reproducer may only write the file named with -o"
+            + (" (pass -o with that path to write the program there)" if option == "output" and info is not None and info.terminal else "")
+        )
+    return allowed
+
+
+def _wait_child(pid: int, rfd: int) -> tuple[bytes, int]:
+    """Everything the child wrote to ``rfd`` and its wait status (the child is killed if the tool is interrupted)."""
+    import os
+
+    chunks = []
+    try:
+        while True:
+            try:
+                data = os.read(rfd, 1 << 20)
+            except InterruptedError:
+                continue
+            if not data:
+                break
+            chunks.append(data)
+        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        raise
+    finally:
+        os.close(rfd)
+    return b"".join(chunks), status
+
+
+def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
+    """:meth:`_Run.process_chunk` in a forked child, so that nothing the input makes the binding do kills the tool.
+
+    The child writes to the tool's stdout directly (a printer's ``output=-``)
+    and its stderr into a temporary file, passed on when it ends normally; its
+    result (ok, output bytes, diagnostics) comes back pickled through a pipe,
+    after one ``phase`` line per stage. A child killed by a signal is one
+    error naming the signal, the stage and the line of its output that explains
+    it (LLVM's reason), without the C++ stack dump. SIGINT/SIGTERM end it and
+    the tool (exit 130). ``HILO_MLIR_TRACEBACK=1`` runs in-process (tracebacks).
+    """
+    import os
+    import pickle
+    import tempfile
+
+    from hilo_mlir.support import isolation as iso
+
+    if os.environ.get("HILO_MLIR_TRACEBACK") == "1" or not hasattr(os, "fork"):
+        return runner.process_chunk(chunk, buf, diags)
+    rfd, wfd = os.pipe()
+    err = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    with iso.fork_guard():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            code = 0
+            try:
+                iso.child_setup(parent, None, close_fds=(rfd,))
+                os.dup2(err.fileno(), 2)
+                runner.on_phase = lambda what: iso.write_all(wfd, b"P" + what.encode("utf-8", "replace") + b"\n")
+                try:
+                    result: tuple = ("ok", runner.process_chunk(chunk, buf, diags), buf.getvalue(), diags)
+                except HiloError as e:
+                    result = ("error", False, buf.getvalue(), diags + [_error_diag(e, runner.filename)])
+                except BaseException as e:  # noqa: BLE001 - reported by the parent as an internal error
+                    result = ("internal", type(e).__name__, str(e), diags)
+                data = pickle.dumps(result)
+                iso.write_all(wfd, b"R" + data)
+            except BaseException:  # noqa: BLE001
+                code = 3
+            finally:
+                iso.exit_child(code)
+    os.close(wfd)
+    raw, status = _wait_child(pid, rfd)
+    err.seek(0)
+    err_text = err.read()
+    err.close()
+    head, _, result_bytes = raw.partition(b"R")
+    phases = [ln for ln in head.split(b"\n") if ln.startswith(b"P")]
+    phase = phases[-1][1:].decode("utf-8", "replace") if phases else "starting"
+    if os.WIFSIGNALED(status):
+        sig = iso.signal_name(os.WTERMSIG(status))
+        if sig in ("SIGINT", "SIGTERM"):
+            raise KeyboardInterrupt
+        reason = iso.explaining_line(err_text)
+        msg = f"the compiler crashed ({sig}) while {phase} on this input; this is a bug"
+        diags.append(Diagnostic("error", msg + (f" ({reason})" if reason else "")))
+        return False
+    if not result_bytes:
+        diags.append(Diagnostic("error", f"the compiler ended without a result while {phase} (exit status {os.WEXITSTATUS(status)})"))
+        return False
+    if err_text:
+        sys.stderr.flush()
+        sys.stderr.buffer.write(err_text)
+        sys.stderr.flush()
+    kind, a, b, child_diags = pickle.loads(result_bytes)
+    diags.extend(child_diags)
+    if kind == "internal":
+        raise type(a, (Exception,), {})(b)
+    buf.write(b)
+    return bool(a)
+
+
+def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs: bool = False) -> int:
     from hilo_mlir.support.io import atomic_write_bytes
     from hilo_mlir.tools.split_input import join_outputs, split_chunks
     from hilo_mlir.tools.verify_diagnostics import check, expectations
@@ -374,13 +523,14 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources) -> int:
     if args.emit_bytecode and args.split_input_file:
         return _usage_error("--emit-bytecode cannot be combined with --split-input-file (one module per output)")
     runner = _Run(args, pipeline_text, pass_flags, filename, sources)
+    runner.drop_outputs = drop_outputs
     chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
     outputs, failed, problems = [], False, []
     for chunk, _offset in chunks:
         buf = io.BytesIO()
         diags: list[Diagnostic] = []
         try:
-            ok = runner.process_chunk(chunk, buf, diags)
+            ok = _isolated_chunk(runner, chunk, buf, diags)
         except HiloError as e:
             ok = False
             diags.append(_error_diag(e, filename))

@@ -27,7 +27,10 @@ def _pass_line(p: dict) -> str:
         tag = "upstream"
     else:
         tag = p["dialect"] or "mhlo+stablehlo"
-    return f"  --{p['argument']:<40} {p['summary']} [{tag}; anchor {p['anchor']}]"
+    line = f"  --{p['argument']:<40} {p['summary']} [{tag}; anchor {p['anchor']}]"
+    for a in p.get("aliases", ()):
+        line += f"\n  --{a:<40} alias of --{p['argument']}"
+    return line
 
 
 def _manifest() -> list[dict]:

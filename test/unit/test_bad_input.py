@@ -15,6 +15,7 @@ from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passes.importing import sharding, stages
 from hilo_mlir.passmanager import registry
 from hilo_mlir.support.diagnostics import HiloError
 
@@ -106,7 +107,7 @@ def test_dynamic_shapes_refused_before_any_rewrite():
     loaded = compiler.load_module(open(_path("dynamic-shape.mlir"), "rb").read(), _path("dynamic-shape.mlir"))
     with pytest.raises(HiloError, match="dynamic shape"):
         compiler.compile_loaded(loaded, CompileConfig.preset("all"), instrumentation=Instr())
-    assert seen == ["validate-input"]
+    assert seen == ["hilo-import", "validate-input"]
     # the module is untouched (still stablehlo: no rewrite happened)
     assert "stablehlo.convert" in str(loaded.module)
 
@@ -179,11 +180,11 @@ def test_sharded_export_compiles_with_sharding_dropped(spine, preset):
 
 def test_strip_sharding_exact():
     loaded = compiler.load_module(open(_path("sharded.mlir"), "rb").read(), "s.mlir")
-    assert compiler.strip_sharding(loaded) == 3  # arg_attrs, res_attrs, the mesh
+    assert sharding.strip_sharding(loaded) == 3  # arg_attrs, res_attrs, the mesh
     main = loaded.module.body.operations[0]
     assert str(main.attributes["res_attrs"]) == '[{jax.result_info = ""}]'
     assert str(main.attributes["arg_attrs"]) == "[{}]"
-    assert compiler.strip_sharding(loaded) == 0
+    assert sharding.strip_sharding(loaded) == 0
 
 
 @pytest.mark.parametrize("preset", ["default", "all"])
@@ -268,7 +269,7 @@ def test_chlo_ops_are_decomposed_by_the_driver(spine):
 
     loaded = compiler.load_module(text, _path("chlo.mlir"))
     src = compiler.compile_loaded(loaded, CompileConfig.preset("all").replace(stablehlo=spine == "stablehlo"), Instr())
-    assert seen[:3] == ["validate-input", "chlo-legalize-to-stablehlo", "stablehlo-legalize-to-hlo"]
+    assert seen[:4] == ["hilo-import", "validate-input", "chlo-legalize-to-stablehlo", "stablehlo-legalize-to-hlo"]
     assert "xla_op='chlo." not in src
     with make_context():
         inputs = testing.random_inputs(ir.Module.parse(text), 0)
@@ -288,7 +289,7 @@ BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
 
 
 def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
-    from hilo_mlir.driver.frontend import limits
+    from hilo_mlir.ir.binding import limits
 
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:
@@ -316,7 +317,7 @@ def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, 
         raise MemoryError()
 
     if where == "validate":
-        monkeypatch.setattr(compiler, "validate_input", boom)
+        monkeypatch.setattr(stages, "validate_input", boom)
     else:
         real = compiler.build_spine
 
@@ -373,7 +374,7 @@ def test_proto_import_logging_is_not_shown(tmp_path):
 
 
 def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
-    from hilo_mlir.driver.frontend.printability import LIMIT, UnprintableOps
+    from hilo_mlir.passes.importing.printability import LIMIT, UnprintableOps
 
     n = LIMIT + 5
     body = "".join(
@@ -393,7 +394,7 @@ def test_every_blocking_op_is_its_own_located_error_up_to_the_limit():
 
 
 def test_string_literals_that_are_not_utf8_are_found_by_their_escapes():
-    from hilo_mlir.driver.frontend.limits import first_non_utf8_string
+    from hilo_mlir.ir.limits import first_non_utf8_string
 
     assert first_non_utf8_string('func.func @f() attributes {a = "plain"}') is None  # no backslash: fast path
     assert first_non_utf8_string(r'x = "caf\C3\A9" y = "\22quoted\22" z = "tab\09 \\ \n"') is None  # valid UTF-8

@@ -15,6 +15,7 @@ from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passes.importing import stages
 from hilo_mlir.passmanager.pipeline import Step
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.tools import batch
@@ -91,7 +92,7 @@ def test_cli_batch_statuses_report_outputs_and_plain_progress(tmp_path):
     rows = {pathlib.Path(m["path"]).name: m for m in doc["modules"]}
     assert set(rows) == {"bad.mlir", "good.mlir", "nested.mlir", "decoder_layer.hlo.pb"}
     for m in doc["modules"]:
-        assert list(m) == ["path", "status", "diagnostic", "signal", "last_pass", "seconds"]
+        assert list(m) == ["path", "status", "diagnostic", "signal", "last_pass", "seconds", "output"]
         assert m["seconds"] >= 0
     bad = rows["bad.mlir"]
     assert bad["status"] == "rejected"
@@ -126,8 +127,8 @@ def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
     # The validator (and the printability check) refuse mhlo.dynamic_conv before
     # any rewrite (test_bad_input); both switched off here (the forked workers inherit the patch) so that it
     # reaches the upstream pass that aborts the process.
-    monkeypatch.setattr(compiler, "validate_input", lambda *a, **k: None)
-    monkeypatch.setattr(compiler, "check_printable", lambda *a, **k: None)
+    monkeypatch.setattr(stages, "validate_input", lambda *a, **k: None)
+    monkeypatch.setattr(stages, "check_printable", lambda *a, **k: None)
     stdout, stderr = io.StringIO(), io.StringIO()
     cfg = CompileConfig(stablehlo=True, verify_each=True)  # the verifier aborts right after the pass that broke the IR
     rc = batch.run_batch([str(src)], str(out), cfg, jobs=1, report=str(report), stdout=stdout, stderr=stderr, tty=False)

@@ -2,6 +2,7 @@
 
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.passes.importing import sharding
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo
 
@@ -238,7 +239,7 @@ module {
 }
 """
     loaded = compiler.load_module(text, "s.mlir")
-    assert compiler.strip_sharding(loaded) == 1
+    assert sharding.strip_sharding(loaded) == 1
     assert "sharding" not in str(loaded.module)
 
 

@@ -23,9 +23,9 @@ import pytest
 from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.fusion import report as fusion_report
-from hilo_mlir.fusion.report import REASONS, REPORT_KEY, FusionReport, code_of, statistic_for
+from hilo_mlir.fusion.report import REASONS, FusionReport, code_of, statistic_for
 from hilo_mlir.ir.binding import ir, make_context
-from hilo_mlir.passmanager.pipeline import Pipeline
+from hilo_mlir.passmanager.pipeline import CompileOutputs, Pipeline, PipelineEnv
 
 FUSE = "stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}"
 MFUSE = "neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}"
@@ -42,7 +42,7 @@ def run_report(text: str, pipeline: str, filename: str = "in.mlir"):
     rep = FusionReport(filename)
     with make_context():
         m = ir.Module.parse(text)
-        p = Pipeline.from_text(f"builtin.module({pipeline})", extras={REPORT_KEY: rep, "filename": filename})
+        p = Pipeline.from_text(f"builtin.module({pipeline})", env=PipelineEnv(filename=filename), outputs=CompileOutputs(fusion_report=rep))
         p.run(m)
     return rep, p
 
@@ -704,7 +704,7 @@ def test_nothing_is_recorded_without_a_report(monkeypatch):
             f"builtin.module(raise-logistic,{FUSE},stablehlo-convert-fs-pattern-to-custom-calls,stablehlo-schedule-fusion)"
         )
         p.run(m)
-        assert REPORT_KEY not in p.extras
+        assert p.outputs.fusion_report is None
 
 
 # --------------------------------------------------------------------------- the files
@@ -839,7 +839,9 @@ def test_every_lit_case_of_the_fusion_passes_records_consistently(text, pre, pip
         plain = ir.Module.parse(str(m))
         Pipeline.from_text(f"builtin.module({pipeline})").run(plain)
         rep = FusionReport("in.mlir")
-        p = Pipeline.from_text(f"builtin.module({pipeline})", extras={REPORT_KEY: rep, "filename": "in.mlir"})
+        p = Pipeline.from_text(
+            f"builtin.module({pipeline})", env=PipelineEnv(filename="in.mlir"), outputs=CompileOutputs(fusion_report=rep)
+        )
         p.run(m)
         assert str(m) == str(plain)  # recording changes nothing
     assert_matches_statistics(rep, p.stats)

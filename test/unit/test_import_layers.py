@@ -1,10 +1,10 @@
 """Layers that import one way: no import cycle among the package's modules, and the lower layers never
 import the upper ones.
 
-Only module-level imports count (what runs when a module is imported; not
-those under ``if TYPE_CHECKING:``); an import inside a function is a deliberate late binding (e.g. a pass that calls
-the driver's import stages). ``from . import x`` where ``x`` is a submodule is
-an edge to ``x``, not to the package.
+Imports at every level count, those inside functions too (a late import is
+still a dependency: it only hides a cycle); not those under ``if
+TYPE_CHECKING:`` (annotations only, never run). ``from . import x`` where
+``x`` is a submodule is an edge to ``x``, not to the package.
 """
 
 from __future__ import annotations
@@ -39,34 +39,43 @@ def _modules() -> dict[str, pathlib.Path]:
     return mods
 
 
-def _module_level_imports(name: str, path: pathlib.Path, mods: dict) -> set[str]:
+def _import_nodes(tree: ast.AST):
+    """Every import statement of ``tree`` at any depth (functions included), except under ``if TYPE_CHECKING:``."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)  # imports for annotations only: not run
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(name: str, path: pathlib.Path, mods: dict) -> set[str]:
     is_pkg = path.name == "__init__.py"
     deps = set()
-    for top in ast.parse(path.read_text()).body:
-        if isinstance(top, ast.If) and "TYPE_CHECKING" in ast.unparse(top.test):
-            continue  # imports for annotations only: not run
-        nodes = list(ast.walk(top)) if isinstance(top, (ast.If, ast.Try)) else [top]
-        for n in nodes:
-            if isinstance(n, ast.ImportFrom):
-                if n.level:
-                    base = name.split(".") if is_pkg else name.split(".")[:-1]
-                    base = base[: len(base) - (n.level - 1)]
-                    target = ".".join(base + ([n.module] if n.module else []))
-                else:
-                    target = n.module or ""
-                for a in n.names:
-                    sub = f"{target}.{a.name}"
-                    dep = sub if sub in mods else target
-                    if dep in mods and dep != name:
-                        deps.add(dep)
-            elif isinstance(n, ast.Import):
-                deps.update(a.name for a in n.names if a.name in mods and a.name != name)
+    for n in _import_nodes(ast.parse(path.read_text())):
+        if isinstance(n, ast.ImportFrom):
+            if n.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (n.level - 1)]
+                target = ".".join(base + ([n.module] if n.module else []))
+            else:
+                target = n.module or ""
+            for a in n.names:
+                sub = f"{target}.{a.name}"
+                dep = sub if sub in mods else target
+                if dep in mods and dep != name:
+                    deps.add(dep)
+        elif isinstance(n, ast.Import):
+            deps.update(a.name for a in n.names if a.name in mods and a.name != name)
     return deps
 
 
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
-    return {name: _module_level_imports(name, path, mods) for name, path in mods.items()}
+    return {name: _imports(name, path, mods) for name, path in mods.items()}
 
 
 def _layer(module: str) -> str:
@@ -109,6 +118,8 @@ def test_lower_layers_do_not_import_upper_ones():
 def test_the_checker_finds_edges_and_cycles():
     """A checker that saw no edge, or no cycle, would pass on anything."""
     graph = _graph()
-    assert "hilo_mlir.ir.dialects" in graph["hilo_mlir.passmanager.registry"]  # `from .dialects import ...` at module level
+    assert "hilo_mlir.ir.dialects" in graph["hilo_mlir.passmanager.registry"]  # `from hilo_mlir.ir.dialects import ...` in a function
     assert "hilo_mlir.printers.emit" in graph["hilo_mlir.printers.driver"]
+    assert "hilo_mlir.passes.importing.stages" in graph["hilo_mlir.passes.importing.hilo_import"]  # inside a function
+    assert "hilo_mlir.fusion.report" not in graph["hilo_mlir.passmanager.pass_context"]  # under TYPE_CHECKING only
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]

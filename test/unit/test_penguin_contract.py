@@ -67,6 +67,23 @@ func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8
 """
 
 
+#: MX's function type and mac-count (a 4x8 dot over K=64) without the MX path, which the MHLO printer refuses
+NO_MX = """
+module @mx {
+func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>) -> (tensor<4x8xf32>, tensor<4x64xf32>) {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [1] : (tensor<4x64xf32>, tensor<8x64xf32>) -> tensor<4x8xf32>
+  %p = stablehlo.custom_call @AwsNeuronDevicePrint(%x) {backend_config = "x = ", has_side_effect = true} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %d, %p : tensor<4x8xf32>, tensor<4x64xf32>
+}
+}
+"""
+
+
+def _mx_or_not(dialect: str) -> str:
+    """MX on the StableHLO printer; on the MHLO one (which has no MX path) the same module without it."""
+    return MX if dialect == "stablehlo" else NO_MX
+
+
 def _composite(kind: str, body: str = "%e = stablehlo.exponential %a : tensor<4x8xf32>\n    return %e : tensor<4x8xf32>") -> str:
     return f"""
 module @c {{
@@ -114,12 +131,12 @@ def test_function_prologue(dialect):
     """Seed: 'v = m.Function(id_=0, batch_ids=[], attrs=("model-type=…", "mac-count=…", …))'
 
     The handle is a v<N> name; model-type then the exact mac-count come first
-    (here the scaled matmul: 4*8 results x K=64).
+    (here the scaled matmul: 4*8 results x K=64; on the MHLO printer an ordinary dot of that size).
     """
-    src = _print(MX, dialect)
+    src = _print(_mx_or_not(dialect), dialect)
     line = src.split("\n\n", 1)[1].splitlines()[0]
     assert line == ("v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=generic', 'mac-count=2048', 'module=mx'))")
-    assert _print(MX, dialect, model_type="transformer").count("attrs=('model-type=transformer', 'mac-count=2048'") == 1
+    assert _print(_mx_or_not(dialect), dialect, model_type="transformer").count("attrs=('model-type=transformer', 'mac-count=2048'") == 1
 
 
 @pytest.mark.parametrize("dialect", SPINES)
@@ -127,7 +144,8 @@ def test_mark_input_flags(dialect):
     """Seed: "input_0 = m.Tensor(...).markInput(..., is_parameter_tensor=True)   # + weight_files / np_file  — weight"
     and "input_1 = m.Tensor(...).markInput(..., is_parameter_tensor=False)  #                            — activation".
 
-    is_parameter_tensor=True exactly for slowChangingIns, with the np_file the weight is loaded from.
+    is_parameter_tensor=True exactly for slowChangingIns; a weight names its file as the comment does, weight_files
+    (the list of its files: one) then np_file (that file), in that order.
     """
     text = """func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> attributes {slowChangingIns = dense<[1]> : tensor<1xi32>} {
       %0 = mhlo.add %x, %w : tensor<4xf32>
@@ -137,7 +155,7 @@ def test_mark_input_flags(dialect):
     assert re.search(r"^input_0 = m1\.Tensor\(.*\)\.markInput\(v0, index=0, is_parameter_tensor=False\)$", src, re.M)
     assert re.search(
         r"^input_1 = m1\.Tensor\(.*\)\.markInput\(v0, index=1, is_parameter_tensor=True, "
-        r"np_file='input_1\.npy'\)$",
+        r"weight_files=\['input_1\.npy'\], np_file='input_1\.npy'\)$",
         src,
         re.M,
     )
@@ -231,7 +249,20 @@ def test_quantize_mx_keywords_and_x4_container():
     assert keys[-1] == "dl"
 
 
-@pytest.mark.parametrize("dialect", SPINES)
+def test_mx_path_is_stablehlo_only():
+    """Seed: "The genuinely StableHLO-exclusive output is the MX path (§3)" and "There is no MHLO twin for this
+    path": the MHLO printer refuses QuantizeMX and the scaled matmul, naming the StableHLO spine."""
+    for target in ("QuantizeMX", "__op$block_scaled_dot"):
+        only = "\n".join(line for line in MX.splitlines() if "@" + target in line or "stablehlo.custom_call" not in line)
+        only = re.sub(r"return .*", "return %x : tensor<4x64xf32>", only).replace(
+            "-> (tensor<4x16xui32>, tensor<4x8xf32>, tensor<4x64xf32>) {", "-> tensor<4x64xf32> {"
+        )
+        with pytest.raises(HiloError, match=re.escape(f"custom_call @{target} is printed on the StableHLO spine only")):
+            _print(only, "mhlo")
+        _print(only, "stablehlo")
+
+
+@pytest.mark.parametrize("dialect", ["stablehlo"])
 def test_scaled_dot_is_an_ordinary_dot_op(dialect):
     """Seed: "So an MX scaled-matmul appears in the emitted Python as an ordinary DotOp: srcs=[lhs, rhs, lhs_scale,
     rhs_scale] (operands 2/3 are the E8M0 scales, riding as extra positional srcs), op="'mhlo.scaled_dot'", with the
@@ -277,7 +308,7 @@ def test_every_dot_goes_through_print_dot_op(dialect):
 @pytest.mark.parametrize("dialect", SPINES)
 def test_device_print(dialect):
     """Seed: "// emits:  <v> = m<N>.<OpName>(srcs=[…], dsts=[…], xla_op='mhlo.device_print', prefix='<text>', dl=…)" """
-    line = _line(_print(MX, dialect), "DevicePrintOp(")
+    line = _line(_print(_mx_or_not(dialect), dialect), "DevicePrintOp(")
     assert _keywords(line) == ["srcs", "dsts", "xla_op", "prefix", "dl"]
     assert "xla_op='mhlo.device_print', prefix='x = ', dl=m2.DebugLocation(" in line
 

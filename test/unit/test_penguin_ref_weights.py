@@ -51,7 +51,7 @@ def test_cli_weights_written_and_loaded(tmp_path):
     assert len(names) == 2 and names[1] == "penguin.py" and re.fullmatch(r"input_1\.[0-9a-f]{16}\.npy", names[0])
     weight = names[0]
     text = (out / "penguin.py").read_text()
-    assert f"markInput(v0, index=1, is_parameter_tensor=True, np_file='{weight}')" in text
+    assert f"markInput(v0, index=1, is_parameter_tensor=True, weight_files=['{weight}'], np_file='{weight}')" in text
     assert "markInput(v0, index=0, is_parameter_tensor=False)" in text
     stored = np.load(out / weight)
     assert stored.dtype == np.float32 and np.array_equal(stored, w.astype(np.float32))

@@ -129,9 +129,10 @@ class _Stub:
         stub = self
 
         class T:
-            def markInput(self, function, index, is_parameter_tensor, np_file=None):  # noqa: N802
+            def markInput(self, function, index, is_parameter_tensor, weight_files=None, np_file=None):  # noqa: N802
                 assert index == len(stub.inputs), "inputs out of order"
                 assert (np_file == f"input_{index}.npy") == is_parameter_tensor
+                assert (weight_files == [f"input_{index}.npy"]) == is_parameter_tensor
                 v = _Val(spec)
                 stub.inputs.append(v)
                 return v

@@ -88,9 +88,9 @@ def test_real_models_print_the_binary_forms(model, spine):
     assert "NeuronTensorOp(" in str(src)  # every one of these models has a fusion with --preset all
 
 
-@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
-def test_quantize_mx_scaled_dot_device_print_module(spine):
-    src = str(compile_module(HAND, CompileConfig.preset("all"), spine=spine, filename="hand.mlir"))
+def test_quantize_mx_scaled_dot_device_print_module():
+    """The MX path prints on the StableHLO spine (the MHLO spine refuses it: test_seed_fidelity)."""
+    src = str(compile_module(HAND, CompileConfig.preset("all"), spine="stablehlo", filename="hand.mlir"))
     assert _check_common_forms(src) == 2 * 8 * 16 * 32
     q = next(line for line in src.splitlines() if "QuantizeMXTensorOp(" in line)
     assert "dsts=[m1.TensorSpec(shape=(4, 16), dtype=m2.dtype.float8_e4m3fn_x4), " in q

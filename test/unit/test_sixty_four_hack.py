@@ -19,7 +19,7 @@ from test_sixty_four_hack_programs import programs
 
 from hilo_mlir import testing
 from hilo_mlir.ir.binding import ir, make_context
-from hilo_mlir.passmanager.pipeline import Pipeline
+from hilo_mlir.passmanager.pipeline import Pipeline, PipelineEnv
 from hilo_mlir.support.diagnostics import HiloError
 
 LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "legalization" / "sixty-four-hack.mlir"
@@ -29,7 +29,7 @@ def narrow(text: str, pipeline: str = "stablehlo-sixty-four-hack"):
     """(narrowed text, debug lines, statistics) after ``pipeline``."""
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(text)
-        p = Pipeline.from_text(f"builtin.module({pipeline})", extras={"debug": True})
+        p = Pipeline.from_text(f"builtin.module({pipeline})", env=PipelineEnv(debug=True))
         p.run(m)
         stats = {k: v for c in p.stats.values() for k, v in c.items()}
         return str(m), list(p.log), stats

@@ -4,8 +4,9 @@ The expected step lists below are transcribed from seed 004 ("The Ordered MHLO
 Pipeline", the 32-step listing of ``registerMHLOPasses``, and "The five
 StableHLO-only insertions"), NOT from ``hilo_mlir/driver/spine.py``; argument names
 follow DESIGN.md ("Pass arguments of twins": the StableHLO twin is the MHLO
-argument with a ``stablehlo-`` prefix; canonicalize,
-remove-optimization-barriers, neuron-inst-combine, mlir-instruction-histogram
+argument with a ``stablehlo-`` prefix, except where seed 004 spells it:
+``canonicalize-for-penguin`` at step 27; canonicalize,
+remove-opt-barriers (seed 004's ``--remove-opt-barriers``), neuron-inst-combine, mlir-instruction-histogram
 and the collective-broadcast rewrite keep one name; remove-dead-values is
 upstream). Each entry is (ordinal, argument, gate) with gate None for a step
 without its own ``if`` in the seed's listing. The project's own pre-passes
@@ -39,7 +40,7 @@ SEED_MHLO = [
     ("5", "canonicalize-conv", "canonicalize_conv"),  # cfg[0x12F]
     ("6", "lower-complex", "lower_complex"),  # cfg[0x11A], default on
     ("7", "lower-complex-extra", "lower_complex_extra"),  # cfg[0x11B]
-    ("8", "remove-optimization-barriers", "remove_optimization_barriers"),  # cfg[0x11C]
+    ("8", "remove-opt-barriers", "remove_optimization_barriers"),  # cfg[0x11C]
     ("9", "identify-cross-pass-tensors", "cross_pass_tensors"),  # cfg[0x116]
     ("10", "rematerialize", "cross_pass_tensors"),  # "same gate as 9"
     ("11", "coalesce-collective-ops", "coalesce_collectives"),  # cfg[0x117]
@@ -77,7 +78,7 @@ SEED_STABLEHLO = [
     ("5", "stablehlo-canonicalize-conv", "canonicalize_conv"),
     ("6", "stablehlo-lower-complex", "lower_complex"),
     ("7", "stablehlo-lower-complex-extra", "lower_complex_extra"),
-    ("8", "remove-optimization-barriers", "remove_optimization_barriers"),
+    ("8", "remove-opt-barriers", "remove_optimization_barriers"),
     ("9", "stablehlo-identify-cross-pass-tensors", "cross_pass_tensors"),
     ("10", "stablehlo-rematerialize", "cross_pass_tensors"),
     ("11", "stablehlo-coalesce-collective-ops", "coalesce_collectives"),
@@ -99,7 +100,7 @@ SEED_STABLEHLO = [
     ("26", "stablehlo-penguinize-io", None),
     ("26a", "legalize-sra", None),
     ("26b", "legalize-scatter", None),
-    ("27", "stablehlo-canonicalize-for-tensorizer", None),
+    ("27", "canonicalize-for-penguin", None),
     ("28", "stablehlo-tensorizer-legalization", None),
     ("29", "stablehlo-legalize-alias", None),
     ("30", "stablehlo-verify-aliasing", "verify_aliasing"),

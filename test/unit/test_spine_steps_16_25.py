@@ -473,7 +473,7 @@ def test_linear_time_on_l512():
 
 _ROBUST = r"""
 import sys, traceback
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.support.diagnostics import HiloError
 dialect, files = sys.argv[1], sys.argv[2:]

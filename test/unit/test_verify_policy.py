@@ -90,7 +90,7 @@ def test_without_verify_each_the_module_is_verified_once_before_printing():
     assert "rerun with --verify-each" in e.value.message
     assert "test-break-dominance" not in e.value.message  # it cannot know which pass
     assert [label for label, _ in pipe.verify_timings] == ["StableHLOToPyPenguin (stablehlo-to-py-penguin)"]
-    assert "penguin_source" not in pipe.extras  # the printer never ran on broken IR
+    assert pipe.outputs.source is None  # the printer never ran on broken IR
 
 
 def test_without_verify_each_one_verifier_run_for_a_whole_pipeline():

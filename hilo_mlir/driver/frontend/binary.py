@@ -64,9 +64,10 @@ def _touch(module) -> None:
         text = buf.getvalue().decode("utf-8")
     except UnicodeDecodeError:
         raise HiloError("the module contains a name or string that is not valid UTF-8") from None
-    from hilo_mlir.driver.frontend.limits import check_strings_utf8
+    from hilo_mlir.ir.limits import check_location_attributes, check_strings_utf8
 
     check_strings_utf8(text, None)  # escaped in the printed form: a walk reading it would abort
+    check_location_attributes(text, None)  # printed inline (no debug info): a pass reading one would abort
     advance = ir.WalkResult.ADVANCE
 
     def visit(op):
@@ -78,7 +79,7 @@ def _touch(module) -> None:
 
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
-    from hilo_mlir.driver.frontend.loading import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
+    from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
     from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import from_mlir_error
 

@@ -8,91 +8,27 @@ The dialect of a module is detected from its op census when it is compiled
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from hilo_mlir.analysis.census import detect_dialect
+from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
 from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
+from hilo_mlir.support.loaded import LoadedModule
+
+__all__ = [
+    "LoadedModule",
+    "detect_dialect",
+    "deserialize_portable",
+    "explain_parse_error",
+    "hlo_proto_to_bytecode",
+    "load_module",
+]
 
 #: The first bytes of MLIR bytecode.
 BYTECODE_MAGIC = b"ML\xefR"
 
 
-@dataclass
-class LoadedModule:
-    """A parsed module and the context that owns it (keep both alive together).
-
-    Attributes:
-        context: the ``ir.Context``.
-        module: the ``ir.Module``.
-        filename: the input's name, for diagnostics and ``DebugLocation``.
-        dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
-            until :func:`hilo_mlir.driver.compiler.compile_loaded` detects it from
-            its input census.
-    """
-
-    context: object
-    module: object
-    filename: str
-    dialect: str = ""
-
-    @classmethod
-    def from_module(cls, context, module, filename: str) -> LoadedModule:
-        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
-        return cls(context, module, filename)
-
-
-def detect_dialect(module, census=None) -> str:
-    """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
-
-    ``census``: a :class:`~hilo_mlir.analysis.census.Census` of ``module`` to count from
-    (no walk); default: take one.
-    """
-    from hilo_mlir.analysis.census import Census
-
-    counts = (census or Census(module.operation)).counts
-    mhlo = sum(n for name, n in counts.items() if name.startswith("mhlo."))
-    shlo = sum(n for name, n in counts.items() if name.startswith("stablehlo."))
-    if not (mhlo or shlo):
-        return "none"
-    if mhlo and shlo:
-        return "mixed"
-    return "mhlo" if mhlo >= shlo else "stablehlo"
-
-
 def is_hlo_proto(path: str, data: bytes) -> bool:
     """True for a serialized ``HloModuleProto`` (named ``*.pb``)."""
     return path.endswith(".pb")
-
-
-_QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
-
-
-def explain_parse_error(err: HiloError) -> HiloError:
-    """Make the parser's messages about unknown dialects say what to do (keeps the location)."""
-    msg = err.message
-    m = _QUANT_TYPE.search(msg)
-    if m:
-        err.message = f"quantized types are not supported (found !quant.{m.group(1)})"
-        return err
-    if "unregistered dialect" in msg:
-        msg = re.sub(r"\.? ?If this is intended, please .*$", "", msg)
-        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
-    elif "not found for custom op" in msg or ("Dialect" in msg and "not found" in msg):
-        err.message = msg + " (use --allow-unregistered-dialect to accept unknown dialects)"
-    return err
-
-
-def hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
-    from jaxlib import xla_client  # imported only for proto input
-
-    try:
-        return xla_client._xla.mlir.hlo_to_stablehlo(data)
-    except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
-        raise HiloError(
-            f"The conversion from HLO to MHLO failed, status: {str(e).strip()}",
-            code="NCC_DRV001",
-            filename=filename,
-        ) from None
 
 
 def bytecode_producer(data: bytes) -> str | None:
@@ -127,22 +63,6 @@ def input_kind(filename: str, data: bytes) -> str:
     if data.startswith(BYTECODE_MAGIC):
         return "portable" if is_portable_artifact(data) else "bytecode"
     return "text"
-
-
-def deserialize_portable(data: bytes, filename: str, context):
-    """The stablehlo module of a portable artifact (the binding's ``deserialize_portable_artifact``).
-
-    Raises:
-        HiloError: the artifact cannot be read (its version is newer than
-            this StableHLO, or it is corrupt).
-    """
-    from hilo_mlir.ir.binding import ir, stablehlo
-
-    try:
-        return stablehlo.deserialize_portable_artifact(context, data)
-    except (ValueError, RuntimeError, ir.MLIRError) as e:
-        text = " ".join(str(e).split()).replace('loc("-":', f'loc("{filename}":')
-        raise HiloError(f"cannot read the StableHLO portable artifact: {text}", filename=filename) from None
 
 
 def load_module(
@@ -197,11 +117,13 @@ def load_module(
         else:
             payload = data
             if kind == "text":
-                from hilo_mlir.driver.frontend.limits import check_dim_numbers, check_strings_utf8
+                from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
 
                 payload = decode_text(data, filename)
                 check_dim_numbers(payload, filename)  # before the parser allocates by them
                 check_strings_utf8(payload, filename)  # before a diagnostic or pass reads such a string
+                check_nesting(payload, filename)  # before the parser recurses by it
+                check_location_attributes(payload, filename)  # before a pass reads one (the binding aborts)
             try:
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:

@@ -113,8 +113,8 @@ def refine_shapes(loaded, input_types) -> None:
             stays dynamic.
     """
     from hilo_mlir.driver.frontend.loading import detect_dialect
-    from hilo_mlir.driver.frontend.validation import entry_function
     from hilo_mlir.ir.binding import ir, passmanager
+    from hilo_mlir.passes.importing.validation import entry_function
 
     fname = loaded.filename
     with loaded.context:

@@ -9,7 +9,7 @@ a report was asked for:
 
 * ``hilo2penguin --fusion-report DIR`` / ``compile_file(..., fusion_report=DIR)``:
   the compiler puts a :class:`FusionReport` into the pipeline's outputs
-  (``extras[REPORT_KEY]``) and writes it when the compile succeeded;
+  (``CompileOutputs.fusion_report``) and writes it when the compile succeeded;
 * ``hilo-opt --pass-pipeline='builtin.module(neuron-op-fusion{report=DIR})'``:
   the pass option; the pass writes the report after its last function
   (every pass naming a folder writes everything recorded so far in the
@@ -39,7 +39,6 @@ __all__ = [
     "Cluster",
     "Refusal",
     "REASONS",
-    "REPORT_KEY",
     "REPORT_OPTION",
     "ReportRun",
     "recorder",
@@ -48,9 +47,6 @@ __all__ = [
     "code_of",
     "statistic_for",
 ]
-
-#: key of the run's :class:`FusionReport` in the pipeline's outputs (``PassContext.extras``)
-REPORT_KEY = "fusion_report"
 
 #: the ``report`` option every recording pass declares
 REPORT_OPTION = Option(
@@ -79,11 +75,11 @@ def recorder(ctx, func_op) -> Recorder | None:
     skips), and :func:`function_done` at the end.
     """
     out_dir = getattr(ctx.options, "report", "")
-    report = ctx.extras.get(REPORT_KEY)
+    report = ctx.outputs.fusion_report
     if report is None:
         if not out_dir:
             return None
-        report = ctx.extras[REPORT_KEY] = FusionReport(ctx.extras.get("filename"))
+        report = ctx.outputs.fusion_report = FusionReport(ctx.env.filename)
     if out_dir and isinstance(ctx.state, ReportRun) and ctx.state.report_remaining is None:
         module = enclosing_module(func_op)
         ctx.state.report_remaining = {op_key(f) for f in top_funcs(module)} if module is not None else set()
@@ -97,7 +93,7 @@ def function_done(ctx, func_op) -> None:
         return
     ctx.state.report_remaining.discard(op_key(func_op))
     if not ctx.state.report_remaining:
-        write_report(ctx.extras[REPORT_KEY], out_dir)
+        write_report(ctx.outputs.fusion_report, out_dir)
 
 
 def write_report(report: FusionReport, out_dir: str) -> tuple[str, str]:

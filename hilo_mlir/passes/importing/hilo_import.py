@@ -1,38 +1,40 @@
-"""``hilo-import``: the driver's import step as a pass, so that a dumped pipeline is complete.
+"""``hilo-import``: the import step, the first pass of every ``hilo2penguin`` pipeline.
 
-``hilo2penguin`` does, between reading the input and running the spine
-(:func:`hilo_mlir.driver.compiler.compile_loaded`): refuse inputs the spine cannot
-compile (:func:`~hilo_mlir.driver.compiler.validate_input`), keep the parameter
-markers alive, drop sharding annotations, check that the printer can emit
-every op that will reach it, and bring the module to mhlo
-(``chlo-legalize-to-stablehlo`` when chlo is present, then
-``stablehlo-legalize-to-hlo``). This pass does the same, in the same order,
-on the module of a ``hilo-opt`` run; ``hilo2penguin --dump-pass-pipeline``
-starts with it, so that ``hilo-opt IN --pass-pipeline="$(hilo2penguin
---dump-pass-pipeline)"`` prints the ``penguin.py`` that ``hilo2penguin IN``
-writes.
+Between reading the input and the spine, :func:`hilo_mlir.passes.importing.stages.run_import_stages`
+refuses inputs the spine cannot compile, keeps the parameter markers alive,
+drops sharding annotations, checks that the printer can emit every op that
+will reach it, and brings the module to mhlo (``chlo-legalize-to-stablehlo``
+when chlo is present, then ``stablehlo-legalize-to-hlo``). ``hilo2penguin``
+runs it as the first step of its one pipeline, so ``hilo2penguin
+--dump-pass-pipeline`` is what runs, and ``hilo-opt IN --pass-pipeline="$(hilo2penguin
+--dump-pass-pipeline)"`` prints the ``penguin.py`` that ``hilo2penguin IN`` writes.
 
 What the spine allows (token values need ``replace-token-type-with-u8``,
-complex types ``lower-complex``) is read from the pipeline the pass runs in,
-as the driver reads it from the spine.
+complex types ``lower-complex``) is read from the pipeline the pass runs in.
 """
 
 from __future__ import annotations
 
-from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.passmanager.registry import PassContext, PassInfo, register
+from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, not_utf8
+from hilo_mlir.support.loaded import LoadedModule
 
 
-def _run(module_op, ctx) -> None:
-    from hilo_mlir.driver import compiler
-    from hilo_mlir.driver.config import CompileConfig
+def _run(module_op, ctx: PassContext) -> None:
+    from hilo_mlir.analysis.census import Census
+    from hilo_mlir.passes.importing import stages
 
-    steps = list(ctx.extras.get("pipeline_steps", ()))
-    args = {s.argument for s in steps}
-    allow_complex = "lower-complex" in args or "stablehlo-lower-complex" in args
     module = module_op.opview if hasattr(module_op, "opview") else module_op
-    loaded = compiler.LoadedModule(module_op.context, module, ctx.extras.get("filename") or "<stdin>")
-    compiler.run_import_stages(loaded, CompileConfig(lower_complex=allow_complex), steps, None)
-    ctx.rewriter.notify_unknown_change()  # validation reads; the bridge is upstream passes
+    loaded = LoadedModule(module_op.context, module, ctx.env.filename or "<stdin>")
+    try:
+        census = stages.run_import_stages(loaded, ctx.pipeline_steps, ctx.env.gates, ctx.env.on_pass_start)
+    except (RuntimeError, UnicodeDecodeError) as e:  # a string of the input that is not UTF-8
+        if not not_utf8(e):
+            raise
+        raise HiloError(NOT_UTF8_MESSAGE, filename=loaded.filename) from None
+    ctx.outputs.dialect = loaded.dialect
+    ctx.rewriter.notify_unknown_change()  # validation reads; the strip and the bridge change what they change
+    ctx.analyses.put(Census, module_op, census)  # the census of the module as the spine gets it
 
 
 register(
@@ -42,6 +44,7 @@ register(
         _run,
         anchor="builtin.module",
         class_name="HiloImport",
-        source="ours: hilo2penguin's import step (compiler.compile_loaded) as a pass",
+        source="ours: hilo2penguin's import step (passes/importing/stages.py), the first pass of its pipeline",
+        reads_pipeline=True,
     )
 )

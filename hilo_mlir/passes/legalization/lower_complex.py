@@ -10,20 +10,26 @@ parts (``real``/``imag`` extract them, ``complex`` rebuilds the result). Parts
 of a value that is itself produced by a ``complex`` op are read from its
 operands, so chains of lowered ops stay real:
 
-* step 6 (``lower-complex``): ``add``, ``subtract``, ``multiply``
-  ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide`` by Smith's algorithm
-  (:func:`_smith_divide`: scaled by the larger part of the divisor, no
-  ``br^2 + bi^2``), ``negate``;
-* step 7 (``lower-complex-extra``): ``abs`` as the scaled hypot
-  ``m * sqrt(1 + (n/m)^2)``, ``m``/``n`` the larger/smaller of ``|re|, |im|``
-  (:func:`_scaled_abs`; result is real), ``exponential``
-  ``(e^re cos im, e^re sin im)``, ``log`` ``(log |z|, atan2(im, re))`` with
+* step 6 (``lower-complex``): the op set of upstream MLIR-HLO's
+  ``lower-complex`` patterns (the pass seed 004 names,
+  ``mhlo::createLowerComplexPass``) plus ``negate``: ``add``, ``subtract``,
+  ``multiply`` ``(ar*br - ai*bi, ar*bi + ai*br)``, ``divide`` by Smith's
+  algorithm (:func:`_smith_divide`: scaled by the larger part of the divisor,
+  no ``br^2 + bi^2``; upstream divides by ``br^2 + bi^2``), ``negate``,
+  ``abs`` as the scaled hypot ``m * sqrt(1 + (n/m)^2)``, ``m``/``n`` the
+  larger/smaller of ``|re|, |im|`` (:func:`_scaled_abs`; result is real;
+  upstream: ``sqrt(re^2 + im^2)``), ``exponential``
+  ``(e^re cos im, e^re sin im)``, ``compare`` ``EQ`` (both parts equal:
+  ``and``) / ``NE`` (either part differs: ``or``), ``sine`` / ``cosine``
+  (:func:`_sin_cos`; ``sinh`` through ``expm1``, upstream through ``exp``);
+* step 7 (``lower-complex-extra``): ``log`` ``(log |z|, atan2(im, re))`` with
   ``log |z| = log(m) + log1p((n/m)^2)/2`` (:func:`_log_abs`),
   ``sqrt`` (principal root: ``t = sqrt((|z| + |re|)/2)``; ``re >= 0``:
   ``(t, im/(2t))``, else ``(|im|/(2t), ±t)`` with the sign of ``im``;
-  ``z = 0`` gives ``0``; ``|z|`` is the scaled hypot).
-  ``abs``/``log``/``sqrt`` need a static shape (splat constants); on dynamic
-  shapes they are left alone.
+  ``z = 0`` gives ``0``; ``|z|`` is the scaled hypot); also ``abs`` and
+  ``exponential`` when step 6 did not run.
+  ``abs``/``log``/``sqrt``/``sine``/``cosine`` need a static shape (splat
+  constants); on dynamic shapes they are left alone.
 
 Add/subtract/negate are exact. Divide, abs, log and sqrt do not under/overflow in
 intermediates while the result is representable (f32 parts of magnitude
@@ -39,8 +45,13 @@ from __future__ import annotations
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.passmanager.registry import register_twins
 
-BASIC = ("add", "subtract", "multiply", "divide", "negate")
+#: step 6: upstream MLIR-HLO's lower-complex set (add, subtract, multiply, divide, abs, exponential,
+#: compare EQ/NE, sine, cosine), plus negate
+BASIC = ("add", "subtract", "multiply", "divide", "negate", "abs", "exponential", "compare", "sine", "cosine")
+#: step 7: log and sqrt (abs and exponential too, for a pipeline that runs step 7 without step 6)
 EXTRA = ("abs", "exponential", "log", "sqrt")
+#: ops whose lowering needs splat constants, i.e. a static shape
+_STATIC_ONLY = ("abs", "log", "sqrt", "sine", "cosine")
 
 
 def _complex_elem(t):
@@ -111,9 +122,10 @@ class _Builder:
         attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
         return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr}, loc=self.loc, before=self.anchor).results[0]
 
-    def compare(self, a, b, direction: str):
+    def compare(self, a, b, direction: str, extra=None):
         i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
         attrs = {"comparison_direction": ir.Attribute.parse(f"#{self.d.prefix}<comparison_direction {direction}>")}
+        attrs.update(extra or {})
         return self.op("compare", [a, b], i1, attrs)
 
     def select(self, p, a, b):
@@ -174,6 +186,29 @@ def _log_abs(b, re, im, real_t):
     return b.select(b.compare(q, q, "NE"), log_m, res)
 
 
+def _direction(op) -> str:
+    """The ``comparison_direction`` of a compare op (``EQ``, ``NE``, ...)."""
+    text = str(op.attributes["comparison_direction"])  # #stablehlo<comparison_direction EQ>
+    return text.rsplit(" ", 1)[-1].rstrip(">")
+
+
+def _sin_cos(b, short, re, im, real_t):
+    """``sin(re + i im) = (sin re cosh im, cos re sinh im)``, ``cos(re + i im) = (cos re cosh im, -sin re sinh im)``.
+
+    ``cosh im = (e^im + e^-im)/2`` as upstream; ``sinh im = (expm1(im) - expm1(-im))/2``, not
+    upstream's ``(e^im - e^-im)/2``, which cancels for small ``|im|`` (relative error ~eps/|im|:
+    6% at ``im = 1e-6`` in f32). Needs a static shape (splat constant 1/2).
+    """
+    half = b.const(real_t, 0.5)
+    neg = b.un("negate", im)
+    cosh = b.bin("multiply", b.bin("add", b.un("exponential", im), b.un("exponential", neg)), half)
+    sinh = b.bin("multiply", b.bin("subtract", b.un("exponential_minus_one", im), b.un("exponential_minus_one", neg)), half)
+    s, c = b.un("sine", re), b.un("cosine", re)
+    if short == "sine":
+        return b.bin("multiply", s, cosh), b.bin("multiply", c, sinh)
+    return b.bin("multiply", c, cosh), b.un("negate", b.bin("multiply", s, sinh))
+
+
 def _lower_one(op, d, cache, rw) -> bool:
     short = d.short(op)
     operand_t = op.operands[0].type
@@ -182,8 +217,10 @@ def _lower_one(op, d, cache, rw) -> bool:
         return False
     real_t = _with_elem(operand_t, elem)
     if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
-        if short in ("abs", "log", "sqrt"):  # the scaled |z| needs splat constants of the shape
+        if short in _STATIC_ONLY:  # the scaled |z| and the halves of cosh/sinh need splat constants of the shape
             return False
+    if short == "compare" and _direction(op) not in ("EQ", "NE"):
+        return False  # the only directions defined on complex values
     b = _Builder(d, op, cache, rw)
     ops = [b.parts(v, real_t) for v in op.operands]
     ar, ai = ops[0]
@@ -203,6 +240,16 @@ def _lower_one(op, d, cache, rw) -> bool:
     elif short == "exponential":
         e = b.un("exponential", ar)
         re, im = b.bin("multiply", e, b.un("cosine", ai)), b.bin("multiply", e, b.un("sine", ai))
+    elif short == "compare":
+        br, bi = ops[1]
+        direction = _direction(op)
+        keep = {k: op.attributes[k] for k in ("compare_type",) if k in op.attributes}
+        p_re, p_im = b.compare(ar, br, direction, keep), b.compare(ai, bi, direction, keep)
+        res = b.op("and" if direction == "EQ" else "or", [p_re, p_im], op.results[0].type)
+        rw.replace_op(op, [res])
+        return True
+    elif short in ("sine", "cosine"):
+        re, im = _sin_cos(b, short, ar, ai, real_t)
     elif short == "log":
         re, im = _log_abs(b, ar, ai, real_t), b.bin("atan2", ai, ar)
     elif short == "sqrt":
@@ -304,11 +351,14 @@ class _PartsCache(dict):
 
 register_twins(
     "lower-complex",
-    "Complex add/subtract/multiply/divide/negate -> arithmetic on real and imaginary parts",
+    "Complex add/subtract/multiply/divide/negate/abs/exponential/compare/sine/cosine -> arithmetic on real and imaginary parts",
     _make_run(BASIC),
     class_name="LowerComplex",
     statistics=("ops-lowered",),
-    source="seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); DESIGN.md row 6",
+    source=(
+        "seed 004 step 6 (mhlo::createLowerComplexPass, gate cfg[0x11A], default on); the op set of upstream "
+        "MLIR-HLO's lower-complex patterns plus negate; Smith's division, scaled hypot, expm1 sinh (ours, more accurate)"
+    ),
 )
 register_twins(
     "lower-complex-extra",

@@ -1,4 +1,4 @@
-"""Spine step 8: ``remove-optimization-barriers`` (one pass for both dialects).
+"""Spine step 8: ``remove-opt-barriers`` (alias ``remove-optimization-barriers``; one pass for both dialects).
 
 Source: seed 004 step 8 (``createRemoveOptimizationBarriersPass``, gate
 cfg[0x11C]) and its NOTE: "a single pass body handles both
@@ -154,13 +154,17 @@ def _run(func_op, ctx):
 
 register(
     PassInfo(
-        "remove-optimization-barriers",
+        "remove-opt-barriers",
         "Drop optimization_barrier (mhlo and stablehlo), forward operands, CSE the touched ops",
         _run,
         anchor="func.func",
         dialect=None,
         class_name="RemoveOptimizationBarriers",
+        aliases=("remove-optimization-barriers",),
         statistics=("barriers-removed", "ops-cse"),
-        source="seed 004 step 8 and its NOTE (one pass for both dialects, inline nested CSE); DESIGN.md row 8",
+        source=(
+            "seed 004 step 8 and its NOTE (one pass for both dialects, inline nested CSE; "
+            "argument '--remove-opt-barriers'); DESIGN.md row 8"
+        ),
     )
 )

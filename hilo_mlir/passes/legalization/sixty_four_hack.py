@@ -175,7 +175,7 @@ def _constant_values(op, ranges_fn, d):
 
 def _report(ctx, ops, ranges: IntRanges, narrow) -> None:
     """``ctx.debug`` lines: where values the analysis cannot bound to 32 bits arise, and how many ops use them."""
-    fname = ctx.extras.get("filename")
+    fname = ctx.env.filename
     later = 0
     for op in ops:
         if op.name == "func.func" and op.regions[0].blocks:
@@ -272,7 +272,7 @@ def _run(module_op, ctx):
             vals = _check_op(op, narrow, ranges, ctx)
             if vals is not None:
                 new_values[i] = vals
-        if ctx.extras.get("debug"):  # --debug: the analysis runs even when no check needed it
+        if ctx.env.debug:  # --debug: the analysis runs even when no check needed it
             _report(ctx, ops, ranges(), narrow)
         # 2. Retype, through the rewriter (it records attribute and type changes).
         for i, op in enumerate(ops):

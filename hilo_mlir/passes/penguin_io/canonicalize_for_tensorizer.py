@@ -1,4 +1,4 @@
-"""Spine step 27: ``canonicalize-for-tensorizer`` (twin ``stablehlo-canonicalize-for-tensorizer``).
+"""Spine step 27: ``canonicalize-for-tensorizer`` (twin ``canonicalize-for-penguin``, alias ``stablehlo-canonicalize-for-tensorizer``).
 
 Eight semantics-preserving rewrites that make ops fit the backend (see
 :func:`run_canonicalize_for_tensorizer`). Seed 004 names the pass (step 27,
@@ -278,7 +278,8 @@ register_twins(
     "Eight rewrites that make ops fit the backend (transpose/broadcast->reshape, reshape fold, no-op convert, dot->dot_general, "
     "constant on the compare rhs, select of a splat predicate, full slice)",
     run_canonicalize_for_tensorizer,
+    stablehlo_argument="canonicalize-for-penguin",  # the binary's argument of the twin (seed 004, step 27)
     class_name="CanonicalizeForTensorizer",
     statistics=tuple(n for n, _ in REWRITES.values()),
-    source="seed 004 step 27; rewrites: our interpretation (DESIGN.md catalogue)",
+    source="seed 004 step 27 (StableHLO twin argument 'canonicalize-for-penguin'); rewrites: our interpretation (DESIGN.md catalogue)",
 )

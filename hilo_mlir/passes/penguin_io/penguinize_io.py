@@ -57,6 +57,8 @@ from __future__ import annotations
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
+from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
+from hilo_mlir.ir.parameters import MARKER, is_marker, marker_argument
 from hilo_mlir.ir.utils import (
     attr_is,
     dict_items,
@@ -65,15 +67,12 @@ from hilo_mlir.ir.utils import (
     find_main,
     func_type,
     int_list_of,
-    is_block_arg_of,
     op_key,
     terminator,
 )
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import HiloError, op_error
-
-MARKER = "AwsNeuronTransferWithStaticRing"
 
 # --------------------------------------------------------------------------- helpers
 
@@ -165,8 +164,7 @@ def _input_names(module_op, main, n_args):
             break
     if src is None:
         return [f"input_{i}" for i in range(n_args)]
-    arr = ir.ArrayAttr(src.attributes[key])
-    names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+    names = name_list(src, key) or []
     if len(names) != n_args:
         raise HiloError(
             f"'{key}' has {len(names)} names but @main has {n_args} arguments",
@@ -198,7 +196,7 @@ def _return_positions(d, ret, out_types):
 
 def _strip_markers(main, d, ctx):
     # The custom calls of main from the census (walk order; one walk without a pipeline).
-    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if ir.StringAttr(op.attributes["call_target_name"]).value == MARKER]
+    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if is_marker(op)]
     if not markers:
         return set(), set()
     ret = terminator(entry_block(main))
@@ -215,8 +213,9 @@ def _strip_markers(main, d, ctx):
                 raise op_error(cc, f"@{MARKER} result #{i} ({r.type}) has no operand of the same type to forward the loaded value")
         if operands:
             v = operands[0]
-            if is_block_arg_of(v, main):
-                slow_ins.add(v.arg_number)
+            arg = marker_argument(cc, main)  # the rule hoist-compute reads markers by (hilo_mlir.ir.parameters)
+            if arg is not None:
+                slow_ins.add(arg)
             else:
                 for use in list(v.uses):
                     key = (op_key(use.owner), use.operand_number)
@@ -331,7 +330,7 @@ def _remap_aliases(module_op, main, flat_info, rw):
         for i, a in enumerate(arg_attrs):
             items = dict_items(a)
             if "tf.aliasing_output" in items:
-                k = ir.IntegerAttr(items["tf.aliasing_output"]).value
+                k = arg_res_value(main, "tf.aliasing_output", a)
                 if not 0 <= k < len(old_types):
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} is out of range", loc=main.location)
                 if len(leaves_of[k]) != 1:
@@ -381,6 +380,7 @@ def _set_attr(rw, op, key, attr) -> None:
 def _run(module_op, d, ctx) -> None:
     rw = ctx.rewriter
     main = find_main(module_op)  # action 2 (needed by action 1 to count arguments)
+    check_interface(module_op, main)  # every attribute read below: one located error if malformed
     n_args = len(func_type(main).inputs)
     names = _input_names(module_op, main, n_args)  # action 1
     _set_attr(rw, main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
@@ -394,8 +394,8 @@ def _run(module_op, d, ctx) -> None:
         _remap_aliases(module_op, main, flat_info, rw)
     # action 4: the indices were computed in action 3 (before the return was
     # rewritten); writing the two attributes after action 5 changes nothing else.
-    slow_ins |= set(int_list_of(main.attributes, "slowChangingIns"))
-    slow_outs |= set(int_list_of(main.attributes, "slowChangingOuts"))
+    slow_ins |= set(index_list(main, "slowChangingIns"))
+    slow_outs |= set(index_list(main, "slowChangingOuts"))
     _set_attr(rw, main, "slowChangingIns", i32_dense(sorted(slow_ins)))
     _set_attr(rw, main, "slowChangingOuts", i32_dense(sorted(slow_outs)))
 

@@ -2,8 +2,8 @@
 
 The format is ``docs/penguin_format.md``. The pass does not change the IR: it prints
 ``main`` as Penguin Python and leaves the text in the pipeline's
-``extras["penguin_source"]`` and the large-constant ``.npy`` files in
-``extras["penguin_files"]`` (the driver writes both into the output folder),
+``ctx.outputs.source`` and the large-constant ``.npy`` files in
+``ctx.outputs.files`` (the driver writes both into the output folder),
 or writes them to the file named by the ``output`` option (the ``.npy``
 files beside it).
 """
@@ -11,12 +11,43 @@ files beside it).
 import os
 
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
-from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, print_program
+from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, MODEL_TYPES, print_program
+
+
+def _root_reason(value: str) -> str | None:
+    """Why ``value`` cannot be the module root (it is printed as code: ``import <root> as m0``), or None."""
+    from hilo_mlir.support.diagnostics import HiloError
+    from hilo_mlir.support.pysource import dotted_name
+
+    try:
+        dotted_name(value)
+    except HiloError:
+        return "must be a dotted Python identifier (e.g. 'neuronxcc.starfish.penguin')"
+    return None
+
+
+def _model_type_reason(value: str) -> str | None:
+    return None if value in MODEL_TYPES else f"expected one of: {', '.join(MODEL_TYPES)}"
+
 
 _OPTIONS = (
-    Option("root", str, DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)"),
-    Option("model-type", str, DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference"),
-    Option("output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver"),
+    Option(
+        "root",
+        str,
+        DEFAULT_ROOT,
+        "Penguin module root the program imports (its support module is the root's sibling)",
+        check=_root_reason,
+    ),
+    Option(
+        "model-type",
+        str,
+        DEFAULT_MODEL_TYPE,
+        "model-type of the Function prologue: generic, transformer or unet-inference",
+        check=_model_type_reason,
+    ),
+    Option(
+        "output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver", writes_file=True
+    ),
     Option(
         "inline-constant-max-elements",
         int,
@@ -33,7 +64,7 @@ def _run_printer(module_op, ctx):
         module_op,
         dialect=ctx.info.dialect,
         root=ctx.options.root,
-        filename=ctx.extras.get("filename"),
+        filename=ctx.env.filename,
         inline_limit=ctx.options.inline_constant_max_elements,
         stats=counts,
         model_type=ctx.options.model_type,
@@ -41,9 +72,9 @@ def _run_printer(module_op, ctx):
     )
     ctx.stats["statements"] += sum(counts.values())
     ctx.stats["npy-files"] += len(files)
-    ctx.extras["penguin_source"] = src
-    ctx.extras["penguin_files"] = files
-    ctx.extras["penguin_parameters"] = parameters
+    ctx.outputs.source = src
+    ctx.outputs.files = files
+    ctx.outputs.parameters = parameters
     out = ctx.options.output
     if out == "-":
         import sys

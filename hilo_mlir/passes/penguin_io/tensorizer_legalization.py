@@ -11,6 +11,7 @@ StableHLO twin's two extra stages); the copy op and the naming are ours
 from __future__ import annotations
 
 from hilo_mlir.ir.binding import ir
+from hilo_mlir.ir.interface_attrs import name_list
 from hilo_mlir.ir.utils import attr_is, defining_op, entry_block, find_main, is_block_arg_of, op_key, terminator
 from hilo_mlir.passmanager.registry import Option, PassInfo, register
 from hilo_mlir.support.diagnostics import HiloError
@@ -40,12 +41,10 @@ def make_copy(d, value, rw, before):
 
 def _output_names(module_op, main, n):
     if "output_names" in main.attributes:
-        arr = ir.ArrayAttr(main.attributes["output_names"])
-        names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+        names = name_list(main, "output_names") or []
         where = main
     elif "neuron.output_names" in module_op.attributes:
-        arr = ir.ArrayAttr(module_op.attributes["neuron.output_names"])
-        names = [ir.StringAttr(arr[i]).value for i in range(len(arr))]
+        names = name_list(module_op, "neuron.output_names") or []
         where = module_op
     else:
         return [f"output_{j}" for j in range(n)]

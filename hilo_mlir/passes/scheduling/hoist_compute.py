@@ -1,45 +1,38 @@
 """``hoist-compute`` (spine step 22, ``HoistCompute``; twin ``stablehlo-hoist-compute``).
 
-Moves the compute of the entry block that depends only on parameters (the
-arguments listed in ``slowChangingIns``) or on constants to the top of the
-function, in its current relative order, ahead of the first op that depends
-on anything else. Side-effecting ops never move. Reads the
+Moves the compute of the entry block that depends only on parameters or on
+constants to the top of the function, in its current relative order, ahead of
+the first op that depends on anything else. Side-effecting ops never move,
+except the parameter markers themselves (below). Reads the
 :class:`~hilo_mlir.analysis.entry_block.EntryBlock` that schedule-postorder
 left (or builds it); linear in the number of ops.
+
+The parameters are :func:`hilo_mlir.ir.parameters.parameter_indices`: the
+function's ``slowChangingIns`` (stamped before the spine by
+``hilo2penguin --weights`` / ``params=``) and, on ``main``, the arguments
+named by ``custom_call @AwsNeuronTransferWithStaticRing`` markers -- the rule
+``penguinize-io`` applies at step 26, four steps later, when it strips them.
+A marker whose operands are all parameters is a tag, not an effect (it is
+only kept alive against dead-code elimination): it is hoistable like pure
+compute, and its results (the loaded parameter) count as parameters.
 """
 
 from __future__ import annotations
 
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
+from hilo_mlir.ir.parameters import is_marker, parameter_indices
 from hilo_mlir.passmanager.registry import register_twins
 
-#: Attribute on ``main`` listing the entry arguments that are parameters (written by penguinize-io).
-PARAMS_ATTR = "slowChangingIns"
 
+def hoistable_ops(func_op, info: EntryBlock, markers=()) -> list[bool]:
+    """Per op of the entry block: does it read only parameters, constants and hoistable ops, without effects?
 
-def parameter_indices(func_op) -> set[int]:
-    """Indices in ``slowChangingIns`` on the function (dense int elements or i64/i32 array); empty if absent."""
-    attrs = func_op.attributes
-    if PARAMS_ATTR not in attrs:
-        return set()
-    a = attrs[PARAMS_ATTR]
-    if isinstance(a, ir.DenseI64ArrayAttr) or isinstance(a, ir.DenseI32ArrayAttr):
-        return {int(x) for x in a}
-    if isinstance(a, ir.DenseElementsAttr):
-        import numpy as np
-
-        return {int(x) for x in np.array(a).reshape(-1)}
-    if isinstance(a, ir.ArrayAttr):
-        return {int(ir.IntegerAttr(x).value) for x in a}
-    return set()
-
-
-def hoistable_ops(func_op, info: EntryBlock) -> list[bool]:
-    """Per op of the entry block: does it read only parameters, constants and hoistable ops, without effects?"""
+    ``markers``: the ``custom_call`` ops of the function (nested ones
+    included), whose parameter markers name parameters of ``main``.
+    """
     block = func_op.regions[0].blocks[0]
-    params = parameter_indices(func_op)
+    params = parameter_indices(func_op, markers)
     # Values keyed by hash(value) (the C++ pointer); ops by position.
     args = [(hash(a), a.arg_number) for a in block.arguments]
     param_args = {h for h, i in args if i in params}
@@ -50,7 +43,7 @@ def hoistable_ops(func_op, info: EntryBlock) -> list[bool]:
     for k in range(len(info.ops) - 1):
         if info.effects[k] is None and oracle is None:
             oracle = EffectOracle(func_op)
-        if info.effect(k, oracle):
+        if info.effect(k, oracle) and not is_marker(info.ops[k]):
             continue
         # The op reads entry-block values: its operands and what its regions
         # capture (other values in its inputs are defined inside it).
@@ -76,7 +69,9 @@ def _run_hoist_compute(func_op, ctx):
     ops = info.ops
     if not ops:
         return
-    hoistable = hoistable_ops(func_op, info)
+    d = ctx.d
+    calls = ctx.ops_named(func_op, d.name("custom_call")) if ctx.module_may_contain(d.name("custom_call")) else []
+    hoistable = hoistable_ops(func_op, info, calls)
     first = hoistable.index(False)  # the terminator is never hoistable
     anchor = ops[first]
     moved = 0
@@ -90,9 +85,12 @@ def _run_hoist_compute(func_op, ctx):
 
 register_twins(
     "hoist-compute",
-    "Move ops that depend only on parameters (slowChangingIns) or constants to the top of the function",
+    "Move ops that depend only on parameters (slowChangingIns, parameter markers) or constants to the top of the function",
     _run_hoist_compute,
     class_name="HoistCompute",
     statistics=("hoistable", "ops-hoisted"),
-    source="seed 004 step 22 (gate cfg[0xE9]); DESIGN.md catalogue step 22 (our interpretation)",
+    source=(
+        "seed 004 step 22 (gate cfg[0xE9]); DESIGN.md catalogue step 22 (our interpretation); parameters: "
+        "slowChangingIns and the AwsNeuronTransferWithStaticRing markers as seed 002 section 4 reads them"
+    ),
 )

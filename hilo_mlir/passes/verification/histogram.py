@@ -43,7 +43,7 @@ def run_histogram(module_op, ctx) -> None:
     """Count every op in the module by name and report it.
 
     The counts always go to the pass statistics (``--mlir-pass-statistics``,
-    ``PenguinSource.statistics``) and to ``ctx.extras["instruction_histogram"]``;
+    ``PenguinSource.statistics``) and to ``ctx.outputs.histogram``;
     the text report goes to stderr when ``output`` is ``-`` and to a file when
     ``output`` is a path (written atomically). The IR is not changed.
     """
@@ -51,7 +51,7 @@ def run_histogram(module_op, ctx) -> None:
     rows = sorted(ctx.op_counts().items(), key=lambda kv: (-kv[1], kv[0]))
     for name, n in rows:
         ctx.stats[name] = n
-    ctx.extras["instruction_histogram"] = rows
+    ctx.outputs.histogram = rows
     out = ctx.options.output
     if not out:
         return
@@ -72,7 +72,7 @@ register(
         "Op-count histogram of the module (statistics; stderr with output=-, or a file)",
         run_histogram,
         anchor="builtin.module",
-        options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only"),),
+        options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only", writes_file=True),),
         class_name="MLIRInstructionHistogram",
         statistics=("{op-name}",),  # one statistic per op name counted
         source="seed 004 step 31 (createMLIRInstructionHistogram, shared by both spines)",

@@ -57,7 +57,7 @@ def _census_says_supported(module_op, ctx) -> bool:
     if dependent:
         for top in module_op.regions[0].blocks[0].operations:
             for op in ctx.ops_named(top.operation, *dependent):
-                if op_reason(op):
+                if op_reason(op, ctx.d.prefix):
                     return False
     cache: dict = {}
     return not any(type_reason(t, cache) for t in ctx.value_types())
@@ -75,7 +75,7 @@ def _run(module_op, ctx):
     def visit(op):
         name = op.name
         if name not in _SKIPPED:
-            r = unsupported_reason(op, cache)
+            r = unsupported_reason(op, cache, ctx.d.prefix)
             if r:
                 bad.append((op.location, name, r))
         return ir.WalkResult.ADVANCE

@@ -19,15 +19,15 @@
   SIGKILL).
 * ``last_pass`` is the argument of the pass that was running, or one of the
   driver stages ``read``, ``parse``, ``validate-input`` (the driver's input
-  checks, :func:`hilo_mlir.driver.frontend.validation.validate_input`) and ``write``.
+  checks, :func:`hilo_mlir.passes.importing.validation.validate_input`) and ``write``.
 * Outputs: ``OUTDIR/<relative path stem>/penguin.py`` (plus its ``.npy``
   files), written through :func:`hilo_mlir.driver.packaging.write_program` (staging
   folder, rename into place after everything was written). A module that
   fails leaves no staging files behind and does not touch an earlier
   ``penguin.py``. Unrelated files in OUTDIR are never touched.
 * ``report.json``: ``{"modules": [{"path", "status", "diagnostic", "signal",
-  "last_pass", "seconds"}], "summary": {"ok", "rejected", "crashed",
-  "timeout"}}`` (written atomically). Crashes by a Python exception add
+  "last_pass", "seconds", "output"}], "summary": {"ok", "rejected", "crashed",
+  "timeout"}}`` (written atomically; ``output``: the module's folder below OUTDIR). Crashes by a Python exception add
   ``"traceback"`` (:mod:`.report`).
 
 Exit status (of :func:`run_batch` / the CLI): 0 only if every module is ``ok``
@@ -82,10 +82,14 @@ def prepare_outdir(outdir: str) -> None:
     Raises:
         HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
     """
+    from hilo_mlir.driver.packaging import dangling_link
     from hilo_mlir.support.diagnostics import HiloError
 
     if os.path.exists(outdir) and not os.path.isdir(outdir):
         raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")
+    dangling = dangling_link(outdir)
+    if dangling is not None:
+        raise HiloError(f"cannot use output folder '{outdir}': {dangling}")
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:
@@ -120,6 +124,7 @@ def compile_batch(
 
     def done(index: int, outcome: WorkerOutcome) -> None:
         r = classify(outcome)
+        r.output = items[index].rel_stem
         if r.status != "ok":
             _cleanup_staging(outdir, items[index].rel_stem)
         results[index] = r
@@ -175,16 +180,27 @@ def run_batch(
         if interrupted and progress.tty and progress.done:
             stderr.write("\n")
         report_error = None
-        if report:
+        written = None  # the "interrupted" the report on disk says
+        while report and written != stop.requested:  # a signal while writing: write it again, saying so
+            interrupted = stop.requested
             try:
                 write_report(report, results, interrupted, len(items))
+                written = interrupted
             except HiloError as e:
                 report_error = e
+                break
+        interrupted = stop.requested
         stdout.write(summary_table(results, interrupted, len(items)))
         stdout.flush()
         if report_error is not None:
             stderr.write(" ".join(report_error.format().split()) + "\n")
             stderr.flush()
+        if report and report_error is None and stop.requested and not written:
+            try:  # the signal came while the summary was printed
+                write_report(report, results, True, len(items))
+            except HiloError:
+                pass
+        interrupted = stop.requested
     if interrupted:
         return EXIT_INTERRUPTED
     return 1 if report_error is not None else exit_code(results)

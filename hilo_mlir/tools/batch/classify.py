@@ -31,6 +31,8 @@ class ModuleResult:
     traceback: str | None = None
     #: every error line when the rejection has several (one per blocking op); else None
     diagnostics: list | None = None
+    #: the module's output folder below OUTDIR (batch mode; distinct for every module)
+    output: str | None = None
 
     def to_json(self) -> dict:
         d = {
@@ -41,6 +43,8 @@ class ModuleResult:
             "last_pass": self.last_pass,
             "seconds": round(self.seconds, 3),
         }
+        if self.output is not None:
+            d["output"] = self.output
         if self.traceback:
             d["traceback"] = self.traceback
         if self.diagnostics:
@@ -104,8 +108,11 @@ _STAGES = {
     "parse": "parsing the input",
     "validate-input": "validating the input",
     "write": "writing the output",
+    "clean-up": "removing the previous program's files (the new penguin.py was already in place)",
     None: "starting",
 }
+#: a worker's exit status for a MemoryError outside the stages that report it (worker.EXIT_OUT_OF_MEMORY)
+_EXIT_OUT_OF_MEMORY = 5
 
 
 def phase(last_pass: str | None) -> str:
@@ -114,7 +121,10 @@ def phase(last_pass: str | None) -> str:
 
 
 def _ran_out_of_memory(o: WorkerOutcome) -> bool:
-    died = os.WIFSIGNALED(o.wait_status) or (os.WIFEXITED(o.wait_status) and os.WEXITSTATUS(o.wait_status) != 0)
+    st = o.wait_status
+    if o.final is None and os.WIFEXITED(st) and os.WEXITSTATUS(st) == _EXIT_OUT_OF_MEMORY:
+        return True
+    died = os.WIFSIGNALED(st) or (os.WIFEXITED(st) and os.WEXITSTATUS(st) != 0)
     return died and o.final is None and any(m in o.stderr for m in _OUT_OF_MEMORY)
 
 

@@ -55,8 +55,11 @@ def discover(inputs: list[str]) -> list[BatchItem]:
     A folder contributes every ``*.mlir`` / ``*.pb`` below it (hidden folders
     and files skipped), named by its path relative to that folder; a file is
     named by its base name. Two modules with the same stem (``a.mlir`` and
-    ``a.pb``) get their extension appended (``a_mlir``, ``a_pb``) so that no
-    output overwrites another. The list is sorted by output stem, so neither
+    ``a.pb``) get their extension appended (``a_mlir``, ``a_pb``); modules that
+    still share a folder (``a/x.mlir`` and ``b/x.mlir`` given as files, or
+    ``x.mlir``, ``x.pb`` and ``x_mlir.mlir``) get ``_2``, ``_3``, ... in path
+    order, so that no output overwrites another (the report names each
+    module's folder). The list is sorted by output stem, so neither
     the file system nor ``--jobs`` changes the order.
 
     Raises:
@@ -73,5 +76,18 @@ def discover(inputs: list[str]) -> list[BatchItem]:
             base, ext = os.path.splitext(rel)
             st = base + "_" + ext.lstrip(".")
         items.append(BatchItem(p, st))
+    items.sort(key=lambda it: (it.rel_stem, it.path))
+    # Still the same folder (a/x.mlir and b/x.mlir given as files; x.mlir, x.pb and x_mlir.mlir):
+    # the later ones (in path order) get _2, _3, ... -- never a folder another module uses.
+    taken = {it.rel_stem for it in items}
+    used: set[str] = set()
+    for it in items:
+        if it.rel_stem in used:
+            k = 2
+            while f"{it.rel_stem}_{k}" in taken:
+                k += 1
+            it.rel_stem = f"{it.rel_stem}_{k}"
+            taken.add(it.rel_stem)
+        used.add(it.rel_stem)
     items.sort(key=lambda it: (it.rel_stem, it.path))
     return items

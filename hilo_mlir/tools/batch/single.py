@@ -25,6 +25,11 @@ def message(r: ModuleResult, job: WorkerJob, timeout: float | None = None, tool:
         return f"{tool}: error: {r.diagnostic}"
     if r.status == "timeout":
         return f"{job.path}: error: the compile did not finish in {timeout:g} s (killed while {phase(r.last_pass)})"
+    if r.last_pass == "clean-up":  # penguin.py was renamed into place: the new program is there
+        return (
+            f"{tool}: error: killed ({r.signal or 'exited'}) after writing {job.target}/penguin.py, while removing "
+            "the previous program's files (the new program is complete; a file of the previous one may remain)"
+        )
     if r.signal:
         return f"{job.path}: error: the compiler crashed ({r.signal}) while {phase(r.last_pass)} on this input; this is a bug" + (
             f" ({r.diagnostic})" if r.diagnostic and not r.diagnostic.startswith("killed by") else ""

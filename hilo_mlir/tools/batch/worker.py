@@ -73,6 +73,10 @@ class WriteFailed(Exception):
     """The program was compiled but could not be written (``str``: the one-line reason)."""
 
 
+#: the exit status of a worker that ran out of memory outside a stage that reports it itself
+EXIT_OUT_OF_MEMORY = 5
+
+
 def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0) -> None:
     if job.timing:
         from hilo_mlir.passmanager.instrumentation import timing_report
@@ -142,7 +146,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     send({"pass": "write"})
     try:
         with out_of_memory("writing the output"):
-            path = write_program(job.target, src)
+            path = write_program(job.target, src, on_published=lambda: send({"pass": "clean-up"}))
     except OSError as e:
         raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
     return path, _fusion_report_lines(job, src)
@@ -179,6 +183,8 @@ def compile_one(job: WorkerJob, send) -> None:
             send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})
+        except MemoryError:
+            raise  # outside an out_of_memory(...) stage: the exit status says it (EXIT_OUT_OF_MEMORY)
         except Exception as e:  # noqa: BLE001 - a bug in our code: reported, never a traceback on the console
             send(
                 {
@@ -187,6 +193,8 @@ def compile_one(job: WorkerJob, send) -> None:
                     "traceback": traceback.format_exc()[-8000:],
                 }
             )
+    except MemoryError:
+        code = EXIT_OUT_OF_MEMORY
     except BaseException:  # noqa: BLE001 - e.g. KeyboardInterrupt: the parent reports the exit
         code = 3
     finally:

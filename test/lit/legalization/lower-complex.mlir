@@ -78,18 +78,160 @@ func.func @div_neg(%a: tensor<2xcomplex<f64>>, %b: tensor<2xcomplex<f64>>) -> te
 
 // -----
 
-// Left alone: real arithmetic, and the step-7 ops (exp of a complex).
+// Left alone: real arithmetic, and the step-7 ops (log of a complex).
 // CHECK-LABEL: func.func @untouched
 // CHECK-NEXT: %[[M:.*]] = mhlo.multiply %arg0, %arg0 : tensor<4xf32>
-// CHECK-NEXT: %[[E:.*]] = mhlo.exponential %arg1 : tensor<4xcomplex<f32>>
+// CHECK-NEXT: %[[E:.*]] = mhlo.log %arg1 : tensor<4xcomplex<f32>>
 // CHECK-NEXT: return %[[M]], %[[E]]
 // SHLO-LABEL: func.func @untouched
 // SHLO-NEXT: stablehlo.multiply %arg0, %arg0 : tensor<4xf32>
-// SHLO-NEXT: stablehlo.exponential %arg1 : tensor<4xcomplex<f32>>
+// SHLO-NEXT: stablehlo.log %arg1 : tensor<4xcomplex<f32>>
 func.func @untouched(%a: tensor<4xf32>, %b: tensor<4xcomplex<f32>>) -> (tensor<4xf32>, tensor<4xcomplex<f32>>) {
   %0 = mhlo.multiply %a, %a : tensor<4xf32>
-  %1 = mhlo.exponential %b : tensor<4xcomplex<f32>>
+  %1 = mhlo.log %b : tensor<4xcomplex<f32>>
   return %0, %1 : tensor<4xf32>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// abs (upstream's lower-complex set, at step 6): the scaled hypot m * sqrt(1 + (n/m)^2), not
+// upstream's sqrt(re^2 + im^2), whose squares under/overflow; where it is NaN with no NaN part
+// (0/0, inf/inf) the result is n.
+// CHECK-LABEL: func.func @abs
+// CHECK-DAG: %[[R:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[I:.*]] = mhlo.imag %arg0
+// CHECK: %[[AR:.*]] = mhlo.abs %[[R]] : tensor<4xf32>
+// CHECK: %[[AI:.*]] = mhlo.abs %[[I]] : tensor<4xf32>
+// CHECK: %[[M:.*]] = mhlo.maximum %[[AR]], %[[AI]]
+// CHECK: %[[N:.*]] = mhlo.minimum %[[AR]], %[[AI]]
+// CHECK: %[[Q:.*]] = mhlo.divide %[[N]], %[[M]]
+// CHECK: %[[ONE:.*]] = mhlo.constant dense<1.000000e+00>
+// CHECK: %[[QQ:.*]] = mhlo.multiply %[[Q]], %[[Q]]
+// CHECK: %[[S:.*]] = mhlo.add %[[ONE]], %[[QQ]]
+// CHECK: %[[SQ:.*]] = mhlo.sqrt %[[S]]
+// CHECK: %[[H:.*]] = mhlo.multiply %[[M]], %[[SQ]]
+// CHECK: %[[NAN:.*]] = mhlo.compare NE, %[[H]], %[[H]]
+// CHECK: %[[ABS:.*]] = mhlo.select %[[NAN]], %[[N]], %[[H]]
+// CHECK-NOT: mhlo.abs {{.*}}complex
+// CHECK: return %[[ABS]]
+// SHLO-LABEL: func.func @abs
+// SHLO: stablehlo.maximum
+// SHLO: stablehlo.sqrt
+// SHLO: stablehlo.select
+// SHLO-NOT: stablehlo.abs {{.*}}complex
+func.func @abs(%a: tensor<4xcomplex<f32>>) -> tensor<4xf32> {
+  %0 = mhlo.abs %a : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// abs needs the splat constant 1: left alone on a dynamic shape.
+// CHECK-LABEL: func.func @abs_dynamic
+// CHECK-NEXT: mhlo.abs %arg0 : (tensor<?xcomplex<f32>>) -> tensor<?xf32>
+// SHLO-LABEL: func.func @abs_dynamic
+// SHLO-NEXT: stablehlo.abs %arg0
+func.func @abs_dynamic(%a: tensor<?xcomplex<f32>>) -> tensor<?xf32> {
+  %0 = mhlo.abs %a : (tensor<?xcomplex<f32>>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// exponential: (e^re cos im, e^re sin im); no constants, so dynamic shapes too.
+// CHECK-LABEL: func.func @exp
+// CHECK-DAG: %[[R:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[I:.*]] = mhlo.imag %arg0
+// CHECK: %[[E:.*]] = mhlo.exponential %[[R]] : tensor<?xf32>
+// CHECK: %[[C:.*]] = mhlo.cosine %[[I]]
+// CHECK: %[[RE:.*]] = mhlo.multiply %[[E]], %[[C]]
+// CHECK: %[[S:.*]] = mhlo.sine %[[I]]
+// CHECK: %[[IM:.*]] = mhlo.multiply %[[E]], %[[S]]
+// CHECK: %[[Z:.*]] = mhlo.complex %[[RE]], %[[IM]] : tensor<?xcomplex<f32>>
+// CHECK: return %[[Z]]
+// SHLO-LABEL: func.func @exp
+// SHLO: stablehlo.exponential {{.*}} : tensor<?xf32>
+// SHLO: stablehlo.complex
+func.func @exp(%a: tensor<?xcomplex<f32>>) -> tensor<?xcomplex<f32>> {
+  %0 = mhlo.exponential %a : tensor<?xcomplex<f32>>
+  return %0 : tensor<?xcomplex<f32>>
+}
+
+// -----
+
+// compare EQ: both parts equal (and); NE: either part differs (or); compare_type kept.
+// CHECK-LABEL: func.func @compare
+// CHECK-DAG: %[[AR:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[AI:.*]] = mhlo.imag %arg0
+// CHECK-DAG: %[[BR:.*]] = mhlo.real %arg1
+// CHECK-DAG: %[[BI:.*]] = mhlo.imag %arg1
+// CHECK: %[[ER:.*]] = mhlo.compare EQ, %[[AR]], %[[BR]]
+// CHECK: %[[EI:.*]] = mhlo.compare EQ, %[[AI]], %[[BI]]
+// CHECK: %[[EQ:.*]] = mhlo.and %[[ER]], %[[EI]] : tensor<3xi1>
+// CHECK: %[[NR:.*]] = mhlo.compare NE, %[[AR]], %[[BR]], FLOAT
+// CHECK: %[[NI:.*]] = mhlo.compare NE, %[[AI]], %[[BI]], FLOAT
+// CHECK: %[[NE:.*]] = mhlo.or %[[NR]], %[[NI]] : tensor<3xi1>
+// CHECK: return %[[EQ]], %[[NE]]
+// SHLO-LABEL: func.func @compare
+// SHLO: stablehlo.and
+// SHLO: stablehlo.or
+// SHLO-NOT: complex<f32>>) -> tensor<3xi1>
+func.func @compare(%a: tensor<3xcomplex<f32>>, %b: tensor<3xcomplex<f32>>) -> (tensor<3xi1>, tensor<3xi1>) {
+  %0 = mhlo.compare EQ, %a, %b : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xi1>
+  %1 = mhlo.compare NE, %a, %b, FLOAT : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xi1>
+  return %0, %1 : tensor<3xi1>, tensor<3xi1>
+}
+
+// -----
+
+// sine: (sin re cosh im, cos re sinh im), cosh = (e^im + e^-im)/2 as upstream, sinh through expm1
+// (upstream's (e^im - e^-im)/2 cancels for small |im|).
+// CHECK-LABEL: func.func @sine
+// CHECK-DAG: %[[R:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[I:.*]] = mhlo.imag %arg0
+// CHECK: %[[HALF:.*]] = mhlo.constant dense<5.000000e-01>
+// CHECK: %[[NI:.*]] = mhlo.negate %[[I]]
+// CHECK: %[[EP:.*]] = mhlo.exponential %[[I]]
+// CHECK: %[[EN:.*]] = mhlo.exponential %[[NI]]
+// CHECK: %[[CS:.*]] = mhlo.add %[[EP]], %[[EN]]
+// CHECK: %[[COSH:.*]] = mhlo.multiply %[[CS]], %[[HALF]]
+// CHECK: %[[MP:.*]] = mhlo.exponential_minus_one %[[I]]
+// CHECK: %[[MN:.*]] = mhlo.exponential_minus_one %[[NI]]
+// CHECK: %[[SD:.*]] = mhlo.subtract %[[MP]], %[[MN]]
+// CHECK: %[[SINH:.*]] = mhlo.multiply %[[SD]], %[[HALF]]
+// CHECK: %[[S:.*]] = mhlo.sine %[[R]]
+// CHECK: %[[C:.*]] = mhlo.cosine %[[R]]
+// CHECK: %[[RE:.*]] = mhlo.multiply %[[S]], %[[COSH]]
+// CHECK: %[[IM:.*]] = mhlo.multiply %[[C]], %[[SINH]]
+// CHECK: %[[Z:.*]] = mhlo.complex %[[RE]], %[[IM]]
+// CHECK: return %[[Z]]
+// SHLO-LABEL: func.func @sine
+// SHLO: stablehlo.exponential_minus_one
+// SHLO: stablehlo.complex
+func.func @sine(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = mhlo.sine %a : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// cosine: (cos re cosh im, -(sin re sinh im)).
+// CHECK-LABEL: func.func @cosine
+// CHECK: %[[COSH:.*]] = mhlo.multiply {{.*}} : tensor<4xf64>
+// CHECK: %[[SINH:.*]] = mhlo.multiply {{.*}} : tensor<4xf64>
+// CHECK: %[[S:.*]] = mhlo.sine
+// CHECK: %[[C:.*]] = mhlo.cosine
+// CHECK: %[[RE:.*]] = mhlo.multiply %[[C]], %[[COSH]]
+// CHECK: %[[SS:.*]] = mhlo.multiply %[[S]], %[[SINH]]
+// CHECK: %[[IM:.*]] = mhlo.negate %[[SS]]
+// CHECK: %[[Z:.*]] = mhlo.complex %[[RE]], %[[IM]] : tensor<4xcomplex<f64>>
+// CHECK: return %[[Z]]
+// SHLO-LABEL: func.func @cosine
+// SHLO: stablehlo.negate
+// SHLO: stablehlo.complex
+func.func @cosine(%a: tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>> {
+  %0 = mhlo.cosine %a : tensor<4xcomplex<f64>>
+  return %0 : tensor<4xcomplex<f64>>
 }
 
 // -----

@@ -1,3 +1,5 @@
+// The seed's argument (seed 004: --remove-opt-barriers) and the alias run the same pass.
+// RUN: hilo-opt %s --split-input-file --remove-opt-barriers | FileCheck %s
 // RUN: hilo-opt %s --split-input-file --remove-optimization-barriers | FileCheck %s
 
 // MHLO: the barrier is dropped, its results forwarded; the two adds are now

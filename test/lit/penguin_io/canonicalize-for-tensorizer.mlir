@@ -1,5 +1,7 @@
 // Spine step 27: the eight rewrites of canonicalize-for-tensorizer, both dialects.
 // RUN: hilo-opt %s --split-input-file --canonicalize-for-tensorizer | FileCheck %s
+// The StableHLO twin runs by the seed's argument, canonicalize-for-penguin, and by its alias.
+// RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(hlo-legalize-to-stablehlo,canonicalize-for-penguin)' | FileCheck %s --check-prefix=SHLO
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(hlo-legalize-to-stablehlo,stablehlo-canonicalize-for-tensorizer)' | FileCheck %s --check-prefix=SHLO
 
 // 1. transpose-to-reshape: only size-1 dims move -> reshape; identity -> gone.

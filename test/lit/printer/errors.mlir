@@ -2,13 +2,9 @@
 // and the emitters); the IR of an accepted module is never changed.
 // RUN: hilo-opt %s --split-input-file --verify-diagnostics --stablehlo-to-py-penguin -o /dev/null
 // RUN: hilo-opt %s --split-input-file --verify-diagnostics --mhlo-to-py-penguin -o /dev/null
-// Error codes (NCC_ISPP054 unknown kind, NCC_EVRF036 backend_config) as hilo2penguin prints them:
+// Error codes (NCC_ISPP054 unknown kind) as hilo2penguin prints them; the MX path's errors: errors-mx.mlir.
 // RUN: not hilo2penguin %S/Inputs/unknown-fusion-kind.mlir -o %t 2>&1 | FileCheck %s --check-prefix=ISPP
 // ISPP: unknown-fusion-kind.mlir:2:8: error: NCC_ISPP054: unknown FusionKind 'FusedComposite' on 'mhlo.fusion'
-// RUN: not hilo2penguin %S/Inputs/quantize-mx-no-config.mlir --spine stablehlo -o %t 2>&1 | FileCheck %s --check-prefix=EVRF
-// EVRF: quantize-mx-no-config.mlir:2:10: error: NCC_EVRF036: custom_call @QuantizeMX: backend_config is missing
-// RUN: not hilo2penguin %S/Inputs/quantize-mx-bad-json.mlir -o %t 2>&1 | FileCheck %s --check-prefix=JSON
-// JSON: quantize-mx-bad-json.mlir:2:10: error: NCC_EVRF036: custom_call @QuantizeMX: malformed JSON backend_config (Expecting ',' delimiter: line 1 column 15 (char 14))
 // RUN: not hilo2penguin %S/Inputs/unknown-target.mlir -o %t 2>&1 | FileCheck %s --check-prefix=CLI
 // CLI: unknown-target.mlir:2:8: error: unsupported custom_call target 'my_kernel'
 
@@ -51,30 +47,6 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error@+1 {{unsupported custom_call target 'my_kernel'}}
   %0 = stablehlo.custom_call @my_kernel(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
-}
-
-// -----
-
-func.func @main(%x: tensor<4xf32>) -> tensor<1xui32> {
-  // expected-error@+1 {{custom_call @QuantizeMX: backend_config is missing}}
-  %0:2 = stablehlo.custom_call @QuantizeMX(%x) : (tensor<4xf32>) -> (tensor<1xui32>, tensor<1xf8E8M0FNU>)
-  return %0#0 : tensor<1xui32>
-}
-
-// -----
-
-func.func @main(%x: tensor<4x32xf32>) -> tensor<4x8xui32> {
-  // expected-error@+1 {{custom_call @QuantizeMX: dim 2 is out of range for rank 2}}
-  %0:2 = stablehlo.custom_call @QuantizeMX(%x) {backend_config = "{\"dtype\": \"float8_e5m2\", \"dim\": 2}"} : (tensor<4x32xf32>) -> (tensor<4x8xui32>, tensor<4x1xf8E8M0FNU>)
-  return %0#0 : tensor<4x8xui32>
-}
-
-// -----
-
-func.func @main(%x: tensor<4x64xf32>, %w: tensor<8x64xf32>, %sx: tensor<4x2xf8E8M0FNU>, %sw: tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32> {
-  // expected-error@+1 {{custom_call @__op$block_scaled_dot: lhs_contracting_dimensions [2] is out of range for rank 2}}
-  %d = stablehlo.custom_call @__op$block_scaled_dot(%x, %w, %sx, %sw) {backend_config = "{\"scaled_dot_backend_config\": {\"lhs_contracting_dimensions\": [2]}}"} : (tensor<4x64xf32>, tensor<8x64xf32>, tensor<4x2xf8E8M0FNU>, tensor<8x2xf8E8M0FNU>) -> tensor<4x8xf32>
-  return %d : tensor<4x8xf32>
 }
 
 // -----

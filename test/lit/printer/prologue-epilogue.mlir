@@ -10,18 +10,18 @@
 // RUN: not hilo-opt %s --split-input-file --mhlo-to-py-penguin="output=- model-type=cnn" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADTYPE
 
 // The Function handle is the first v<N>; model-type and mac-count come first in attrs;
-// is_parameter_tensor=True (with the np_file) exactly for slowChangingIns; is_slow_changing from
+// is_parameter_tensor=True (with weight_files and np_file) exactly for slowChangingIns; is_slow_changing from
 // slowChangingOuts; names from the argument location and jax.result_info, else input_<i>/output_<j>.
 // An input returned directly is marked by its input name.
 // CHECK-LABEL: v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=generic', 'mac-count=0', 'module=stamped', 'num-partitions=1', 'num-replicas=2'))
 // CHECK-NEXT: input_0 = m1.Tensor(name='x', spec=m1.TensorSpec(shape=(4, 8), dtype='float32')).markInput(v0, index=0, is_parameter_tensor=False)
-// CHECK-NEXT: input_1 = m1.Tensor(name='input_1', spec=m1.TensorSpec(shape=(8,), dtype='bfloat16')).markInput(v0, index=1, is_parameter_tensor=True, np_file='input_1.npy')
+// CHECK-NEXT: input_1 = m1.Tensor(name='input_1', spec=m1.TensorSpec(shape=(8,), dtype='bfloat16')).markInput(v0, index=1, is_parameter_tensor=True, weight_files=['input_1.npy'], np_file='input_1.npy')
 // CHECK-NEXT: input_2 = m1.Tensor(name='input_2', spec=m1.TensorSpec(shape=(), dtype='int32')).markInput(v0, index=2, is_parameter_tensor=False)
 // CHECK-NEXT: v0.markOutput(input_0, index=0, name='result[0]', is_slow_changing=False)
 // CHECK-NEXT: v0.markOutput(input_1, index=1, name='output_1', is_slow_changing=True)
 // CHECK-NEXT: v0.markOutput(input_2, index=2, name='count', is_slow_changing=True)
 // UNET-LABEL: v0 = m0.Function(id_=0, batch_ids=[], attrs=('model-type=unet-inference', 'mac-count=0', 'module=stamped',
-// BADTYPE: error: unknown model type 'cnn' (expected one of: generic, transformer, unet-inference)
+// BADTYPE: error: invalid value 'cnn' for option 'model-type' of pass 'mhlo-to-py-penguin': expected one of: generic, transformer, unet-inference
 module @stamped attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 2 : i32} {
 func.func @main(%x: tensor<4x8xf32> loc("x"), %w: tensor<8xbf16>, %t: tensor<i32>) -> (tensor<4x8xf32> {jax.result_info = "result[0]"}, tensor<8xbf16>, tensor<i32> {jax.result_info = "count"}) attributes {slowChangingIns = dense<[1]> : tensor<1xi32>, slowChangingOuts = dense<[1, 2]> : tensor<2xi32>} {
   return %x, %w, %t : tensor<4x8xf32>, tensor<8xbf16>, tensor<i32>
@@ -55,7 +55,7 @@ func.func @main(%a: tensor<4xf32> loc("a"), %b: tensor<4xf32>) -> (tensor<4xf32>
 // slowChangingIns = [1], the marker on a returned value slowChangingOuts = [1]; the returned tuple is flattened.
 // PIO-LABEL: 'module=marked'))
 // PIO-NEXT: input_0 = m1.Tensor(name='input_0', {{.*}}).markInput(v0, index=0, is_parameter_tensor=False)
-// PIO-NEXT: input_1 = m1.Tensor(name='input_1', {{.*}}).markInput(v0, index=1, is_parameter_tensor=True, np_file='input_1.npy')
+// PIO-NEXT: input_1 = m1.Tensor(name='input_1', {{.*}}).markInput(v0, index=1, is_parameter_tensor=True, weight_files=['input_1.npy'], np_file='input_1.npy')
 // PIO-NEXT: [[M:v[0-9]+]] = m1.MultiplyOp(srcs=[input_0, input_1],
 // PIO-NEXT: [[A:v[0-9]+]] = m1.AddOp(srcs=[[[M]], input_1],
 // PIO-NEXT: v0.markOutput([[M]], index=0, name='output_0', is_slow_changing=False)

@@ -16,7 +16,9 @@ composites are not visited.
 Statistics (``--mlir-pass-statistics``, ``PenguinSource.statistics``):
 ``clusters-<kind>``, ``ops-absorbed-<kind>``, ``expanded-Expm1``/``-Log1p``,
 ``reassociated-reshape`` (Pass B), ``refused-<kind>`` (candidates the codegen
-refused).
+refused), ``extended-elementwise-absorbed`` (ops the grower absorbed that are
+beyond the binary's elementwise set: ``EXTENDED_ELEMENTWISE_OPS``; each also a
+``--debug`` line).
 """
 
 from __future__ import annotations
@@ -128,6 +130,7 @@ register_twins(
         Statistic("refused-{kind}", f"candidate clusters the codegen refused {_KINDS_HELP}"),
         Statistic("expanded-{kind}", "expm1/log1p ops expanded (Expm1, Log1p)"),
         Statistic("reassociated-reshape", "dot->reshape->logistic->multiply chains with the reshape sunk"),
+        Statistic("extended-elementwise-absorbed", "ops the Elementwise grower absorbed that are beyond the binary's elementwise set"),
     ),
     state=OpFusionState,
     source="seed 000 (NeuronOpFusion::runOnOperation @0x2101680; gates cl::opt @0x9c717b8, @0x9c716f8); "

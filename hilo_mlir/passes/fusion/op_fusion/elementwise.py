@@ -22,10 +22,11 @@ cluster, as the seed's finalize step does (only the sort is skipped).
 from __future__ import annotations
 
 from hilo_mlir.fusion import OpSet, ancestor_in_block
-from hilo_mlir.ir.dialects import FusionKind, is_elementwise_op, is_fusion_like
+from hilo_mlir.ir.dialects import EXTENDED_ELEMENTWISE_OPS, FusionKind, hlo_short_name, is_elementwise_op, is_fusion_like
 from hilo_mlir.ir.utils import as_op, defining_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, is_constant_like, same_block
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun
+from hilo_mlir.support.diagnostics import location_to_str
 
 #: the op kinds this sub-pass seeds from
 ANCHORS = ("reduce", "concatenate")
@@ -75,7 +76,21 @@ def grow_upwards(run: FusionRun, seed, rejected: dict | None = None) -> OpSet:
                 continue
             cluster.add(cand)
             worklist.append(cand)
+            if hlo_short_name(cand) in EXTENDED_ELEMENTWISE_OPS:
+                _say_extended(run, cand, seed)
     return cluster
+
+
+def _say_extended(run: FusionRun, cand, seed) -> None:
+    """The --debug line for an absorbed op of :data:`EXTENDED_ELEMENTWISE_OPS` (beyond the binary's set)."""
+    fname = run.ctx.extras.get("filename")
+    where = location_to_str(cand.location, fname) or "unknown location"
+    at = location_to_str(seed.location, fname) or "unknown location"
+    run.ctx.stats["extended-elementwise-absorbed"] += 1
+    run.ctx.debug(
+        f"{RULE}: absorbed '{cand.name}' at {where} into the cluster of '{seed.name}' at {at}: "
+        "an elementwise op hilo_mlir adds to the Neuron compiler's set (docs/provenance.md, 'Elementwise set')"
+    )
 
 
 def _record_frontier(run: FusionRun, seed, cluster, rejected: dict, kind: str) -> None:

@@ -5,9 +5,9 @@ pass that aborts the process on it, so the crash isolation of batch mode can
 be tested with a real LLVM abort. Usage: ``unvalidated_driver.py ARGS...`` (the arguments of hilo2penguin).
 """
 
-from hilo_mlir.driver import compiler
+from hilo_mlir.passes.importing import stages
 from hilo_mlir.tools.hilo2penguin import main
 
-compiler.validate_input = lambda *args, **kwargs: None  # forked workers inherit the patch
-compiler.check_printable = lambda *args, **kwargs: None
+stages.validate_input = lambda *args, **kwargs: None  # forked workers inherit the patch
+stages.check_printable = lambda *args, **kwargs: None
 main()

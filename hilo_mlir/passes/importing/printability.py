@@ -19,6 +19,10 @@ the same passes, never guessed:
 * complex element types are lowered by ``lower-complex`` when the spine has
   it, and tokens are replaced by ``replace-token-type-with-u8``.
 
+The verdict is the spine's printer's: on the MHLO spine a QuantizeMX or
+scaled-matmul custom call is refused, naming the StableHLO spine (the MX
+path is StableHLO-only, seed 002 §3).
+
 Cost: the input census answers first (op names, the few attribute-dependent
 ops, every value type); the clone and the passes run only when it finds an
 op or type the table refuses.
@@ -69,6 +73,8 @@ class _Verdicts:
         from hilo_mlir.ir.type_legality import type_problem
 
         args = {s.argument for s in steps}
+        # the spine's printer: the MHLO one has no MX path (supported.STABLEHLO_ONLY_TARGETS)
+        self.printer = "mhlo" if "mhlo-to-py-penguin" in args else "stablehlo"
         self._elements = _Elements(bool({"lower-complex", "stablehlo-lower-complex"} & args))
         self._type_problem = type_problem
         self._types: dict = {}
@@ -94,7 +100,7 @@ class _Verdicts:
         name = op.name
         if name in _SKIPPED:
             return None
-        r = op_reason(op) if attribute_dependent(name) else self.name_reason(name)
+        r = op_reason(op, self.printer) if attribute_dependent(name) else self.name_reason(name)
         if r:
             return r
         for what, values in (("operand", op.operands), ("result", op.results)):

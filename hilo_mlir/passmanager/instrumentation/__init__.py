@@ -43,7 +43,7 @@ class Instrumentation:
         print_generic / print_debuginfo: generic op form / locations, in dumps and outputs.
         out: stream for dumps (default: ``sys.stderr``).
         on_pass_start: hears each pass argument before it runs (crash attribution).
-        debug: ``--debug``: the driver sets ``extras["debug"]``; passes may then do debug-only work.
+        debug: ``--debug``: a run's default ``PipelineEnv`` has ``debug`` set; passes may then do debug-only work.
         on_diagnostic: hears each warning the pipeline emits
             (a :class:`~hilo_mlir.support.diagnostics.Diagnostic`); default: printed to ``out``.
         reproducer: path of the crash reproducer to write when a pass fails
@@ -106,96 +106,6 @@ def _top_level(op):
         if parent is None:
             return op
         op = parent.operation if hasattr(parent, "operation") else parent
-
-
-class IRPrinter:
-    """The IR dumps of one pipeline run (see the module docstring)."""
-
-    def __init__(self, instr: Instrumentation):
-        self.instr = instr
-        self.before_set = frozenset(instr.print_before)
-        self.after_set = frozenset(instr.print_after)
-        self._texts: dict = {}  # step -> printed textual form (upstream: asked from the binding)
-
-    # -- which steps print ---------------------------------------------------------------
-
-    def wants_before(self, step) -> bool:
-        return self.instr.print_before_all or step.argument in self.before_set
-
-    def wants_after(self, step) -> bool:
-        """True if an "After" dump (success) may print for ``step``."""
-        if self.instr.print_after_failure:
-            return False
-        return self.instr.print_after_all or step.argument in self.after_set
-
-    def wants_failure(self, step) -> bool:
-        return self.instr.print_after_all or self.instr.print_after_failure or step.argument in self.after_set
-
-    def active(self, step) -> bool:
-        """Any dump of ``step`` at all (the executor then runs a function pass function by function)."""
-        return self.wants_before(step) or self.wants_after(step) or self.wants_failure(step)
-
-    @property
-    def tracks_change(self) -> bool:
-        return self.instr.print_after_change
-
-    # -- headers and bodies ----------------------------------------------------------------
-
-    def pass_text(self, step) -> str:
-        """The pass as MLIR's ``printAsTextualPipeline`` shows it: every option, sorted."""
-        t = self._texts.get(id(step))
-        if t is None:
-            t = self._texts[id(step)] = _pass_text(step)
-        return t
-
-    def header(self, title: str, step, op, failed: bool = False) -> str:
-        name = step.pass_name
-        s = f"// -----// IR Dump {title} {name}{' Failed' if failed else ''}: {self.pass_text(step)}"
-        if self.instr.print_module_scope:
-            op = op.operation if hasattr(op, "operation") else op
-            s += f" ('{op.name}' operation"
-            if "sym_name" in op.attributes:
-                from hilo_mlir.ir.binding import ir
-
-                s += f": @{ir.StringAttr(op.attributes['sym_name']).value}"
-            s += ")"
-        return s + " //----- //\n"
-
-    def body(self, op) -> str:
-        op = op.operation if hasattr(op, "operation") else op
-        if self.instr.print_module_scope:
-            return op_text(_top_level(op), self.instr)
-        return op_text(op, self.instr, local_scope=op.parent is not None)
-
-    def _emit(self, text: str) -> None:
-        out = self.instr.stream
-        out.write(text)
-        if hasattr(out, "flush"):
-            out.flush()
-
-    def dump(self, title: str, step, op, failed: bool = False) -> None:
-        self._emit(self.header(title, step, op, failed) + self.body(op) + "\n\n")
-
-    # -- the hooks the executor calls --------------------------------------------------------
-
-    def before(self, step, op) -> None:
-        if self.wants_before(step):
-            self.dump("Before", step, op)
-
-    def capture_after(self, step, op, changed: bool) -> str | None:
-        """The "After" dump of ``op`` as text (or None when nothing prints), to emit once verified."""
-        if not self.wants_after(step) or (self.tracks_change and not changed):
-            return None
-        return self.header("After", step, op) + self.body(op) + "\n\n"
-
-    def emit(self, texts) -> None:
-        for t in texts:
-            if t:
-                self._emit(t)
-
-    def failed(self, step, op) -> None:
-        if self.wants_failure(step):
-            self.dump("After", step, op, failed=True)
 
 
 def _pass_text(step) -> str:

@@ -148,6 +148,10 @@ def _type_bytes(t) -> int:
     return n * max(1, width // 8)
 
 
+#: numpy's largest array rank (``numpy.MAXDIMS`` in numpy 2)
+NUMPY_MAX_RANK = 64
+
+
 def constant_bytes(op) -> int:
     """Bytes of the data of a constant op's dense ``value`` (0 for a splat or a value that is not dense elements)."""
     from hilo_mlir.ir.binding import ir
@@ -170,8 +174,19 @@ def check_constants(constants, filename: str, headroom: int | None = None) -> No
         constants: the module's constant ops (``ir.Operation``).
 
     Raises:
-        HiloError: located at the constant, with its size and the memory left.
+        HiloError: located at the constant: a rank above :data:`NUMPY_MAX_RANK`; a size beyond the memory left.
     """
+    from hilo_mlir.ir.binding import ir
+
+    for c in constants:  # numpy holds at most 64 dimensions: a larger rank cannot be read, folded or printed
+        if len(c.results) == 1:
+            t = c.results[0].type
+            if isinstance(t, ir.RankedTensorType) and t.rank > NUMPY_MAX_RANK:
+                raise HiloError(
+                    f"'{c.name}' op: a constant of rank {t.rank} is not supported (at most {NUMPY_MAX_RANK} dimensions)",
+                    loc=c.location,
+                    filename=filename,
+                )
     sized = [(constant_bytes(c), c) for c in constants]
     big = max((n for n, _ in sized), default=0)
     if not big:
@@ -245,3 +260,101 @@ def check_strings_utf8(text: str, filename: str | None) -> None:
         from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE
 
         raise HiloError(NOT_UTF8_MESSAGE, loc=_loc(text, at, filename) if filename else None, filename=filename)
+
+
+# -- shapes that crash the parser or the binding: refused on the text, before parsing ------------------------
+
+#: the deepest bracket nesting (``{ [ ( <``) a module may have: MLIR's parser recurses once per level and
+#: overflows an 8 MB stack at a few thousand levels (a dictionary attribute 6,000 deep); 2,000 leaves room
+#: for every real nesting (a ``while`` nested 1,000 deep is ~1,000 levels)
+MAX_NESTING = 2000
+
+_STRING_LIT = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_LOC_ALIAS_DEF = re.compile(r"(?:^|\n)#([\w.$-]+) *= *loc\(")
+#: where an attribute value may stand (after ``=``, ``[``, ``{`` or ``,``): an inline location or an alias
+_ATTR_VALUE = re.compile(r"(?:=|\[|\{|,) *(loc\(|#([\w.$-]+))")
+
+
+def check_nesting(text: str, filename: str, limit: int = MAX_NESTING) -> None:
+    """Refuse text nesting brackets deeper than ``limit`` (strings and ``->`` arrows are not counted).
+
+    Raises:
+        HiloError: located at the bracket that goes past the limit.
+    """
+    if len(text) < limit:
+        return
+    import numpy as np
+
+    raw = text.encode("utf-8", "surrogatepass")
+    masked = _STRING_LIT.sub(lambda m: b" " * len(m.group(0)), raw).replace(b"->", b"  ")
+    table = np.zeros(256, dtype=np.int32)
+    table[list(b"{[(<")] = 1
+    table[list(b"}])>")] = -1
+    depth = np.cumsum(table[np.frombuffer(masked, dtype=np.uint8)])
+    over = np.flatnonzero(depth > limit)
+    if over.size:
+        at = len(raw[: int(over[0])].decode("utf-8", "surrogatepass"))
+        raise HiloError(
+            f"the input nests brackets more than {limit} levels deep (attributes, types or regions); "
+            "MLIR's parser would overflow its stack",
+            loc=_loc(text, at, filename),
+            filename=filename,
+        )
+
+
+def check_location_attributes(text: str, filename: str | None) -> None:
+    """Refuse a location used as an attribute value (``{foo = #loc1}``, ``{foo = loc("x")}``).
+
+    The binding aborts the process when Python reads such an attribute (it
+    casts it to a location class that refuses an attribute), so every pass
+    and the printer would die on it. Locations belong after ops and block
+    arguments (``loc(#loc1)``) and in ``#alias = loc(...)`` definitions.
+
+    Raises:
+        HiloError: located at the attribute.
+    """
+    defs = set(_LOC_ALIAS_DEF.findall(text))
+    for m in _ATTR_VALUE.finditer(text):
+        if m.group(2) is not None and m.group(2) not in defs:
+            continue  # another alias (#stablehlo<...>, an attribute alias)
+        at = m.start(1)
+        start = text.rfind("\n", 0, at) + 1
+        line = text[start:at]
+        if text.startswith("#", start) or _in_string(line) or _inside_loc(line):  # a definition, a string, a nested location
+            continue
+        raise HiloError(
+            "a location is used as an attribute value; locations may only follow an op or a block argument (loc(...))",
+            loc=_loc(text, at, filename or "-"),
+            filename=filename,
+        )
+
+
+def _in_string(prefix: str) -> bool:
+    """Whether the end of ``prefix`` (one line up to a position) is inside a string literal or a ``//`` comment."""
+    inside = False
+    i = 0
+    while i < len(prefix):
+        c = prefix[i]
+        if c == "\\" and inside:
+            i += 2
+            continue
+        if c == '"':
+            inside = not inside
+        elif not inside and c == "/" and prefix.startswith("//", i):
+            return True
+        i += 1
+    return inside
+
+
+def _inside_loc(prefix: str) -> bool:
+    """Whether the end of ``prefix`` is inside an open ``loc(`` (a nested location: callsite, fused, name(child))."""
+    i = prefix.rfind("loc(")
+    while i >= 0:
+        depth = 0
+        for c in prefix[i + 3 :]:
+            depth += c == "("
+            depth -= c == ")"
+        if depth > 0:
+            return True
+        i = prefix.rfind("loc(", 0, i)
+    return False

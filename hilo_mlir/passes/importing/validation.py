@@ -8,7 +8,7 @@ the op (or function) and naming it:
 * every function body ends in ``func.return`` (not, e.g., ``mhlo.return``);
 * no entry-function argument has a tuple type;
 * no dense constant too large for the memory left
-  (:func:`hilo_mlir.driver.frontend.limits.check_constants`);
+  (:func:`hilo_mlir.ir.limits.check_constants`);
 * in program order (a pre-order walk of the module):
 
   - no Shardy op other than ``sdy.mesh`` (``sdy.sharding_constraint``,
@@ -24,7 +24,7 @@ the op (or function) and naming it:
     contains ``lower-complex`` (gate LowerComplex).
 
 Sharding annotations (``sdy.mesh``, ``sdy.sharding``, ``mhlo.sharding``) are
-accepted; :func:`hilo_mlir.driver.frontend.sharding.strip_sharding` drops them right
+accepted; :func:`hilo_mlir.passes.importing.sharding.strip_sharding` drops them right
 after this check.
 
 Cost: the input census (op names and every value type) says whether any
@@ -121,17 +121,17 @@ class TypeVerdicts:
 
     Args:
         steps: the spine steps (which lowering passes it contains).
-        config: the gates (to say why complex types are not lowered).
+        lower_complex_gate: the ``lower-complex`` gate (to say why complex types are not lowered).
     """
 
-    def __init__(self, steps, config):
+    def __init__(self, steps, lower_complex_gate: bool):
         args = {s.argument for s in steps}
         self.allow_token = _TOKEN_PASS in args or ("stablehlo-" + _TOKEN_PASS) in args
         self.allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
         self.complex_why = None
         if not self.allow_complex:
             self.complex_why = (
-                "LowerComplex is off; remove --disable-lower-complex" if not config.lower_complex else "the pass is not available"
+                "LowerComplex is off; remove --disable-lower-complex" if not lower_complex_gate else "the pass is not available"
             )
         self._cache: dict = {}  # type -> message or None (types are uniqued; most values share a few types)
 
@@ -182,8 +182,19 @@ def _check_entry_arguments(entry, fname) -> None:
             )
 
 
+def _check_interface(module, entry, fname) -> None:
+    """The interface attributes the spine reads (``slowChangingIns``, ``input_names``, ...): one located error."""
+    from hilo_mlir.ir.interface_attrs import check_interface
+
+    try:
+        check_interface(module.operation, entry)
+    except HiloError as e:
+        e.filename = e.filename or fname
+        raise
+
+
 def _check_constant_sizes(module, census, fname) -> None:
-    from hilo_mlir.driver.frontend.limits import check_constants
+    from hilo_mlir.ir.limits import check_constants
 
     names = sorted(n for n in census.names if hlo_short_name(n) == "constant")
     if names:
@@ -282,30 +293,27 @@ def _first_problem(module, verdict: TypeVerdicts, fname) -> HiloError | None:
     return found[0] if found else None
 
 
-def validate_input(loaded, config, steps=None, census=None) -> None:
+def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True) -> None:
     """Refuse, before any rewrite, inputs the spine cannot compile (see the module doc).
 
     Args:
-        loaded: the :class:`~hilo_mlir.driver.frontend.loading.LoadedModule`.
-        config: the gates (which passes the spine will contain).
-        steps: the spine steps (default: ``build_spine(config)``).
+        loaded: the :class:`~hilo_mlir.support.loaded.LoadedModule`.
+        steps: the pipeline's steps (which lowering passes it contains).
         census: a :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it
             is now, taken with types (default: take one).
+        lower_complex_gate: the ``lower-complex`` gate (to say why complex types are not lowered).
 
     Raises:
         HiloError: the first problem found.
     """
-    if steps is None:
-        from hilo_mlir.driver.compiler import build_spine
-
-        steps = build_spine(config)
-    verdict = TypeVerdicts(steps, config)
+    verdict = TypeVerdicts(steps, lower_complex_gate)
     fname = loaded.filename
     module = loaded.module
     with loaded.context:
         entry = _check_entry(module, fname)
         _check_terminators(module, fname)
         _check_entry_arguments(entry, fname)
+        _check_interface(module, entry, fname)
         if census is None:
             from hilo_mlir.analysis.census import Census
 

@@ -6,7 +6,7 @@ and in function argument/result attributes), then every top-level
 Module attributes (``mhlo.num_partitions`` ...) and ``custom_call @Sharding``
 markers stay (the printers emit the markers as copies). Shardy ops that
 compute with a mesh (``sdy.sharding_constraint``, ``sdy.manual_computation``
-...) are refused by :func:`hilo_mlir.driver.frontend.validation.validate_input`
+...) are refused by :func:`hilo_mlir.passes.importing.validation.validate_input`
 before this runs.
 """
 

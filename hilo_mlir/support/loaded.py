@@ -1,0 +1,32 @@
+"""``LoadedModule``: a parsed module and the context that owns it (kept alive together)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jaxlib.mlir import ir
+
+
+@dataclass
+class LoadedModule:
+    """A parsed module and the context that owns it (keep both alive together).
+
+    Attributes:
+        context: the ``ir.Context``.
+        module: the ``ir.Module``.
+        filename: the input's name, for diagnostics and ``DebugLocation``.
+        dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
+            until the import step (``hilo-import``) detects it from its input census.
+    """
+
+    context: ir.Context
+    module: ir.Module
+    filename: str
+    dialect: str = ""
+
+    @classmethod
+    def from_module(cls, context: ir.Context, module: ir.Module, filename: str) -> LoadedModule:
+        """Wrap an already-parsed ``ir.Module`` (no walk; the dialect is detected when compiled)."""
+        return cls(context, module, filename)

@@ -1,0 +1,350 @@
+"""Python source from untrusted data: the one quoting path, and the allow-list check of a Penguin program.
+
+Input modules are untrusted data (README, "Trust model"). Everything a
+printer takes from them -- names, locations, attribute and type text,
+dtypes, custom-call configs, option values -- reaches the generated
+``penguin.py`` through the functions of this module, never through raw
+string formatting:
+
+* :func:`py_literal` -- a value as a Python literal (strings as ``repr``,
+  which escapes quotes, backslashes, newlines and every non-printable
+  character; numbers, booleans, ``None``, and lists/tuples/dicts of them);
+* :func:`dotted_name` -- a validated dotted identifier (``a.b.c``), for the
+  places where the value is code, not data (the module root of the imports);
+* :func:`safe_keyword` -- whether a name may be printed as a keyword argument
+  (an ASCII identifier that is not a Python keyword and not ``__debug__``:
+  Python NFKC-normalises non-ASCII identifiers, so ``ｄｌ`` would be ``dl``).
+
+:func:`check_program` is the defence behind them: an allow-list over the
+AST of a program (format: docs/penguin_format.md). The printers run it on
+their own output before publishing it; ``hilo-penguin-run`` and
+``penguin_ref.run`` run it before executing a program. What it accepts:
+
+* ``import <dotted> as m<N>`` (with ``roots``: only those modules and their
+  submodules; without: any module but the ones the reference backend imports
+  for real, :data:`REAL_MODULES`);
+* assignments ``<name>[, <name>...] = <expr>``, expression statements that are
+  calls, module-level ``def <name>(<params>): ... return [...]`` (no decorators,
+  defaults or annotations, no nested ``def``);
+* expressions: literals (str, int, float, bool, None; ``-`` before a number),
+  lists, tuples, dicts with literal keys, names the program binds, calls of
+  ``<alias>.<ApiName>`` (an ``...Op`` or one of :data:`API_NAMES`),
+  ``<alias>.dtype.<name>``, the methods :data:`METHODS`, the builtins
+  :data:`BUILTINS`, and a function the program defines, and ``lambda`` over
+  those.
+
+Anything else -- another builtin, attribute access outside an imported
+module (``x.__class__``), a subscript, an operator, ``**kwargs``, an
+f-string -- is refused with one :class:`ProgramCheckError` naming the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import math
+import re
+
+from hilo_mlir.support.diagnostics import HiloError
+
+#: what a program may call besides the Penguin API
+BUILTINS = frozenset({"float", "complex", "dict"})
+#: methods a program may call on the values it built
+METHODS = frozenset({"markInput", "markOutput", "setResults"})
+#: Penguin API names that do not end in ``Op``
+API_NAMES = frozenset(
+    {"Function", "Tensor", "TensorSpec", "TupleSpec", "DebugLocation", "NpyFile", "Bits", "BlockArgument", "RegionReturn"}
+)
+#: modules the reference backend imports for real: never a program's import
+REAL_MODULES = frozenset({"numpy", "ml_dtypes", "math", "builtins", "os", "sys", "subprocess", "importlib"})
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_API = re.compile(r"[A-Z][A-Za-z0-9_]*\Z")
+_DTYPE = re.compile(r"[a-z][a-z0-9_]*\Z")
+_ALIAS = re.compile(r"m[0-9]+\Z")
+
+
+class ProgramCheckError(HiloError):
+    """A program outside the allowed shapes (:func:`check_program`)."""
+
+
+def py_literal(value) -> str:
+    """``value`` as Python source that evaluates to an equal value: the one quoting path for input-derived data.
+
+    Accepts ``str`` (``repr``: quotes, backslashes, newlines, ``{}`` and
+    unicode look-alikes stay inside the literal), ``bool``, ``int``,
+    ``float`` (``float('nan')``, ``float('-nan')``, ``float('inf')`` for the
+    non-finite ones), ``None``, and ``list`` / ``tuple`` / ``dict`` (string,
+    number or boolean keys) of these, nested to any depth (no recursion).
+
+    Raises:
+        TypeError: any other type (a printer bug, never the input's fault).
+    """
+    # iterative post-order: a stack of (value, rendered children or None)
+    out: list[str] = []
+    stack: list = [(value, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if isinstance(v, (list, tuple, dict)):
+            if not expanded:
+                stack.append((v, True))
+                items = list(v.items()) if isinstance(v, dict) else list(v)
+                for it in reversed(items):
+                    if isinstance(v, dict):
+                        stack.append((it[1], False))
+                        stack.append((it[0], False))
+                    else:
+                        stack.append((it, False))
+                continue
+            n = len(v) * (2 if isinstance(v, dict) else 1)
+            parts = out[len(out) - n :] if n else []
+            del out[len(out) - n :]
+            if isinstance(v, dict):
+                out.append("{" + ", ".join(f"{parts[i]}: {parts[i + 1]}" for i in range(0, n, 2)) + "}")
+            elif isinstance(v, tuple):
+                out.append("(" + parts[0] + ",)" if n == 1 else "(" + ", ".join(parts) + ")")
+            else:
+                out.append("[" + ", ".join(parts) + "]")
+            continue
+        out.append(_scalar(v))
+    return out[0]
+
+
+def _scalar(v) -> str:
+    if isinstance(v, str):
+        return repr(str(v))
+    if v is None or isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, int):
+        return repr(int(v))
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "float('-nan')" if math.copysign(1.0, v) < 0 else "float('nan')"
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(float(v))
+    raise TypeError(f"py_literal: cannot print a {type(v).__name__} as a literal")
+
+
+def dotted_name(text, what: str = "name") -> str:
+    """``text`` if it is a dotted Python identifier (``a.b.c``: ASCII, no keyword, no empty part), else an error.
+
+    Raises:
+        HiloError: naming ``what`` and the value (quoted with :func:`py_literal`).
+    """
+    parts = text.split(".") if isinstance(text, str) else [""]
+    if not all(_IDENT.match(p) and not keyword.iskeyword(p) and p != "__debug__" for p in parts):
+        raise HiloError(f"{what} must be a dotted Python identifier (e.g. 'neuronxcc.starfish.penguin'), got {py_literal(str(text))}")
+    return text
+
+
+def safe_keyword(name: str) -> bool:
+    """Whether ``name`` may be printed as a keyword argument: an ASCII identifier, not a keyword, not ``__debug__``."""
+    return bool(_IDENT.match(name)) and not keyword.iskeyword(name) and name != "__debug__"
+
+
+# -- the allow-list ------------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self, filename: str, roots):
+        self.filename = filename
+        self.roots = tuple(roots) if roots is not None else None
+        self.aliases: set[str] = set()
+        self.functions: set[str] = set()
+        self.bound: set[str] = set()
+
+    def fail(self, node, what: str):
+        line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
+        raise ProgramCheckError(
+            f"the program is not a Penguin program the backend may run: {what} "
+            "(allowed: imports of the Penguin API, assignments of its calls and literals, region functions; "
+            "docs/penguin_format.md)",
+            loc=f'loc("{self.filename}":{line}:{col})',
+            filename=self.filename,
+        )
+
+    # names ---------------------------------------------------------------------------------------
+    def bind(self, node, name: str) -> None:
+        if not _IDENT.match(name) or name.startswith("_") or name in _BUILTIN_NAMES or name in self.aliases:
+            self.fail(node, f"'{name}' may not be bound")
+        self.bound.add(name)
+
+    def collect(self, tree) -> None:
+        """First pass: imports, defined functions and every bound name (a region function may be listed before its ``def``)."""
+        for st in tree.body:
+            if isinstance(st, ast.Import):
+                for a in st.names:
+                    self.check_import(st, a)
+            elif isinstance(st, ast.ImportFrom):
+                self.fail(st, "'from ... import'")
+        for st in tree.body:
+            if isinstance(st, ast.FunctionDef):
+                self.bind(st, st.name)
+                self.functions.add(st.name)
+                for a in st.args.args:
+                    self.bind(st, a.arg)
+                for inner in st.body:
+                    if isinstance(inner, ast.Assign):
+                        self.bind_targets(inner)
+            elif isinstance(st, ast.Assign):
+                self.bind_targets(st)
+
+    def bind_targets(self, st) -> None:
+        if len(st.targets) != 1:
+            self.fail(st, "chained assignment")
+        t = st.targets[0]
+        names = t.elts if isinstance(t, ast.Tuple) else [t]
+        for n in names:
+            if not isinstance(n, ast.Name):
+                self.fail(st, "an assignment to something other than a name")
+            self.bind(st, n.id)
+
+    def check_import(self, st, a) -> None:
+        path = a.name
+        if a.asname is None or not _ALIAS.match(a.asname):
+            self.fail(st, f"'import {path}' without an 'as m<N>' alias")
+        if self.roots is not None:
+            if not any(path == r or path.startswith(r + ".") for r in self.roots):
+                self.fail(st, f"an import of '{path}' (the program imports only {', '.join(self.roots)})")
+        elif path.split(".")[0] in REAL_MODULES:
+            self.fail(st, f"an import of '{path}'")
+        if a.asname in self.aliases:
+            self.fail(st, f"'{a.asname}' imported twice")
+        self.aliases.add(a.asname)
+
+    # statements ----------------------------------------------------------------------------------
+    def statement(self, st, in_function: bool) -> None:
+        if isinstance(st, ast.Import) and not in_function:
+            return
+        if isinstance(st, ast.Assign):
+            self.expr(st.value)
+            return
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            self.expr(st.value)
+            return
+        if isinstance(st, ast.Return) and in_function:
+            if st.value is not None:
+                self.expr(st.value)
+            return
+        if isinstance(st, ast.FunctionDef) and not in_function:
+            a = st.args
+            if st.decorator_list or st.returns or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+                self.fail(st, f"function '{st.name}' with decorators, defaults, annotations or variadic parameters")
+            if any(x.annotation is not None for x in a.args) or getattr(st, "type_params", None):
+                self.fail(st, f"function '{st.name}' with annotations")
+            for inner in st.body:
+                self.statement(inner, True)
+            return
+        self.fail(st, f"a statement of kind {type(st).__name__}")
+
+    # expressions (iterative: a literal may nest deeper than Python's recursion limit) -------------
+    def expr(self, root) -> None:  # noqa: C901 - one branch per node kind
+        stack = [root]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        Constant, Name, Call, Attribute, List, Tuple = ast.Constant, ast.Name, ast.Call, ast.Attribute, ast.List, ast.Tuple
+        bound, aliases = self.bound, self.aliases
+        while stack:
+            e = pop()
+            t = type(e)
+            if t is Constant:
+                if type(e.value) not in _CONSTANT_TYPES:
+                    self.fail(e, f"a constant of type {type(e.value).__name__}")
+            elif t is Name:
+                if not (e.id in bound or e.id in aliases or e.id in BUILTINS) or type(e.ctx) is not ast.Load:
+                    self.fail(e, f"the name '{e.id}'")
+            elif t is Call:
+                self.callee(e.func, stack)
+                for x in e.args:
+                    if type(x) is ast.Starred:
+                        self.fail(x, "'*' unpacking")
+                    push(x)
+                for kw in e.keywords:
+                    if kw.arg is None:
+                        self.fail(e, "'**' unpacking")
+                    push(kw.value)
+            elif t is List or t is Tuple:
+                if type(e.ctx) is not ast.Load:
+                    self.fail(e, "a list or tuple target")
+                for x in e.elts:
+                    if type(x) is ast.Starred:
+                        self.fail(x, "'*' unpacking")
+                extend(e.elts)
+            elif t is Attribute:
+                self.api_name(e)
+            elif t is ast.UnaryOp:
+                if type(e.op) not in (ast.USub, ast.UAdd) or not (type(e.operand) is Constant and type(e.operand.value) in (int, float)):
+                    self.fail(e, "an operator")
+            elif t is ast.Dict:
+                for k in e.keys:
+                    if type(k) is not Constant or type(k.value) not in (str, int, float, bool):
+                        self.fail(e, "a dict key that is not a literal ('**' or an expression)")
+                extend(e.values)
+            elif t is ast.Lambda:
+                a = e.args
+                if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+                    self.fail(e, "a lambda with defaults or variadic parameters")
+                for p in a.args:
+                    self.bind(e, p.arg)
+                push(e.body)
+            else:
+                self.fail(e, f"an expression of kind {t.__name__}")
+
+    def api_name(self, e) -> None:
+        """``<alias>.<ApiName>`` or ``<alias>.dtype.<name>``: the only attribute reads outside method calls."""
+        v = e.value
+        if isinstance(v, ast.Name) and v.id in self.aliases and _API.match(e.attr) and (e.attr.endswith("Op") or e.attr in API_NAMES):
+            return
+        if isinstance(v, ast.Attribute) and v.attr == "dtype" and isinstance(v.value, ast.Name) and v.value.id in self.aliases:
+            if _DTYPE.match(e.attr):
+                return
+        self.fail(e, f"the attribute '.{e.attr}'")
+
+    def callee(self, f, stack) -> None:
+        if isinstance(f, ast.Name):
+            if f.id in BUILTINS or f.id in self.functions:
+                return
+            self.fail(f, f"a call of '{f.id}'")
+        if isinstance(f, ast.Attribute):
+            if f.attr in METHODS:
+                if isinstance(f.value, ast.Name):
+                    if f.value.id not in self.bound:
+                        self.fail(f, f"the name '{f.value.id}'")
+                    return
+                if isinstance(f.value, ast.Call):
+                    stack.append(f.value)
+                    return
+                self.fail(f, f"a call of '.{f.attr}'")
+            self.api_name(f)
+            return
+        self.fail(f, "a call of an expression")
+
+
+_CONSTANT_TYPES = (str, int, float, bool, type(None))
+_BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__", "__name__", "__file__", "__import__"}
+
+
+def check_program(source: str, filename: str = "penguin.py", roots=None) -> None:
+    """Refuse a program outside the shapes a Penguin printer emits (see the module docstring).
+
+    Args:
+        source: the program text.
+        filename: named in the error.
+        roots: the module paths the program may import (each with its
+            submodules); None accepts any module path except :data:`REAL_MODULES`.
+
+    Raises:
+        ProgramCheckError: the first statement or expression outside the allow-list, or text that is not Python.
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError) as e:
+        line = getattr(e, "lineno", None)
+        raise ProgramCheckError(f"{filename} is not valid Python: {getattr(e, 'msg', e)} (line {line})", filename=filename) from None
+    except (RecursionError, MemoryError):
+        raise ProgramCheckError(f"{filename}: the program nests too deeply to be parsed") from None
+    c = _Checker(filename, roots)
+    c.collect(tree)
+    for st in tree.body:
+        c.statement(st, False)
