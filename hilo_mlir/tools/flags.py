@@ -159,6 +159,26 @@ def _non_negative(text: str) -> int:
     return n
 
 
+def add_bisect_flags(ap: ArgumentParser) -> None:
+    """``--max-pass-index N`` (LLVM's ``-opt-bisect-limit``) and ``--fusion-fuel N`` (XLA's ``--xla_fuel``)."""
+    g = ap.add_argument_group("bisection (hilo-check uses these to find the pass or cluster that changed the numbers)")
+    g.add_argument(
+        "--max-pass-index",
+        type=_non_negative,
+        default=None,
+        metavar="N",
+        help="skip every pass whose index is above N (0: the first pass of the pipeline; a printer always runs); "
+        "--debug lists 'BISECT: running pass (i) <pass>' lines",
+    )
+    g.add_argument(
+        "--fusion-fuel",
+        type=_non_negative,
+        default=None,
+        metavar="N",
+        help="form at most N fusion clusters in all (0: a fusion-free program; default unlimited)",
+    )
+
+
 def printed_pass_filters(args) -> tuple[tuple[str, ...], tuple[str, ...]]:
     before = tuple(p for group in args.mlir_print_ir_before for p in group)
     after = tuple(p for group in args.mlir_print_ir_after for p in group)

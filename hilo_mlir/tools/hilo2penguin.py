@@ -38,6 +38,7 @@ from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
+    add_bisect_flags,
     add_ir_printing_flags,
     add_plugin_flag,
     check_pass_filters,
@@ -132,6 +133,7 @@ def build_parser() -> ArgumentParser:
     ap.add_bool_flag("--list-spine", help="print the spine, one step per line with its number and gate, and exit")
     ap.add_bool_flag("--allow-unregistered-dialect", help="accept ops of unknown dialects")
     add_ir_printing_flags(ap, verify_each_default=False)
+    add_bisect_flags(ap)
     e = ap.add_argument_group(
         "plugins and spine edits (STEP: a spine pass argument such as neuron-op-fusion, "
         "or a step number such as 15 or 14a; see --list-spine)"
@@ -185,6 +187,8 @@ def config_from_args(args) -> CompileConfig:
     cfg.stablehlo = args.spine == "stablehlo"
     cfg.verify_each = bool(args.verify_each)
     cfg.model_type = args.model_type
+    cfg.max_pass_index = args.max_pass_index
+    cfg.fusion_fuel = args.fusion_fuel
     from hilo_mlir.driver.spine_edits import PassEdit
 
     cfg.pass_edits = tuple(PassEdit.parse(kind, text) for kind, text in args.pass_edits)

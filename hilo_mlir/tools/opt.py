@@ -25,6 +25,7 @@ from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, 
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
+    add_bisect_flags,
     add_ir_printing_flags,
     add_plugin_flag,
     check_pass_filters,
@@ -71,6 +72,7 @@ def build_parser(pass_flags=()) -> ArgumentParser:
     ):
         ap.add_bool_flag(flag, help=text)
     add_ir_printing_flags(ap, verify_each_default=True)
+    add_bisect_flags(ap)
     return ap
 
 
@@ -189,8 +191,14 @@ class _Run:
                 if self.on_phase is not None:
                     instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
                 outputs = pl.CompileOutputs()
+                if args.fusion_fuel is not None:
+                    from hilo_mlir.fusion.fuel import FusionFuel
+
+                    outputs.fusion_fuel = FusionFuel(args.fusion_fuel)
                 env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
-                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
+                pipe = pl.Pipeline(
+                    steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each, max_pass_index=args.max_pass_index
+                )
                 ok = True
                 try:
                     pipe.run(module)
@@ -216,6 +224,10 @@ class _Run:
         if args.debug:
             for line in pipe.log:
                 sys.stderr.write(line + "\n")
+        elif args.max_pass_index is not None:  # as LLVM's -opt-bisect-limit: what ran and what did not
+            for line in pipe.log:
+                if line.startswith("BISECT: "):
+                    sys.stderr.write(line + "\n")
         if args.mlir_timing:
             from hilo_mlir.passmanager.instrumentation import timing_report
 
@@ -305,14 +317,15 @@ def _all_passes():
 
 def _read(args) -> tuple[str, str | bytes]:
     """The input's name and text. An empty file or stdin is the empty module (as mlir-opt); MLIR
-    bytecode (or a StableHLO portable artifact, read as stablehlo) is read in a child process
-    first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
+    bytecode (or a StableHLO portable artifact, read as stablehlo), a serialized ``HloModuleProto``
+    (``*.pb``) and HLO text (``HloModule ...``; both imported as normalised stablehlo) are read in a
+    child process first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
 
     Raises:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
@@ -320,8 +333,9 @@ def _read(args) -> tuple[str, str | bytes]:
         raise HiloError("--timeout must be positive")
     filename = "<stdin>" if args.input == "-" else args.input
     raw = read_input(args.input, allow_empty=True)
-    if raw.startswith(BYTECODE_MAGIC):
-        return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+    kind = input_kind(filename, raw)
+    if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
+        return filename, read_binary(raw, filename, kind, args.allow_unregistered_dialect, args.timeout)
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
