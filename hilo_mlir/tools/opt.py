@@ -32,6 +32,7 @@ from hilo_mlir.tools.flags import (
     instrumentation_from_args,
     load_plugins,
     render_error,
+    wants_help,
 )
 
 TOOL = "hilo-opt"
@@ -79,7 +80,14 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes()} | set(registry.aliases())
+    known = {p.argument for p in registry.all_passes(plugins=False)} | set(registry.aliases(load=False))
+    flags = set(build_parser()._option_string_actions)
+    for a in argv:
+        name = a[2:].partition("=")[0]
+        if a.startswith("--") and not a.startswith("--mlir-") and name not in known and "--" + name not in flags:
+            # not built in: maybe an installed plugin's pass
+            known = {p.argument for p in registry.all_passes()} | set(registry.aliases(load=False))
+            break
     rest, passes = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
@@ -272,8 +280,10 @@ def run(argv: list[str]) -> int:
     """Entry point body; returns the exit code."""
     argv = list(argv)
     try:
-        load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
-        if any(a in ("-h", "--help", "-help") for a in argv):
+        # first: a plugin's passes are flags and pipeline names too (installed ones: for --help,
+        # else only when a flag or pipeline names a pass that is not built in)
+        load_plugins(argv, entry_points=wants_help(argv))
+        if wants_help(argv):
             from hilo_mlir.tools.opt_help import help_text
 
             sys.stdout.write(help_text(build_parser()))
@@ -281,10 +291,10 @@ def run(argv: list[str]) -> int:
         from hilo_mlir.passmanager import registry
         from hilo_mlir.support import signals
 
-        registry.load()  # the heavy imports, while SIGINT is still deferred
+        registry.load(plugins=False)  # the heavy imports, while SIGINT is still deferred
         signals.resume()
         argv, pass_flags = _collect_pass_flags(argv)
-        args = build_parser([p.argument for p in _all_passes()]).parse_args(argv)
+        args = build_parser([p.argument for p in registry.all_passes(plugins=False)]).parse_args(argv)
         if args.version:
             from hilo_mlir.tools.flags import version_text
 
