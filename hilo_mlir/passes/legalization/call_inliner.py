@@ -92,7 +92,7 @@ def _callee_name(call) -> str:
 class _Frame:
     """One callee body being copied: its ops, the next one, its values' images, the location of its call."""
 
-    __slots__ = ("ops", "i", "mapping", "loc", "call")
+    __slots__ = ("call", "i", "loc", "mapping", "ops")
 
     def __init__(self, ops: list, mapping: dict, loc, call) -> None:
         self.ops, self.i, self.mapping, self.loc, self.call = ops, 0, mapping, loc, call
