@@ -168,7 +168,7 @@ def _run(module_op, ctx) -> None:
     funcs = _symbol_table(module_op)
     calls = {name: _calls_in(f) for name, f in funcs.items()}
     checked: dict = {}
-    for name, f in funcs.items():  # every call site is checked, in module order, before anything changes
+    for name in funcs:  # every call site is checked, in module order, before anything changes
         for call in calls[name]:
             callee = _callee_name(call)
             if callee not in checked:
