@@ -302,7 +302,7 @@ BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
 
 
 def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
-    from hilo_mlir.ir.binding import limits
+    from hilo_mlir.ir import limits
 
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:
