@@ -119,7 +119,7 @@ def graph_and_errors(prefix_text: str, inputs: list, filename: str, label: str) 
             nodes.append(
                 {"id": nid, "label": "Input", "namespace": "", "attrs": [{"key": "type", "value": str(a.type)}], "incomingEdges": []}
             )
-        probe_ids = []
+        probe_ids: list[str] = []
         ops = [o.operation for o in block.operations][:-1]
         for k, op in enumerate(ops):
             nid = f"op{k}"

@@ -125,7 +125,7 @@ class Fabric:
         self._waiting: dict = {}  # device -> (key, description)
         self._finished: set = set()
         self._failed: BaseException | None = None
-        self._counts = [dict() for _ in range(self.n)]  # per device: line -> executions so far
+        self._counts: list[dict[int, int]] = [dict() for _ in range(self.n)]  # per device: line -> executions so far
 
     def exchange(self, device: int, line: int, what: str, payload, compute, loc=None):
         """Post ``payload`` for the collective at penguin.py line ``line``; block until every device has; its result.
@@ -165,6 +165,7 @@ class Fabric:
                     raise _Aborted()
             if ex.error is not None:
                 raise ex.error
+            assert ex.results is not None  # no error: compute returned, so the results are set
             return ex.results[device]
 
     def finished(self, device: int) -> None:

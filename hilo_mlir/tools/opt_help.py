@@ -61,7 +61,7 @@ def help_text(parser) -> str:
         for line in _option_lines(p["options"]):
             buf.write(line + "\n")
     plugins = registry.plugin_passes() if registry is not None else []
-    if plugins:
+    if registry is not None and plugins:  # plugins is [] when registry is None
         buf.write("\n plugin passes:\n")
         for info in plugins:
             p = registry.describe(info)

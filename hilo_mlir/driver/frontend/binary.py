@@ -148,7 +148,8 @@ def read_binary(
 
     limit = DEFAULT_READ_TIMEOUT if timeout is None else timeout
     if kind in ("proto", "hlotext"):
-        from jaxlib import _hlo, xla_client  # noqa: F401 - imported once here, not in every child
+        # _hlo is a private extension module without stubs (hence the ignore)
+        from jaxlib import _hlo, xla_client  # type: ignore[attr-defined]  # noqa: F401 - imported once here, not in every child
     memory = read_memory(len(data))
     res = run_in_child(lambda: _read_in_child(data, filename, kind, allow_unregistered), limit, memory)
     who, what = READERS[kind]

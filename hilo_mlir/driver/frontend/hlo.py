@@ -34,9 +34,15 @@ instruction's own ``file:line:col`` in the text.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.partitioning import PARTITION_RECIPE, sharding_splits  # noqa: F401 - shared with the MLIR route
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from typing_extensions import Buffer
 
 #: First bytes of HLO text (``HloModule name, ...``), after optional blank lines.
 _HLO_TEXT = re.compile(rb"\A\s*HloModule\s")
@@ -89,7 +95,7 @@ def hlo_text_to_proto(data: bytes, filename: str) -> bytes:
         HiloError: the text is not UTF-8, or XLA's parser refused it (located
             at the ``line:col`` of the text the parser names).
     """
-    from jaxlib import _hlo
+    from jaxlib import _hlo  # type: ignore[attr-defined]  # a private extension module without stubs
 
     try:
         text = data.decode("utf-8")
@@ -199,7 +205,8 @@ def _dense_ints(attr) -> list[int] | None:
     from hilo_mlir.ir.binding import ir
 
     try:
-        return [int(x) for x in ir.DenseIntElementsAttr(attr)]
+        # the binding's stubs do not declare that a DenseIntElementsAttr is iterable
+        return [int(x) for x in cast("Iterable[int]", ir.DenseIntElementsAttr(attr))]
     except (ValueError, TypeError):
         return None
 
@@ -255,7 +262,7 @@ class _Locator:
         for op in ops:
             m = re.match(r'loc\("([^"]*)"\)$', str(op.location))
             pos = index.get(m.group(1)) if m else None
-            if pos is not None:
+            if m is not None and pos is not None:  # pos is None when m is
                 op.location = ir.Location.name(m.group(1), ir.Location.file(self.filename, pos[0], pos[1]))
                 n += 1
         return n
@@ -566,5 +573,6 @@ def mesh_groups_to_dense(module, ops, rw, where: _Locator) -> int:
         for i in grouped:
             size *= devices.shape[i]
         groups = arr.reshape(-1, size).astype(np.int64)
-        rw.set_attr(op, "replica_groups", ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups)))
+        # an ndarray is a buffer (numpy's stubs declare __buffer__ only for Python >= 3.12)
+        rw.set_attr(op, "replica_groups", ir.DenseIntElementsAttr.get(cast("Buffer", np.ascontiguousarray(groups))))
     return len(todo)

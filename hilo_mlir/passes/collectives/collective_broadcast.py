@@ -9,12 +9,17 @@ DESIGN.md catalogue row 3).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 
 def _channel_id(op) -> int:
@@ -106,7 +111,9 @@ def _flat_groups(module_op, op, groups: np.ndarray):
     if r is None or r <= 1 or p is None:
         return None
     flat = np.array([[rep * p + int(i) for i in g] for rep in range(r) for g in groups], dtype=np.int64)
-    return ir.DenseIntElementsAttr.get(flat, type=ir.RankedTensorType.get(list(flat.shape), ir.IntegerType.get_signless(64)))
+    # an ndarray is a buffer (numpy's stubs declare __buffer__ only for Python >= 3.12)
+    groups_type = ir.RankedTensorType.get(list(flat.shape), ir.IntegerType.get_signless(64))
+    return ir.DenseIntElementsAttr.get(cast("Buffer", flat), type=groups_type)
 
 
 def _gather_and_slice(op, d, n: int, rw, flat_groups=None):

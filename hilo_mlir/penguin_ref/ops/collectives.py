@@ -34,6 +34,8 @@ Semantics are the StableHLO specification's ("Collective ops"):
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from hilo_mlir.penguin_ref.attrs import AttrError, int_pairs
@@ -159,7 +161,7 @@ def _all_reduce(c):
     operands = list(c.srcs) if variadic else c.srcs[0]
 
     def compute(payloads):
-        out = [None] * len(payloads)
+        out: list[Any] = [None] * len(payloads)
         for g in groups:
             r = _fold([payloads[d] for d in g], fn, variadic)
             for d in g:
@@ -177,7 +179,7 @@ def _all_gather(c):
     dim = c.int("all_gather_dim")
 
     def compute(payloads):
-        out = [None] * len(payloads)
+        out: list[Any] = [None] * len(payloads)
         for g in groups:
             r = [np.concatenate([payloads[d][k] for d in g], axis=dim) for k in range(len(payloads[g[0]]))]
             for d in g:
@@ -197,7 +199,7 @@ def _reduce_scatter(c):
     operands = list(c.srcs) if variadic else c.srcs[0]
 
     def compute(payloads):
-        out = [None] * len(payloads)
+        out: list[Any] = [None] * len(payloads)
         for g in groups:
             r = _fold([payloads[d] for d in g], fn, variadic)
             parts = [np.split(x, len(g), axis=dim) for x in (r if variadic else [r])]
@@ -218,7 +220,7 @@ def _all_to_all(c):
     count = c.int("split_count")
 
     def compute(payloads):
-        out = [None] * len(payloads)
+        out: list[Any] = [None] * len(payloads)
         for g in groups:
             if len(g) != count:
                 raise ValueError(f"split_count is {count} but a group has {len(g)} members: {g}")
