@@ -6,6 +6,8 @@ Public API (imported lazily so that ``hilo-opt --help`` stays fast and never imp
 * :class:`CompileConfig` -- one boolean per pipeline gate (or a preset name, ``"default"`` / ``"all"``).
 * :class:`PenguinSource` -- what the compile returns (a ``str`` with ``.statistics``, ``.files``, ``.timings``).
 * :class:`HiloError` -- every user-facing failure.
+* :func:`check` -- ``hilo-check``: compile, run penguin.py, XLA and an f64 truth, judge every output
+  (:mod:`hilo_mlir.checker`; imports ``jax``).
 * :mod:`hilo_mlir.jax` -- the JAX export flow (``hj.compile(f, *args)``; the only module that imports ``jax``).
 
 The pass plugin API (README "Writing a pass plugin"; stable):
@@ -20,6 +22,7 @@ The pass plugin API (README "Writing a pass plugin"; stable):
 _EXPORTS = {
     "compile_file": ("driver.compiler", "compile_file"),
     "compile_module": ("driver.compiler", "compile_module"),
+    "check": ("checker.core", "check"),
     "PenguinSource": ("driver.compiler", "PenguinSource"),
     "CompileConfig": ("driver.config", "CompileConfig"),
     "HiloError": ("support.diagnostics", "HiloError"),

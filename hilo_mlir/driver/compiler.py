@@ -186,7 +186,18 @@ def _run_pipeline(
         from hilo_mlir.fusion import report as _fr
 
         report = outputs.fusion_report = _fr.FusionReport(loaded.filename)
-    pipe = Pipeline(steps, instrumentation=instrumentation, env=env, outputs=outputs, verify_each=config.verify_each)
+    if config.fusion_fuel is not None:
+        from hilo_mlir.fusion.fuel import FusionFuel
+
+        outputs.fusion_fuel = FusionFuel(config.fusion_fuel)
+    pipe = Pipeline(
+        steps,
+        instrumentation=instrumentation,
+        env=env,
+        outputs=outputs,
+        verify_each=config.verify_each,
+        max_pass_index=config.max_pass_index,
+    )
     # Diagnostics that passes emit (e.g. one per unsupported op) are kept as
     # notes of the HiloError instead of being printed raw by MLIR.
     with loaded.context, capture_diagnostics(loaded.context, loaded.filename) as diags:
@@ -194,7 +205,7 @@ def _run_pipeline(
             pipe.run(loaded.module)
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
-            e.log = list(pipe.log)  # the passes' debug lines up to the failure
+            e.log = list(loaded.import_log) + list(pipe.log)  # the import's and the passes' debug lines up to the failure
             raise
         except MemoryError:
             raise HiloError(f"out of memory while running pass '{pipe.last_pass}'") from None
@@ -213,7 +224,7 @@ def _run_pipeline(
         from hilo_mlir.fusion import report as _fr
 
         _fr.write_report(report, fusion_report)
-    out.log = list(pipe.log)
+    out.log = list(loaded.import_log) + list(pipe.log)
     return out
 
 
@@ -250,7 +261,8 @@ def compile_module(
 def compile_file(
     path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
 ) -> PenguinSource:
-    """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
+    """Compile a ``.mlir`` file (text, bytecode, a portable artifact), a serialized ``HloModuleProto`` (``.pb``)
+    or HLO text (``HloModule ...``, e.g. an XLA dump; detected by content).
 
     ``input_types``, ``fusion_report``: as for :func:`compile_module`.
 

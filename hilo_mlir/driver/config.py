@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import ClassVar
 
 #: Fields of CompileConfig that are not gates of a pipeline step.
-_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits"})
+_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits", "max_pass_index", "fusion_fuel"})
 
 
 @dataclass
@@ -65,6 +65,13 @@ class CompileConfig:
             replaced or disabled; :class:`hilo_mlir.driver.spine_edits.PassEdit`), in
             order. Build them with :meth:`insert_pass_after` and friends
             (``hilo2penguin --insert-pass-after`` ...).
+        max_pass_index: not a gate: ``--max-pass-index N`` (LLVM's ``-opt-bisect-limit``):
+            spine steps with an index above N are skipped (index 0 is the import step,
+            1 the first pass of the spine, as ``--dump-pass-pipeline`` lists them; the
+            printer always runs). None: every step runs.
+        fusion_fuel: not a gate: ``--fusion-fuel N`` (XLA's ``--xla_fuel``): the
+            clusters the fusing passes may form in total; 0 gives a fusion-free
+            program. None: unlimited (the output is byte-identical to no flag).
     """
 
     canonicalize: bool = False
@@ -94,6 +101,8 @@ class CompileConfig:
     verify_each: bool = False
     model_type: str = "generic"
     pass_edits: tuple = ()
+    max_pass_index: int | None = None
+    fusion_fuel: int | None = None
 
     #: Where the binary keeps each gate (``docs/provenance.md``; never shown to users).
     PROVENANCE: ClassVar[dict] = {

@@ -151,7 +151,9 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
     return fused, body
 
 
-def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None, namer: SymbolNamer | None = None):
+def codegen(
+    cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None, namer: SymbolNamer | None = None, fuel=None
+):
     """Turn ``cluster`` into one fused op (see the module doc for the form).
 
     Args:
@@ -160,6 +162,8 @@ def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every mutation goes through.
         order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
         namer: a :class:`SymbolNamer` for the module (composites; one is made if None).
+        fuel: ``(FusionFuel, pass argument)`` of the run (``--fusion-fuel``), or None: a legal
+            cluster takes one unit; with none left it is refused (``out-of-fuel``), IR untouched.
 
     Returns:
         The fused ``ir.Operation``, or None when :func:`check_legal` refuses the
@@ -172,6 +176,13 @@ def codegen(cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex
     if cluster.fused is not None:
         raise ValueError("codegen called twice on one FusionCluster")
     dependent, refusal = check_legal(cluster)
+    if refusal is None and fuel is not None and fuel[0] is not None:
+        from hilo_mlir.fusion.fuel import OUT_OF_FUEL
+        from hilo_mlir.support.diagnostics import location_to_str
+
+        loc_text = location_to_str(cluster.last.location, None) or str(cluster.last.location)
+        if not fuel[0].take(fuel[1], cluster.kind, loc_text, len(cluster)):
+            refusal = Refusal(OUT_OF_FUEL)
     if refusal is not None:
         cluster.refusal = refusal
         return None

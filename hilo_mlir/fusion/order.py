@@ -126,6 +126,34 @@ def value_def_ancestor(v, block) -> ir.Operation | None:
     return ancestor_in_block(owner, block)
 
 
+def operand_def_ops(op, block) -> list:
+    """The ops of ``block`` (other than ``op``, which sits in ``block``) that define an operand of ``op`` or of
+    an op nested in its regions, or contain that definition; each once, in no particular order."""
+    op = as_op(op)
+    out: dict = {}
+    me = op_key(op)
+
+    def add(v):
+        a = value_def_ancestor(v, block)
+        if a is not None:
+            k = op_key(a)
+            if k != me and k not in out:
+                out[k] = a
+
+    for v in op.operands:
+        add(v)
+    if len(op.regions):
+
+        def visit(x):
+            if x != op:
+                for v in x.operands:
+                    add(v)
+            return ir.WalkResult.ADVANCE
+
+        op.walk(visit)
+    return list(out.values())
+
+
 def _before_cmp(a, b) -> int:
     return -1 if a.is_before_in_block(b) else 1
 

@@ -56,6 +56,8 @@ class CompileOutputs:
             record into (set by the driver to ask for one, or by a pass's ``{report=DIR}``).
         dialect: the dialect of the input as the import step found it (``"mhlo"``,
             ``"stablehlo"``, ``"mixed"``, ``"none"``; ``"mhlo"`` once bridged); ``""`` without an import step.
+        fusion_fuel: the run's :class:`~hilo_mlir.fusion.fuel.FusionFuel` (``--fusion-fuel``; set by the
+            driver to meter the fusing passes, which take one unit per cluster and log it); None: unlimited.
     """
 
     source: str | None = None
@@ -64,6 +66,7 @@ class CompileOutputs:
     histogram: list[tuple[str, int]] | None = None
     fusion_report: FusionReport | None = None
     dialect: str = ""
+    fusion_fuel: Any = None
 
 
 class Statistics(collections.Counter):

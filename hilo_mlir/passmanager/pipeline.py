@@ -113,6 +113,10 @@ class Pipeline:
         check_analyses: the checking mode (:mod:`hilo_mlir.analysis.check`);
             default from ``HILO_MLIR_CHECK_ANALYSES``. Forces ``verify_each``.
         instruments: more :class:`PassInstrumentation` objects, called after the built-in ones.
+        max_pass_index: ``--max-pass-index N`` (LLVM's ``-opt-bisect-limit``): steps whose index
+            (0: the first step) is above N are skipped, except terminal (printer) steps, which always
+            run; each step logs ``BISECT: running pass (i) <pass>`` or ``BISECT: NOT running pass (i)
+            <pass>`` (``--debug``). None: every step runs.
 
     Attributes:
         stats: ``{pass display name: Statistics}`` filled by Python passes.
@@ -133,6 +137,7 @@ class Pipeline:
         verify_each: bool = True,
         check_analyses: bool | None = None,
         instruments: Sequence[PassInstrumentation] = (),
+        max_pass_index: int | None = None,
     ):
         from hilo_mlir.analysis.check import enabled_by_env
 
@@ -159,12 +164,15 @@ class Pipeline:
             IRPrinter(self.instr),  # first: it prints the previous pass's "After" dumps before anything else is said
             self._reproducer,
             self._attribution,
-            TwinWarnings(self._analyses, self.warn),
             self._statistics,
             AnalysisChecking(self._analyses) if self.check_analyses else None,
-            PassTiming(self.timings),  # last: it times the pass alone
+            # it times the pass and the census the twin check rebuilds after an upstream step (a walk
+            # the pass would otherwise do itself), not the instruments before it
+            PassTiming(self.timings),
+            TwinWarnings(self._analyses, self.warn),
         ]
         self.instruments: list[PassInstrumentation] = [i for i in built_in if i is not None] + list(instruments)
+        self.max_pass_index = max_pass_index
 
     @property
     def stats(self) -> dict[str, registry.Statistics]:
@@ -220,7 +228,9 @@ class Pipeline:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran
         try:
-            for step in self.steps:
+            for index, step in enumerate(self.steps):
+                if self._bisect_skips(index, step):
+                    continue
                 if not self.verify_each and unverified and step.info is not None and step.info.terminal:
                     self._verify_outside(op, step)
                     unverified = False
@@ -242,6 +252,14 @@ class Pipeline:
         finally:
             self._am = None
             am.close()
+
+    def _bisect_skips(self, index: int, step: Step) -> bool:
+        """``--max-pass-index``: True when step ``index`` is past the limit (a terminal step always runs)."""
+        if self.max_pass_index is None:
+            return False
+        skip = index > self.max_pass_index and not (step.info is not None and step.info.terminal)
+        self.log.append(f"BISECT: {'NOT ' if skip else ''}running pass ({index}) {step.argument}")
+        return skip
 
     def _changed(self, step: Step, changed: Change) -> bool:
         from hilo_mlir.rewrite.rewriter import Change

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hilo_mlir.ir import ir
+from hilo_mlir.ir.binding import ir
 
 if TYPE_CHECKING:
     from collections import Counter

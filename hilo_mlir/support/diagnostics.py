@@ -152,19 +152,20 @@ class _LocParser:
 
 
 def _showable(tree) -> FileLoc | None:
-    """The location MLIR shows for a location (its ``findLocToShow``)."""
-    kind = tree[0]
-    if kind == "file":
-        return tree[1]
-    if kind == "callsite":
-        return _showable(tree[1])
-    if kind == "name":
-        return _showable(tree[1]) if tree[1] is not None else None
-    if kind == "fused":
-        for part in tree[1]:
-            f = _showable(part)
-            if f is not None:
-                return f
+    """The location MLIR shows for a location (its ``findLocToShow``); iterative (locations nest to any depth)."""
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        kind = t[0]
+        if kind == "file":
+            return t[1]
+        if kind == "callsite":
+            stack.append(t[1])
+        elif kind == "name":
+            if t[1] is not None:
+                stack.append(t[1])
+        elif kind == "fused":
+            stack.extend(reversed(t[1]))  # the first part that shows wins
     return None
 
 
@@ -175,7 +176,7 @@ def location_stack(loc, filename: str | None = None) -> list[tuple[FileLoc, str]
     text = str(loc)
     try:
         tree = _LocParser(text).loc()
-    except (ValueError, IndexError, AssertionError):
+    except (ValueError, IndexError, AssertionError, RecursionError):  # nested deeper than the recursion limit: the first file location
         m = _FILE_LOC.search(text)
         tree = ("file", FileLoc(m.group(1), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
     stack = []

@@ -8,7 +8,7 @@
   bodies inlined, composites legalized to calls and inlined, mhlo -> stablehlo.
 * :func:`random_inputs` makes seeded inputs for ``main``'s signature.
 
-Tests only: the compiler path never imports this module.
+Tests and ``hilo-check`` (:mod:`hilo_mlir.checker`) only: the compiler path never imports this module.
 """
 
 from __future__ import annotations
@@ -168,8 +168,13 @@ def evaluate(text_or_module, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def evaluate_xla(text_or_module, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Run ``main`` on XLA CPU through jax (imports jax); returns numpy arrays."""
+    """Run ``main`` on XLA CPU through jax (imports jax); returns numpy arrays.
+
+    The inputs go to the device with jax's x64 mode on for the call (64-bit
+    inputs stay 64-bit; the global setting is left as it was).
+    """
     import jax
+    from jax._src import config as jax_config
     from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
 
@@ -181,8 +186,9 @@ def evaluate_xla(text_or_module, inputs: list[np.ndarray]) -> list[np.ndarray]:
     backend = xla_bridge.get_backend("cpu")
     dev = backend.devices()[:1]
     exe = backend.compile_and_load(asm, xc.DeviceList(tuple(dev)), xc.CompileOptions())
-    bufs = [jax.device_put(np.asarray(a), dev[0]) for a in inputs]
-    return [np.asarray(o) for o in exe.execute(bufs)]
+    with jax_config.enable_x64(True):
+        bufs = [jax.device_put(np.asarray(a), dev[0]) for a in inputs]
+        return [np.asarray(o) for o in exe.execute(bufs)]
 
 
 def run_passes(text: str, passes: str) -> tuple[str, dict]:

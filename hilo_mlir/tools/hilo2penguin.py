@@ -38,12 +38,14 @@ from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
+    add_bisect_flags,
     add_ir_printing_flags,
     add_plugin_flag,
     check_pass_filters,
     instrumentation_from_args,
     load_plugins,
     render_error,
+    wants_help,
 )
 
 TOOL = "hilo2penguin"
@@ -54,6 +56,8 @@ def _kebab(name: str) -> str:
 
 
 def _plugin_epilog() -> str | None:
+    if "hilo_mlir.passmanager.registry" not in sys.modules:
+        return None  # nothing loaded a plugin (none named, none installed): the bindings stay unimported
     from hilo_mlir.passmanager import registry
 
     passes = registry.plugin_passes()
@@ -129,6 +133,7 @@ def build_parser() -> ArgumentParser:
     ap.add_bool_flag("--list-spine", help="print the spine, one step per line with its number and gate, and exit")
     ap.add_bool_flag("--allow-unregistered-dialect", help="accept ops of unknown dialects")
     add_ir_printing_flags(ap, verify_each_default=False)
+    add_bisect_flags(ap)
     e = ap.add_argument_group(
         "plugins and spine edits (STEP: a spine pass argument such as neuron-op-fusion, "
         "or a step number such as 15 or 14a; see --list-spine)"
@@ -182,6 +187,8 @@ def config_from_args(args) -> CompileConfig:
     cfg.stablehlo = args.spine == "stablehlo"
     cfg.verify_each = bool(args.verify_each)
     cfg.model_type = args.model_type
+    cfg.max_pass_index = args.max_pass_index
+    cfg.fusion_fuel = args.fusion_fuel
     from hilo_mlir.driver.spine_edits import PassEdit
 
     cfg.pass_edits = tuple(PassEdit.parse(kind, text) for kind, text in args.pass_edits)
@@ -189,7 +196,9 @@ def config_from_args(args) -> CompileConfig:
 
 
 def _parse(argv: list[str]):
-    load_plugins(argv)  # first: the parser's help lists the plugins' passes
+    # first: the parser's help lists the plugins' passes; installed ones are loaded
+    # for --help, else only when a pass name is not built in (registry.get)
+    load_plugins(argv, entry_points=wants_help(argv))
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)

@@ -25,12 +25,14 @@ from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, 
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
+    add_bisect_flags,
     add_ir_printing_flags,
     add_plugin_flag,
     check_pass_filters,
     instrumentation_from_args,
     load_plugins,
     render_error,
+    wants_help,
 )
 
 TOOL = "hilo-opt"
@@ -70,6 +72,7 @@ def build_parser(pass_flags=()) -> ArgumentParser:
     ):
         ap.add_bool_flag(flag, help=text)
     add_ir_printing_flags(ap, verify_each_default=True)
+    add_bisect_flags(ap)
     return ap
 
 
@@ -77,7 +80,14 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes()} | set(registry.aliases())
+    known = {p.argument for p in registry.all_passes(plugins=False)} | set(registry.aliases(load=False))
+    flags = set(build_parser()._option_string_actions)
+    for a in argv:
+        name = a[2:].partition("=")[0]
+        if a.startswith("--") and not a.startswith("--mlir-") and name not in known and "--" + name not in flags:
+            # not built in: maybe an installed plugin's pass
+            known = {p.argument for p in registry.all_passes()} | set(registry.aliases(load=False))
+            break
     rest, passes = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
@@ -181,8 +191,14 @@ class _Run:
                 if self.on_phase is not None:
                     instr.on_pass_start = lambda arg: phase(f"running pass '{arg}'")
                 outputs = pl.CompileOutputs()
+                if args.fusion_fuel is not None:
+                    from hilo_mlir.fusion.fuel import FusionFuel
+
+                    outputs.fusion_fuel = FusionFuel(args.fusion_fuel)
                 env = pl.PipelineEnv(filename=self.filename, debug=bool(args.debug))
-                pipe = pl.Pipeline(steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each)
+                pipe = pl.Pipeline(
+                    steps, instrumentation=instr, env=env, outputs=outputs, verify_each=args.verify_each, max_pass_index=args.max_pass_index
+                )
                 ok = True
                 try:
                     pipe.run(module)
@@ -208,6 +224,10 @@ class _Run:
         if args.debug:
             for line in pipe.log:
                 sys.stderr.write(line + "\n")
+        elif args.max_pass_index is not None:  # as LLVM's -opt-bisect-limit: what ran and what did not
+            for line in pipe.log:
+                if line.startswith("BISECT: "):
+                    sys.stderr.write(line + "\n")
         if args.mlir_timing:
             from hilo_mlir.passmanager.instrumentation import timing_report
 
@@ -260,8 +280,10 @@ def run(argv: list[str]) -> int:
     """Entry point body; returns the exit code."""
     argv = list(argv)
     try:
-        load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
-        if any(a in ("-h", "--help", "-help") for a in argv):
+        # first: a plugin's passes are flags and pipeline names too (installed ones: for --help,
+        # else only when a flag or pipeline names a pass that is not built in)
+        load_plugins(argv, entry_points=wants_help(argv))
+        if wants_help(argv):
             from hilo_mlir.tools.opt_help import help_text
 
             sys.stdout.write(help_text(build_parser()))
@@ -269,10 +291,10 @@ def run(argv: list[str]) -> int:
         from hilo_mlir.passmanager import registry
         from hilo_mlir.support import signals
 
-        registry.load()  # the heavy imports, while SIGINT is still deferred
+        registry.load(plugins=False)  # the heavy imports, while SIGINT is still deferred
         signals.resume()
         argv, pass_flags = _collect_pass_flags(argv)
-        args = build_parser([p.argument for p in _all_passes()]).parse_args(argv)
+        args = build_parser([p.argument for p in registry.all_passes(plugins=False)]).parse_args(argv)
         if args.version:
             from hilo_mlir.tools.flags import version_text
 
@@ -295,14 +317,15 @@ def _all_passes():
 
 def _read(args) -> tuple[str, str | bytes]:
     """The input's name and text. An empty file or stdin is the empty module (as mlir-opt); MLIR
-    bytecode (or a StableHLO portable artifact, read as stablehlo) is read in a child process
-    first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
+    bytecode (or a StableHLO portable artifact, read as stablehlo), a serialized ``HloModuleProto``
+    (``*.pb``) and HLO text (``HloModule ...``; both imported as normalised stablehlo) are read in a
+    child process first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
 
     Raises:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
@@ -310,8 +333,9 @@ def _read(args) -> tuple[str, str | bytes]:
         raise HiloError("--timeout must be positive")
     filename = "<stdin>" if args.input == "-" else args.input
     raw = read_input(args.input, allow_empty=True)
-    if raw.startswith(BYTECODE_MAGIC):
-        return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+    kind = input_kind(filename, raw)
+    if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
+        return filename, read_binary(raw, filename, kind, args.allow_unregistered_dialect, args.timeout)
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string

@@ -18,13 +18,26 @@ PACKAGE = ROOT / "hilo_mlir"
 
 #: layer (first component under hilo_mlir) -> layers it must not import at module level
 FORBIDDEN = {
-    "support": {"ir", "rewrite", "analysis", "passmanager", "fusion", "passes", "printers", "penguin_ref", "driver", "tools", "jax"},
-    "ir": {"rewrite", "analysis", "passmanager", "fusion", "passes", "printers", "driver", "tools", "jax"},
-    "rewrite": {"passmanager", "fusion", "passes", "printers", "driver", "tools", "jax"},
-    "analysis": {"passes", "printers", "tools", "driver", "jax"},
-    "fusion": {"passes", "printers", "tools", "driver"},
-    "passes": {"tools", "jax"},
-    "printers": {"passes", "tools", "driver", "jax"},
+    "support": {
+        "ir",
+        "rewrite",
+        "analysis",
+        "passmanager",
+        "fusion",
+        "passes",
+        "printers",
+        "penguin_ref",
+        "driver",
+        "tools",
+        "jax",
+        "checker",
+    },
+    "ir": {"rewrite", "analysis", "passmanager", "fusion", "passes", "printers", "driver", "tools", "jax", "checker"},
+    "rewrite": {"passmanager", "fusion", "passes", "printers", "driver", "tools", "jax", "checker"},
+    "analysis": {"passes", "printers", "tools", "driver", "jax", "checker"},
+    "fusion": {"passes", "printers", "tools", "driver", "checker"},
+    "passes": {"tools", "jax", "checker"},
+    "printers": {"passes", "tools", "driver", "jax", "checker"},
 }
 
 

@@ -242,9 +242,9 @@ function.markOutput(v0, index=2)
         ("", [np.zeros(3, np.float32)], r"input 0 has shape \(3,\), the program expects \(2,\)"),
         ("v0 = = 1\n", [np.zeros(2, np.float32)], r"is not valid Python"),
         # the allow-list (support/pysource.py) refuses anything but the printer's shapes before it runs
-        ("v0 = undefined_name + 1\n", [np.zeros(2, np.float32)], r"penguin.py:7: .*not a Penguin program.*BinOp"),
-        ("v0 = m1.NegateOp(srcs=[undefined_name])\n", [np.zeros(2, np.float32)], r"penguin.py:7: .*the name 'undefined_name'"),
-        ("v0 = m1.TensorSpec.__class__\n", [np.zeros(2, np.float32)], r"penguin.py:7: .*the attribute '.__class__'"),
+        ("v0 = undefined_name + 1\n", [np.zeros(2, np.float32)], r"penguin.py:7:\d+: .*not a Penguin program.*BinOp"),
+        ("v0 = m1.NegateOp(srcs=[undefined_name])\n", [np.zeros(2, np.float32)], r"penguin.py:7:\d+: .*the name 'undefined_name'"),
+        ("v0 = m1.TensorSpec.__class__\n", [np.zeros(2, np.float32)], r"penguin.py:7:\d+: .*the attribute '.__class__'"),
     ],
 )
 def test_errors_are_one_clear_message(body, inputs, pattern):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hilo_mlir.ir import ir, make_context
+from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.dialects import STABLEHLO
 from hilo_mlir.passmanager.pipeline import Pipeline, PipelineEnv, Step
 from hilo_mlir.passmanager.registry import PassInfo

@@ -138,6 +138,8 @@ def render_html(report: FusionReport) -> str:
     ]
     if note:
         parts.append(f'<p class="note">{_e(note)}</p>')
+    for text, href in getattr(report, "links", ()):
+        parts.append(f'<p class="note">See also: <a href="{_e(href)}">{_e(text)}</a></p>')
     parts.append(_summary_tables(report))
     by_function: dict = collections.defaultdict(list)
     for eid, fname, entry, is_cluster in _entries(report):

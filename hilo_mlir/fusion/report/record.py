@@ -135,12 +135,15 @@ class FusionReport:
     Attributes:
         functions: ``{function name: FunctionReport}`` in first-recorded order.
         output_dirs: folders a pass was asked (``{report=DIR}``) to write to.
+        links: ``[(text, relative href)]`` of companion files the HTML page links to
+            (``hilo-check``'s Model Explorer graph); not part of the JSON.
     """
 
     def __init__(self, filename: str | None = None):
         self.filename = filename
         self.functions: dict[str, FunctionReport] = {}
         self.output_dirs: list[str] = []
+        self.links: list[tuple[str, str]] = []
 
     def function(self, name: str) -> FunctionReport:
         fr = self.functions.get(name)

@@ -28,6 +28,7 @@ REASONS = {
     "no-live-out": "nothing outside the cluster uses its results: it would be dead",
     "not-convex": "a path leaves the cluster through the named op and comes back in",
     "side-effecting-dependent": "an op that would have to move after the fused op has side effects",
+    "out-of-fuel": "the compile's --fusion-fuel budget of clusters was spent before this one",
     # --- fuseDotLogisticOp, Pass A (DotLogistic)
     "producer-not-dot": "the logistic's operand is not produced by a dot_general or dot",
     "logistic-multi-use": "the logistic's result does not have exactly one use",

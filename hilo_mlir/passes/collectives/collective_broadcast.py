@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.ir.dialects import TABLES, table_for
+from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
@@ -47,13 +47,15 @@ def _broadcast_to_all_gather(module_op, ctx):
 
     With a ``channel_handle`` (id > 0) the broadcast is cross-partition; the
     all_gather gets ``use_global_device_ids`` so its groups are read as device
-    ids, which equal partition ids when ``num_replicas = 1``.
+    ids, which equal partition ids when ``num_replicas = 1``; with
+    ``mhlo.num_replicas = R > 1`` on the module the groups are repeated for
+    each replica as flattened ids (:func:`_flat_groups`).
 
     Left alone (a ``--debug`` line): no or empty ``replica_groups`` (a process in no
     group gets zeros from collective_broadcast, but all_gather would gather
     everyone), groups padded with ``-1``, dynamic shapes.
     """
-    apply_patterns_once(module_op, (BroadcastToAllGather(),), ctx)
+    apply_patterns_once(module_op, (BroadcastToAllGather(module_op),), ctx)
 
 
 class BroadcastToAllGather(RewritePattern):
@@ -61,6 +63,9 @@ class BroadcastToAllGather(RewritePattern):
 
     name, statistic = "collective-broadcast-to-all-gather", "broadcasts-rewritten"
     roots = tuple(t.name("collective_broadcast") for t in TABLES.values())
+
+    def __init__(self, module_op):
+        self.module_op = module_op  # its mhlo.num_replicas / num_partitions decide the all_gather's groups
 
     def match(self, op, rw):
         groups = _replica_groups(op)
@@ -77,11 +82,34 @@ class BroadcastToAllGather(RewritePattern):
         groups = _replica_groups(op)
         assert groups is not None, "matched"
         with op.context, op.location:
-            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter)
+            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter, _flat_groups(self.module_op, op, groups))
         rw.replace_op(op, [out])
 
 
-def _gather_and_slice(op, d, n: int, rw):
+def _module_int(module_op, name: str) -> int | None:
+    a = module_op.attributes[name] if name in module_op.attributes else None
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
+def _flat_groups(module_op, op, groups: np.ndarray):
+    """The all_gather's ``replica_groups`` when they must differ from the broadcast's, else None.
+
+    A broadcast with a channel is cross-partition: each group of partition ids
+    applies within every replica. The all_gather reads its groups as
+    flattened device ids (``replica * num_partitions + partition``), so with
+    ``mhlo.num_replicas = R > 1`` (and ``mhlo.num_partitions = P``) each group
+    becomes ``R`` groups, one per replica.
+    """
+    if "channel_handle" not in op.attributes or _channel_id(op) <= 0:
+        return None
+    r, p = _module_int(module_op, NUM_REPLICAS_ATTR), _module_int(module_op, NUM_PARTITIONS_ATTR)
+    if r is None or r <= 1 or p is None:
+        return None
+    flat = np.array([[rep * p + int(i) for i in g] for rep in range(r) for g in groups], dtype=np.int64)
+    return ir.DenseIntElementsAttr.get(flat, type=ir.RankedTensorType.get(list(flat.shape), ir.IntegerType.get_signless(64)))
+
+
+def _gather_and_slice(op, d, n: int, rw, flat_groups=None):
     """Build the all_gather + slice (+ reshapes for rank 0) replacing ``collective_broadcast``
     ``op`` over groups of ``n`` before it; returns the value replacing its result."""
     rt = ir.RankedTensorType(op.results[0].type)
@@ -97,7 +125,7 @@ def _gather_and_slice(op, d, n: int, rw):
     gathered_t = ir.RankedTensorType.get([n * g_shape[0]] + g_shape[1:], rt.element_type)
     attrs = {
         "all_gather_dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0),
-        "replica_groups": op.attributes["replica_groups"],
+        "replica_groups": flat_groups if flat_groups is not None else op.attributes["replica_groups"],
     }
     if "channel_handle" in op.attributes:
         # collective_broadcast with a channel is cross-partition (groups are

@@ -13,6 +13,7 @@ over a module share (``ctx.state``).
 from __future__ import annotations
 
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, codegen
+from hilo_mlir.fusion.fuel import fuel_of
 from hilo_mlir.fusion.report import ReportRun
 from hilo_mlir.ir.utils import as_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import REGION_FREE, collect, in_function_body, preorder_sorted
@@ -147,7 +148,7 @@ class FusionRun:
         namer = self.namer() if self.d.fusion_is_composite else None
         rec = self.rec
         captured = rec.capture_cluster(rule, cluster, anchor) if rec is not None else None
-        fused = codegen(cluster, self.d, self.rw, self.order, namer)
+        fused = codegen(cluster, self.d, self.rw, self.order, namer, fuel=(fuel_of(self.ctx), self.ctx.info.argument))
         if rec is not None:
             rec.file_cluster(captured, cluster.refusal)
         st = self.ctx.stats

@@ -1,0 +1,10 @@
+"""The checker's one error type: the check could not be made (exit 2, distinct from 1 = numbers differ)."""
+
+from __future__ import annotations
+
+from hilo_mlir.support.diagnostics import HiloError
+
+
+class CheckError(HiloError):
+    """The model cannot be checked: unreadable input, inputs that do not match ``main``, a module XLA
+    cannot run, a compile that fails. ``hilo-check`` prints it as one error line and exits 2."""
