@@ -520,8 +520,13 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
         sys.stderr.flush()
     kind, a, b, child_diags = pickle.loads(result_bytes)
     diags.extend(child_diags)
-    if kind == "internal":
-        raise type(a, (Exception,), {})(b)
+    if kind == "internal":  # the child's internal error, raised again here as its class (a built-in one) or by name
+        import builtins
+
+        cls = getattr(builtins, a, None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            cls = type(a, (Exception,), {})
+        raise cls(b)
     buf.write(b)
     return bool(a)
 
