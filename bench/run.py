@@ -3,10 +3,12 @@
 
 Usage::
 
-    python bench/run.py [--models L4,L64,L512] [--json PATH] [--spine mhlo|stablehlo] [--repeat N]
+    python bench/run.py [--models L4,L64,L512] [--json PATH] [--spine mhlo|stablehlo|both] [--repeat N]
+                        [--process-repeat N] [--no-process] [--depths 300,1000,3000,20000]
 
-For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, or
-``NAME=path.mlir``), in one fresh process each, it measures:
+For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, generated
+by ``bench/models.py`` when that folder is absent, or ``NAME=path.mlir``), in one fresh
+process each, it measures (both spines by default, against ONE baseline per model):
 
 * ours: parse; the input census (dialect detection), input validation, sharding strip and the
   stablehlo -> mhlo legalization (``phases_s``, ``legalize_s``); each pass of
@@ -36,6 +38,19 @@ It prints a table and writes JSON::
                  "baseline_time_ratio"}}
 
 Times are wall-clock seconds (best of ``--repeat`` runs); RSS is in MiB.
+
+Then, whole processes (CPU = user + system of the process and the children it
+waited for, the forked compile worker included; ``--process-repeat`` pairs run
+A B A B ..., the figure is the median of the pair ratios):
+
+* ``hilo2penguin examples/decoder_layer.stablehlo.mlir`` against the binding-import
+  floor ``python -c 'import jaxlib.mlir.ir, jaxlib.mlir.dialects.stablehlo, jaxlib.mlir.dialects.mhlo'``
+  (target <= 1.6x);
+* ``hilo2penguin --help`` against ``python -c pass`` (target <= 1.5x its CPU + 0.1 s);
+* a module of bf16 constants against the same module in f32 (target: <= 0.3 s more);
+* the call-inliner alone on chains of ``--depths`` calls (CPU in one process each;
+  target: 3,000 within 2x of 10x the 300 figure);
+* ops per second of the compile of each model, and of the largest real model.
 """
 
 from __future__ import annotations
@@ -48,7 +63,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "jax")
+sys.path.insert(0, HERE)
+import models  # noqa: E402  (bench/models.py: the models, generated when ../shared is absent)
+
+#: the children's environment: our checkout first, bytecode cached the normal way
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPATH"] = ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")
 
 _WORKER = r"""
 import json, resource, sys, time, io
@@ -60,9 +80,10 @@ out = {}
 ctx = make_context()
 text = open(path, "rb").read()
 with ctx:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     module = ir.Module.parse(text)
     out["parse_s"] = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     n = 0
     def count(op):
         global n
@@ -71,6 +92,7 @@ with ctx:
     module.operation.walk(count)
     out["ops"] = n - 1
     if mode == "baseline":
+        c0 = time.process_time()
         t0 = time.perf_counter()
         pm = passmanager.PassManager.parse("builtin.module(canonicalize,cse)")
         pm.run(module.operation)
@@ -81,7 +103,8 @@ with ctx:
         out["print_s"] = time.perf_counter() - t0
         out["top_passes"] = [["canonicalize,cse", out["passes_s"]]]
     else:
-        from hilo_mlir import compiler, pipeline
+        from hilo_mlir.driver import compiler
+        from hilo_mlir.passmanager import pipeline
         from hilo_mlir.driver.config import CompileConfig
         # Observe (not change) the compile: every Pipeline it builds, and the
         # time of the steps before the spine (validation, sharding strip, bridge).
@@ -95,6 +118,8 @@ with ctx:
         compiler.Pipeline = _Observed
         phases = {}
         for fn in ("input_census", "validate_input", "strip_sharding", "to_mhlo"):
+            if not hasattr(compiler, fn):  # the driver changed its steps: time those that are still there
+                continue
             def timed(*a, _f=getattr(compiler, fn), _n=fn, **k):
                 t = time.perf_counter()
                 try:
@@ -111,7 +136,7 @@ with ctx:
         t0 = time.perf_counter()
         registry.all_passes()
         out["load_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         loaded = compiler.LoadedModule.from_module(ctx, module, path)
         src = compiler.compile_loaded(loaded, cfg)
         out["passes_s"] = time.perf_counter() - t0
@@ -135,6 +160,7 @@ with ctx:
         parts = out["parse_s"] + sum(phases.values()) + out["spine_passes_s"] + out["verify_s"] + out["print_s"]
         out["other_s"] = out["parse_s"] + out["passes_s"] - parts  # pipeline bookkeeping, census walks in pre
 out["total_s"] = out["parse_s"] + out["passes_s"] + (out["print_s"] if mode == "baseline" else 0.0)
+out["cpu_s"] = cpu + time.process_time() - c0  # the same span in CPU seconds (the load_s imports excluded)
 out["process_s"] = time.perf_counter() - t_start
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print("BENCH" + json.dumps(out))
@@ -149,9 +175,8 @@ def _time_help(tool: str) -> float:
     import time
 
     module = {"hilo2penguin": "hilo_mlir.tools.hilo2penguin", "hilo-opt": "hilo_mlir.tools.opt"}[tool]
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=env)
+    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=ENV)
     dt = time.perf_counter() - t0
     if r.returncode != 0:
         raise SystemExit(f"{tool} --help failed:\n{r.stderr[-2000:]}")
@@ -160,104 +185,220 @@ def _time_help(tool: str) -> float:
 
 def _run(mode: str, path: str, spine: str) -> dict:
     code = _WORKER.replace("ROOT", repr(ROOT), 1)
-    r = subprocess.run([sys.executable, "-c", code, mode, path, spine], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", code, mode, path, spine], capture_output=True, text=True, env=ENV)
     for line in r.stdout.splitlines():
         if line.startswith("BENCH"):
             return json.loads(line[5:])
     raise SystemExit(f"benchmark worker failed ({mode}, {path}):\n{r.stderr[-2000:]}")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", default="L4,L64,L512", help="comma list of L4/L64/L512 or NAME=path.mlir")
-    ap.add_argument("--json", default=None, help="write results here")
-    ap.add_argument("--spine", default="mhlo", choices=("mhlo", "stablehlo"))
-    ap.add_argument("--repeat", type=int, default=1, help="best of N interleaved rounds per measurement")
-    args = ap.parse_args(argv)
+def _cpu_of(cmd: list[str]) -> float:
+    """CPU seconds (user + system) of ``cmd`` and the children it waited for."""
+    import resource
 
-    models = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, env=ENV, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr.decode(errors='replace')[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _paired(a: list[str], b: list[str], repeat: int) -> dict:
+    """A B A B ... (after one warm-up each): medians of each and of the pair ratios."""
+    _cpu_of(a), _cpu_of(b)
+    ta, tb = [], []
+    for _ in range(repeat):
+        ta.append(_cpu_of(a))
+        tb.append(_cpu_of(b))
+    return {
+        "a_cpu_s": round(_median(ta), 4),
+        "b_cpu_s": round(_median(tb), 4),
+        "ratio": round(_median([x / y for x, y in zip(ta, tb)]), 3),
+        "diff_s": round(_median([x - y for x, y in zip(ta, tb)]), 4),
+    }
+
+
+_INLINER = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import models
+from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.passmanager.pipeline import Pipeline, step_for
+text = models.call_chain(int(sys.argv[2]))
+with make_context():
+    m = ir.Module.parse(text)
+    t = time.process_time()
+    Pipeline([step_for("call-inliner")], verify_each=False).run(m)
+    print("BENCH", time.process_time() - t)
+"""
+
+
+def process_section(repeat: int, depths: list[int], tmp: str) -> dict:
+    """The whole-process figures and the call-inliner depths (see the module docstring)."""
+    py = sys.executable
+    tool = [py, "-m", "hilo_mlir.tools.hilo2penguin"]
+    example = os.path.join(ROOT, "examples", "decoder_layer.stablehlo.mlir")
+    floor = [py, "-c", "import jaxlib.mlir.ir, jaxlib.mlir.dialects.stablehlo, jaxlib.mlir.dialects.mhlo"]
+    out: dict = {}
+    out["example_vs_binding_floor"] = _paired([*tool, example, "-o", os.path.join(tmp, "ex")], floor, repeat)
+    out["help_vs_python"] = _paired([*tool, "--help"], [py, "-c", "pass"], repeat)
+    for et in ("f32", "bf16"):
+        with open(os.path.join(tmp, f"{et}.mlir"), "w") as f:
+            f.write(models.constants_module(et))
+    out["bf16_vs_f32"] = _paired(
+        [*tool, os.path.join(tmp, "bf16.mlir"), "-o", os.path.join(tmp, "bf16")],
+        [*tool, os.path.join(tmp, "f32.mlir"), "-o", os.path.join(tmp, "f32")],
+        repeat,
+    )
+    inliner = {}
+    for d in depths:
+        r = subprocess.run([py, "-c", _INLINER, HERE, str(d)], capture_output=True, text=True, env=ENV, timeout=1200)
+        line = [x for x in r.stdout.splitlines() if x.startswith("BENCH")]
+        inliner[str(d)] = round(float(line[0].split()[1]), 3) if line else None
+    out["call_inliner_s"] = inliner
+    return out
+
+
+def main(argv=None) -> int:
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default="L4,L64,L512", help="comma list of L<layers> or NAME=path.mlir")
+    ap.add_argument("--json", default=None, help="write results here")
+    ap.add_argument("--spine", default="both", choices=("mhlo", "stablehlo", "both"))
+    ap.add_argument("--repeat", type=int, default=1, help="best of N interleaved rounds per measurement")
+    ap.add_argument("--process-repeat", type=int, default=5, help="pairs of whole-process runs (median)")
+    ap.add_argument("--no-process", action="store_true", help="skip the whole-process and call-inliner figures")
+    ap.add_argument("--depths", default="300,1000,3000,20000", help="call-inliner chain depths")
+    ap.add_argument("--no-verify-each", action="store_true", help="skip the --verify-each runs")
+    args = ap.parse_args(argv)
+    spines = ("mhlo", "stablehlo") if args.spine == "both" else (args.spine,)
+
+    models_ = []
     for item in [m for m in args.models.split(",") if m]:
         name, _, path = item.partition("=")
         if not path:
-            path = os.path.join(CORPUS, f"decoder_stack_{name}.stablehlo.mlir")
+            path = models.model_path(name)
         if not os.path.exists(path):
-            print(f"skip {name}: {path} not found", file=sys.stderr)
-            continue
-        models.append((name, path))
-    # Rounds interleave the models and ours/baseline, so a machine that slows
-    # down during the run skews neither the ratios nor the scaling.
-    modes = ("ours", "baseline", "verify-each")
-    runs: dict = {(name, mode): [] for name, _ in models for mode in modes}
+            raise SystemExit(f"{name}: {path} not found")
+        models_.append((name, path))
+    # Rounds interleave the models, the spines and ours/baseline, so a machine that slows
+    # down during the run skews neither the ratios nor the scaling. One baseline per model.
+    runs: dict = {}
     helps: dict = {tool: [] for tool in _HELP_TOOLS}
     for _ in range(max(1, args.repeat)):
-        for name, path in models:
-            for mode in modes:
-                runs[(name, mode)].append(_run(mode, path, args.spine))
+        for name, path in models_:
+            runs.setdefault((name, "baseline"), []).append(_run("baseline", path, "mhlo"))
+            for spine in spines:
+                for mode in ("ours",) if args.no_verify_each else ("ours", "verify-each"):
+                    runs.setdefault((name, spine, mode), []).append(_run(mode, path, spine))
         for tool in _HELP_TOOLS:
             helps[tool].append(_time_help(tool))
-    results = {}
-    for name, path in models:
-        ours = min(runs[(name, "ours")], key=lambda r: r["total_s"])
-        base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
-        each = min(runs[(name, "verify-each")], key=lambda r: r["total_s"])
-        results[name] = {
-            # the same compile with the verifier after every pass that changed the IR (--verify-each)
-            "verify_each_total_s": round(each["total_s"], 4),
-            "verify_each_ratio": round(each["total_s"] / base["total_s"], 3),
-            "verify_each_verify_s": round(each["verify_s"], 4),
-            "ops": ours["ops"],
-            "total_s": round(ours["total_s"], 4),
-            "parse_s": round(ours["parse_s"], 4),
-            "print_s": round(ours["print_s"], 4),
-            "baseline_s": round(base["total_s"], 4),
-            "ratio": round(ours["total_s"] / base["total_s"], 3),
-            "peak_rss_mb": round(ours["peak_rss_mb"], 1),
-            "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
-            "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
-            # total_s = parse_s + sum(phases_s) + spine_passes_s + verify_s + print_s + other_s
-            "other_s": round(ours["other_s"], 4),
-            "load_s": round(ours["load_s"], 4),
-            "spine_passes_s": round(ours["spine_passes_s"], 4),
-            "verify_s": round(ours["verify_s"], 4),
-            "verify_runs": ours["verify_runs"],
-            "legalize_s": round(ours["legalize_s"], 4),
-            "phases_s": {k: round(v, 4) for k, v in ours["phases"].items()},
-            # parse + upstream C++ passes + verifier runs: what no Python speed-up can remove
-            "cpp_floor_s": round(ours["cpp_floor_s"], 4),
-            "cpp_floor_ratio": round(ours["cpp_floor_s"] / base["total_s"], 3),
-            "baseline_parts_s": {k: round(base[k], 4) for k in ("parse_s", "passes_s", "print_s")},
-            "passes": [[k, round(v, 4)] for k, v in ours["all_passes"]],
-        }
-    report = {"models": results, "help_s": {tool: round(min(ts), 3) for tool, ts in helps.items()}}
-    if "L64" in results and "L512" in results:
-        a, b = results["L64"], results["L512"]
-        report["scaling"] = {
-            "time_ratio": round(b["total_s"] / a["total_s"], 3),
-            "op_ratio": round(b["ops"] / a["ops"], 3),
-            # the same ratio for the parts: ours minus the C++ floor (our Python), the
-            # C++ floor alone, and the baseline (C++ only) - which of them grows faster than the ops
-            "python_time_ratio": round((b["total_s"] - b["cpp_floor_s"]) / (a["total_s"] - a["cpp_floor_s"]), 3),
-            "cpp_floor_time_ratio": round(b["cpp_floor_s"] / a["cpp_floor_s"], 3),
-            "baseline_time_ratio": round(b["baseline_s"] / a["baseline_s"], 3),
-        }
+    report: dict = {"spines": {}, "help_s": {tool: round(min(ts), 3) for tool, ts in helps.items()}}
+    for spine in spines:
+        results = {}
+        for name, _path in models_:
+            base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
+            base_cpu = min(r["cpu_s"] for r in runs[(name, "baseline")])
+            each = runs.get((name, spine, "verify-each")) or runs[(name, spine, "ours")]
+            results[name] = _result(runs[(name, spine, "ours")], each, base, base_cpu)
+        report["spines"][spine] = {"models": results, "scaling": _scaling(results)}
+        _print_table(spine, results, args.repeat)
+    if not args.no_process:
+        with tempfile.TemporaryDirectory(prefix="hilo_bench_") as tmp:
+            report["process"] = process_section(args.process_repeat, [int(d) for d in args.depths.split(",") if d], tmp)
+        _print_process(report["process"])
+    largest = max(models_, key=lambda m: report["spines"][spines[0]]["models"][m[0]]["ops"])[0]
+    for spine in spines:
+        r = report["spines"][spine]["models"]
+        print(f"{spine}: ops/s " + ", ".join(f"{n} {m['ops'] / m['total_s']:,.0f}" for n, m in r.items()) + f" (largest: {largest})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+    return 0
 
+
+def _result(ours_runs: list, each_runs: list, base: dict, base_cpu: float) -> dict:
+    ours = min(ours_runs, key=lambda r: r["total_s"])
+    each = min(each_runs, key=lambda r: r["total_s"])
+    return {
+        # the same compile with the verifier after every pass that changed the IR (--verify-each)
+        "verify_each_total_s": round(each["total_s"], 4),
+        "verify_each_ratio": round(each["total_s"] / base["total_s"], 3),
+        "verify_each_verify_s": round(each["verify_s"], 4),
+        "ops": ours["ops"],
+        "total_s": round(ours["total_s"], 4),
+        "parse_s": round(ours["parse_s"], 4),
+        "print_s": round(ours["print_s"], 4),
+        "baseline_s": round(base["total_s"], 4),
+        "ratio": round(ours["total_s"] / base["total_s"], 3),
+        # CPU seconds (best of the rounds): what the targets are judged on, the machine being shared
+        "cpu_s": round(min(r["cpu_s"] for r in ours_runs), 4),
+        "baseline_cpu_s": round(base_cpu, 4),
+        "cpu_ratio": round(min(r["cpu_s"] for r in ours_runs) / base_cpu, 3),
+        "peak_rss_mb": round(ours["peak_rss_mb"], 1),
+        "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
+        "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
+        # total_s = parse_s + sum(phases_s) + spine_passes_s + verify_s + print_s + other_s
+        "other_s": round(ours["other_s"], 4),
+        "load_s": round(ours["load_s"], 4),
+        "spine_passes_s": round(ours["spine_passes_s"], 4),
+        "verify_s": round(ours["verify_s"], 4),
+        "verify_runs": ours["verify_runs"],
+        "legalize_s": round(ours["legalize_s"], 4),
+        "phases_s": {k: round(v, 4) for k, v in ours["phases"].items()},
+        # parse + upstream C++ passes + verifier runs: what no Python speed-up can remove
+        "cpp_floor_s": round(ours["cpp_floor_s"], 4),
+        "cpp_floor_ratio": round(ours["cpp_floor_s"] / base["total_s"], 3),
+        "baseline_parts_s": {k: round(base[k], 4) for k in ("parse_s", "passes_s", "print_s")},
+        "passes": [[k, round(v, 4)] for k, v in ours["all_passes"]],
+    }
+
+
+def _scaling(results: dict) -> dict | None:
+    if "L64" not in results or "L512" not in results:
+        return None
+    a, b = results["L64"], results["L512"]
+    return {
+        "time_ratio": round(b["total_s"] / a["total_s"], 3),
+        "cpu_time_ratio": round(b["cpu_s"] / a["cpu_s"], 3),
+        "op_ratio": round(b["ops"] / a["ops"], 3),
+        # the same ratio for the parts: ours minus the C++ floor (our Python), the
+        # C++ floor alone, and the baseline (C++ only) - which of them grows faster than the ops
+        "python_time_ratio": round((b["total_s"] - b["cpp_floor_s"]) / (a["total_s"] - a["cpp_floor_s"]), 3),
+        "cpp_floor_time_ratio": round(b["cpp_floor_s"] / a["cpp_floor_s"], 3),
+        "baseline_time_ratio": round(b["baseline_s"] / a["baseline_s"], 3),
+    }
+
+
+def _print_table(spine: str, results: dict, repeat: int) -> None:
+    print(f"== {spine} spine, --preset all")
     print(
-        f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'floor':>8}{'RSS MiB':>10}"
+        f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'CPU rat':>8}{'floor':>8}{'RSS MiB':>10}"
         f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes"
     )
     for name, r in results.items():
         top = ", ".join(f"{k.split(' (')[0]} {v:.3f}" for k, v in r["top_passes"][:3])
         pre = sum(r["phases_s"].values())
         print(
-            f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}"
+            f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['cpu_ratio']:>8.2f}"
             f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
             f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
             f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}"
         )
-    print(f"""columns (seconds unless said; best of --repeat {args.repeat} interleaved rounds):
-  ours s   = parse + pre + passes + verify + print + other (the compile of one module, {args.spine} spine, --preset all)
-  base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process)
-  ratio    = ours / base; floor = our C++ floor / base, where the C++ floor is parse + the upstream C++
+    print(f"""columns (seconds unless said; best of --repeat {repeat} interleaved rounds):
+  ours s   = parse + pre + passes + verify + print + other (the compile of one module, {spine} spine, --preset all)
+  base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process;
+             the same baseline for both spines)
+  ratio    = ours / base (wall); CPU rat = the same in CPU seconds (best of the rounds each)
+  floor    = our C++ floor / base, where the C++ floor is parse + the upstream C++
              passes we run (bridge, canonicalize, remove-dead-values, each with its verifier) + verify
   RSS MiB  = peak RSS of our whole process (interpreter + jaxlib alone are ~130-150 MiB)
   pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
@@ -270,18 +411,32 @@ def main(argv=None) -> int:
             f"{name}: with --verify-each {r['verify_each_total_s']:.3f} s = {r['verify_each_ratio']:.2f}x the baseline "
             f"(verifier {r['verify_each_verify_s']:.3f} s, against {r['verify_s']:.3f} s verifying once)"
         )
-    print("--help (whole process, target <= 0.3 s): " + ", ".join(f"{t} {v:.3f} s" for t, v in report["help_s"].items()))
-    if "scaling" in report:
-        s = report["scaling"]
+    s = _scaling(results)
+    if s:
         print(
-            f"scaling L64->L512: time x{s['time_ratio']}, ops x{s['op_ratio']} (target: time <= 1.15 x ops); "
+            f"scaling L64->L512: time x{s['time_ratio']} (CPU x{s['cpu_time_ratio']}), ops x{s['op_ratio']} "
+            "(target: time <= 1.15 x ops); "
             f"parts: our Python x{s['python_time_ratio']}, our C++ floor x{s['cpp_floor_time_ratio']}, "
             f"baseline x{s['baseline_time_ratio']}"
         )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
-    return 0
+
+
+def _print_process(p: dict) -> None:
+    e, h, b = p["example_vs_binding_floor"], p["help_vs_python"], p["bf16_vs_f32"]
+    print("== whole processes (CPU s, medians of interleaved pairs)")
+    print(
+        f"hilo2penguin examples/decoder_layer: {e['a_cpu_s']:.3f} s = {e['ratio']:.2f}x "
+        f"the binding-import floor {e['b_cpu_s']:.3f} s (target <= 1.6x)"
+    )
+    print(
+        f"hilo2penguin --help: {h['a_cpu_s']:.3f} s against python -c pass {h['b_cpu_s']:.3f} s "
+        f"(target <= {1.5 * h['b_cpu_s'] + 0.1:.3f} s = 1.5x + 0.1 s)"
+    )
+    print(f"bf16 constants: {b['diff_s']:+.3f} s against the same module in f32 ({b['ratio']:.2f}x; target <= +0.3 s)")
+    c = p["call_inliner_s"]
+    print("call-inliner alone (CPU s): " + ", ".join(f"depth {d}: {t}" for d, t in c.items()))
+    if c.get("300") and c.get("3000"):
+        print(f"  3000 / (10 x 300) = {c['3000'] / (10 * c['300']):.2f} (target <= 2)")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from hilo_mlir.driver.compiler import PenguinSource, compile_module
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.support.diagnostics import HiloError
 
-__all__ = ["compile", "export", "PenguinProgram"]
+__all__ = ["PenguinProgram", "compile", "export"]
 
 
 class PenguinProgram:
@@ -39,6 +39,7 @@ class PenguinProgram:
         exported: the ``jax.export.Exported`` it was compiled from (None for a portable artifact).
         mlir: the StableHLO text that went into the compiler (None for a portable artifact).
         spine: ``"mhlo"`` or ``"stablehlo"``.
+        devices: how many devices the program is one device's part of (``mesh.size``; 1 when not sharded).
     """
 
     def __init__(self, source: PenguinSource, exported, mlir: str, spine: str):
@@ -47,6 +48,7 @@ class PenguinProgram:
         self.exported = exported
         self.mlir = mlir
         self.spine = spine
+        self.devices = 1
         #: the CompileConfig it was compiled with (what :meth:`check` recompiles with)
         self.config = None
 
@@ -88,10 +90,38 @@ class PenguinProgram:
         """
         from hilo_mlir import penguin_ref
 
+        if self.devices > 1:
+            raise HiloError(
+                f"this is one device's program of {self.devices}: run it on {self.devices} simulated devices "
+                f"with run_devices([inputs of device 0, ...]) (hilo-penguin-run --devices {self.devices}), "
+                "not as a single-device program"
+            )
         flat = penguin_ref.run(self.source, self._flat(arrays), files=self.files, literal_fusions=literal_fusions)
         if self.exported is None:  # a portable artifact: no output structure is known
             return list(flat)
         return jax.tree_util.tree_unflatten(self.exported.out_tree, list(flat))
+
+    def run_devices(self, per_device, literal_fusions: bool = False) -> list:
+        """Run the per-device program on ``self.devices`` simulated devices in lock step (numpy reference backend).
+
+        Args:
+            per_device: one input list per device (``per_device[d]``: device ``d``'s shards, in ``main``'s
+                input order).
+
+        Returns:
+            One output list per device (``main``'s results, flat).
+
+        Raises:
+            HiloError: not one input list per device; the backend's errors (collectives that do not fit the
+                devices, a deadlock).
+        """
+        from hilo_mlir import penguin_ref
+
+        if len(per_device) != self.devices:
+            raise HiloError(f"the program runs on {self.devices} devices: give one input list per device, {len(per_device)} given")
+        ins = [[np.asarray(a) for a in dev] for dev in per_device]
+        out = penguin_ref.run(self.source, ins, files=self.files, literal_fusions=literal_fusions, devices=self.devices)
+        return [list(o) for o in out]
 
     def reference(self, *arrays):
         """Run the exported function with JAX (XLA CPU): its results as numpy arrays, in its output structure.
@@ -293,9 +323,28 @@ def compile(
     fusion_report: str | None = None,
     params=None,
     model_type: str | None = None,
+    mesh=None,
+    in_specs=None,
+    out_specs=None,
     cache=None,
 ) -> PenguinProgram:
     """Compile a JAX function, a ``jax.export.Exported`` or a portable artifact to a Penguin program.
+
+    A sharded function gives the per-device program (the README's "Multi-device programs"):
+
+    * ``mesh`` and ``in_specs`` (``PartitionSpec`` per argument; ``out_specs``, default
+      replicated ``P()``): ``fn`` is the per-device body; it is wrapped in
+      ``jax.shard_map(fn, mesh=mesh, in_specs=..., out_specs=...)`` (manual over every
+      axis), exported with the example arguments' *global* shapes, and the export's
+      body becomes ``main`` (per-device shapes). ``mesh`` may be a
+      ``jax.sharding.AbstractMesh``: no devices are needed.
+    * ``mesh`` alone: ``fn`` is a sharded ``jax.jit`` (``in_shardings=`` or example
+      arguments with ``.sharding``); it is compiled by XLA for the mesh's devices and
+      the partitioned module (``compiled.as_text()``) is imported as HLO text. Needs
+      the mesh's devices: for N CPU devices set
+      ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` before importing jax.
+
+    The program's ``.devices`` is the mesh size; its inputs and outputs are one device's.
 
     Args:
         fn: a Python function of arrays, a ``jax.jit`` function, a
@@ -321,6 +370,8 @@ def compile(
             portable artifact.
         model_type: the prologue's ``model-type`` (``generic``,
             ``transformer``, ``unet-inference``; default: ``config.model_type``).
+        mesh: a ``jax.sharding.Mesh`` or ``AbstractMesh`` (see above).
+        in_specs, out_specs: the ``shard_map`` specs (see above).
         cache: the persistent compile cache (:mod:`hilo_mlir.driver.cache`):
             None (default) uses ``HILO_MLIR_CACHE_DIR`` (else
             ``~/.cache/hilo_mlir``) unless ``HILO_MLIR_CACHE=0``; ``False``
@@ -350,6 +401,15 @@ def _compile(fn, example_args, config, spine, fusion_report, params, model_type,
     config = resolve_config(config, spine)
     if model_type is not None:
         config = config.replace(model_type=model_type)
+    if mesh is not None:
+        if params is not None:
+            raise HiloError("params= is not supported with mesh= (a per-device program's weights are shards)")
+        if in_specs is not None:
+            fn, example_args = _shard_map(fn, example_args, mesh, in_specs, out_specs)
+        else:
+            return _compile_partitioned(fn, example_args, mesh, config, spine, fusion_report)
+    elif in_specs is not None or out_specs is not None:
+        raise HiloError("in_specs=/out_specs= need mesh= (the mesh the shard_map runs on)")
     if isinstance(fn, (bytes, bytearray, memoryview)):
         if params is not None:
             raise HiloError("params= needs a JAX function or an Exported, not a portable artifact")
@@ -393,6 +453,58 @@ def _compile(fn, example_args, config, spine, fusion_report, params, model_type,
     src = _cached_compile(_cache_for(cache), text.encode("utf-8"), filename, cfg, input_types, weights, fusion_report, fresh)
     prog = PenguinProgram(src, exp, text, spine)
     prog.config = cfg
+    prog.devices = int(mesh.size) if mesh is not None else 1
+    return prog
+
+
+def _abstract(mesh):
+    return getattr(mesh, "abstract_mesh", mesh)
+
+
+def _shard_map(fn, example_args, mesh, in_specs, out_specs):
+    """Route (b): ``shard_map(fn)`` manual over every axis of ``mesh``, and global-shaped abstract arguments
+    carrying the ``in_specs`` shardings (on the abstract mesh: no devices needed)."""
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    amesh = _abstract(mesh)
+    flat, tree = jax.tree_util.tree_flatten(tuple(example_args))
+    specs = tuple(in_specs) if isinstance(in_specs, (list, tuple)) else (in_specs,)
+    if len(specs) != len(example_args):
+        raise HiloError(f"in_specs has {len(specs)} entries for {len(example_args)} arguments")
+    spec_leaves = jax.tree_util.tree_leaves(
+        [jax.tree_util.tree_map(lambda _, s=s: s, a) for a, s in zip(example_args, specs)], is_leaf=lambda x: isinstance(x, P)
+    )
+    args = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(amesh, s)) for a, s in zip(flat, spec_leaves)]
+    try:
+        body = jax.shard_map(fn, mesh=amesh, in_specs=specs, out_specs=P() if out_specs is None else out_specs)
+    except (TypeError, ValueError) as e:
+        raise HiloError(f"jax.shard_map failed: {e}") from None
+    return body, tuple(jax.tree_util.tree_unflatten(tree, args))
+
+
+def _compile_partitioned(fn, example_args, mesh, config, spine, fusion_report) -> PenguinProgram:
+    """Route (a): XLA compiles the sharded jit for the mesh's devices; its partitioned module is imported as HLO text."""
+    from hilo_mlir.driver.compiler import compile_loaded, load_module
+
+    need = int(mesh.size)
+    if isinstance(mesh, jax.sharding.AbstractMesh) or jax.device_count() < need:
+        raise HiloError(
+            f"the mesh has {need} devices and jax sees {jax.device_count()}: XLA must partition the program for real "
+            f"devices; set XLA_FLAGS=--xla_force_host_platform_device_count={need} before importing jax (CPU), "
+            "or pass in_specs= to compile the function as a shard_map body (no devices needed)"
+        )
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    try:
+        text = jitted.lower(*example_args).compile().as_text()
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise HiloError(f"XLA could not compile the sharded function: {e}") from None
+    name = getattr(fn, "__name__", None) or "jit_f"
+    loaded = load_module(text.encode("utf-8"), f"{name}.after_spmd-partitioning.txt")
+    src = compile_loaded(loaded, config, fusion_report=fusion_report)
+    prog = PenguinProgram(src, None, None, spine)
+    prog.mlir = None
+    prog.devices = need
     return prog
 
 

@@ -163,7 +163,9 @@ def run(
                 sys.stderr.write(f"== {conf} {folder}: {len(items)} modules\n")
                 if not sys.stderr.isatty():  # one line per 500 modules: the table follows
 
-                    def quiet(r, _p=progress, _n=[0], _total=len(items)):
+                    def quiet(r, _p=progress, _n=None, _total=len(items)):  # noqa: B008 - bound when defined, on purpose
+                        if _n is None:
+                            _n = [0]
                         _n[0] += 1
                         if _n[0] % 500 == 0 or _n[0] == _total:
                             sys.stderr.write(f"   {_n[0]}/{_total}\n")

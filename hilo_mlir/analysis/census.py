@@ -1,6 +1,6 @@
 """The op census: one walk of the module, then kept current in place by the rewriter.
 
-Every binding call costs 0.1–2 µs, so a pass that walks a 34k-op module just
+Every binding call costs 0.1-2 µs, so a pass that walks a 34k-op module just
 to learn that the three ops it rewrites are absent costs more than the C++
 canonicalizer. The census answers instead:
 
@@ -36,7 +36,7 @@ from __future__ import annotations
 import collections
 
 from hilo_mlir.ir.binding import identity_key, ir
-from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change
+from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
 
 _TUPLE = ir.TupleType.static_typeid
 _SHAPED = frozenset(
@@ -116,7 +116,7 @@ def _count_types(counts: dict, types, delta: int) -> None:
             counts.pop(t, None)
 
 
-class Census:
+class Census(Listener):
     """Op names, counts, a per-function op index and value types of one module (see module doc).
 
     Args:
@@ -415,7 +415,7 @@ class Census:
 
     # ------------------------------------------------------------------ the checking mode
 
-    def differences(self, fresh: "Census") -> list[str]:
+    def differences(self, fresh: Census) -> list[str]:
         """How this (kept) census differs from ``fresh`` (a new one of the same module): empty if equal.
 
         Names and counts must be equal; every per-function list must hold the

@@ -71,14 +71,14 @@ def structure(module_op) -> list:
 class Snapshot:
     """What :func:`check_step` compares against: the module's text and structure before a pass."""
 
-    __slots__ = ("text", "structure")
+    __slots__ = ("structure", "text")
 
     def __init__(self, module_op):
         self.text = fingerprint(module_op)
         self.structure = structure(module_op)
 
 
-def check_step(pass_arg: str, module_op, before: "Snapshot", changes: Change, am) -> None:
+def check_step(pass_arg: str, module_op, before: Snapshot, changes: Change, am) -> None:
     """Raise :class:`AnalysisCheckError` if ``changes`` or a cached analysis of ``am`` misstates the IR.
 
     Args:

@@ -106,7 +106,7 @@ class EntryBlock:
             (ask :meth:`effect`).
     """
 
-    __slots__ = ("ops", "inputs", "results", "effects")
+    __slots__ = ("effects", "inputs", "ops", "results")
 
     #: the change kinds that leave it valid (module doc)
     preserved_by = Change.ATTRIBUTE | Change.TYPE
@@ -131,13 +131,13 @@ class EntryBlock:
             self.effects.append(None if composite else bool(e))
 
     @classmethod
-    def from_parts(cls, ops: list, inputs: list, results: list, effects: list) -> "EntryBlock":
+    def from_parts(cls, ops: list, inputs: list, results: list, effects: list) -> EntryBlock:
         """An entry block read by a pass while it rewrote it (fields as in the class doc)."""
         self = cls.__new__(cls)
         self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
         return self
 
-    def permuted(self, order: list) -> "EntryBlock":
+    def permuted(self, order: list) -> EntryBlock:
         """The same block after reordering its body into ``order`` (positions; the terminator stays last)."""
         order = order + [len(self.ops) - 1]
         return EntryBlock.from_parts(
@@ -152,7 +152,7 @@ class EntryBlock:
         e = self.effects[k]
         return oracle(self.ops[k]) if e is None else e
 
-    def differences(self, fresh: "EntryBlock") -> list[str]:
+    def differences(self, fresh: EntryBlock) -> list[str]:
         """How this analysis differs from ``fresh`` (one read of the IR as it is now); [] if equal."""
         mine = [identity_key(o) for o in self.ops]
         theirs = [identity_key(o) for o in fresh.ops]

@@ -48,7 +48,7 @@ class IntRange:
             to be 0 / 1 in every element.
     """
 
-    __slots__ = ("width", "signed", "lo", "hi", "zeros", "ones")
+    __slots__ = ("hi", "lo", "ones", "signed", "width", "zeros")
 
     def __init__(self, width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int = 0):
         self.width, self.signed, self.lo, self.hi, self.zeros, self.ones = width, signed, lo, hi, zeros, ones
@@ -67,18 +67,18 @@ class IntRange:
 
     # -- constructors ---------------------------------------------------------------
     @staticmethod
-    def full(width: int, signed: bool) -> "IntRange":
+    def full(width: int, signed: bool) -> IntRange:
         """Every value of the type (what the analysis says of an unknown value)."""
         return IntRange(width, signed, type_min(width, signed), type_max(width, signed))
 
     @staticmethod
-    def empty(width: int, signed: bool) -> "IntRange":
+    def empty(width: int, signed: bool) -> IntRange:
         """No elements (a zero-sized tensor)."""
         mask = (1 << width) - 1
         return IntRange(width, signed, 1, 0, mask, mask)
 
     @staticmethod
-    def of(width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int = 0) -> "IntRange":
+    def of(width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int = 0) -> IntRange:
         """``[lo, hi]`` (clamped to the type) and the known bits, each made as tight as the other allows."""
         mask = (1 << width) - 1
         tmin, tmax = type_min(width, signed), type_max(width, signed)
@@ -112,7 +112,7 @@ class IntRange:
         return IntRange(width, signed, lo, hi, zeros & mask, ones & mask)
 
     @staticmethod
-    def constant(width: int, signed: bool, lo: int, hi: int, and_all: int, and_not_all: int) -> "IntRange":
+    def constant(width: int, signed: bool, lo: int, hi: int, and_all: int, and_not_all: int) -> IntRange:
         """A constant's range from its min, max, AND of all patterns and AND of all complemented patterns."""
         return IntRange.of(width, signed, lo, hi, and_not_all, and_all)
 
@@ -151,7 +151,7 @@ class IntRange:
         return "no elements" if self.is_empty else f"[{self.lo}, {self.hi}]"
 
     # -- lattice --------------------------------------------------------------------
-    def join(self, other: "IntRange") -> "IntRange":
+    def join(self, other: IntRange) -> IntRange:
         """The smallest range holding the elements of both."""
         if self.is_empty:
             return other

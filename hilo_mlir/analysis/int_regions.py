@@ -87,7 +87,7 @@ class RegionRules:
 
         Each round walks the region in a scratch scope. A value still growing
         after ``max_rounds`` rounds is widened to the full range of its type;
-        then one narrowing step (``init ∪ body(A)``, kept only if it is again a
+        then one narrowing step (``init union body(A)``, kept only if it is again a
         post-fixpoint) recovers bounds the body re-establishes (``x = (x + 7) & 255``).
         The region's values are those of the final walk, joined into the enclosing scope.
         Below :data:`DEEP` nested fixed points (the walks of nested loops

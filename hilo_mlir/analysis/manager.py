@@ -16,9 +16,9 @@ The manager caches one instance per (class, op) and listens to the rewriter:
 a recorded change of a kind not in ``preserved_by`` drops the analyses of the
 top-level op it happened in (and every analysis of the module op itself).
 Nothing is claimed by hand; what a pass did decides. An analysis that keeps
-itself current (the :class:`~hilo_mlir.analysis.census.Census`) implements
-the listener methods of :class:`~hilo_mlir.rewrite.rewriter.Listener` and is
-registered with the rewriter while cached.
+itself current (the :class:`~hilo_mlir.analysis.census.Census`) subclasses
+:class:`~hilo_mlir.rewrite.rewriter.Listener` and is registered with the
+rewriter while cached.
 
 A pass that computes an analysis as a by-product of its rewrite (the
 scheduler reads the entry block it reorders) hands it over with
@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from hilo_mlir.ir.binding import identity_key
-from hilo_mlir.rewrite.rewriter import Change, Rewriter
+from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ def _kept(cls: type) -> int:
     return kept
 
 
-class AnalysisManager:
+class AnalysisManager(Listener):
     """Cache of analyses for one module, invalidated by a :class:`Rewriter`'s records.
 
     Args:
@@ -136,7 +136,7 @@ class AnalysisManager:
         scope = self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
         self._by_scope.setdefault(scope, set()).add(key)
         self._fragile[scope] = self._fragile.get(scope, 0) | ~_kept(type(inst))
-        if hasattr(inst, "notify_inserted"):
+        if isinstance(inst, Listener):  # an analysis that keeps itself current
             self.rewriter.add_listener(inst)
 
     def _drop(self, key) -> None:
@@ -155,7 +155,7 @@ class AnalysisManager:
                         fragile |= ~_kept(type(self._cache[k]))
                     self._fragile[scope] = fragile
         self._ops.pop(key, None)
-        if inst is not None and hasattr(inst, "notify_inserted"):
+        if isinstance(inst, Listener):
             self.rewriter.remove_listener(inst)
 
     def close(self) -> None:

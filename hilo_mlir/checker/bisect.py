@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from hilo_mlir.checker import evaluate as ev
 from hilo_mlir.checker.errors import CheckError
 from hilo_mlir.checker.verdict import judge
+from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.support.diagnostics import HiloError
 
 
@@ -167,7 +168,7 @@ def _op_signatures(text: str, filename: str) -> list[tuple[str, str, str]]:
         m = ir.Module.parse(text)
 
         def visit(op):
-            if op.name in ("builtin.module", "func.return", "mhlo.return", "stablehlo.return"):
+            if op.name == "builtin.module" or op.name in TERMINATORS:
                 return ir.WalkResult.ADVANCE
             attrs = sorted(str(op.attributes[i]) for i in range(len(op.attributes)))
             types = [str(r.type) for r in op.results] + [str(v.type) for v in op.operands]

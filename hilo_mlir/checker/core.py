@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from hilo_mlir.checker.evaluate import compile_subject
 from hilo_mlir.checker.inputs import Argument, load_inputs, random_inputs, signature
 from hilo_mlir.checker.verdict import FACTOR, FLOOR_ULPS, OutputVerdict, judge
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.checker.bisect import Bisection
 
 
 @dataclass
@@ -52,7 +56,7 @@ class CheckResult:
     seed: int | None
     arguments: list
     outputs: list
-    bisection: object = None
+    bisection: Bisection | None = None
     files: dict = field(default_factory=dict)
 
     @property
@@ -251,7 +255,7 @@ def check_data(
 
         result.files.update(write_explorer(subject, cfg, arrays, out_dir, result))
         report = getattr(src, "fusion_report", None)
-        if report is not None:
+        if report is not None and fusion_report is not None:  # fusion_report is out_dir here at the latest
             from hilo_mlir.fusion.report import write_report
 
             if "model_explorer_graph" in result.files:
@@ -297,6 +301,7 @@ def check(
     """
     if isinstance(model, os.PathLike) or (isinstance(model, str) and "\n" not in model and os.path.exists(model)):
         path = os.fspath(model)
+        data: bytes | str
         try:
             with open(path, "rb") as f:
                 data = f.read()

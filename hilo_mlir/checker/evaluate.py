@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from hilo_mlir.checker.errors import CheckError
+from hilo_mlir.ir.dialects import STABLEHLO
 from hilo_mlir.support.diagnostics import HiloError
 
 
@@ -88,7 +89,7 @@ def _expand_softmax_calls(m) -> bool:
     calls = []
 
     def visit(op):
-        if op.name == "stablehlo.custom_call" and "call_target_name" in op.attributes:
+        if op.name == STABLEHLO.name("custom_call") and "call_target_name" in op.attributes:
             if ir.StringAttr(op.attributes["call_target_name"]).value == "AwsFSPattern5":
                 calls.append(op)
         return ir.WalkResult.ADVANCE

@@ -30,6 +30,7 @@ import numpy as np
 from hilo_mlir.checker import evaluate as ev
 from hilo_mlir.checker.errors import CheckError
 from hilo_mlir.checker.verdict import _abs_err
+from hilo_mlir.ir.dialects import FUSION_OPS, MHLO
 
 GRAPH_FILE = "model_explorer_graph.json"
 NODE_DATA_FILE = "model_explorer_node_data.json"
@@ -49,7 +50,7 @@ def _tag_clusters(m) -> None:
     fused = []
 
     def visit(op):
-        if op.name in ("mhlo.fusion", "stablehlo.composite"):
+        if op.name in FUSION_OPS:
             fused.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -62,7 +63,7 @@ def _tag_clusters(m) -> None:
                 break
         tag = ir.StringAttr.get(f"{kind}_{n}")
         n += 1
-        if op.name == "mhlo.fusion":
+        if op.name == MHLO.fusion:
             for body_op in op.regions[0].blocks[0].operations:
                 body_op.operation.attributes[_CLUSTER] = tag
         elif "decomposition" in op.attributes:
@@ -118,7 +119,7 @@ def graph_and_errors(prefix_text: str, inputs: list, filename: str, label: str) 
             nodes.append(
                 {"id": nid, "label": "Input", "namespace": "", "attrs": [{"key": "type", "value": str(a.type)}], "incomingEdges": []}
             )
-        probe_ids = []
+        probe_ids: list[str] = []
         ops = [o.operation for o in block.operations][:-1]
         for k, op in enumerate(ops):
             nid = f"op{k}"

@@ -129,8 +129,8 @@ def _find_roles(func, args: list[Argument]) -> None:
             "dynamic_update_slice": list(range(2, len(src))),
         }
         for k_i in index_operands.get(short, []):
-            if k_i < len(src) and src[k_i] is not None:
-                arg = args[src[k_i]]
+            if k_i < len(src) and (j := src[k_i]) is not None:
+                arg = args[j]
                 if np.issubdtype(arg.dtype, np.integer):
                     operand = ir.RankedTensorType(op.operands[0].type)
                     bound = min(operand.shape) if operand.rank else 1
@@ -144,6 +144,7 @@ def random_inputs(args: list[Argument], seed: int) -> list[np.ndarray]:
     out = []
     for a in args:
         dt, shape = a.dtype, a.shape
+        x: np.ndarray
         if dt == np.bool_:
             x = rng.random(shape) < 0.75
         elif np.issubdtype(dt, np.integer):

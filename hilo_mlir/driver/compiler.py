@@ -27,16 +27,16 @@ if TYPE_CHECKING:
     from hilo_mlir.fusion.report import FusionReport
 
 __all__ = [
-    "PenguinSource",
     "LoadedModule",
-    "load_module",
+    "PenguinSource",
+    "build_spine",
+    "compile_file",
     "compile_loaded",
     "compile_module",
-    "compile_file",
-    "build_spine",
-    "to_mhlo",
-    "input_census",
     "detect_dialect",
+    "input_census",
+    "load_module",
+    "to_mhlo",
 ]
 
 
@@ -58,7 +58,7 @@ class PenguinSource(str):
     files: dict
     timings: list
     verify_seconds: float = 0.0
-    fusion_report = None
+    fusion_report: FusionReport | None = None
     log: list
 
 
@@ -205,7 +205,7 @@ def _run_pipeline(
             pipe.run(loaded.module)
         except HiloError as e:
             e.notes = [d for d in diags if d.message not in e.message] + list(e.notes)
-            e.log = list(pipe.log)  # the passes' debug lines up to the failure
+            e.log = list(loaded.import_log) + list(pipe.log)  # the import's and the passes' debug lines up to the failure
             raise
         except MemoryError:
             raise HiloError(f"out of memory while running pass '{pipe.last_pass}'") from None
@@ -224,7 +224,7 @@ def _run_pipeline(
         from hilo_mlir.fusion import report as _fr
 
         _fr.write_report(report, fusion_report)
-    out.log = list(pipe.log)
+    out.log = list(loaded.import_log) + list(pipe.log)
     return out
 
 
@@ -264,7 +264,8 @@ def compile_module(
 def compile_file(
     path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
 ) -> PenguinSource:
-    """Compile a ``.mlir`` file (text, bytecode, a portable artifact) or a serialized ``HloModuleProto`` (``.pb``).
+    """Compile a ``.mlir`` file (text, bytecode, a portable artifact), a serialized ``HloModuleProto`` (``.pb``)
+    or HLO text (``HloModule ...``, e.g. an XLA dump; detected by content).
 
     ``input_types``, ``fusion_report``: as for :func:`compile_module`.
 

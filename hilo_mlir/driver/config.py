@@ -137,35 +137,35 @@ class CompileConfig:
         return [f.name for f in fields(cls) if f.name not in _NOT_GATES]
 
     @classmethod
-    def preset(cls, name: str) -> "CompileConfig":
+    def preset(cls, name: str) -> CompileConfig:
         """``"default"`` (the binary's defaults) or ``"all"`` (every gate on)."""
         if name == "default":
             return cls()
         if name == "all":
-            return cls(**{g: True for g in cls.gate_names()})
+            return cls(**{g: True for g in cls.gate_names()})  # type: ignore[arg-type]  # every gate is a bool
         raise ValueError(f"unknown preset '{name}' (known: default, all)")
 
-    def replace(self, **kw) -> "CompileConfig":
+    def replace(self, **kw) -> CompileConfig:
         return dataclasses.replace(self, **kw)
 
-    def _edit(self, kind: str, step: str, pipeline: str = "") -> "CompileConfig":
+    def _edit(self, kind: str, step: str, pipeline: str = "") -> CompileConfig:
         from hilo_mlir.driver.spine_edits import PassEdit
 
         return self.replace(pass_edits=tuple(self.pass_edits) + (PassEdit(kind, step, pipeline),))
 
-    def insert_pass_after(self, step: str, pipeline: str) -> "CompileConfig":
+    def insert_pass_after(self, step: str, pipeline: str) -> CompileConfig:
         """A copy with ``pipeline`` (``"my-pass{opt=1}"``) run right after spine step ``step``
         (a pass argument such as ``"neuron-op-fusion"`` or a step number such as ``"15"``)."""
         return self._edit("insert-after", step, pipeline)
 
-    def insert_pass_before(self, step: str, pipeline: str) -> "CompileConfig":
+    def insert_pass_before(self, step: str, pipeline: str) -> CompileConfig:
         """A copy with ``pipeline`` run right before spine step ``step``."""
         return self._edit("insert-before", step, pipeline)
 
-    def replace_pass(self, step: str, pipeline: str) -> "CompileConfig":
+    def replace_pass(self, step: str, pipeline: str) -> CompileConfig:
         """A copy with spine step ``step`` replaced by ``pipeline``."""
         return self._edit("replace", step, pipeline)
 
-    def disable_pass(self, step: str) -> "CompileConfig":
+    def disable_pass(self, step: str) -> CompileConfig:
         """A copy without spine step ``step``."""
         return self._edit("disable", step)

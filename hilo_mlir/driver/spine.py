@@ -202,7 +202,7 @@ def _step(entry: SpineEntry, config: CompileConfig) -> Step:
 
 def _checked(entries: list[SpineEntry], skip_missing: bool) -> list[SpineEntry]:
     """``entries`` whose pass is registered; an enabled spine step that is not is an error (or left out, ``skip_missing``)."""
-    known = {p.argument for p in registry.all_passes()}
+    known = {p.argument for p in registry.all_passes(plugins=False)}  # a plugin's pass is never a spine step
     out = []
     for e in entries:
         if e.label != "pre" and e.enabled and e.argument not in known:

@@ -63,7 +63,7 @@ class PassEdit:
         return _FLAGS.get(self.kind, self.kind)
 
     @classmethod
-    def parse(cls, kind: str, text: str) -> "PassEdit":
+    def parse(cls, kind: str, text: str) -> PassEdit:
         """From a flag's value: ``STEP=PASS[{opts}]`` (``STEP`` alone for ``disable``)."""
         if kind == "disable":
             return cls(kind, text.strip())

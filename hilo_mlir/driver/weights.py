@@ -72,9 +72,9 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     Raises:
         HiloError: no ``main``; an index that is not an argument of ``main``.
     """
-    from hilo_mlir.driver.compiler import entry_function
     from hilo_mlir.ir.binding import ir
     from hilo_mlir.ir.parameters import attribute_parameters
+    from hilo_mlir.passes.importing.validation import entry_function
 
     main = entry_function(module, filename)
     n = len(main.regions[0].blocks[0].arguments)

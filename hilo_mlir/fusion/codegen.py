@@ -37,7 +37,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
 from hilo_mlir.ir.utils import as_op, enclosing_module
 
-__all__ = ["Refusal", "codegen", "check_legal", "recursively_move_dependent_ops", "NO_LIVE_OUT", "NOT_CONVEX", "SIDE_EFFECTING_DEPENDENT"]
+__all__ = ["NOT_CONVEX", "NO_LIVE_OUT", "SIDE_EFFECTING_DEPENDENT", "Refusal", "check_legal", "codegen", "recursively_move_dependent_ops"]
 
 #: refusal reasons of the codegen (the fusion report's vocabulary, ``docs/fusion_report.md``)
 NO_LIVE_OUT = "no-live-out"

@@ -18,7 +18,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
 from hilo_mlir.ir.utils import as_op
 
-__all__ = ["SymbolNamer", "new_decomposition", "composite_attributes", "decomposition_base"]
+__all__ = ["SymbolNamer", "composite_attributes", "decomposition_base", "new_decomposition"]
 
 
 class SymbolNamer:

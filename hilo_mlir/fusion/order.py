@@ -25,8 +25,9 @@ import functools
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
+from hilo_mlir.rewrite.rewriter import Listener
 
-__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "value_def_ancestor", "sorted_in_block"]
+__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "sorted_in_block", "value_def_ancestor"]
 
 
 class OpSet:
@@ -46,7 +47,7 @@ class OpSet:
             self.add(o)
 
     @classmethod
-    def of_distinct(cls, ops) -> "OpSet":
+    def of_distinct(cls, ops) -> OpSet:
         """An OpSet of ``ops`` (``ir.Operation``, already free of duplicates), keys computed lazily."""
         s = cls()
         s._ops = list(ops)
@@ -125,6 +126,34 @@ def value_def_ancestor(v, block) -> ir.Operation | None:
     return ancestor_in_block(owner, block)
 
 
+def operand_def_ops(op, block) -> list:
+    """The ops of ``block`` (other than ``op``, which sits in ``block``) that define an operand of ``op`` or of
+    an op nested in its regions, or contain that definition; each once, in no particular order."""
+    op = as_op(op)
+    out: dict = {}
+    me = op_key(op)
+
+    def add(v):
+        a = value_def_ancestor(v, block)
+        if a is not None:
+            k = op_key(a)
+            if k != me and k not in out:
+                out[k] = a
+
+    for v in op.operands:
+        add(v)
+    if len(op.regions):
+
+        def visit(x):
+            if x != op:
+                for v in x.operands:
+                    add(v)
+            return ir.WalkResult.ADVANCE
+
+        op.walk(visit)
+    return list(out.values())
+
+
 def _before_cmp(a, b) -> int:
     return -1 if a.is_before_in_block(b) else 1
 
@@ -155,14 +184,17 @@ def sorted_in_block(items: list, key=None) -> list:
 class _BlockOrder:
     """Positions and a prev/next mirror of one block's op list (keys: :func:`op_key`)."""
 
-    __slots__ = ("block", "pos", "nxt", "prv", "ops")
+    __slots__ = ("block", "nxt", "ops", "pos", "prv")
 
     def __init__(self, block):
         self.block = block
         self.renumber()
 
     def renumber(self) -> None:
-        self.pos, self.nxt, self.prv, self.ops = {}, {}, {}, {}
+        self.pos: dict[int, float] = {}
+        self.nxt: dict[int, int | None] = {}
+        self.prv: dict[int, int | None] = {}
+        self.ops: dict[int, object] = {}
         prev = None
         for i, o in enumerate(self.block.operations):
             o = o.operation
@@ -214,7 +246,7 @@ class _BlockOrder:
         return False
 
 
-class OrderIndex:
+class OrderIndex(Listener):
     """Position of each op in its block, built once per block on demand, kept current as ops move.
 
     ``pos(op)`` is a float, increasing along the block. A block is indexed
@@ -250,7 +282,7 @@ class OrderIndex:
             self._rewriter.remove_listener(self)
             self._rewriter = None
 
-    def __enter__(self) -> "OrderIndex":
+    def __enter__(self) -> OrderIndex:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -22,14 +22,14 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _mlirHlo, _stablehlo
 from jaxlib.mlir.dialects import chlo, func, mhlo, sdy, stablehlo  # noqa: F401
 
 __all__ = [
-    "ir",
-    "passmanager",
-    "mhlo",
-    "stablehlo",
-    "func",
     "chlo",
-    "sdy",
+    "func",
+    "ir",
     "make_context",
+    "mhlo",
+    "passmanager",
+    "sdy",
+    "stablehlo",
     "stablehlo_ext",
 ]
 
@@ -150,7 +150,7 @@ def identity_key(obj) -> int:
     large modules).
     """
     cap = obj._CAPIPtr  # held while it is read
-    return _AT(id(cap) + _OFFSET).value  # type: ignore[operator]  # never NULL: a binding capsule wraps an object
+    return _AT(id(cap) + _OFFSET).value  # type: ignore[operator,return-value]  # never NULL: a binding capsule wraps an object
 
 
 def _identity_key_checked(obj) -> int:

@@ -212,6 +212,10 @@ FUSION_OPS = (MHLO.fusion, STABLEHLO.fusion)
 #: Module attribute holding XLA's input/output alias config (spelled so in both dialects).
 INPUT_OUTPUT_ALIAS_ATTR = "mhlo.input_output_alias"
 
+#: Module attributes declaring the devices of an SPMD program (replicas x partitions).
+NUM_REPLICAS_ATTR = "mhlo.num_replicas"
+NUM_PARTITIONS_ATTR = "mhlo.num_partitions"
+
 #: ``custom_call`` target the MHLO -> StableHLO legalization emits for an ``all_reduce`` it
 #: cannot express, and the attribute dictionary holding that all_reduce's attributes.
 ALL_REDUCE_CALL_TARGET = "mhlo.all_reduce"

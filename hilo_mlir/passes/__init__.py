@@ -4,8 +4,9 @@ Every module below this package is imported when the registry is first used;
 each registers its passes with :func:`hilo_mlir.registry.register` /
 :func:`hilo_mlir.registry.register_twins` at import time. Modules are imported
 in sorted order of their dotted names, so registration is deterministic.
-Then the installed plugins' entry points (group ``hilo_mlir.passes``) are loaded:
-the set of passes is the built-in families plus the plugins.
+The installed plugins' entry points (group ``hilo_mlir.passes``) are loaded
+lazily by the registry: when a pass name is not built in, when every pass is
+listed, or when a plugin is named.
 """
 
 import importlib
@@ -13,7 +14,3 @@ import pkgutil
 
 for _m in sorted(pkgutil.walk_packages(__path__, prefix=f"{__name__}."), key=lambda m: m.name):
     importlib.import_module(_m.name)
-
-from hilo_mlir.passmanager import plugins  # noqa: E402 - after the built-in passes: plugins may not take their names
-
-plugins.load_entry_points()

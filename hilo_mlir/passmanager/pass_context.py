@@ -8,6 +8,7 @@ through ``ctx.rewriter``, asks ``ctx.get_analysis`` / ``ctx.census``, bumps
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -201,7 +202,7 @@ class PassContext:
         pipeline_steps: tuple[Step, ...] = (),
     ):
         self.info = info
-        self.options = _Options(options)
+        self.options: Any = options_of(info, options)
         self.d: DialectTable | None = info.dialect_table
         self.rewriter = rewriter
         self.analyses = analyses
@@ -265,9 +266,41 @@ class PassContext:
         """
         return self.census.counts
 
+    @property
+    def debugging(self) -> bool:
+        """``--debug`` is on: worth spending time on debug lines (match failures, reports)."""
+        return self.env.debug
+
     def debug(self, msg: str) -> None:
         """Record a debug line (printed with ``--debug``); costs nothing otherwise."""
         self.log.append(f"[{self.info.argument}] {msg}")
+
+
+_OPTION_TYPES: dict[int, tuple[PassInfo, type]] = {}
+
+
+def options_type(info: PassInfo) -> type:
+    """The frozen dataclass of ``info``'s options (``<DisplayName>Options``): one typed field per declared
+    :class:`Option` (snake_case), its default the option's. Made once per pass."""
+    hit = _OPTION_TYPES.get(id(info))
+    if hit is not None and hit[0] is info:
+        return hit[1]
+    fields = [(o.name.replace("-", "_"), o.type, dataclasses.field(default=o.default)) for o in info.options]
+    cls = dataclasses.make_dataclass(f"{info.display_name}Options", fields, frozen=True)
+    cls.__doc__ = f"The options of pass '{info.argument}'."
+    _OPTION_TYPES[id(info)] = (info, cls)
+    return cls
+
+
+def options_of(info: PassInfo, values: dict[str, Any]) -> Any:
+    """``values`` (keys kebab- or snake-case) as an instance of :func:`options_type` (``ctx.options``);
+    values a pass did not declare (hand-built steps in tests) fall back to plain attributes."""
+    given = {k.replace("-", "_"): v for k, v in values.items()}
+    cls = options_type(info)
+    names = {f.name for f in dataclasses.fields(cls)}
+    if not set(given) <= names:
+        return _Options(values)
+    return cls(**given)
 
 
 class _Options:

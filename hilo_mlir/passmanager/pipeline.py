@@ -164,10 +164,12 @@ class Pipeline:
             IRPrinter(self.instr),  # first: it prints the previous pass's "After" dumps before anything else is said
             self._reproducer,
             self._attribution,
-            TwinWarnings(self._analyses, self.warn),
             self._statistics,
             AnalysisChecking(self._analyses) if self.check_analyses else None,
-            PassTiming(self.timings),  # last: it times the pass alone
+            # it times the pass and the census the twin check rebuilds after an upstream step (a walk
+            # the pass would otherwise do itself), not the instruments before it
+            PassTiming(self.timings),
+            TwinWarnings(self._analyses, self.warn),
         ]
         self.instruments: list[PassInstrumentation] = [i for i in built_in if i is not None] + list(instruments)
         self.max_pass_index = max_pass_index

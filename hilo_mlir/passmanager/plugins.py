@@ -10,7 +10,9 @@ It is loaded
 * automatically, for every installed package that declares an entry point in
   the group ``hilo_mlir.passes`` (:data:`ENTRY_POINT_GROUP`): the entry point
   names a module (imported) or a function (imported, then called with no
-  argument). ``HILO_MLIR_NO_ENTRY_POINT_PLUGINS=1`` turns this off.
+  argument). ``HILO_MLIR_NO_ENTRY_POINT_PLUGINS=1`` turns this off. They are
+  discovered lazily: when a pass name is not built in, when every pass is
+  listed (``--help``), or when a plugin is named.
 
 Every pass a plugin registers carries its origin (``PassInfo.origin``: the
 file, or ``<package> <version>``), shown by ``hilo-opt --help``. A plugin that
@@ -189,6 +191,10 @@ def load_entry_points() -> list:
     if _entry_points_loaded or os.environ.get("HILO_MLIR_NO_ENTRY_POINT_PLUGINS") == "1":
         return []
     _entry_points_loaded = True
+    from hilo_mlir.passmanager import entry_points
+
+    if not entry_points.maybe_installed():  # no importlib.metadata scan (~0.2 s) when no package declares one
+        return []
     from importlib import metadata
 
     out = []

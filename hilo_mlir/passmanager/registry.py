@@ -30,8 +30,9 @@ import dataclasses
 import importlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
     CompileOutputs,
@@ -86,6 +87,9 @@ class PassInfo:
     any_dialect: bool = False
     #: the plugin that registered the pass (file or ``package version``); '' for built-in passes
     origin: str = ""
+    #: what the pass does, for ``docs/passes.md`` (markdown, a paragraph or a few); default:
+    #: the first paragraph of ``run``'s docstring (:attr:`doc`)
+    description: str = ""
     #: the pass reads the steps that follow it (``ctx.pipeline_steps``: the import step checks
     #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
     reads_pipeline: bool = False
@@ -97,6 +101,15 @@ class PassInfo:
         from hilo_mlir.ir.dialects import MHLO, STABLEHLO  # here: the registry is read without the bindings (--help)
 
         return {"mhlo": MHLO, "stablehlo": STABLEHLO}.get(self.dialect or "")
+
+    @property
+    def doc(self) -> str:
+        """:attr:`description`, or the first paragraph of ``run``'s docstring, or :attr:`summary`."""
+        if self.description:
+            return self.description
+        text = (getattr(self.run, "__doc__", None) or "").strip()
+        first = text.split("\n\n", 1)[0] if text else ""
+        return " ".join(first.split()) or self.summary
 
     @property
     def display_name(self) -> str:
@@ -274,26 +287,53 @@ def register_twins(
     return a, b
 
 
-def _load() -> None:
+def _load_builtins() -> None:
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes, which then
-    # loads the installed plugins (entry-point group hilo_mlir.passes). By name: the
-    # registry is below the passes and the plugin loader, which both register into it.
+    # Pass families register themselves on import of hilo_mlir.passes. By name: the
+    # registry is below the passes, which register into it.
     importlib.import_module("hilo_mlir.passes")
 
 
-def load() -> None:
-    """Import every built-in pass family and the installed plugins' entry points (once per process)."""
-    _load()
+def _load_entry_points() -> None:
+    # By name, as above: the plugin loader is above the registry (plugins register into it).
+    importlib.import_module("hilo_mlir.passmanager.plugins").load_entry_points()
+
+
+def _load() -> None:
+    _load_builtins()
+    _load_entry_points()
+
+
+def load(plugins: bool = True) -> None:
+    """Import every built-in pass family and (``plugins``) the installed plugins' entry points (once per process).
+
+    Entry points are otherwise discovered lazily: when a pass name is not
+    built in (:func:`get`, :func:`lookup`), or every pass is listed
+    (:func:`all_passes`, ``--help``), or a plugin is named.
+    """
+    _load_builtins()
+    if plugins:
+        _load_entry_points()
 
 
 def lookup(argument: str, load: bool = True) -> PassInfo | None:
-    """The pass registered as ``argument`` or with it as an alias, or None (``load=False``: what is registered so far)."""
+    """The pass registered as ``argument`` or with it as an alias, or None (``load=False``: what is registered so far).
+
+    With ``load``, an argument that is not built in loads the installed plugins' entry points first.
+    """
     if load:
-        _load()
+        _load_builtins()
+    info = _find(argument)
+    if info is None and load:
+        _load_entry_points()
+        info = _find(argument)
+    return info
+
+
+def _find(argument: str) -> PassInfo | None:
     info = _REGISTRY.get(argument)
     if info is None and argument in _ALIASES:
         info = _REGISTRY.get(_ALIASES[argument])
@@ -330,9 +370,9 @@ def registering_for(origin: str):
 
 
 def get(argument: str) -> PassInfo:
-    """Look up a pass by argument; HiloError listing close names if unknown."""
-    _load()
-    info = lookup(argument, load=False)
+    """Look up a pass by argument (an argument that is not built in loads the installed plugins first);
+    HiloError listing close names if unknown."""
+    info = lookup(argument)
     if info is not None:
         return info
     import difflib
@@ -367,9 +407,9 @@ def plugin_passes() -> list[PassInfo]:
     return sorted((p for p in _REGISTRY.values() if p.origin), key=lambda p: p.argument)
 
 
-def all_passes() -> list[PassInfo]:
-    """Every registered pass, sorted by argument."""
-    _load()
+def all_passes(plugins: bool = True) -> list[PassInfo]:
+    """Every registered pass, sorted by argument (``plugins``: the installed plugins' entry points loaded first)."""
+    load(plugins)
     return sorted(_REGISTRY.values(), key=lambda p: p.argument)
 
 

@@ -30,7 +30,7 @@ from hilo_mlir.penguin_ref.interpreter import run_program
 from hilo_mlir.penguin_ref.program import Program
 from hilo_mlir.penguin_ref.records import PenguinRefError
 
-__all__ = ["run", "load", "PenguinRefError", "Program"]
+__all__ = ["PenguinRefError", "Program", "load", "run"]
 
 
 def _looks_like_path(s: str) -> bool:
@@ -75,8 +75,8 @@ def load(source_or_path, files: dict | None = None) -> Program:
     return prog
 
 
-def run(source_or_path, inputs, files: dict | None = None, literal_fusions: bool = False) -> list:
-    """Run a Penguin program on ``inputs`` with numpy.
+def run(source_or_path, inputs, files: dict | None = None, literal_fusions: bool = False, devices: int | None = None) -> list:
+    """Run a Penguin program on ``inputs`` with numpy (on one device, or on ``devices`` devices in lock step).
 
     Args:
         source_or_path: program text (``str`` / ``PenguinSource``), a path to
@@ -88,15 +88,45 @@ def run(source_or_path, inputs, files: dict | None = None, literal_fusions: bool
         files: in-memory ``.npy`` constants (see :func:`load`).
         literal_fusions: run ``Expm1`` / ``Log1p`` fusions op by op instead of
             as the precise primitive their kind selects (:mod:`.kernels`).
+        devices: ``N`` to run the per-device program on ``N`` simulated
+            devices (:mod:`.devices`: mesh, groups, rendezvous;
+            :mod:`.ops.collectives`: the collectives' semantics). ``inputs``
+            is then one input list per device (``inputs[d]``, as above), and
+            the result one output list per device. ``None``: one device,
+            ``inputs`` is the input list itself.
 
     Returns:
         ``list[np.ndarray]``: the outputs in ``markOutput`` index order
         (= ``main``'s results); bf16 results are ``ml_dtypes.bfloat16`` arrays.
+        With ``devices=N``: ``list`` of ``N`` such lists, by device.
 
     Raises:
         PenguinRefError: see :func:`load`; plus wrong input count/shape and
             any statement the backend cannot execute (naming the op and its
-            ``DebugLocation``).
+            ``DebugLocation``); with ``devices``: a device count the program's
+            ``num-replicas`` x ``num-partitions`` does not allow, collective
+            groups that do not fit the devices, devices that deadlock (each a
+            single error, prefixed with the device that failed first).
     """
-    prog = load(source_or_path, files=files)
-    return run_program(prog, inputs, literal_fusions=literal_fusions)
+    if devices is None:
+        prog = load(source_or_path, files=files)
+        return run_program(prog, inputs, literal_fusions=literal_fusions)
+    return _run_devices(source_or_path, inputs, files, literal_fusions, devices)
+
+
+def _run_devices(source_or_path, inputs, files, literal_fusions: bool, devices) -> list:
+    from hilo_mlir.penguin_ref.devices import mesh_for, run_devices
+
+    if isinstance(devices, bool) or not isinstance(devices, int):
+        raise PenguinRefError(f"penguin_ref: devices must be an integer, got {devices!r}")
+    first = load(source_or_path, files=files)
+    mesh = mesh_for(first, devices)
+    per_device = list(inputs) if not isinstance(inputs, (str, bytes)) else []
+    if len(per_device) != devices:
+        raise PenguinRefError(f"penguin_ref: {devices} devices need {devices} input lists (one per device), {len(per_device)} given")
+    programs = [first] + [load(source_or_path, files=files) for _ in range(devices - 1)]  # one recorded program per thread
+
+    def run_one(prog, ins, device, fabric):
+        return run_program(prog, ins, literal_fusions=literal_fusions, fabric=fabric, device=device, deep=False)
+
+    return run_devices(programs, per_device, mesh, run_one)

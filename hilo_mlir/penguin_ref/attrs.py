@@ -15,15 +15,14 @@ from __future__ import annotations
 import json
 import re
 
-import ml_dtypes
 import numpy as np
 
-#: MLIR element type / Penguin dtype string -> numpy dtype.
+#: MLIR element type / Penguin dtype string -> numpy dtype ("ml_dtypes.<name>": that ml_dtypes type, imported lazily).
 _DTYPES = {
     "f32": np.float32,
     "f64": np.float64,
     "f16": np.float16,
-    "bf16": ml_dtypes.bfloat16,
+    "bf16": "ml_dtypes.bfloat16",
     "i1": np.bool_,
     "i8": np.int8,
     "i16": np.int16,
@@ -37,14 +36,14 @@ _DTYPES = {
     "si16": np.int16,
     "si32": np.int32,
     "si64": np.int64,
-    "f8E4M3FN": ml_dtypes.float8_e4m3fn,
-    "f8E5M2": ml_dtypes.float8_e5m2,
+    "f8E4M3FN": "ml_dtypes.float8_e4m3fn",
+    "f8E5M2": "ml_dtypes.float8_e5m2",
     "complex<f32>": np.complex64,
     "complex<f64>": np.complex128,
     "float32": np.float32,
     "float64": np.float64,
     "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
+    "bfloat16": "ml_dtypes.bfloat16",
     "bool": np.bool_,
     "int8": np.int8,
     "int16": np.int16,
@@ -54,22 +53,22 @@ _DTYPES = {
     "uint16": np.uint16,
     "uint32": np.uint32,
     "uint64": np.uint64,
-    "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float8_e4m3fn": "ml_dtypes.float8_e4m3fn",
+    "float8_e5m2": "ml_dtypes.float8_e5m2",
     "complex64": np.complex64,
     "complex128": np.complex128,
     "ui1": np.bool_,
     "pred": np.bool_,
-    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-    "float8_e8m0fnu": ml_dtypes.float8_e8m0fnu,
-    "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
-    "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
-    "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
-    "int4": ml_dtypes.int4,
-    "uint4": ml_dtypes.uint4,
-    "i4": ml_dtypes.int4,
-    "ui4": ml_dtypes.uint4,
+    "float8_e4m3fnuz": "ml_dtypes.float8_e4m3fnuz",
+    "float8_e5m2fnuz": "ml_dtypes.float8_e5m2fnuz",
+    "float8_e8m0fnu": "ml_dtypes.float8_e8m0fnu",
+    "f8E4M3FNUZ": "ml_dtypes.float8_e4m3fnuz",
+    "f8E5M2FNUZ": "ml_dtypes.float8_e5m2fnuz",
+    "f8E8M0FNU": "ml_dtypes.float8_e8m0fnu",
+    "int4": "ml_dtypes.int4",
+    "uint4": "ml_dtypes.uint4",
+    "i4": "ml_dtypes.int4",
+    "ui4": "ml_dtypes.uint4",
     # x4-packed MX containers: four FP8 codes per 32-bit word
     "float8_e5m2_x4": np.uint32,
     "float8_e4m3fn_x4": np.uint32,
@@ -94,7 +93,12 @@ def np_dtype(name) -> np.dtype:
     if s.startswith("dtype."):
         s = s[len("dtype.") :]
     if s in _DTYPES:
-        return np.dtype(_DTYPES[s])
+        t = _DTYPES[s]
+        if isinstance(t, str):  # an ml_dtypes type: imported on first need (~1 s with ml_dtypes 0.7)
+            import ml_dtypes
+
+            t = _DTYPES[s] = getattr(ml_dtypes, t.split(".", 1)[1])
+        return np.dtype(t)
     try:
         return np.dtype(s)
     except TypeError:

@@ -16,7 +16,7 @@ from hilo_mlir.penguin_ref.records import PenguinRefError, Region, Statement, Te
 class Env:
     """Values of one scope; lookups fall back to the enclosing scope."""
 
-    __slots__ = ("vals", "parent", "vectorized")
+    __slots__ = ("parent", "vals", "vectorized")
 
     def __init__(self, parent=None, vectorized=False):
         self.vals = {}
@@ -39,10 +39,12 @@ _MISSING = object()
 class Interpreter:
     """Interpret a structured :class:`Program` (see :func:`run_program`)."""
 
-    def __init__(self, program: Program, literal_fusions: bool = False):
+    def __init__(self, program: Program, literal_fusions: bool = False, fabric=None, device: int = 0):
         self.program = program
         self.ops = ops
         self.literal_fusions = literal_fusions
+        self.fabric = fabric  # the devices' rendezvous (:mod:`.devices`); None: one device, made on first use
+        self.device = device
 
     def value(self, v, env: Env, user: Statement):
         if isinstance(v, Value):
@@ -186,7 +188,9 @@ class Interpreter:
         return [self.value(r, inner, owner) for r in region.ret]
 
 
-def run_program(program: Program, inputs, literal_fusions: bool = False) -> list[np.ndarray]:
+def run_program(
+    program: Program, inputs, literal_fusions: bool = False, fabric=None, device: int = 0, deep: bool = True
+) -> list[np.ndarray]:
     """Bind ``inputs`` to the program's ``markInput`` tensors, interpret, return outputs in index order.
 
     Args:
@@ -196,6 +200,10 @@ def run_program(program: Program, inputs, literal_fusions: bool = False) -> list
             from its ``np_file`` (else the first of its ``weight_files``).
         literal_fusions: run Expm1/Log1p fusions op by op instead of as the
             precise primitive their kind selects.
+        fabric, device: the rendezvous of a multi-device run and this
+            program's device id (:mod:`.devices`); None: one device.
+        deep: run in a thread with a large stack (:func:`run_deep`); a device
+            thread of a multi-device run already is one.
 
     Raises:
         PenguinRefError: wrong input count or shape; a parameter whose
@@ -205,8 +213,8 @@ def run_program(program: Program, inputs, literal_fusions: bool = False) -> list
     env = Env()
     for d, a in zip(*bind_inputs(program, inputs)):
         env.vals[d.results[0]] = a
-    interp = Interpreter(program, literal_fusions=literal_fusions)
-    return run_deep(_interpret, interp, env)
+    interp = Interpreter(program, literal_fusions=literal_fusions, fabric=fabric, device=device)
+    return run_deep(_interpret, interp, env) if deep else _interpret(interp, env)
 
 
 def bind_inputs(program: Program, inputs) -> tuple[list, list]:

@@ -56,7 +56,7 @@ class DebugLocation:
 class Value:
     """One SSA value of the program (a result of a statement, an input, a block argument)."""
 
-    __slots__ = ("stmt", "index", "name", "__weakref__")
+    __slots__ = ("__weakref__", "index", "name", "stmt")
 
     def __init__(self, stmt, index):
         self.stmt = stmt

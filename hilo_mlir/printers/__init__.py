@@ -28,13 +28,13 @@ from hilo_mlir.printers.regions import print_region_op
 from hilo_mlir.printers.stablehlo import print_composite
 
 __all__ = [
-    "DEFAULT_ROOT",
     "DEFAULT_INLINE_LIMIT",
     "DEFAULT_MODEL_TYPE",
-    "MODEL_TYPES",
+    "DEFAULT_ROOT",
     "HANDLERS",
-    "PenguinPrinter",
+    "MODEL_TYPES",
     "MhloPrinter",
+    "PenguinPrinter",
     "StableHloPrinter",
     "print_penguin",
     "print_program",

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from hilo_mlir.printers.literals import (
+    NarrowBits,
     bits_literal,
     dense_text_to_numpy,
     dense_to_numpy,
@@ -78,7 +79,7 @@ def _render(p, op, attr) -> tuple[str, bool]:
         return f"{p.mod('ir')}.NpyFile({py_literal(fname)})", False
     if has_nan_payload(arr):  # NaN payloads have no float literal: the bit patterns instead
         return f"{p.mod('ir')}.Bits({bits_literal(arr)})", attr is not None
-    return python_literal(arr if arr.ndim else arr[()]), attr is not None
+    return python_literal(arr if arr.ndim or isinstance(arr, NarrowBits) else arr[()]), attr is not None
 
 
 def _splat_literal(sv, ir) -> str | None:

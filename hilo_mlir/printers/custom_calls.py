@@ -50,29 +50,48 @@ def _target(op) -> str:
 
 
 def attr_to_python(attr):
-    """An MLIR attribute as a Python object (for configs): int/float/bool/str/list/dict."""
+    """An MLIR attribute as a Python object (for configs): int/float/bool/str/list/dict, nested to any depth.
+
+    Arrays and dictionaries are converted without recursion (a config may nest
+    as deep as the parser allows).
+    """
+    root: list = [None]
+    stack = [(attr, root, 0)]  # (attribute, container to fill, key or index in it)
+    while stack:
+        a, into, where = stack.pop()
+        value, children = _scalar_or_container(a)
+        into[where] = value
+        for child, key in children:
+            stack.append((child, value, key))
+    return root[0]
+
+
+def _scalar_or_container(attr):
+    """``(python value, [(child attribute, key)])``: a scalar with no children, or an empty list/dict to fill."""
     from hilo_mlir.ir.binding import ir
 
     a = attr.maybe_downcast()
     if isinstance(a, ir.BoolAttr):
-        return bool(a.value)
+        return bool(a.value), ()
     if isinstance(a, ir.IntegerAttr):
-        return int(a.value)
+        return int(a.value), ()
     if isinstance(a, ir.FloatAttr):
-        return float(a.value)
+        return float(a.value), ()
     if isinstance(a, ir.StringAttr):
-        return a.value
+        return a.value, ()
     if isinstance(a, ir.ArrayAttr):
-        return [attr_to_python(x) for x in a]
+        items = list(a)
+        return [None] * len(items), [(x, i) for i, x in enumerate(items)]
     if isinstance(a, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
-        return [int(x) for x in a]
+        return [int(x) for x in a], ()
     if isinstance(a, ir.DictAttr):
-        return {a[i].name: attr_to_python(a[i].attr) for i in range(len(a))}
+        named = [a[i] for i in range(len(a))]
+        return {na.name: None for na in named}, [(na.attr, na.name) for na in named]
     if isinstance(a, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)):
         from hilo_mlir.printers.literals import dense_to_numpy
 
-        return dense_to_numpy(attr).tolist()
-    return str(attr)
+        return dense_to_numpy(attr).tolist(), ()
+    return str(attr), ()
 
 
 def config_attr(op):
@@ -106,6 +125,10 @@ def json_config(op, required: bool) -> dict:
         text = ir.StringAttr(a).value
         try:
             cfg = json.loads(text)
+        except RecursionError:
+            raise HiloError(
+                f"custom_call @{target}: backend_config JSON nests too deeply to be read", loc=op.location, code="NCC_EVRF036"
+            ) from None
         except ValueError as e:
             raise HiloError(f"custom_call @{target}: malformed JSON backend_config ({e})", loc=op.location, code="NCC_EVRF036") from None
     else:
@@ -127,15 +150,26 @@ def _elem(v) -> str:
     return str(ir.RankedTensorType(v.type).element_type)
 
 
+def _shown(v) -> str:
+    """A config value for an error message: its literal (no recursion, any nesting), at most 80 characters."""
+    try:
+        text = py_literal(v)
+    except TypeError:
+        text = type(v).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _cfg_int(op, cfg, key, default) -> int:
     v = cfg.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int):
         try:
-            return int(str(v), 10)
+            if isinstance(v, (str, float)):
+                return int(str(v), 10)
         except ValueError:
-            raise HiloError(
-                f"custom_call @{_target(op)}: backend_config '{key}' must be an integer, got {v!r}", loc=op.location, code="NCC_EVRF036"
-            ) from None
+            pass
+        raise HiloError(
+            f"custom_call @{_target(op)}: backend_config '{key}' must be an integer, got {_shown(v)}", loc=op.location, code="NCC_EVRF036"
+        )
     return v
 
 
@@ -143,7 +177,9 @@ def _cfg_list(op, cfg, key, default) -> list[int]:
     v = cfg.get(key, default)
     if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         raise HiloError(
-            f"custom_call @{_target(op)}: backend_config '{key}' must be a list of integers, got {v!r}", loc=op.location, code="NCC_EVRF036"
+            f"custom_call @{_target(op)}: backend_config '{key}' must be a list of integers, got {_shown(v)}",
+            loc=op.location,
+            code="NCC_EVRF036",
         )
     return list(v)
 
@@ -250,7 +286,8 @@ def emit_device_print(p, rec, target) -> None:
 
     a = config_attr(op)
     if a is not None and a.typeid == ir.DictAttr.static_typeid:
-        prefix = str(attr_to_python(a).get("prefix", ""))
+        v = attr_to_python(a).get("prefix", "")
+        prefix = v if isinstance(v, str) else py_literal(v)  # py_literal: no recursion, whatever the nesting
     else:
         prefix = ir.StringAttr(a).value if a is not None and a.typeid == ir.StringAttr.static_typeid else ""
     p.statement(rec, "DevicePrintOp", [("prefix", py_literal(prefix))], xla_op="mhlo.device_print", xla_first=True)

@@ -32,6 +32,8 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
 from hilo_mlir.printers import supported as _sup
@@ -100,7 +102,7 @@ class PenguinPrinter(Emitter):
     """
 
     dialect = "mhlo"
-    handlers: dict = {}
+    handlers: ClassVar[dict] = {}
     fast_paths = True
 
     def __init__(

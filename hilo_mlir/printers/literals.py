@@ -1,7 +1,9 @@
 """Dense constants -> numpy arrays and their Penguin rendering (docs/penguin_format.md section 5a).
 
 ``dense_to_numpy(attr)`` turns any static dense elements attribute into a
-numpy array of the element type (``ml_dtypes`` for bfloat16 / float8 / int4).
+numpy array of the element type; for the types numpy cannot name (bfloat16,
+float8, int4) a :class:`NarrowBits` array of their bit patterns, decoded with
+numpy alone (``ml_dtypes`` costs ~1 s to import and is not needed to print).
 The binding converts the numpy-native types directly; the others
 (``bf16``, ``f8*``, ``complex``, ``i4``) are read from the attribute's
 text, which MLIR prints either as a ``"0x..."`` little-endian raw-data blob
@@ -62,6 +64,156 @@ _ML_DTYPES = {
 }
 
 
+class NarrowBits(np.ndarray):
+    """The elements of a type numpy cannot name, as their bit patterns: ``bf16`` as uint16, ``f8*`` as
+    uint8, ``i4`` as int8 (sign-extended), ``ui4`` as uint8; ``element_type`` is the MLIR element type.
+
+    Shape operations (``reshape``, indexing, ``copy``) keep the element type; :meth:`decoded` is the
+    exact value array (float64 for floats, int64 for int4); ``tolist()`` gives Python floats / ints,
+    as an ``ml_dtypes`` array would.
+    """
+
+    element_type: str
+
+    def __new__(cls, bits: np.ndarray, element_type: str) -> NarrowBits:
+        obj = np.asarray(bits).view(cls)
+        obj.element_type = element_type
+        return obj
+
+    def __array_finalize__(self, obj) -> None:
+        self.element_type = getattr(obj, "element_type", "")
+
+    @property
+    def bits(self) -> np.ndarray:
+        """The bit patterns (uint16 / uint8; int4 as int8) as a plain array."""
+        return self.view(np.ndarray)
+
+    def decoded(self) -> np.ndarray:
+        """The exact values: float64 (a NaN keeps its sign, not its payload) or int64 (int4)."""
+        b = self.bits
+        if self.element_type in ("i4", "ui4"):
+            return b.astype(np.int64)
+        if self.element_type == "bf16":
+            with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one (its sign kept)
+                return (b.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        return _f8_table(self.element_type)[b]
+
+    def tolist(self):  # type: ignore[override]
+        return self.decoded().tolist()
+
+
+#: float8 formats: (exponent bits, mantissa bits, bias, how NaN / inf are encoded)
+_F8_FORMATS = {
+    "f8E4M3FN": (4, 3, 7, "fn"),  # no inf; S.1111.111 is NaN
+    "f8E5M2": (5, 2, 15, "ieee"),  # IEEE: all-ones exponent is inf (mantissa 0) or NaN
+    "f8E4M3FNUZ": (4, 3, 8, "fnuz"),  # no inf, no -0: 0x80 is the one NaN
+    "f8E5M2FNUZ": (5, 2, 16, "fnuz"),
+    "f8E8M0FNU": (8, 0, 127, "e8m0"),  # unsigned powers of two; 0xFF is NaN
+}
+_F8_TABLES: dict[str, np.ndarray] = {}
+
+
+def _f8_table(element_type: str) -> np.ndarray:
+    """The 256 values of a float8 type (float64, indexed by bit pattern); NaNs carry the sign ``ml_dtypes`` gives."""
+    table = _F8_TABLES.get(element_type)
+    if table is not None:
+        return table
+    ebits, mbits, bias, kind = _F8_FORMATS[element_type]
+    vals = []
+    for b in range(256):
+        if kind == "e8m0":
+            vals.append(math.nan if b == 0xFF else math.ldexp(1.0, b - bias))
+            continue
+        sign = -1.0 if b & 0x80 else 1.0
+        e = (b >> mbits) & ((1 << ebits) - 1)
+        m = b & ((1 << mbits) - 1)
+        if kind == "fnuz" and b == 0x80:
+            vals.append(-math.nan)
+            continue
+        if kind == "fn" and e == (1 << ebits) - 1 and m == (1 << mbits) - 1:
+            vals.append(math.copysign(math.nan, sign))
+            continue
+        if kind == "ieee" and e == (1 << ebits) - 1:
+            vals.append(sign * math.inf if m == 0 else math.copysign(math.nan, sign))
+            continue
+        if e == 0:
+            vals.append(sign * math.ldexp(m, 1 - bias - mbits))
+        else:
+            vals.append(sign * math.ldexp(m + (1 << mbits), e - bias - mbits))
+    table = _F8_TABLES[element_type] = np.array(vals, dtype=np.float64)
+    return table
+
+
+_ROUNDING: dict[str, tuple] = {}
+
+
+def _rounding_tables(es: str) -> tuple:
+    """(positive finite values ascending, their bit patterns, the storage dtype) of a narrow float type."""
+    t = _ROUNDING.get(es)
+    if t is None:
+        if es == "bf16":
+            bits = np.arange(0x8000, dtype=np.uint32)
+            with np.errstate(invalid="ignore"):
+                vals = (bits << np.uint32(16)).view(np.float32).astype(np.float64)
+        else:
+            bits = np.arange(0x80, dtype=np.uint32)
+            vals = _f8_table(es)[:0x80]
+        keep = np.isfinite(vals)
+        t = _ROUNDING[es] = (vals[keep], bits[keep], _BITS[es])
+    return t
+
+
+def _round_to_bits(x: np.ndarray, es: str) -> np.ndarray:
+    """float64 values rounded once to the narrow float type ``es`` (nearest, ties to even), as bit patterns.
+
+    What ``ml_dtypes``' conversion gives: past the largest finite value
+    (rounding up), ``bf16``/``f8E5M2`` give inf, ``f8E4M3FN`` NaN and the
+    ``FNUZ`` types their one NaN; NaN gives the canonical NaN of its sign; the
+    ``FNUZ`` types have no -0.
+    """
+    if es == "f8E8M0FNU":  # rare enough (a decimal f8E8M0FNU constant) to leave to ml_dtypes
+        import ml_dtypes
+
+        with np.errstate(all="ignore"):
+            return x.astype(ml_dtypes.float8_e8m0fnu).view(np.uint8)
+    vals, bits, store = _rounding_tables(es)
+    fnuz = es.endswith("FNUZ")
+    mag = np.abs(x)
+    neg = np.signbit(x)
+    finite = np.isfinite(mag)
+    m = np.where(finite, mag, 0.0)
+    hi = np.clip(np.searchsorted(vals, m, side="left"), 0, len(vals) - 1)  # first value >= m
+    lo = np.maximum(hi - 1, 0)
+    d_hi, d_lo = vals[hi] - m, m - vals[lo]
+    take_lo = (hi > 0) & ((d_lo < d_hi) | ((d_lo == d_hi) & (bits[lo] % 2 == 0)))
+    out = np.where(take_lo, bits[lo], bits[hi]).astype(np.uint32)
+    # past the largest finite value: the pattern above it (bits[-1] + 1) is inf / NaN; a tie goes to the even one
+    top_next = int(bits[-1]) + 1
+    half = vals[-1] + (vals[-1] - vals[-2]) / 2
+    over = (m > half) | ((m == half) & (top_next % 2 == 0)) | ~finite
+    if not fnuz:
+        out = np.where(over, np.uint32(top_next if es in ("bf16", "f8E5M2") else 0x7F), out)  # inf, or E4M3FN's NaN
+    out = np.where(neg, out | np.uint32(0x8000 if es == "bf16" else 0x80), out)
+    if fnuz:  # no -0, one NaN (0x80) for overflow, inf and NaN
+        out = np.where(out == 0x80, np.uint32(0), out)
+        out = np.where(over, np.uint32(0x80), out)
+    else:
+        pos_nan, neg_nan = _CANONICAL_NAN_BITS[es]
+        out = np.where(np.isnan(x), np.where(neg, np.uint32(neg_nan), np.uint32(pos_nan)), out)
+    return out.astype(store)
+
+
+#: the bit patterns ``float('nan')`` and ``float('-nan')`` convert to, per narrow float type
+_CANONICAL_NAN_BITS = {
+    "bf16": (0x7FC0, 0xFFC0),
+    "f8E4M3FN": (0x7F, 0xFF),
+    "f8E5M2": (0x7E, 0xFE),
+    "f8E4M3FNUZ": (0x80, 0x80),
+    "f8E5M2FNUZ": (0x80, 0x80),
+    "f8E8M0FNU": (0xFF, 0xFF),
+}
+
+
 def np_dtype(element_type: str) -> np.dtype | None:
     """The numpy dtype of an MLIR element type (``"bf16"`` -> ``ml_dtypes.bfloat16``), or None if there is none."""
     dt = _NUMPY_DTYPES.get(element_type)
@@ -84,6 +236,9 @@ _BITS = {
     "f8E5M2FNUZ": np.dtype(np.uint8),
     "f8E8M0FNU": np.dtype(np.uint8),
 }
+
+# storage dtype of the elements of every type numpy cannot name (what NarrowBits holds)
+_NARROW_STORE = dict(_BITS, i4=np.dtype(np.int8), ui4=np.dtype(np.uint8))
 
 _TOKEN = re.compile(
     r"\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)"  # complex (re,im)
@@ -115,7 +270,7 @@ def dense_to_numpy(attr, where=None) -> np.ndarray:
         raise HiloError(f"a constant of rank {rt.rank} is not supported (at most {MAX_RANK} dimensions)", loc=loc)
     es = str(rt.element_type)
     shape = tuple(rt.shape)
-    dt = np_dtype(es)
+    dt = _NUMPY_DTYPES.get(es) or _NARROW_STORE.get(es)
     if dt is None:
         raise HiloError(f"constant element type {es} is not supported", loc=loc)
     down = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
@@ -142,7 +297,7 @@ def dense_text_to_numpy(text: str, t, where=None) -> np.ndarray:
     loc = getattr(where, "location", where)
     rt = ir.RankedTensorType(t)
     es = str(rt.element_type)
-    dt = np_dtype(es)
+    dt = _NUMPY_DTYPES.get(es) or _NARROW_STORE.get(es)
     if dt is None or not rt.has_static_shape or rt.rank > MAX_RANK:
         raise HiloError(f"constant of type {t} is not supported", loc=loc)
     i = text.find("dense<")
@@ -165,6 +320,12 @@ def _scalar_attr(a):
 
 
 def _from_text(text: str, es: str, shape, dt, loc) -> np.ndarray:
+    arr = _from_text_plain(text, es, shape, dt, loc)
+    return NarrowBits(arr, es) if es in _NARROW_STORE else arr
+
+
+def _from_text_plain(text: str, es: str, shape, dt, loc) -> np.ndarray:
+    """The elements (narrow types: their storage per :data:`_NARROW_STORE`, ``dt`` being that storage dtype)."""
     if not text.startswith("dense<"):
         raise HiloError(f"constant attribute '{text[:60]}' is not a dense elements attribute", loc=loc)
     end = text.rfind("> :")
@@ -180,7 +341,11 @@ def _from_text(text: str, es: str, shape, dt, loc) -> np.ndarray:
             arr = np.full(n, arr[0], dtype=store)
         if arr.size != n:
             raise HiloError(f"constant data has {arr.size} elements, type needs {n}", loc=loc)
-        arr = arr.view(dt) if es in _BITS else arr.astype(dt)
+        if es in ("i4", "ui4"):  # one element per byte; its low 4 bits are the value (wrapped as ml_dtypes does)
+            arr = arr.astype(np.int64) & 0xF
+            arr = ((arr ^ 8) - 8 if es == "i4" else arr).astype(dt)
+        else:
+            arr = arr.view(dt) if es in _BITS else arr.astype(dt)
         return arr.reshape(shape).copy()
     toks = list(_TOKEN.finditer(payload))
     if len(toks) != n and len(toks) != 1:
@@ -222,6 +387,8 @@ def _float_elements(toks, es: str, dt) -> np.ndarray:
     is_hex = np.array([t.startswith("0x") for t in parts], dtype=bool)
     hex_bits = np.array([int(t, 16) if h else 0 for t, h in zip(parts, is_hex)], dtype=store)
     decimals = np.array([0.0 if h else float(t) for t, h in zip(parts, is_hex)], dtype=np.float64)
+    if es in _BITS:  # a narrow float: its bit patterns (NarrowBits storage)
+        return np.where(is_hex, hex_bits, _round_to_bits(decimals, es)).astype(store)
     with np.errstate(all="ignore"):  # decimals out of range become inf, as the parser made them
         dec_bits = decimals.astype(comp).view(store)
     return np.where(is_hex, hex_bits, dec_bits).astype(store).view(comp).view(dt)
@@ -250,6 +417,8 @@ def _hex_elem(tok: str, es: str, dt):
 
 def python_literal(value) -> str:
     """A scalar or array as Python source (nested lists; ``float('nan')`` etc. for non-finite)."""
+    if isinstance(value, NarrowBits):
+        return _lit(value.decoded().tolist())
     if isinstance(value, np.ndarray):
         with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet one without a warning
             if value.dtype.kind == "c":
@@ -274,6 +443,15 @@ def _bit_view(arr: np.ndarray) -> np.ndarray:
 
 def has_nan_payload(arr: np.ndarray) -> bool:
     """True if a real floating array holds a NaN that ``float('nan')`` / ``float('-nan')`` would not give back."""
+    if isinstance(arr, NarrowBits):
+        if arr.element_type not in _CANONICAL_NAN_BITS or arr.size == 0:
+            return False
+        nan = np.isnan(arr.decoded())
+        if not nan.any():
+            return False
+        bits = arr.bits[nan]
+        pos, neg = _CANONICAL_NAN_BITS[arr.element_type]
+        return bool(np.any((bits != pos) & (bits != neg)))
     arr = np.asarray(arr)
     if arr.dtype.kind in "biuc" or arr.dtype.name in ("int4", "uint4") or arr.size == 0:
         return False
@@ -320,6 +498,8 @@ def _lit(x) -> str:
 
 def npy_bytes(arr: np.ndarray) -> bytes:
     """The ``.npy`` file for ``arr`` (bfloat16/float8 as unsigned bit patterns, int4/uint4 as int8/uint8)."""
+    if isinstance(arr, NarrowBits):  # already the bit patterns (int4 / uint4: int8 / uint8)
+        arr = arr.bits
     name = arr.dtype.name
     if name == "bfloat16":
         arr = arr.view(np.uint16)

@@ -51,7 +51,7 @@ class FunctionScope:
     program has one indentation level whatever the nesting depth.
     """
 
-    __slots__ = ("name", "params", "captures", "lines")
+    __slots__ = ("captures", "lines", "name", "params")
 
     def __init__(self, name: str):
         self.name = name

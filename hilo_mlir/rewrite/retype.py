@@ -15,20 +15,16 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter
         stats: the pass's statistics counter.
         value_stat / signature_stat: statistic names to count retyped values / signatures.
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` that performs and records the
-            changes (a pass passes ``ctx.rewriter``); None mutates directly (unrecorded).
+            changes (a pass passes ``ctx.rewriter``); None: a rewriter of its own (recorded, unscoped).
 
     Returns:
         True if anything changed.
     """
-    if rewriter is not None:
-        set_type, set_attr = rewriter.set_type, rewriter.set_attr
-    else:
+    if rewriter is None:
+        from hilo_mlir.rewrite.rewriter import Rewriter
 
-        def set_type(v, t):
-            v.set_type(t)
-
-        def set_attr(o, name, attr):
-            o.attributes[name] = attr
+        rewriter = Rewriter()
+    set_type, set_attr = rewriter.set_type, rewriter.set_attr
 
     changed = False
     for r in op.results:

@@ -31,7 +31,7 @@ from a dangling wrapper.
 from __future__ import annotations
 
 import enum
-from typing import Iterable, Protocol
+from collections.abc import Iterable
 
 from hilo_mlir.ir.binding import identity_key, ir
 
@@ -62,25 +62,39 @@ class Change(enum.IntFlag):
 ALL_CHANGES = Change.ATTRIBUTE | Change.MOVE | Change.OPERAND | Change.CREATE | Change.ERASE | Change.TYPE | Change.BLOCK | Change.UNKNOWN
 
 
-class Listener(Protocol):
-    """What a rewriter tells its listeners. Every method is optional; ``top`` is the
-    :func:`~hilo_mlir.ir.binding.identity_key` of the top-level op of the module (usually a
-    ``func.func``) the change happened in, or None when not known."""
+class Listener:
+    """What a rewriter tells its listeners (MLIR's ``RewriterBase::Listener``), declared: a listener
+    subclasses it and overrides the notifications it wants; the others cost nothing (the rewriter
+    calls only overridden methods). ``top`` is the :func:`~hilo_mlir.ir.binding.identity_key` of the
+    top-level op of the module (usually a ``func.func``) the change happened in, or None when not known."""
 
-    def notify_change(self, kind: Change, top: int | None) -> None: ...
+    def notify_change(self, kind: Change, top: int | None) -> None:
+        """Any recorded change (after the specific notification below)."""
 
-    def notify_inserted(self, op: ir.Operation, top: int | None) -> None: ...
+    def notify_unknown_change(self) -> None:
+        """The IR changed by means the rewriter did not see."""
 
-    def notify_erasing(self, op: ir.Operation, top: int | None) -> None: ...
+    def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
+        """``op`` was created or inserted."""
 
-    def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None: ...
+    def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
+        """``op`` is about to be erased."""
+
+    def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
+        """``op`` moved."""
 
     def notify_moved_all(self, ops: list, old_tops: list, new_top: int | None) -> None:
-        """Several ops moved at once (:meth:`Rewriter.move_all_before`); without it, ``notify_moved`` per op."""
+        """Several ops moved at once (:meth:`Rewriter.move_all_before`); when not overridden, ``notify_moved`` per op."""
 
-    def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None: ...
+    def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
+        """A value's type changed from ``old`` to ``new``."""
 
-    def notify_block_arguments(self, types: list, added: bool) -> None: ...
+    def notify_block_arguments(self, types: list, added: bool) -> None:
+        """Block arguments of ``types`` were added (or erased)."""
+
+
+def _overrides(listener: Listener, method: str) -> bool:
+    return getattr(type(listener), method) is not getattr(Listener, method)
 
 
 def _as_op(x) -> ir.Operation:
@@ -165,12 +179,12 @@ class Rewriter:
         self.actions = 0
         return out
 
-    def add_listener(self, listener) -> None:
+    def add_listener(self, listener: Listener) -> None:
         if listener not in self.listeners:
             self.listeners.append(listener)
             self._hooks.clear()
 
-    def remove_listener(self, listener) -> None:
+    def remove_listener(self, listener: Listener) -> None:
         if listener in self.listeners:
             self.listeners.remove(listener)
             self._hooks.clear()
@@ -179,7 +193,7 @@ class Rewriter:
         """The listeners' ``method`` (those that have it), in listener order; kept until the listeners change."""
         fs = self._hooks.get(method)
         if fs is None:
-            fs = self._hooks[method] = tuple(f for f in (getattr(lst, method, None) for lst in self.listeners) if f is not None)
+            fs = self._hooks[method] = tuple(getattr(lst, method) for lst in self.listeners if _overrides(lst, method))
         return fs
 
     def _record(self, kind: Change, top: int | None) -> None:
@@ -468,10 +482,9 @@ class Rewriter:
         if fs is None:
             out = []
             for lst in self.listeners:
-                batch = getattr(lst, "notify_moved_all", None)
-                if batch is not None and getattr(type(lst), "notify_moved_all", None) is not Listener.notify_moved_all:
-                    out.append(batch)
-                elif getattr(lst, "notify_moved", None) is not None:
+                if _overrides(lst, "notify_moved_all"):
+                    out.append(lst.notify_moved_all)
+                elif _overrides(lst, "notify_moved"):
                     out.append(_op_by_op(lst.notify_moved))
             fs = self._hooks["<moves>"] = tuple(out)
         return fs

@@ -167,19 +167,20 @@ class _LocParser:
 
 
 def _showable(tree) -> FileLoc | None:
-    """The location MLIR shows for a location (its ``findLocToShow``)."""
-    kind = tree[0]
-    if kind == "file":
-        return tree[1]
-    if kind == "callsite":
-        return _showable(tree[1])
-    if kind == "name":
-        return _showable(tree[1]) if tree[1] is not None else None
-    if kind == "fused":
-        for part in tree[1]:
-            f = _showable(part)
-            if f is not None:
-                return f
+    """The location MLIR shows for a location (its ``findLocToShow``); iterative (locations nest to any depth)."""
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        kind = t[0]
+        if kind == "file":
+            return t[1]
+        if kind == "callsite":
+            stack.append(t[1])
+        elif kind == "name":
+            if t[1] is not None:
+                stack.append(t[1])
+        elif kind == "fused":
+            stack.extend(reversed(t[1]))  # the first part that shows wins
     return None
 
 
@@ -190,7 +191,7 @@ def location_stack(loc, filename: str | None = None) -> list[tuple[FileLoc, str]
     text = str(loc)
     try:
         tree = _LocParser(text).loc()
-    except (ValueError, IndexError, AssertionError):
+    except (ValueError, IndexError, AssertionError, RecursionError):  # nested deeper than the recursion limit: the first file location
         m = _FILE_LOC.search(text)
         tree = ("file", FileLoc(m.group(1), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
     stack = []
@@ -318,6 +319,8 @@ class HiloError(Exception):
     filename: str | None = None
     #: the pass that failed, when a pipeline step raised it
     pass_name: str | None = None
+    #: the passes' debug lines up to the failure (set by the driver; ``--debug`` prints them)
+    log: list = field(default_factory=list)
 
     def __post_init__(self):
         super().__init__(self.message)

@@ -218,7 +218,7 @@ def run_in_child(fn, timeout: float | None, memory: int | None = None) -> ChildR
             _child_main(fn, wfd)
     os.close(wfd)
     os.close(ewfd)
-    bufs = {"out": [], "err": []}
+    bufs: dict[str, list[bytes]] = {"out": [], "err": []}
     fds = {rfd: "out", erfd: "err"}
     reaped = False
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,12 +19,15 @@ class LoadedModule:
         filename: the input's name, for diagnostics and ``DebugLocation``.
         dialect: ``"mhlo"``, ``"stablehlo"``, ``"mixed"`` or ``"none"``; ``""``
             until the import step (``hilo-import``) detects it from its input census.
+        import_log: ``--debug`` lines of the reading itself (what the HLO import
+            normalised: :mod:`hilo_mlir.driver.frontend.hlo`).
     """
 
     context: ir.Context
     module: ir.Module
     filename: str
     dialect: str = ""
+    import_log: list[str] = field(default_factory=list)
 
     @classmethod
     def from_module(cls, context: ir.Context, module: ir.Module, filename: str) -> LoadedModule:

@@ -210,11 +210,18 @@ def check_pass_filters(args) -> None:
     Raises:
         UsageError: naming the flag and the closest pass.
     """
+    before, after = printed_pass_filters(args)
+    if not before and not after:
+        return
     from hilo_mlir.passmanager import registry
 
-    before, after = printed_pass_filters(args)
     known = {n for p in registry.descriptions() for n in [p["argument"], *p.get("aliases", ())]}
     known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
+    if any(n not in known for n in before + after):  # maybe an installed plugin's pass
+        from hilo_mlir.passmanager import plugins
+
+        plugins.load_entry_points()
+        known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
     for flag, names in (("--mlir-print-ir-before", before), ("--mlir-print-ir-after", after)):
         for n in names:
             if n not in known:
@@ -296,20 +303,27 @@ def plugin_args(argv: list[str]) -> list[str]:
     return out
 
 
+def wants_help(argv: list[str]) -> bool:
+    """True if ``argv`` asks for ``--help`` (then the installed plugins' passes are listed too)."""
+    return any(a in ("-h", "--help", "-help") for a in argv)
+
+
 def load_plugins(argv: list[str], entry_points: bool = True) -> None:
-    """Load the plugins ``argv`` names (and, with ``entry_points``, the installed ones).
+    """Load the plugins ``argv`` names (and, with ``entry_points`` or when one is named, the installed ones).
 
     Raises:
         UsageError: ``--load-pass-plugin`` without a value.
         HiloError: a plugin that cannot be loaded (:mod:`hilo_mlir.passmanager.plugins`).
     """
     paths = plugin_args(argv)
-    if not paths and not entry_points:
-        return
+    if not paths:
+        from hilo_mlir.passmanager import entry_points as installed
+
+        if not entry_points or not installed.maybe_installed():
+            return  # nothing to load: the registry (and the bindings) stay unimported
     from hilo_mlir.passmanager import plugins
 
-    if entry_points:
-        plugins.load_entry_points()
+    plugins.load_entry_points()
     for p in paths:
         plugins.load_plugin(p)
 

@@ -46,6 +46,7 @@ from hilo_mlir.tools.flags import (
     instrumentation_from_args,
     load_plugins,
     render_error,
+    wants_help,
 )
 
 TOOL = "hilo2penguin"
@@ -56,6 +57,8 @@ def _kebab(name: str) -> str:
 
 
 def _plugin_epilog() -> str | None:
+    if "hilo_mlir.passmanager.registry" not in sys.modules:
+        return None  # nothing loaded a plugin (none named, none installed): the bindings stay unimported
     from hilo_mlir.passmanager import registry
 
     passes = registry.plugin_passes()
@@ -220,7 +223,9 @@ def _parse(argv: list[str]):
     from hilo_mlir.tools.flags import long_options
 
     argv = long_options(argv)  # -dump-pass-pipeline as --dump-pass-pipeline (LLVM's cl)
-    load_plugins(argv)  # first: the parser's help lists the plugins' passes
+    # first: the parser's help lists the plugins' passes; installed ones are loaded
+    # for --help, else only when a pass name is not built in (registry.get)
+    load_plugins(argv, entry_points=wants_help(argv))
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)

@@ -34,6 +34,7 @@ from hilo_mlir.tools.flags import (
     load_plugins,
     long_options,
     render_error,
+    wants_help,
 )
 
 TOOL = "hilo-opt"
@@ -81,7 +82,14 @@ def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
     from hilo_mlir.passmanager import registry
 
-    known = {p.argument for p in registry.all_passes()} | set(registry.aliases())
+    known = {p.argument for p in registry.all_passes(plugins=False)} | set(registry.aliases(load=False))
+    flags = set(build_parser()._option_string_actions)
+    for a in argv:
+        name = a[2:].partition("=")[0]
+        if a.startswith("--") and not a.startswith("--mlir-") and name not in known and "--" + name not in flags:
+            # not built in: maybe an installed plugin's pass
+            known = {p.argument for p in registry.all_passes()} | set(registry.aliases(load=False))
+            break
     rest, passes = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
@@ -298,8 +306,10 @@ def run(argv: list[str]) -> int:
 def _run_argv(argv: list[str]) -> int:
     argv = long_options(list(argv))  # -canonicalize, -pass-pipeline=... as mlir-opt takes them
     try:
-        load_plugins(argv)  # first: a plugin's passes are flags and pipeline names too
-        if any(a in ("-h", "--help", "-help") for a in argv):
+        # first: a plugin's passes are flags and pipeline names too (installed ones: for --help,
+        # else only when a flag or pipeline names a pass that is not built in)
+        load_plugins(argv, entry_points=wants_help(argv))
+        if wants_help(argv):
             from hilo_mlir.tools.opt_help import help_text
 
             sys.stdout.write(help_text(build_parser()))
@@ -307,10 +317,10 @@ def _run_argv(argv: list[str]) -> int:
         from hilo_mlir.passmanager import registry
         from hilo_mlir.support import signals
 
-        registry.load()  # the heavy imports, while SIGINT is still deferred
+        registry.load(plugins=False)  # the heavy imports, while SIGINT is still deferred
         signals.resume()
         argv, pass_flags = _collect_pass_flags(argv)
-        args = build_parser([p.argument for p in _all_passes()]).parse_args(argv)
+        args = build_parser([p.argument for p in registry.all_passes(plugins=False)]).parse_args(argv)
         if args.version:
             from hilo_mlir.tools.flags import version_text
 
@@ -333,14 +343,15 @@ def _all_passes():
 
 def _read(args) -> tuple[str, str | bytes]:
     """The input's name and text. An empty file or stdin is the empty module (as mlir-opt); MLIR
-    bytecode (or a StableHLO portable artifact, read as stablehlo) is read in a child process
-    first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
+    bytecode (or a StableHLO portable artifact, read as stablehlo), a serialized ``HloModuleProto``
+    (``*.pb``) and HLO text (``HloModule ...``; both imported as normalised stablehlo) are read in a
+    child process first, so a corrupt file cannot crash or hang the tool; text must be UTF-8.
 
     Raises:
         HiloError: a missing file, bad UTF-8, a bytecode the child cannot read, a non-positive --timeout.
     """
     from hilo_mlir.driver.frontend.binary import read_binary
-    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, input_kind
+    from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
     from hilo_mlir.support.io import decode_text, read_input
 
@@ -348,8 +359,9 @@ def _read(args) -> tuple[str, str | bytes]:
         raise HiloError("--timeout must be positive")
     filename = "<stdin>" if args.input == "-" else args.input
     raw = read_input(args.input, allow_empty=True)
-    if raw.startswith(BYTECODE_MAGIC):
-        return filename, read_binary(raw, filename, input_kind(filename, raw), args.allow_unregistered_dialect, args.timeout)
+    kind = input_kind(filename, raw)
+    if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
+        return filename, read_binary(raw, filename, kind, args.allow_unregistered_dialect, args.timeout)
     text = decode_text(raw, filename)
     check_dim_numbers(text, filename)  # before the parser allocates by them
     check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
@@ -538,8 +550,13 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
     runner.program_files.update(extra["program_files"])
     for name, text in extra["sources"].items():
         runner.sources.setdefault(name, text)
-    if kind == "internal":
-        raise type(a, (Exception,), {})(b)
+    if kind == "internal":  # the child's internal error, raised again here as its class (a built-in one) or by name
+        import builtins
+
+        cls = getattr(builtins, a, None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            cls = type(a, (Exception,), {})
+        raise cls(b)
     buf.write(b)
     return bool(a)
 

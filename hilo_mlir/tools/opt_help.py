@@ -9,6 +9,9 @@ plugin they come from.
 from __future__ import annotations
 
 import io
+import json
+import os
+import sys
 
 
 def pipeline_value(value) -> str:
@@ -39,14 +42,20 @@ def _pass_line(p: dict) -> str:
     return line
 
 
+def _manifest() -> list[dict]:
+    """The built-in passes' ``--help`` facts from the manifest, without importing the registry (it imports the bindings)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "passes", "manifest.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["passes"]
+
+
 def help_text(parser) -> str:
     """The whole ``--help`` page: ``parser``'s flags, then the passes by origin."""
-    from hilo_mlir.passmanager import registry
-
+    registry = sys.modules.get("hilo_mlir.passmanager.registry")  # None: no plugin loaded, the manifest says it all
     buf = io.StringIO()
     buf.write("OVERVIEW: hilo_mlir optimizer driver (mlir-opt style)\n\n")
     buf.write(parser.format_help())
-    passes = registry.descriptions()
+    passes = registry.descriptions() if registry is not None else _manifest()
     ours = [p for p in passes if not p["upstream"]]
     upstream = [p for p in passes if p["upstream"]]
     buf.write("\nPASSES (each also a flag --<pass>[=<options>]; in a pipeline: <pass>{opt=value ...}):\n")
@@ -60,8 +69,8 @@ def help_text(parser) -> str:
         buf.write(_pass_line(p) + "\n")
         for line in _option_lines(p["options"]):
             buf.write(line + "\n")
-    plugins = registry.plugin_passes()
-    if plugins:
+    plugins = registry.plugin_passes() if registry is not None else []
+    if registry is not None and plugins:  # plugins is [] when registry is None
         buf.write("\n plugin passes:\n")
         for info in plugins:
             p = registry.describe(info)

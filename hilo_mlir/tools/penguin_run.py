@@ -4,7 +4,15 @@
     -> results/out0.npy, results/out1.npy, ... (main's result order)
 
 A parameter input given as ``-`` (or left out at the end) is read from its
-``np_file`` beside the program. ``Expm1`` / ``Log1p`` fusions run as the
+``np_file`` beside the program.
+
+``--devices N`` runs the per-device program on ``N`` simulated devices in
+lock step (:mod:`hilo_mlir.penguin_ref.devices`). Each ``--inputs`` file is
+then either the per-device arrays stacked on a new leading axis (shape
+``(N,) + shape``: device ``d`` gets ``a[d]``) or one array of the input's own
+shape, given to every device; ``-`` reads a parameter's ``np_file`` for every
+device. Each ``out<i>.npy`` holds output ``i`` of every device, stacked the
+same way (shape ``(N,) + shape``). ``Expm1`` / ``Log1p`` fusions run as the
 precise ``expm1`` / ``log1p`` (computed wide, rounded once) unless
 ``--literal-fusions``.
 
@@ -48,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
         "--literal-fusions",
         action="store_true",
         help="run Expm1/Log1p fusions op by op (exp(x) - 1, log(x + 1)) instead of as the precise expm1/log1p their kind selects",
+    )
+    ap.add_argument(
+        "--devices",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the per-device program on N simulated devices in lock step; each input file is either stacked "
+        "per device (shape (N, ...)) or one array for every device; each output file is stacked per device (N, ...)",
     )
     ap.add_argument(
         "--print",
@@ -105,11 +121,14 @@ def run(argv=None) -> int:
             raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
     if not os.path.exists(args.program):  # the command takes a path, never program text
         raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
-    program = penguin_ref.load(args.program)
-    check_inputs(program, args.inputs, inputs)
-    from hilo_mlir.penguin_ref.interpreter import run_program
+    if args.devices is not None:
+        outs = _run_devices(args, inputs)
+    else:
+        program = penguin_ref.load(args.program)
+        check_inputs(program, args.inputs, inputs)
+        from hilo_mlir.penguin_ref.interpreter import run_program
 
-    outs = run_program(program, inputs, literal_fusions=args.literal_fusions)
+        outs = run_program(program, inputs, literal_fusions=args.literal_fusions)
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
@@ -125,6 +144,40 @@ def run(argv=None) -> int:
             vals = repr(o.tolist()) if o.size <= 64 else "..."
             sys.stdout.write(f"out{i}: {dtype} {tuple(o.shape)} {vals}\n")
     return 0
+
+
+def _run_devices(args, inputs: list) -> list:
+    """Split each input into per-device arrays (stacked or shared), run on N devices, stack each output."""
+    import numpy as np
+
+    from hilo_mlir import penguin_ref
+
+    n = args.devices
+    if n < 1:
+        raise HiloError(f"--devices must be at least 1, got {n}")
+    from hilo_mlir.penguin_ref.devices import mesh_for
+
+    prog = penguin_ref.load(args.program)
+    mesh_for(prog, n)  # a device count the program does not allow is the first error
+    decls = sorted(prog.inputs, key=lambda s: s.input_index)
+    if len(inputs) > len(decls):
+        raise HiloError(f"penguin_ref: the program has {len(decls)} inputs, {len(inputs)} given")
+    per_device: list = [[] for _ in range(n)]
+    for i, a in enumerate(inputs):
+        shape = getattr(decls[i].spec, "shape", None)
+        if a is None or shape is None or tuple(a.shape) == tuple(shape):
+            parts = [a] * n
+        elif tuple(a.shape) == (n,) + tuple(shape):
+            parts = [a[d] for d in range(n)]
+        else:
+            raise HiloError(
+                f"input {i} ('{args.inputs[i]}') has shape {tuple(a.shape)}; with --devices {n} it must be "
+                f"{(n,) + tuple(shape)} (one array per device, stacked) or {tuple(shape)} (the same array for every device)"
+            )
+        for d in range(n):
+            per_device[d].append(parts[d])
+    res = penguin_ref.run(args.program, per_device, literal_fusions=args.literal_fusions, devices=n)
+    return [np.stack([res[d][i] for d in range(n)]) for i in range(len(res[0]))] if res and res[0] else []
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from conftest import EXAMPLES, ROOT
 from hilo_mlir.driver import compiler
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.passes.importing import sharding, stages
+from hilo_mlir.passes.importing.sharding import PARTITION_RECIPE
 from hilo_mlir.passmanager import registry
 from hilo_mlir.support.diagnostics import HiloError
 
@@ -68,7 +69,8 @@ REJECTED = [
     ("quantized.mlir", "{p}:2:75: error: quantized types are not supported (found !quant.uniform<i8:f32, 0.5>)"),
     (
         "sdy-constraint.mlir",
-        "{p}:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported (the Penguin program is single-device; export the module without sharding constraints)",
+        "{p}:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported: this is the global program of a sharded "
+        "computation, not partitioned into a per-device one; " + PARTITION_RECIPE,
     ),
     ("custom-call-unknown.mlir", "{p}:2:8: error: unsupported custom_call target 'my_runtime_hook'"),
     ("composite-missing.mlir", "{p}:2:8: error: 'neuron.Elementwise.impl' does not reference a valid function"),
@@ -165,10 +167,10 @@ def test_token_values_become_u8(spine, preset):
 
 @pytest.mark.parametrize("preset", ["default", "all"])
 @pytest.mark.parametrize("spine", SPINES)
-def test_sharded_export_compiles_with_sharding_dropped(spine, preset):
+def test_replicated_export_compiles_with_sharding_dropped(spine, preset):
     """Sharding annotations and the mesh are dropped together (never a dangling @mesh); other attributes stay."""
-    data = open(_path("sharded.mlir"), "rb").read()
-    loaded = compiler.load_module(data, _path("sharded.mlir"))
+    data = open(_path("sharded-replicated.mlir"), "rb").read()
+    loaded = compiler.load_module(data, _path("sharded-replicated.mlir"))
     src = compiler.compile_loaded(loaded, CompileConfig.preset(preset).replace(stablehlo=spine == "stablehlo"))
     ast.parse(src)
     text = str(loaded.module)
@@ -177,8 +179,19 @@ def test_sharded_export_compiles_with_sharding_dropped(spine, preset):
     loaded.module.operation.verify()
 
 
+def test_sharded_export_is_refused_unpartitioned():
+    """Issue 22: a sharded jit export is the global program; compiling it as one device's program would be wrong."""
+    p = _path("sharded.mlir")
+    loaded = compiler.load_module(open(p, "rb").read(), p)
+    with pytest.raises(HiloError) as ei:
+        compiler.compile_loaded(loaded, CompileConfig())
+    assert ei.value.format() == (
+        f"{p}:3:26: error: this module is sharded (argument 0: {{devices=[2,1]<=[2]}}) but was not partitioned: " + PARTITION_RECIPE
+    )
+
+
 def test_strip_sharding_exact():
-    loaded = compiler.load_module(open(_path("sharded.mlir"), "rb").read(), "s.mlir")
+    loaded = compiler.load_module(open(_path("sharded-replicated.mlir"), "rb").read(), "s.mlir")
     assert sharding.strip_sharding(loaded) == 3  # arg_attrs, res_attrs, the mesh
     main = loaded.module.body.operations[0]
     assert str(main.attributes["res_attrs"]) == '[{jax.result_info = ""}]'
@@ -288,7 +301,7 @@ BIG_CONSTANT = """func.func @main(%a: tensor<4096xf32>) -> tensor<4096xf32> {
 
 
 def test_a_constant_that_does_not_fit_in_memory_is_refused_before_the_spine(monkeypatch):
-    from hilo_mlir.ir.binding import limits
+    from hilo_mlir.ir import limits
 
     monkeypatch.setattr(limits, "memory_headroom", lambda: 20000)  # bytes left: less than two copies of 16 KB
     with pytest.raises(HiloError) as e:

@@ -71,7 +71,7 @@ def test_discover_sorted_relative_stems_and_collisions(tmp_path):
 def test_discover_missing_input_is_a_clear_error(tmp_path):
     from hilo_mlir.support.diagnostics import HiloError
 
-    with pytest.raises(HiloError, match="cannot open input '.*nope': no such file or folder"):
+    with pytest.raises(HiloError, match=r"cannot open input '.*nope': no such file or folder"):
         batch.discover([str(tmp_path / "nope")])
 
 

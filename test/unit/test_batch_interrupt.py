@@ -172,7 +172,7 @@ def python_startup_report(stderr: str) -> bool:
         return True
     stdlib = sysconfig.get_paths()["stdlib"]
     for f in files:
-        if f.startswith("<frozen ") or f == "<string>" or f.startswith(stdlib + os.sep) and "site-packages" not in f:
+        if f.startswith("<frozen ") or f == "<string>" or (f.startswith(stdlib + os.sep) and "site-packages" not in f):
             continue
         if re.search(r"__editable___[A-Za-z0-9_]+_finder\.py$", f):
             continue

@@ -36,7 +36,7 @@ def _check(r, doc, expected_configs):
     assert sorted(doc) == sorted(expected_configs)
     problems = []
     for conf, per in doc.items():
-        for folder, rows in per.items():
+        for _folder, rows in per.items():
             for m in rows:
                 if m["status"] in ("crashed", "timeout") and m["last_pass"] not in KNOWN_UPSTREAM_CRASHES:
                     problems.append((conf, m["path"], m["status"], m["last_pass"], m["diagnostic"]))

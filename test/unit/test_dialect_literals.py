@@ -23,7 +23,9 @@ _LITERAL = re.compile(r"^[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|\")(?:mhlo|stablehlo)\.[
 ALLOWED = {
     "ir/dialects.py": "the dialect table itself",
     "testing/fuzz.py": "the fuzz generator writes MLIR text of both dialects",
-    "driver/frontend/sharding.py": "attribute names (mhlo.sharding), not op names",
+    "passes/importing/sharding.py": "attribute names (mhlo.sharding), not op names",
+    "driver/frontend/hlo.py": "XLA's import: attribute names of its layouts and shardings, and the mhlo ops only XLA's "
+    "import emits (copy, bitcast, fusion of XLA's own), normalised before the bridge",
     "passes/upstream.py": "one-line help of upstream passes (mhlo.dot -> mhlo.dot_general)",
     "penguin_ref/ops/custom_calls.py": "custom-call targets and attribute names the reference backend matches",
     "printers/prologue.py": "module attribute names (mhlo.num_partitions, mhlo.num_replicas)",

@@ -60,7 +60,7 @@ def scaled_inputs(module, seed: int = 0) -> list:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference(name: str):
     """(inputs, JAX/XLA outputs) for a corpus module, computed once per session."""
     from hilo_mlir.driver.compiler import load_module

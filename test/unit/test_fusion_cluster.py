@@ -4,6 +4,8 @@ Source: seed 000 "The FusionCluster Data Structure and Shared codeGen";
 DESIGN.md "The op-fusion core", "StableHLO fusions are composites".
 """
 
+import itertools
+
 import pytest
 from test_op_fusion_helpers import bits
 
@@ -34,7 +36,7 @@ def _check_order(order, block):
     real = [o.operation for o in block.operations]
     pos = [order.pos(o) for o in real]
     assert pos == sorted(pos) and len(set(pos)) == len(pos)
-    for a, b in zip(real, real[1:]):
+    for a, b in itertools.pairwise(real):
         assert op_key(order.next_op(a)) == op_key(b)
         assert op_key(order.prev_op(b)) == op_key(a)
 
@@ -168,7 +170,7 @@ def test_order_index_stays_exact_over_many_codegens():
         order = OrderIndex(rw)
         namer = SymbolNamer(m.operation)
         made = 0
-        for i in range(1, n):
+        for _i in range(1, n):
             # cluster {exp_i, neg_i}: sine_i sits between and depends on exp_i -> moved after
             ops = [o.operation for o in block.operations]
             exp = [o for o in ops if o.name == "stablehlo.exponential"][0]

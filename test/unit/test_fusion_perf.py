@@ -20,6 +20,7 @@ and ``collect`` semantics); DESIGN.md "Rules of the IR" (side effects).
 """
 
 import collections
+import itertools
 
 import pytest
 from test_op_fusion_helpers import fuse
@@ -172,7 +173,7 @@ def test_codegen_uses_mlir_order_and_keeps_an_indexed_block_exact():
         real = [o.operation for o in block.operations]
         pos = [order.pos(o) for o in real]
         assert pos == sorted(pos) and len(set(pos)) == len(pos)
-        for a, b in zip(real, real[1:]):
+        for a, b in itertools.pairwise(real):
             assert op_key(order.next_op(a)) == op_key(b) and op_key(order.prev_op(b)) == op_key(a)
 
 

@@ -688,7 +688,7 @@ def assert_matches_statistics(rep: FusionReport, statistics: dict) -> None:
     for (pass_arg, kind), n in codegen.items():
         key = "refused-pairs" if "schedule-fusion" in pass_arg else "refused" if "test-fusion-cluster" in pass_arg else f"refused-{kind}"
         assert statistics[registry.get(pass_arg).display_name][key] == n, (pass_arg, kind)
-    for name, stats in statistics.items():  # and no statistic counts a cluster the report lacks
+    for _name, stats in statistics.items():  # and no statistic counts a cluster the report lacks
         for key, n in stats.items():
             if key.startswith("clusters-") and n:
                 assert sum(v for (_p, k), v in formed.items() if k == key[len("clusters-") :]) == n, key

@@ -14,6 +14,7 @@ moves ops it was not told about, and the FusionKind vocabulary exists once
 (the printers' tables cover exactly :data:`hilo_mlir.ir.dialects.FUSION_KINDS`).
 """
 
+import itertools
 import pathlib
 import re
 
@@ -103,7 +104,7 @@ def test_order_index_listening_to_the_rewriter_survives_unnoted_moves_and_erasur
             dead = rw.create("stablehlo.negate", results=[ops[0].results[0].type], operands=[ops[0].results[0]], after=ops[0])
             rw.erase_op(dead)  # erased: its address may be reused, the index must have dropped it
             real = [o.operation for o in block.operations]
-            assert all(order.is_before(a, b) and not order.is_before(b, a) for a, b in zip(real, real[1:]))
+            assert all(order.is_before(a, b) and not order.is_before(b, a) for a, b in itertools.pairwise(real))
             assert [op_key(order.prev_op(b)) for b in real[1:]] == [op_key(a) for a in real[:-1]]
         assert order not in rw.listeners
         m.operation.verify()

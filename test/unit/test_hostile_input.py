@@ -215,7 +215,7 @@ def test_dangling_symlink_outdir(tmp_path):
         HiloError, match=f"cannot use output folder '{link}': it is a symbolic link to '{tmp_path / 'gone'}', which does not exist"
     ):
         prepare_outdir(str(link))
-    with pytest.raises(NotADirectoryError, match="out. is a symbolic link to"):
+    with pytest.raises(NotADirectoryError, match=r"out. is a symbolic link to"):
         write_program(str(link / "sub"), "x = 1\n")
     assert not (tmp_path / "gone").exists()
 
@@ -243,3 +243,21 @@ def test_signal_while_the_report_is_written(tmp_path, monkeypatch):
     assert code == 130 and calls == [False, True]
     doc = json.loads(report.read_text())
     assert doc["interrupted"] is True and [m["status"] for m in doc["modules"]] == ["rejected"]
+
+
+def test_deep_custom_call_configs_are_data_or_one_error():
+    """Configs are read without recursion; a JSON config deeper than Python's decoder allows is NCC_EVRF036, located."""
+    n = 1500
+    call = "  %1 = stablehlo.custom_call @{t}(%arg0) {{backend_config = {c}}} : (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
+    head, tail = "func.func @main(%arg0: tensor<2x4xf32>) -> tensor<2x4xf32> {\n", "  return %1 : tensor<2x4xf32>\n}\n"
+    deep = "{a = " * n + "1" + "}" * n
+    with make_context(False):
+        m = ir.Module.parse(head + call.format(t="AwsNeuronDevicePrint", c=f"{{prefix = {deep}}}, api_version = 4 : i32") + tail)
+        src, _ = print_program(m, "stablehlo")
+        assert "prefix=\"{'a': {'a': " in src
+        m = ir.Module.parse(head + call.format(t="AwsFSPattern5", c=f"{{dim = {deep}}}, api_version = 4 : i32") + tail)
+        with pytest.raises(HiloError, match=r"NCC_EVRF036: .*'dim' must be an integer, got \{'a': \{'a': .*\.\.\.$"):
+            print_program(m, "stablehlo")
+        m = ir.Module.parse(head + call.format(t="AwsFSPattern5", c='"{\\"dim\\": ' + "[" * 100000 + "]" * 100000 + '}"') + tail)
+        with pytest.raises(HiloError, match="backend_config JSON nests too deeply to be read"):
+            print_program(m, "stablehlo")

@@ -256,7 +256,7 @@ def ranges_of(text, d=STABLEHLO, names=None):
         out = {}
 
         def visit(op):
-            for i, v in enumerate(op.results):
+            for _i, v in enumerate(op.results):
                 rng = r.range_of(v)
                 if rng is not None:
                     out.setdefault(op.name.split(".")[-1], []).append(str(rng))

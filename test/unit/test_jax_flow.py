@@ -104,7 +104,7 @@ def test_write_then_run_from_disk_with_npy_constants(tmp_path):
 
 
 def test_errors():
-    with pytest.raises(HiloError, match="expects a function or a jax.export.Exported"):
+    with pytest.raises(HiloError, match=r"expects a function or a jax.export.Exported"):
         hj.compile(42)
     exp = jax.export.export(jax.jit(jnp.sin))(jax.ShapeDtypeStruct((2,), np.float32))
     with pytest.raises(HiloError, match="example arguments are not used"):

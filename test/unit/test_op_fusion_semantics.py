@@ -47,7 +47,7 @@ EXPANSION_TOL = {"f32": 2.0**-23, "f16": 2.0**-10, "bf16": 2.0**-7}
 def _chunks():
     for name, pipes in PIPELINES.items():
         text = (LIT / name).read_text()
-        for i, chunk in enumerate(text.split("// -----")):
+        for _i, chunk in enumerate(text.split("// -----")):
             m = re.search(r"func\.func @(\w+)", chunk)
             if not m:
                 continue

@@ -136,3 +136,29 @@ def test_add_to_pass_manager_runs_the_same_core():
         pm.run(m.operation)
         assert stats["visited"] == 2
         assert str(m).count("touched") == 1
+
+
+def test_a_pass_reads_typed_options():
+    import dataclasses
+
+    from hilo_mlir.passmanager.pass_context import options_type
+    from hilo_mlir.passmanager.registry import get
+    from hilo_mlir.passmanager.steps import step_for
+
+    info = get("neuron-op-fusion")
+    cls = options_type(info)
+    assert cls.__name__ == "NeuronOpFusionOptions" and dataclasses.is_dataclass(cls)
+    assert {f.name: (f.type, f.default) for f in dataclasses.fields(cls)}["fuse_dot_logistic"] == (bool, False)
+    seen = {}
+
+    def run(op, ctx):
+        seen["options"] = ctx.options
+
+    probe = PassInfo("test-options", "test", run, anchor="builtin.module", options=info.options)
+    step = step_for("neuron-op-fusion", fuse_dot_logistic=True)
+    with make_context():
+        Pipeline([Step(probe, probe.argument, step.options, anchor="builtin.module")]).run(ir.Module.parse(SRC))
+    opts = seen["options"]
+    assert type(opts).__name__ == "TestOptionsOptions" and opts.fuse_dot_logistic is True and opts.general_elementwise_fusion is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.fuse_dot_logistic = False

@@ -66,7 +66,7 @@ def test_cli_weights_written_and_loaded(tmp_path):
     os.remove(out / weight)
     r = _cli("hilo_mlir.tools.penguin_run", str(out), "--inputs", str(tmp_path / "x.npy"), "--out", str(tmp_path / "res3"))
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "input 1 ('input_1') is a parameter loaded from '{weight}', which was not found".format(weight=weight) in r.stderr
+    assert f"input 1 ('input_1') is a parameter loaded from '{weight}', which was not found" in r.stderr
 
 
 @pytest.mark.parametrize(

@@ -327,7 +327,9 @@ def test_move_all_before_tells_a_listener_without_the_batch_method_op_by_op(modu
     ops = _main_ops(op)
     heard = []
 
-    class PerOp:
+    from hilo_mlir.rewrite.rewriter import Listener
+
+    class PerOp(Listener):
         def notify_moved(self, o, old_top, new_top):
             heard.append((op_key(o), old_top == new_top))
 

@@ -31,7 +31,7 @@ from hilo_mlir import penguin_ref
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import print_program
 from hilo_mlir.support.diagnostics import HiloError
-from hilo_mlir.support.pysource import ProgramCheckError, check_program, dotted_name, py_literal, safe_keyword
+from hilo_mlir.support.pysource import ProgramCheckError, _fast_check, check_program, dotted_name, py_literal, safe_keyword
 
 ROOTS = ("neuronxcc.starfish.penguin", "neuronxcc.starfish.support")
 
@@ -112,6 +112,7 @@ def strings_of(src: str) -> set:
 def test_hostile_strings_stay_data(s):
     src = printed(hostile_module(s))
     check_program(src, roots=ROOTS)  # the printer ran it too; here the test asserts it
+    assert _fast_check(src, "p.py", ROOTS)  # and its fast path decided it (no fallback to the whole AST)
     tree = ast.parse(src)
     lits = strings_of(src)
     assert s in lits  # every slot printed the string exactly: as a literal, never as code
@@ -230,6 +231,7 @@ TAIL = "v0.markOutput(input_0, index=0, name='y', is_slow_changing=False)\n"
 )
 def test_allow_list_refuses(line, what):
     src = HEAD + line + TAIL
+    assert not _fast_check(src, "p.py", None)  # the per-shape path never accepts it; the whole-AST check names it
     with pytest.raises(ProgramCheckError, match=what) as ei:
         check_program(src, "p.py")
     assert re.match(r"p\.py:[67]:\d+: error: ", ei.value.format()) or "not valid Python" in ei.value.message
@@ -334,3 +336,20 @@ def test_printer_options_validated(tmp_path, options, msg):
     f.write_text(REPRO.format(step="canonicalize").split("\n\n{-#")[0] + "\n")
     r = opt(str(f), f"--pass-pipeline=builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{{{options}}})")
     assert r.returncode == 1 and msg in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import os as m9\n",  # an import after the header
+        "v1 = m1.AddOp(x='a' 'b')\n",  # implicit concatenation: the regex and Python could disagree
+        "v1 = m1.AddOp(x=b'a')\n",
+        "v1 = m1.AddOp(x=" + "'" * 3 + "a" + "'" * 3 + ")\n",
+        "v1 = m1.AddOp(x='a')  # c\n",
+        "v1 = m1.AddOp(x='a', \\\n y=1)\n",
+        "        v1 = m1.AddOp()\n",
+        "function = m1.AddOp()\n",
+    ],
+)
+def test_fast_path_leaves_other_layouts_to_the_whole_check(line):
+    assert not _fast_check(HEAD + line + TAIL, "p.py", None)

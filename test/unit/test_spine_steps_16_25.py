@@ -471,13 +471,13 @@ def test_linear_time_on_l512():
             assert time.perf_counter() - t0 < 15.0, p
 
 
-_ROBUST = r"""
+_ROBUST = rf"""
 import sys, traceback
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.support.diagnostics import HiloError
 dialect, files = sys.argv[1], sys.argv[2:]
-names = %r
+names = {MINE!r}
 bad = 0
 for f in files:
     with make_context(allow_unregistered_dialects="unregistered" in f):
@@ -489,7 +489,7 @@ for f in files:
             continue  # not ours: the input does not parse / legalize
         for p in names if dialect == "mhlo" else ["stablehlo-" + n for n in names]:
             try:
-                Pipeline.from_text(f"builtin.module({p})").run(m)
+                Pipeline.from_text(f"builtin.module({{p}})").run(m)
             except HiloError as e:
                 if "verifier failed" in e.message:
                     bad += 1
@@ -500,7 +500,7 @@ for f in files:
                 print("CRASH", f, p, traceback.format_exc()[-300:])
                 break
 print("BAD", bad)
-""" % (MINE,)
+"""
 
 
 @pytest.mark.slow

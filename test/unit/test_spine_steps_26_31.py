@@ -168,7 +168,7 @@ def test_penguinize_io_values_and_indices():
 
 
 def test_penguinize_io_errors_are_one_clear_line():
-    with pytest.raises(HiloError, match="module has no 'func.func @main'"):
+    with pytest.raises(HiloError, match=r"module has no 'func.func @main'"):
         run_passes("func.func @f() { return }", "penguinize-io")
     text = """
     func.func @main(%a: tensor<2xf32>) -> tuple<tensor<2xf32>> {

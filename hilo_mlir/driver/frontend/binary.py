@@ -45,6 +45,7 @@ READERS = {
     "bytecode": ("the MLIR bytecode reader", "not MLIR bytecode"),
     "portable": ("the StableHLO portable-artifact reader", "not a StableHLO portable artifact"),
     "proto": ("the HLO proto importer", "not a serialized HloModuleProto"),
+    "hlotext": ("the HLO text parser", "not HLO text"),
 }
 
 
@@ -79,26 +80,34 @@ def _touch(module) -> None:
 
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
-    from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
+    from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error
+    from hilo_mlir.driver.frontend.hlo import HLO_KINDS
     from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import from_mlir_error
 
+    log: list[str] = []
     try:
         ctx = make_context(allow_unregistered)
         with ctx:
-            payload = hlo_proto_to_bytecode(data, filename) if kind == "proto" else data
             try:
-                module = deserialize_portable(data, filename, ctx) if kind == "portable" else ir.Module.parse(payload)
+                if kind in HLO_KINDS:
+                    from hilo_mlir.driver.frontend.hlo import import_hlo
+
+                    module = import_hlo(data, kind, filename, ctx, log)
+                elif kind == "portable":
+                    module = deserialize_portable(data, filename, ctx)
+                else:
+                    module = ir.Module.parse(data)
             except ir.MLIRError as e:
                 err = from_mlir_error(e, filename)
-                raise (err if kind == "proto" else explain_parse_error(err)) from None
+                raise (err if kind in HLO_KINDS else explain_parse_error(err)) from None
             except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
                 raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}") from None
             _touch(module)
             out = io.BytesIO()
             module.operation.write_bytecode(out)
             body = out.getvalue()
-            return {"ok": True, "size": len(body)}, body
+            return {"ok": True, "size": len(body), "log": log}, body
     except HiloError as e:
         return _error_header(e, filename), b""
     except MemoryError:
@@ -116,13 +125,18 @@ def _located(err: dict, filename: str) -> HiloError:
     return e
 
 
-def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool = False, timeout: float | None = None) -> bytes:
-    """Read a binary input in a child; returns MLIR bytecode written by the bytecode writer (stablehlo for an artifact).
+def read_binary(
+    data: bytes, filename: str, kind: str, allow_unregistered: bool = False, timeout: float | None = None, log: list | None = None
+) -> bytes:
+    """Read a binary input in a child; returns MLIR bytecode written by the bytecode writer (stablehlo for an
+    artifact, a proto or HLO text).
 
     Args:
         data: the input's bytes.
         filename: for diagnostics.
-        kind: ``"bytecode"``, ``"portable"`` (a StableHLO portable artifact) or ``"proto"``.
+        kind: ``"bytecode"``, ``"portable"`` (a StableHLO portable artifact), ``"proto"`` or
+            ``"hlotext"`` (both through :func:`hilo_mlir.driver.frontend.hlo.import_hlo`).
+        log: a list the import's ``--debug`` lines are appended to.
         allow_unregistered: accept ops of unknown dialects.
         timeout: seconds the child may take (default :data:`DEFAULT_READ_TIMEOUT`).
 
@@ -133,8 +147,9 @@ def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool 
     from hilo_mlir.support.isolation import explaining_line, run_in_child
 
     limit = DEFAULT_READ_TIMEOUT if timeout is None else timeout
-    if kind == "proto":
-        from jaxlib import xla_client  # noqa: F401 - imported once here, not in every child
+    if kind in ("proto", "hlotext"):
+        # _hlo is a private extension module without stubs (hence the ignore)
+        from jaxlib import _hlo, xla_client  # type: ignore[attr-defined]  # noqa: F401 - imported once here, not in every child
     memory = read_memory(len(data))
     res = run_in_child(lambda: _read_in_child(data, filename, kind, allow_unregistered), limit, memory)
     who, what = READERS[kind]
@@ -144,6 +159,8 @@ def read_binary(data: bytes, filename: str, kind: str, allow_unregistered: bool 
     if res.timed_out:
         raise HiloError(f"{who} did not finish in {limit:g} s on this input; the file is corrupt or {what}", filename=filename)
     if h.get("ok") and len(res.payload) == h.get("size") and res.signal is None and res.exit_code == 0:
+        if log is not None:
+            log.extend(str(x) for x in h.get("log", ()))
         return res.payload
     if h.get("out_of_memory") or b"bad_alloc" in res.stderr or b"out of memory" in res.stderr:
         raise HiloError(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from hilo_mlir.analysis.census import detect_dialect
 from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
+from hilo_mlir.driver.frontend.hlo import HLO_KINDS  # the kinds read by the HLO importer
 from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
 from hilo_mlir.support.loaded import LoadedModule
 
 __all__ = [
     "LoadedModule",
-    "detect_dialect",
     "deserialize_portable",
+    "detect_dialect",
     "explain_parse_error",
     "hlo_proto_to_bytecode",
     "load_module",
@@ -57,11 +58,16 @@ def is_portable_artifact(data: bytes) -> bool:
 
 def input_kind(filename: str, data: bytes) -> str:
     """What the input is, by content: ``"proto"`` (named ``*.pb``), ``"portable"`` (a StableHLO portable
-    artifact), ``"bytecode"`` (other MLIR bytecode) or ``"text"``."""
+    artifact), ``"bytecode"`` (other MLIR bytecode), ``"hlotext"`` (XLA's HLO text: ``HloModule ...``,
+    whatever the file is named) or ``"text"`` (MLIR text)."""
+    from hilo_mlir.driver.frontend.hlo import is_hlo_text
+
     if is_hlo_proto(filename, data):
         return "proto"
     if data.startswith(BYTECODE_MAGIC):
         return "portable" if is_portable_artifact(data) else "bytecode"
+    if is_hlo_text(data):
+        return "hlotext"
     return "text"
 
 
@@ -78,7 +84,9 @@ def load_module(
     Args:
         data: the input's bytes (or text): MLIR text, MLIR bytecode, a
             StableHLO portable artifact (detected by content: its bytecode
-            producer is ``StableHLO_v...``), or an ``HloModuleProto``.
+            producer is ``StableHLO_v...``), an ``HloModuleProto``, or HLO
+            text (``HloModule ...``; detected by content). HLO is normalised
+            on import (:mod:`hilo_mlir.driver.frontend.hlo`).
         filename: its name; ``*.pb`` is read as an ``HloModuleProto``.
         allow_unregistered: accept ops of unknown dialects.
         context: an ``ir.Context`` to parse into (default: a fresh one).
@@ -89,8 +97,8 @@ def load_module(
         timeout: seconds an isolated read may take (default 300).
 
     Raises:
-        HiloError: syntax errors (``file:line:col``), an unreadable proto
-            (``NCC_DRV001``), a file that is not UTF-8, a reader that crashed
+        HiloError: syntax errors (``file:line:col``, of MLIR or HLO text), an unreadable proto
+            (``NCC_DRV001``), a layout or custom call the HLO import refuses, a file that is not UTF-8, a reader that crashed
             or hung on a binary input.
     """
     from hilo_mlir.ir.binding import ir, make_context
@@ -99,21 +107,20 @@ def load_module(
     if isinstance(data, str):
         data = data.encode("utf-8")
     kind = input_kind(filename, data)
+    log: list[str] = []
     if isolate and kind != "text":
         from hilo_mlir.driver.frontend.binary import read_binary
 
-        data = read_binary(data, filename, kind, allow_unregistered, timeout)
+        data = read_binary(data, filename, kind, allow_unregistered, timeout, log=log)
         kind = "bytecode"
     ctx = context or make_context(allow_unregistered)
     with ctx:
         if kind == "portable":
             module = deserialize_portable(data, filename, ctx)
-        elif kind == "proto":
-            bytecode = hlo_proto_to_bytecode(data, filename)
-            try:
-                module = ir.Module.parse(bytecode)
-            except ir.MLIRError as e:
-                raise from_mlir_error(e, filename) from None
+        elif kind in HLO_KINDS:
+            from hilo_mlir.driver.frontend.hlo import import_hlo
+
+            module = import_hlo(data, kind, filename, ctx, log)
         else:
             payload = data
             if kind == "text":
@@ -130,4 +137,6 @@ def load_module(
                 raise explain_parse_error(from_mlir_error(e, filename)) from None
             except (ValueError, OverflowError, RuntimeError) as e:  # a C++ exception the binding turned into Python
                 raise HiloError(f"the MLIR parser failed on this input: {' '.join(str(e).split())}", filename=filename) from None
-    return LoadedModule.from_module(ctx, module, filename)
+    loaded = LoadedModule.from_module(ctx, module, filename)
+    loaded.import_log = log
+    return loaded

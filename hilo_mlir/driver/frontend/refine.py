@@ -28,7 +28,9 @@ from hilo_mlir.support.diagnostics import HiloError
 
 def split_types(text: str) -> list[str]:
     """``'tensor<4x32xf32>,tensor<32x16xf32>'`` -> the two type strings (commas inside ``<>``/``()`` kept)."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for ch in text:
         if ch in "<([{":
             depth += 1

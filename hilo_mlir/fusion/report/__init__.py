@@ -34,18 +34,18 @@ from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.io import atomic_write_text
 
 __all__ = [
-    "FusionReport",
-    "Recorder",
-    "Cluster",
-    "Refusal",
     "REASONS",
     "REPORT_OPTION",
+    "Cluster",
+    "FusionReport",
+    "Recorder",
+    "Refusal",
     "ReportRun",
-    "recorder",
-    "function_done",
-    "write_report",
     "code_of",
+    "function_done",
+    "recorder",
     "statistic_for",
+    "write_report",
 ]
 
 #: the ``report`` option every recording pass declares

@@ -145,7 +145,7 @@ class Recorder:
             return {"type": str(v.type), "from": {"argument": v.arg_number}}
         return {"type": str(v.type), "from": self.ref(p)}
 
-    def _graph(self, center, role: str) -> "_Drawing":
+    def _graph(self, center, role: str) -> _Drawing:
         """The ops ``center`` (role ``role``), their producers and their users, one hop."""
         d = _Drawing(self)
         for c in center:

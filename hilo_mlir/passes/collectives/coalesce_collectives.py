@@ -7,9 +7,10 @@ dominance allows (:func:`_coalesce`). Seed 004 step 11 and
 
 from __future__ import annotations
 
+from hilo_mlir.fusion.order import operand_def_ops
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir.utils import type_bytes
+from hilo_mlir.ir.utils import op_key, type_bytes
 from hilo_mlir.passmanager.registry import Option, register_twins
 
 #: Collective kinds the coalescer groups (short names, both dialects).
@@ -29,7 +30,18 @@ def _coalesce(func_op, ctx):
     of the coalesced kinds may pass each other (that is this pass's job),
     nothing else may. A window is also closed when its result bytes would pass
     the kind's cap (``*-max-bytes`` options: independent per-kind byte caps).
-    Linear in the block size (one pass, dict of open windows).
+    Linear in the block size (one pass, dict of open windows) when nothing is
+    hoisted.
+
+    Operands computed after ``W`` (what XLA's SPMD output looks like: each
+    gradient's all-reduce right after the ops that compute it, interleaved
+    with the optimizer update of the previous one): the ops between ``W`` and
+    ``C`` that compute ``C``'s operands (its backward slice there, regions
+    included) move, in their order, above the window's first member, then
+    ``C`` moves next to ``W`` -- when none of them has side effects, none
+    depends on a member of the window, and there are at most 256 of them
+    (statistic ``operands-hoisted``). Pure ops may cross collectives; the
+    collectives keep their relative order.
 
     Short-circuit: a kind with a variadic (already combined) op in the
     function is not coalesced: debug line
@@ -75,48 +87,102 @@ def _window_key(o, kind: str) -> tuple:
     )
 
 
+#: Most pure ops hoisted for one collective (a longer operand chain starts a new window instead).
+_MAX_HOISTED = 256
+
+
 def _coalesce_block(block, ops: list, caps: dict, partial: set, effects, ctx) -> int:
-    """One sweep of ``block`` (its ``ops``) with a dict of open windows; returns the ops moved."""
+    """One sweep of ``block`` (its ``ops``) with a dict of open windows; returns the collectives moved."""
     d = ctx.d
-    pos = {o: (i, 0) for i, o in enumerate(ops)}
-    windows: dict = {}  # key -> [last op of the window, bytes]
-    last_barrier = (-1, 0)
+    pos = _Positions(ops)
+    windows: dict = {}  # key -> [members of the window (contiguous, in order), bytes]
+    last_barrier = None  # the last visited side-effecting op that is not a coalesced collective
     tail = None  # the last visited op in the current order
     moved = 0
+
+    def before_window(op, end) -> bool:
+        return last_barrier is None or pos[last_barrier] < pos[end]
+
     for o in ops:
         kind = d.short(o)
         if kind not in _COALESCED or kind in partial:
             if effects(o):  # the one side-effect model: regions, composites, func.call
-                last_barrier = pos[o]
+                last_barrier = o
             tail = o
             continue
         key = _window_key(o, kind)
         size = sum(type_bytes(r.type) or 0 for r in o.results)
         w = windows.get(key)
         if w is not None:
-            end = w[0]
+            members, end = w[0], w[0][-1]
             deps_ok = all((p := _ancestor_in(v, block)) is None or pos[p] <= pos[end] for v in o.operands)
-            if deps_ok and last_barrier < pos[end] and w[1] + size <= caps[kind]:
+            hoist = None
+            if not deps_ok and before_window(o, end) and w[1] + size <= caps[kind]:
+                hoist = _hoistable_operands(o, end, members, block, pos, effects)
+            if (deps_ok or hoist) and before_window(o, end) and w[1] + size <= caps[kind]:
+                if hoist:
+                    ctx.rewriter.move_all_before(hoist, members[0])
+                    ctx.stats["operands-hoisted"] += len(hoist)
+                    ctx.debug(f"hoisted {len(hoist)} pure op(s) computing the operands of {o.name} at {o.location} above its window")
                 if end != tail:
                     ctx.rewriter.move_after(o, end)
                     moved += 1
                     ctx.debug(f"moved {o.name} at {o.location} next to its window")
                 else:
                     tail = o
-                pos[o] = (pos[end][0], pos[end][1] + 1)
-                w[0], w[1] = o, w[1] + size
+                if hoist:  # renumber: the hoisted ops now sit before the window
+                    pos = _Positions([x.operation for x in block.operations])
+                else:
+                    pos[o] = (pos[end][0], pos[end][1] + 1)
+                members.append(o)
+                w[1] += size
                 continue
-            why = (
-                "an operand is defined after the window"
-                if not deps_ok
-                else "a side-effecting op lies in between"
-                if last_barrier >= pos[end]
-                else "byte cap reached"
-            )
+            if not before_window(o, end):
+                why = "a side-effecting op lies in between"
+            elif w[1] + size > caps[kind]:
+                why = "byte cap reached"
+            else:
+                why = "an operand depends on the window or is computed by a side-effecting op after it"
             ctx.debug(f"{o.name} at {o.location} starts a new window ({why})")
-        windows[key] = [o, size]
+        windows[key] = [[o], size]
         tail = o
     return moved
+
+
+class _Positions:
+    """Order index of the ops of one block, keyed by op identity (:func:`op_key`): ``pos[op]`` is a
+    ``(index, sub)`` pair; an op moved right after ``x`` gets ``(index of x, sub of x + 1)``."""
+
+    def __init__(self, ops: list):
+        self._pos = {op_key(o): (i, 0) for i, o in enumerate(ops)}
+
+    def __getitem__(self, op) -> tuple:
+        return self._pos[op_key(op)]
+
+    def __setitem__(self, op, value: tuple) -> None:
+        self._pos[op_key(op)] = value
+
+
+def _hoistable_operands(o, end, members: list, block, pos, effects) -> list | None:
+    """The ops between window end ``end`` and collective ``o`` that compute ``o``'s operands, in block order,
+    if all of them are free of side effects and none depends on a window member (then they can move above
+    the window and ``o`` next to it: dominance is kept); else None. Ops defined at or before ``end`` (other
+    than members) already dominate the window's first member, since a window is contiguous."""
+    member_keys = {op_key(m) for m in members}
+    found: dict = {}
+    stack = [o]
+    while stack:
+        for a in operand_def_ops(stack.pop(), block):
+            k = op_key(a)
+            if k in member_keys:
+                return None  # o depends on the window
+            if pos[a] <= pos[end] or k in found:
+                continue
+            if effects(a) or len(found) >= _MAX_HOISTED:
+                return None
+            found[k] = a
+            stack.append(a)
+    return sorted(found.values(), key=lambda x: pos[x]) or None
 
 
 def _ancestor_in(v, block):
@@ -146,11 +212,14 @@ register_twins(
     "Move same-kind collectives with equal replica_groups next to each other where dominance allows",
     _coalesce,
     class_name="CoalesceCollectiveOps",
-    statistics=("collectives-moved",),
+    statistics=("collectives-moved", "operands-hoisted"),
     options=(
         Option("all-gather-max-bytes", int, 1 << 30, "byte cap of one all_gather window"),
         Option("all-reduce-max-bytes", int, 1 << 30, "byte cap of one all_reduce window"),
         Option("reduce-scatter-max-bytes", int, 1 << 30, "byte cap of one reduce_scatter window"),
     ),
-    source="seed 004 step 11 and 'CoalesceCollectiveOps (step 11)' (@0x20931d0, message @0x348e00); DESIGN.md row 11",
+    source=(
+        "seed 004 step 11 and 'CoalesceCollectiveOps (step 11)' (@0x20931d0, message @0x348e00); DESIGN.md row 11; "
+        "hoisting the pure ops computing an operand above the window is ours (issue 22: XLA's SPMD output)"
+    ),
 )

@@ -9,11 +9,17 @@ DESIGN.md catalogue row 3).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.ir.dialects import TABLES, table_for
+from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, TABLES, table_for
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 
 def _channel_id(op) -> int:
@@ -46,42 +52,71 @@ def _broadcast_to_all_gather(module_op, ctx):
 
     With a ``channel_handle`` (id > 0) the broadcast is cross-partition; the
     all_gather gets ``use_global_device_ids`` so its groups are read as device
-    ids, which equal partition ids when ``num_replicas = 1``.
+    ids, which equal partition ids when ``num_replicas = 1``; with
+    ``mhlo.num_replicas = R > 1`` on the module the groups are repeated for
+    each replica as flattened ids (:func:`_flat_groups`).
 
-    Left alone (debug line): no or empty ``replica_groups`` (a process in no
+    Left alone (a ``--debug`` line): no or empty ``replica_groups`` (a process in no
     group gets zeros from collective_broadcast, but all_gather would gather
     everyone), groups padded with ``-1``, dynamic shapes.
     """
-    if not ctx.module_may_contain(*[t.name("collective_broadcast") for t in TABLES.values()]):
-        return  # no collective_broadcast in the module
-    found = []
+    apply_patterns_once(module_op, (BroadcastToAllGather(module_op),), ctx)
 
-    def visit(op):
-        d = table_for(op)
-        if d is not None and d.is_op(op, "collective_broadcast"):
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
-    for op in found:
+class BroadcastToAllGather(RewritePattern):
+    """One ``collective_broadcast`` (either dialect) -> all_gather + slice (see :func:`_broadcast_to_all_gather`)."""
+
+    name, statistic = "collective-broadcast-to-all-gather", "broadcasts-rewritten"
+    roots = tuple(t.name("collective_broadcast") for t in TABLES.values())
+
+    def __init__(self, module_op):
+        self.module_op = module_op  # its mhlo.num_replicas / num_partitions decide the all_gather's groups
+
+    def match(self, op, rw):
         groups = _replica_groups(op)
         if groups is None or groups.size == 0:
-            ctx.debug(f"collective_broadcast at {op.location}: empty replica_groups; left alone")
-            continue
+            return rw.notify_match_failure(op, "empty replica_groups; left alone")
         if (groups < 0).any():
-            ctx.debug(f"collective_broadcast at {op.location}: replica_groups padded with -1; left alone")
-            continue
+            return rw.notify_match_failure(op, "replica_groups padded with -1; left alone")
         t = op.results[0].type
         if t.typeid != ir.RankedTensorType.static_typeid or not ir.RankedTensorType(t).has_static_shape:
-            ctx.debug(f"collective_broadcast at {op.location}: dynamic shape; left alone")
-            continue
+            return rw.notify_match_failure(op, "dynamic shape; left alone")
+        return True
+
+    def rewrite(self, op, rw):
+        groups = _replica_groups(op)
+        assert groups is not None, "matched"
         with op.context, op.location:
-            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), ctx.rewriter)
-        ctx.rewriter.replace_op(op, [out])
-        ctx.stats["broadcasts-rewritten"] += 1
+            out = _gather_and_slice(op, table_for(op), int(groups.shape[1]), rw.rewriter, _flat_groups(self.module_op, op, groups))
+        rw.replace_op(op, [out])
 
 
-def _gather_and_slice(op, d, n: int, rw):
+def _module_int(module_op, name: str) -> int | None:
+    a = module_op.attributes[name] if name in module_op.attributes else None
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
+def _flat_groups(module_op, op, groups: np.ndarray):
+    """The all_gather's ``replica_groups`` when they must differ from the broadcast's, else None.
+
+    A broadcast with a channel is cross-partition: each group of partition ids
+    applies within every replica. The all_gather reads its groups as
+    flattened device ids (``replica * num_partitions + partition``), so with
+    ``mhlo.num_replicas = R > 1`` (and ``mhlo.num_partitions = P``) each group
+    becomes ``R`` groups, one per replica.
+    """
+    if "channel_handle" not in op.attributes or _channel_id(op) <= 0:
+        return None
+    r, p = _module_int(module_op, NUM_REPLICAS_ATTR), _module_int(module_op, NUM_PARTITIONS_ATTR)
+    if r is None or r <= 1 or p is None:
+        return None
+    flat = np.array([[rep * p + int(i) for i in g] for rep in range(r) for g in groups], dtype=np.int64)
+    # an ndarray is a buffer (numpy's stubs declare __buffer__ only for Python >= 3.12)
+    groups_type = ir.RankedTensorType.get(list(flat.shape), ir.IntegerType.get_signless(64))
+    return ir.DenseIntElementsAttr.get(cast("Buffer", flat), type=groups_type)
+
+
+def _gather_and_slice(op, d, n: int, rw, flat_groups=None):
     """Build the all_gather + slice (+ reshapes for rank 0) replacing ``collective_broadcast``
     ``op`` over groups of ``n`` before it; returns the value replacing its result."""
     rt = ir.RankedTensorType(op.results[0].type)
@@ -97,7 +132,7 @@ def _gather_and_slice(op, d, n: int, rw):
     gathered_t = ir.RankedTensorType.get([n * g_shape[0]] + g_shape[1:], rt.element_type)
     attrs = {
         "all_gather_dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0),
-        "replica_groups": op.attributes["replica_groups"],
+        "replica_groups": flat_groups if flat_groups is not None else op.attributes["replica_groups"],
     }
     if "channel_handle" in op.attributes:
         # collective_broadcast with a channel is cross-partition (groups are

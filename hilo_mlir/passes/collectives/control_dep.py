@@ -20,7 +20,7 @@ The old custom call is erased (replaced, not deleted: the new call keeps its
 target, attributes and location, so the side effect stays in place); the
 tuple op is erased when nothing else uses it (tuples are pure).
 Calls whose operands are not tuples, or tuple-typed operands that are not
-produced by a ``tuple`` op (block arguments), are left alone (debug line).
+produced by a ``tuple`` op (block arguments), are left alone (a ``--debug`` line).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op
 from hilo_mlir.passmanager.registry import register_twins
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
 TARGET = "AwsNeuronControlDep"
 
@@ -37,7 +38,7 @@ def _target(op) -> str | None:
     return ir.StringAttr(a).value if a is not None else None
 
 
-def _flat_operands(call, d, ctx) -> tuple[list, list]:
+def _flat_operands(call, d) -> tuple[list, list]:
     """The call's operands with each ``tuple``-produced operand replaced by its elements,
     and the tuple ops read (empty if there is none)."""
     new_operands, tuples = [], []
@@ -47,8 +48,6 @@ def _flat_operands(call, d, ctx) -> tuple[list, list]:
             new_operands.extend(p.operands)
             tuples.append(p)
         else:
-            if isinstance(v.type, ir.TupleType) or str(v.type).startswith("tuple<"):
-                ctx.debug(f"{TARGET} operand #{len(new_operands)} is a tuple not produced by a tuple op; left alone")
             new_operands.append(v)
     return new_operands, tuples
 
@@ -70,44 +69,51 @@ def _rewire_tuple_result(call, new, d, rw) -> None:
         rw.replace_all_uses_with(old, tup.results[0])
 
 
-def _simplify(call, d, ctx) -> bool:
-    """Rewrite one ``custom_call @AwsNeuronControlDep``; False (nothing changed) without a tuple operand."""
-    new_operands, tuples = _flat_operands(call, d, ctx)
-    if not tuples:
-        ctx.debug(f"{TARGET} at {call.location} has no tuple operand")
-        return False
-    rw = ctx.rewriter
-    results = list(call.results)
-    flatten_result = len(results) == 1 and str(results[0].type).startswith("tuple<")
-    if flatten_result:
-        tt = ir.TupleType(results[0].type)
-        res_types = [tt.get_type(i) for i in range(tt.num_types)]
-    else:
-        res_types = [r.type for r in results]
-    attrs = {na.name: na.attr for na in (call.attributes[i] for i in range(len(call.attributes)))}
-    with call.context:
-        new = rw.create(call.name, results=res_types, operands=new_operands, attributes=attrs, loc=call.location, before=call)
+class FlattenControlDep(RewritePattern):
+    """One ``custom_call @AwsNeuronControlDep`` with a tuple operand, flattened (see the module doc)."""
+
+    name, statistic, roots = "control-dep-tuple-simplifier", "control-deps-flattened", ("custom_call",)
+
+    def match(self, op, rw):
+        if _target(op) != TARGET:
+            return False  # another custom call: not ours to explain
+        d = rw.d
+        found = False
+        for i, v in enumerate(op.operands):
+            p = defining_op(v)
+            if p is not None and d.is_op(p, "tuple"):
+                found = True
+            elif isinstance(v.type, ir.TupleType) or str(v.type).startswith("tuple<"):
+                rw.notify_match_failure(op, f"operand #{i} is a tuple not produced by a tuple op; left alone")
+        return found or rw.notify_match_failure(op, "no tuple operand")
+
+    def rewrite(self, call, prw):
+        d = prw.d
+        rw = prw.rewriter
+        new_operands, tuples = _flat_operands(call, d)
+        results = list(call.results)
+        flatten_result = len(results) == 1 and str(results[0].type).startswith("tuple<")
         if flatten_result:
-            _rewire_tuple_result(call, new, d, rw)
+            tt = ir.TupleType(results[0].type)
+            res_types = [tt.get_type(i) for i in range(tt.num_types)]
         else:
-            for r_old, r_new in zip(results, new.results):
-                rw.replace_all_uses_with(r_old, r_new)
-    rw.erase_op(call)
-    for t in tuples:
-        if not any(True for r in t.results for _ in r.uses):
-            rw.erase_op(t)
-    return True
+            res_types = [r.type for r in results]
+        attrs = {na.name: na.attr for na in (call.attributes[i] for i in range(len(call.attributes)))}
+        with call.context:
+            new = rw.create(call.name, results=res_types, operands=new_operands, attributes=attrs, loc=call.location, before=call)
+            if flatten_result:
+                _rewire_tuple_result(call, new, d, rw)
+            else:
+                for r_old, r_new in zip(results, new.results):
+                    rw.replace_all_uses_with(r_old, r_new)
+        rw.erase_op(call)
+        for t in tuples:
+            if not any(True for r in t.results for _ in r.uses):
+                rw.erase_op(t)
 
 
 def _run(func_op, ctx):
-    d = ctx.d
-    if not ctx.module_may_contain(d.name("custom_call")):  # no custom_call in the module: nothing to do
-        return
-    # The custom calls of this function from the census (walk order, no walk).
-    calls = [op for op in ctx.ops_named(func_op, d.name("custom_call")) if _target(op) == TARGET]
-    for call in calls:
-        if _simplify(call, d, ctx):
-            ctx.stats["control-deps-flattened"] += 1
+    apply_patterns_once(func_op, (FlattenControlDep(),), ctx)
 
 
 register_twins(

@@ -12,6 +12,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import ALL_REDUCE_CALL_TARGET, MHLO, MHLO_ATTRIBUTES_ATTR, STABLEHLO
 from hilo_mlir.ir.utils import dict_items, func_name, top_funcs
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 from hilo_mlir.support.diagnostics import op_error
 
 
@@ -30,26 +31,34 @@ def _custom_call_to_all_reduce(module_op, ctx):
     Errors: a missing/ill-formed ``called_computations`` or ``mhlo.attributes``
     without ``replica_groups`` -> op_error naming the op.
     """
-    funcs = {func_name(f): f for f in top_funcs(module_op)}
-    calls = []
-    custom_call = STABLEHLO.name("custom_call")
+    pattern = CustomCallToAllReduce({func_name(f): f for f in top_funcs(module_op)})
+    if apply_patterns_once(module_op, (pattern,), ctx):
+        _erase_unused_reducers(module_op, pattern.funcs, pattern.used_reducers, ctx.rewriter)
 
-    def visit(op):
-        if (
-            op.name == custom_call
-            and "call_target_name" in op.attributes
-            and ir.StringAttr(op.attributes["call_target_name"]).value == ALL_REDUCE_CALL_TARGET
-        ):
-            calls.append(op.operation)
-        return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
-    if not calls:
-        return
-    rw = ctx.rewriter
-    used_reducers = set()
-    for call in calls:
-        fname, attrs = _all_reduce_call_parts(call, funcs)
+class CustomCallToAllReduce(RewritePattern):
+    """One ``stablehlo.custom_call @mhlo.all_reduce`` -> ``stablehlo.all_reduce`` (see :func:`_custom_call_to_all_reduce`).
+
+    Args:
+        funcs: the module's top-level functions by name (the reducers).
+
+    Attributes:
+        used_reducers: the reducers cloned so far (erased afterwards when private and unused).
+    """
+
+    name, statistic, roots = "custom-call-to-all-reduce", "all-reduces-converted", ("stablehlo.custom_call",)
+
+    def __init__(self, funcs: dict):
+        self.funcs = funcs
+        self.used_reducers: set = set()
+
+    def match(self, op, rw):
+        attrs = op.attributes
+        return "call_target_name" in attrs and ir.StringAttr(attrs["call_target_name"]).value == ALL_REDUCE_CALL_TARGET
+
+    def rewrite(self, call, prw):
+        rw = prw.rewriter
+        fname, attrs = _all_reduce_call_parts(call, self.funcs)  # a malformed call is an error here, in walk order
         with call.context, call.location:
             ar = rw.create(
                 STABLEHLO.name("all_reduce"),
@@ -60,11 +69,9 @@ def _custom_call_to_all_reduce(module_op, ctx):
                 loc=call.location,
                 before=call,
             )
-            _clone_reducer(funcs[fname], ar.regions[0], call.location, rw)
+            _clone_reducer(self.funcs[fname], ar.regions[0], call.location, rw)
         rw.replace_op(call, list(ar.results))
-        used_reducers.add(fname)
-        ctx.stats["all-reduces-converted"] += 1
-    _erase_unused_reducers(module_op, funcs, used_reducers, rw)
+        self.used_reducers.add(fname)
 
 
 def _all_reduce_call_parts(call, funcs: dict) -> tuple[str, dict]:
@@ -112,7 +119,7 @@ def _clone_reducer(reducer, region, loc, rw) -> None:
 
 def _erase_unused_reducers(module_op, funcs: dict, used: set, rw) -> None:
     """Erase the private reducers in ``used`` nothing references any more (one walk collects symbol uses)."""
-    still_used = set()
+    still_used: set[str] = set()
 
     def refs(op):
         for i in range(len(op.attributes)):

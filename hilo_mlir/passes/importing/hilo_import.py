@@ -1,6 +1,8 @@
 """``hilo-import``: the import step, the first pass of every ``hilo2penguin`` pipeline.
 
 Between reading the input and the spine, :func:`hilo_mlir.passes.importing.stages.run_import_stages`
+makes a ``shard_map`` export its per-device program
+(:func:`~hilo_mlir.passes.importing.sharding.shard_map_to_per_device`),
 refuses inputs the spine cannot compile, keeps the parameter markers alive,
 drops sharding annotations, checks that the printer can emit every op that
 will reach it, and brings the module to mhlo (``chlo-legalize-to-stablehlo``

@@ -41,6 +41,7 @@ class UnprintableOps(HiloError):
     """The ops of one module the printer cannot emit: the first is the error, :attr:`errors` all of them (located)."""
 
     errors: list
+    more: int
 
     def lines(self, filename: str | None = None) -> list[str]:
         """One ``file:line:col: error: ...`` line per blocking op (then one line for those past :data:`LIMIT`)."""

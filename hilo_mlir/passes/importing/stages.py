@@ -2,7 +2,10 @@
 
 In order, on one module:
 
-1. :func:`~hilo_mlir.passes.importing.validation.validate_input` (no rewrite before it),
+0. :func:`~hilo_mlir.passes.importing.sharding.shard_map_to_per_device`: a
+   ``shard_map`` export becomes its per-device program (nothing else is touched
+   before validation),
+1. :func:`~hilo_mlir.passes.importing.validation.validate_input` (no other rewrite before it),
 2. the parameter markers of step 26 are protected (``protect_markers``: they
    must survive steps 1 and 13),
 3. :func:`~hilo_mlir.passes.importing.sharding.strip_sharding`,
@@ -29,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from hilo_mlir.analysis.census import Census, detect_dialect
 from hilo_mlir.passes.importing.printability import check_printable
-from hilo_mlir.passes.importing.sharding import SHARDING_ATTRS, strip_sharding
+from hilo_mlir.passes.importing.sharding import SHARDING_ATTRS, shard_map_to_per_device, strip_sharding
 from hilo_mlir.passes.importing.validation import validate_input
 from hilo_mlir.support.diagnostics import out_of_memory
 
@@ -131,6 +134,10 @@ def run_import_stages(
     with out_of_memory("validating the input"):
         with loaded.context:
             census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
+        if shard_map_to_per_device(loaded, census):  # a shard_map export: its body is the per-device program
+            with loaded.context:
+                census = input_census(loaded)
+        with loaded.context:
             loaded.dialect = detect_dialect(loaded.module, census)
         validate_input(loaded, steps, census, lower_complex_gate=lower_complex_gate)
         tops = [op.operation for op in loaded.module.body.operations]

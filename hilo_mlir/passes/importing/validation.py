@@ -9,6 +9,8 @@ the op (or function) and naming it:
 * no entry-function argument has a tuple type;
 * no dense constant too large for the memory left
   (:func:`hilo_mlir.ir.limits.check_constants`);
+* in a module that declares ``mhlo.num_replicas`` / ``mhlo.num_partitions``,
+  every collective's groups fit those devices (:func:`_check_collective_groups`);
 * in program order (a pre-order walk of the module):
 
   - no Shardy op other than ``sdy.mesh`` (``sdy.sharding_constraint``,
@@ -34,7 +36,7 @@ failure and its location.
 
 from __future__ import annotations
 
-from hilo_mlir.ir.dialects import hlo_short_name
+from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR, hlo_short_name
 from hilo_mlir.ir.type_legality import type_problem
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.entry_point import ENTRY_POINT, entry_point  # noqa: F401 (re-exported)
@@ -202,6 +204,66 @@ def _check_constant_sizes(module, census, fname) -> None:
         check_constants([c for top in module.body.operations for c in census.ops_named(top.operation, *names)], fname)
 
 
+#: collectives whose groups are checked against the module's replicas x partitions
+_GROUPED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute")
+
+
+def _module_count(module, name: str) -> int | None:
+    from hilo_mlir.ir.binding import ir
+
+    attrs = module.operation.attributes
+    a = attrs[name] if name in attrs else None
+    return a.value if isinstance(a, ir.IntegerAttr) else None
+
+
+def _check_collective_groups(module, census, fname) -> None:
+    """Each collective's groups fit the devices the module declares (``mhlo.num_replicas`` x ``mhlo.num_partitions``).
+
+    Only when the module declares at least one of them (the other is then
+    1): groups must name existing ids once each and cover them all, with the
+    StableHLO spec's reading of ``replica_groups`` / ``channel_handle`` /
+    ``use_global_device_ids`` (:func:`hilo_mlir.support.process_groups.groups_of`);
+    ``collective_permute`` pairs must name existing ids, each source and target once.
+
+    Raises:
+        HiloError: at the first collective that does not fit, naming its groups and the devices.
+    """
+    r, p = _module_count(module, NUM_REPLICAS_ATTR), _module_count(module, NUM_PARTITIONS_ATTR)
+    if r is None and p is None:
+        return
+    names = sorted(n for n in census.names if hlo_short_name(n) in _GROUPED)
+    if not names:
+        return
+    import re
+
+    import numpy as np
+
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.support.process_groups import Mesh, check_pairs, groups_of
+
+    mesh = Mesh(max(r or 1, 1), max(p or 1, 1))
+
+    def dense(op, name) -> list:
+        if name not in op.attributes:
+            return []
+        a = np.array(ir.DenseIntElementsAttr(op.attributes[name])).astype(np.int64)
+        return [[int(i) for i in row if i >= 0] for row in a.reshape(a.shape[0] if a.ndim else 0, -1).tolist()] if a.size else []
+
+    for top in module.body.operations:
+        for op in census.ops_named(top.operation, *names):
+            kind = hlo_short_name(op.name)
+            m = re.search(r"handle\s*=\s*(-?\d+)", str(op.attributes["channel_handle"])) if "channel_handle" in op.attributes else None
+            channel = m is not None and int(m.group(1)) > 0
+            try:
+                if kind == "collective_permute":
+                    check_pairs(mesh, [tuple(x) for x in dense(op, "source_target_pairs")], channel)
+                else:
+                    groups = [g for g in dense(op, "replica_groups") if g]
+                    groups_of(mesh, kind, groups, channel, "use_global_device_ids" in op.attributes)
+            except ValueError as e:
+                raise HiloError(f"'{op.name}' op: {e}", loc=op.location, filename=fname) from None
+
+
 def _is_refused_shardy(name: str) -> bool:
     return name.startswith("sdy.") and name != "sdy.mesh"
 
@@ -259,9 +321,11 @@ def _op_problem(op, verdict: TypeVerdicts, fname) -> HiloError | None:
 
     name = op.name
     if _is_refused_shardy(name):
+        from hilo_mlir.support.partitioning import PARTITION_RECIPE
+
         return HiloError(
-            f"'{name}' op: Shardy ops are not supported (the Penguin program is single-device; "
-            "export the module without sharding constraints)",
+            f"'{name}' op: Shardy ops are not supported: this is the global program of a sharded computation, "
+            f"not partitioned into a per-device one; {PARTITION_RECIPE}",
             loc=op.location,
             filename=fname,
         )
@@ -329,6 +393,7 @@ def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True) 
 
             census = Census(module.operation, with_types=True)
         _check_constant_sizes(module, census, fname)
+        _check_collective_groups(module, census, fname)
         if _census_finds_nothing(module, census, verdict):
             return
         err = _first_problem(module, verdict, fname)

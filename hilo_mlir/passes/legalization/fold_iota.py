@@ -36,23 +36,19 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op, int_list
 from hilo_mlir.passmanager.registry import Option, register_twins
 
-_FLOAT_DTYPES = None
+_FLOAT_DTYPES = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
+_NARROW_FLOATS = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
 
 
 def _float_dtype(elem) -> np.dtype | None:
-    global _FLOAT_DTYPES
-    if _FLOAT_DTYPES is None:
+    """The numpy dtype that computes in ``elem``; ``ml_dtypes`` (~1 s to import) only for bf16 / f8."""
+    es = str(elem)
+    dt = _FLOAT_DTYPES.get(es)
+    if dt is None and es in _NARROW_FLOATS:
         import ml_dtypes
 
-        _FLOAT_DTYPES = {
-            "f16": np.dtype(np.float16),
-            "f32": np.dtype(np.float32),
-            "f64": np.dtype(np.float64),
-            "bf16": np.dtype(ml_dtypes.bfloat16),
-            "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-            "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-        }
-    return _FLOAT_DTYPES.get(str(elem))
+        dt = _FLOAT_DTYPES[es] = np.dtype(getattr(ml_dtypes, _NARROW_FLOATS[es]))
+    return dt
 
 
 _NUM = re.compile(r"0x[0-9A-Fa-f]+|[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)")

@@ -289,7 +289,7 @@ def _rewrite(divs, d, ctx, rec) -> int:
                 operands=[x],
                 attributes={
                     "call_target_name": ir.StringAttr.get(TARGET),
-                    "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),
+                    "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),  # noqa: UP031 - %d as the binary prints it
                 },
                 loc=div.location,
                 before=div,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import STABLEHLO
 from hilo_mlir.passmanager.registry import PassInfo, register
+from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
 
 def _unsigned_elem(t):
@@ -45,35 +46,41 @@ def run_legalize_sra(func_op, ctx) -> None:
     touched; shapes must be static (else the op is left alone). Statistic
     ``sra-legalized``.
     """
-    d = STABLEHLO
-    name = d.name("shift_right_arithmetic")
-    ops = ctx.ops_named(func_op, name) if ctx.module_may_contain(name) else []
-    rw = ctx.rewriter
-    with func_op.context, func_op.location:
-        for op in ops:  # from the census (walk order, no walk); one walk without a pipeline
-            t = op.results[0].type
-            e = _unsigned_elem(t)
-            if e is None:
-                continue
-            if not t.has_static_shape:
-                ctx.debug(f"{op.name} at {op.location}: dynamic shape, left alone")
-                continue
-            bits = e.width
-            ts = ir.RankedTensorType.get(list(t.shape), ir.IntegerType.get_signless(bits))
-            loc = op.location
+    apply_patterns_once(func_op, (UnsignedSRA(),), ctx)
 
-            def make(short, rtype, operands=(), attributes=None):
-                return rw.create(d.name(short), results=[rtype], operands=operands, attributes=attributes, loc=loc, before=op).results[0]
 
-            lhs, rhs = op.operands[0], op.operands[1]
-            limit = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(e, bits - 1))
-            k = make("constant", t, attributes={"value": limit})
-            n = make("minimum", t, [rhs, k])
-            ls = make("bitcast_convert", ts, [lhs])
-            rs = make("bitcast_convert", ts, [n])
-            s = make("shift_right_arithmetic", ts, [ls, rs])
-            rw.replace_op(op, [make("bitcast_convert", t, [s])])
-            ctx.stats["sra-legalized"] += 1
+class UnsignedSRA(RewritePattern):
+    """``shift_right_arithmetic`` on unsigned integers -> the signed shift between bitcasts (see :func:`run_legalize_sra`)."""
+
+    name, roots = "sra-legalized", ("stablehlo.shift_right_arithmetic",)
+
+    def match(self, op, rw):
+        t = op.results[0].type
+        if _unsigned_elem(t) is None:
+            return False  # signed shifts are what the backend computes: nothing to say
+        if not t.has_static_shape:
+            return rw.notify_match_failure(op, "dynamic shape, left alone")
+        return True
+
+    def rewrite(self, op, rw):
+        d = STABLEHLO
+        t = op.results[0].type
+        e = _unsigned_elem(t)
+        bits = e.width
+        ts = ir.RankedTensorType.get(list(t.shape), ir.IntegerType.get_signless(bits))
+        loc = op.location
+
+        def make(short, rtype, operands=(), attributes=None):
+            return rw.create(d.name(short), results=[rtype], operands=operands, attributes=attributes, loc=loc, before=op).results[0]
+
+        lhs, rhs = op.operands[0], op.operands[1]
+        limit = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(e, bits - 1))
+        k = make("constant", t, attributes={"value": limit})
+        n = make("minimum", t, [rhs, k])
+        ls = make("bitcast_convert", ts, [lhs])
+        rs = make("bitcast_convert", ts, [n])
+        s = make("shift_right_arithmetic", ts, [ls, rs])
+        rw.replace_op(op, [make("bitcast_convert", t, [s])])
 
 
 register(

@@ -19,7 +19,8 @@ operands, so chains of lowered ops stay real:
   ``abs`` as the scaled hypot ``m * sqrt(1 + (n/m)^2)``, ``m``/``n`` the
   larger/smaller of ``|re|, |im|`` (:func:`_scaled_abs`; result is real;
   upstream: ``sqrt(re^2 + im^2)``), ``exponential``
-  ``(e^re cos im, e^re sin im)``, ``compare`` ``EQ`` (both parts equal:
+  ``(e^re cos im, e^re sin im)`` with ``e^re`` split in halves and ``im = 0``
+  exact (:func:`_exp`; upstream: the plain product), ``compare`` ``EQ`` (both parts equal:
   ``and``) / ``NE`` (either part differs: ``or``), ``sine`` / ``cosine``
   (:func:`_sin_cos`; ``sinh`` through ``expm1``, upstream through ``exp``);
 * step 7 (``lower-complex-extra``): ``log`` ``(log |z|, atan2(im, re))`` with
@@ -209,6 +210,27 @@ def _sin_cos(b, short, re, im, real_t):
     return b.bin("multiply", c, cosh), b.un("negate", b.bin("multiply", s, sinh))
 
 
+def _exp(b, re, im, real_t, static: bool):
+    """``exp(re + i im) = (e^re cos im, e^re sin im)``, as XLA evaluates it where the textbook form fails.
+
+    * ``im == ±0`` gives ``(e^re, im)`` exactly (C99 ``cexp``): the textbook
+      ``e^re * sin(0)`` is NaN for ``e^re = inf`` (``exp(100 + 0i)`` in f32).
+    * With a static shape, ``e^re`` is applied as ``h * (h * cos im)``, ``h =
+      e^(re/2)``: no overflow of ``e^re`` where the product is finite
+      (``exp(89 + 1i)`` in f32: real part 2.43e38). On dynamic shapes (no
+      splat constant 1/2) the unscaled product is used.
+    """
+    c, s = b.un("cosine", im), b.un("sine", im)
+    if static:
+        h = b.un("exponential", b.bin("multiply", re, b.const(real_t, 0.5)))
+        out_re, out_im = b.bin("multiply", h, b.bin("multiply", h, c)), b.bin("multiply", h, b.bin("multiply", h, s))
+    else:
+        e = b.un("exponential", re)
+        out_re, out_im = b.bin("multiply", e, c), b.bin("multiply", e, s)
+    im_is_zero = b.compare(im, b.un("negate", im), "EQ")  # true exactly for +0 and -0 (NaN != NaN)
+    return out_re, b.select(im_is_zero, im, out_im)
+
+
 def _lower_one(op, d, cache, rw) -> bool:
     short = d.short(op)
     operand_t = op.operands[0].type
@@ -216,7 +238,8 @@ def _lower_one(op, d, cache, rw) -> bool:
     if elem is None:
         return False
     real_t = _with_elem(operand_t, elem)
-    if not _ranked(real_t) or not ir.RankedTensorType(real_t).has_static_shape:
+    static = _ranked(real_t) and ir.RankedTensorType(real_t).has_static_shape
+    if not static:
         if short in _STATIC_ONLY:  # the scaled |z| and the halves of cosh/sinh need splat constants of the shape
             return False
     if short == "compare" and _direction(op) not in ("EQ", "NE"):
@@ -238,8 +261,7 @@ def _lower_one(op, d, cache, rw) -> bool:
         rw.replace_op(op, [_scaled_abs(b, ar, ai, real_t)])
         return True
     elif short == "exponential":
-        e = b.un("exponential", ar)
-        re, im = b.bin("multiply", e, b.un("cosine", ai)), b.bin("multiply", e, b.un("sine", ai))
+        re, im = _exp(b, ar, ai, real_t, static)
     elif short == "compare":
         br, bi = ops[1]
         direction = _direction(op)

@@ -75,7 +75,7 @@ class _Widener:
     def __call__(self, t):
         if t in self.memo:
             return self.memo[t]
-        res = None
+        res: ir.Type | None = None
         if isinstance(t, ir.RankedTensorType):
             e = self.elem(t.element_type)
             if e is not None:

@@ -8,16 +8,23 @@ issues them together. The fused op comes from the shared codegen
 with a private decomposition on StableHLO.
 
 Pairing rule (per block, one sweep): the side-effecting ops of the block are
-listed in order; two *consecutive* ones form a pair when one is a
-``reduce_scatter`` and the other an ``all_gather`` (either order), neither is
-already paired, and the later one does not depend, directly or through other
-ops, on the earlier one. Because the two are consecutive side-effecting ops,
-fusing them at the later one's position moves no side-effecting op across
-another. The independence check walks the users
-of the earlier op that sit before the later one, so every op is visited at
-most once per block: linear time. A pair the codegen refuses (e.g. a
-side-effecting op between them uses the earlier one's result) stays as it is
-(one ``--debug`` line).
+listed in order; a ``reduce_scatter`` or ``all_gather`` not yet paired is
+paired with the first later one of the other kind that is not paired and does
+not depend on it (directly or through other ops), searching the next 8
+side-effecting ops as long as they are collectives (``all_gather``,
+``reduce_scatter``, ``all_reduce``: the kinds coalesce-collective-ops also
+reorders) -- any other side-effecting op ends the search. A partner that is
+not the next side-effecting op is first brought next to it: the pure ops
+between the two that compute the partner's operands (at most 256) move above
+the first collective, then the partner moves right after it (statistic
+``partners-moved``; if one of those ops has side effects the candidate is
+skipped). The fused op then sits at the partner's position and no
+side-effecting op crosses another except those collectives. This is what
+makes real FSDP steps pair: XLA's output orders a rematerialized layer's
+parameter all_gather before the previous layer's gradient reduce_scatter with
+the rematerialized layer's own reduce_scatter (which depends on the
+all_gather) in between. A pair the codegen refuses stays as it is (one
+``--debug`` line).
 
 Blocks inside ``mhlo.fusion`` bodies and the decompositions of our own
 composites (``neuron.<Kind>.impl[.N]``) are never seeded.
@@ -30,6 +37,7 @@ import re
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, ancestor_in_block, codegen
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.fuel import fuel_of
+from hilo_mlir.fusion.order import operand_def_ops
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_NAMESPACE, FusionKind, is_fusion_like
 from hilo_mlir.ir.effects import EffectOracle
@@ -77,26 +85,90 @@ def _blocks_to_seed(func_op) -> list:
 
 
 _COLLECTIVES = frozenset({"reduce_scatter", "all_gather"})
+#: Side-effecting ops a partner may be brought across: the collectives coalesce-collective-ops reorders.
+_PASSABLE = frozenset({"reduce_scatter", "all_gather", "all_reduce"})
+#: How many side-effecting ops after a collective are searched for its partner.
+_LOOKAHEAD = 8
+#: Most pure ops hoisted to bring one partner next to its collective.
+_MAX_HOISTED = 256
 
 
-def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
-    """Pair consecutive independent reduce_scatter / all_gather ops of ``block`` (one sweep)."""
-    seq = [o.operation for o in block.operations if effects(o)]
-    failed: dict = {}  # op_key of a collective -> (reason code, the other op) of its last failed pairing
-    paired: set = set()
-    i = 0
-    while i + 1 < len(seq):
-        a, b = seq[i], seq[i + 1]
-        kinds = {d.short(a.name), d.short(b.name)}
-        if kinds != {"reduce_scatter", "all_gather"}:
-            i += 1
+def _hoistable_slice(b, a, block, order: OrderIndex, effects) -> list | None:
+    """The ops between ``a`` and ``b`` computing ``b``'s operands (block order), if all are pure; else None.
+
+    ``b`` does not depend on ``a`` (checked before), so none of them does: moved
+    above ``a`` they keep dominance, and ``b`` can then sit right after ``a``.
+    """
+    found: dict = {}
+    stack = [b]
+    while stack:
+        for x in operand_def_ops(stack.pop(), block):
+            k = op_key(x)
+            if k in found or not order.is_before(a, x):
+                continue
+            if effects(x) or len(found) >= _MAX_HOISTED:
+                return None
+            found[k] = x
+            stack.append(x)
+    return sorted(found.values(), key=order.pos)
+
+
+def _partner(seq: list, i: int, d, ctx, effects, order, block, paired: set, failed: dict):
+    """The index in ``seq`` of the partner of collective ``seq[i]``, brought right after it; or None.
+
+    The candidates are the next side-effecting ops while they are collectives
+    of :data:`_PASSABLE` kinds (at most :data:`_LOOKAHEAD`): the first one of
+    the other kind, unpaired and independent of ``seq[i]``. One that is not
+    adjacent is brought next to ``seq[i]``: the pure ops computing its
+    operands move above ``seq[i]``, then it moves right after ``seq[i]``
+    (crossing only collectives, which coalesce-collective-ops reorders too).
+    """
+    a = seq[i]
+    want = "all_gather" if d.short(a.name) == "reduce_scatter" else "reduce_scatter"
+    for j in range(i + 1, min(len(seq), i + 1 + _LOOKAHEAD)):
+        b = seq[j]
+        kind = d.short(b.name)
+        if kind not in _PASSABLE:
+            return None  # never cross another side effect
+        if kind != want or op_key(b) in paired:
             continue
         if _depends_on(b, a, block, order):
             ctx.debug(f"'{b.name}' depends on '{a.name}': not paired")
             ctx.stats["dependent-pairs"] += 1
             failed[op_key(a)], failed[op_key(b)] = ("dependent-pair", b), ("dependent-pair", a)
+            continue
+        if j == i + 1:
+            return j
+        hoist = _hoistable_slice(b, a, block, order, effects)
+        if hoist is None:
+            ctx.debug(f"'{b.name}' at {b.location} cannot be brought next to '{a.name}' (its operands need a side-effecting op)")
+            continue
+        if hoist:
+            ctx.rewriter.move_all_before(hoist, a)
+        ctx.rewriter.move_after(b, a)
+        ctx.stats["partners-moved"] += 1
+        ctx.debug(f"moved '{b.name}' at {b.location} next to '{a.name}' ({len(hoist)} pure op(s) hoisted above it)")
+        seq.insert(i + 1, seq.pop(j))
+        return i + 1
+    return None
+
+
+def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
+    """Pair each reduce_scatter / all_gather of ``block`` with its partner (:func:`_partner`), in order."""
+    seq = [o.operation for o in block.operations if effects(o)]
+    failed: dict = {}  # op_key of a collective -> (reason code, the other op) of its last failed pairing
+    paired: set = set()
+    i = 0
+    while i + 1 < len(seq):
+        a = seq[i]
+        if d.short(a.name) not in _COLLECTIVES or op_key(a) in paired:
             i += 1
             continue
+        j = _partner(seq, i, d, ctx, effects, order, block, paired, failed)
+        if j is None:
+            i += 1
+            continue
+        b = seq[j]
         if not namers and d.fusion_is_composite:
             namers.append(SymbolNamer(enclosing_module(block.owner)))
         cluster = FusionCluster([a, b], KIND, order=order)
@@ -112,6 +184,8 @@ def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
             continue
         ctx.stats["fused-pairs"] += 1
         paired.update((op_key(a), op_key(b)))
+        failed.pop(op_key(a), None)
+        failed.pop(op_key(b), None)
         i += 2
     if rec is not None:
         _record_unpaired(rec, d, seq, failed, paired)
@@ -164,7 +238,10 @@ register_twins(
     _run,
     class_name="ScheduleFusion",
     options=(fusion_report.REPORT_OPTION,),
-    statistics=("fused-pairs", "dependent-pairs", "refused-pairs"),
+    statistics=("fused-pairs", "dependent-pairs", "refused-pairs", "partners-moved"),
     state=_ScheduleFusionState,
-    source="seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21",
+    source=(
+        "seed 004 step 21 (gate cfg[0x135]); seed 000 codeGen; DESIGN.md catalogue step 21; the partner search across "
+        "collectives and bringing a partner next to its collective are ours (issue 22: XLA's FSDP output)"
+    ),
 )

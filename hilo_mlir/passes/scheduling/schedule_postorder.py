@@ -190,7 +190,7 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 class _BlockRead:
     """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
 
-    __slots__ = ("ops", "inputs", "walk_operands", "any_effect", "any_composite", "effect_at", "effects")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
 
     def __init__(self, ops):
         self.ops = ops

@@ -11,10 +11,10 @@ exp/tanh/logistic/rsqrt); dot/convolution/reduce accumulate wide.
 
 The modules, one family each: :mod:`.elementwise`, :mod:`.shape`,
 :mod:`.reductions`, :mod:`.dot_conv`, :mod:`.indexing`, :mod:`.control`,
-:mod:`.custom_calls`. Importing this package registers all of them.
+:mod:`.custom_calls`, :mod:`.collectives` (N devices). Importing this package registers all of them.
 """
 
-from hilo_mlir.penguin_ref.ops import control, custom_calls, dot_conv, elementwise, indexing, reductions, shape  # noqa: F401 - registration
+from hilo_mlir.penguin_ref.ops import collectives, control, custom_calls, dot_conv, elementwise, indexing, reductions, shape  # noqa: F401 - registration
 from hilo_mlir.penguin_ref.ops.call import OpCall
 from hilo_mlir.penguin_ref.ops.dispatch import CUSTOM_CALLS, IMPLS, is_header, is_summary, lookup, op_key
 from hilo_mlir.penguin_ref.ops.dot_conv import dot_general
@@ -23,16 +23,16 @@ from hilo_mlir.penguin_ref.ops.numeric import cast, widen
 from hilo_mlir.penguin_ref.ops.shape import pad
 
 __all__ = [
-    "OpCall",
     "CUSTOM_CALLS",
     "IMPLS",
+    "OpCall",
+    "cast",
+    "compare",
+    "dot_general",
     "is_header",
     "is_summary",
     "lookup",
     "op_key",
-    "dot_general",
-    "compare",
-    "cast",
-    "widen",
     "pad",
+    "widen",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import ml_dtypes
 import numpy as np
 
 from hilo_mlir.penguin_ref.attrs import AttrError, config_dict, ints, parse_attr
@@ -166,7 +165,7 @@ def _check(c):
             parts = [(actual, expected)]
         bad = np.zeros(actual.shape, dtype=bool)
         for a, e in parts:
-            eps = float(ml_dtypes.finfo(a.dtype).eps) if a.dtype in NARROW_FLOATS else float(np.finfo(a.dtype).eps)
+            eps = float(_ml_dtypes().finfo(a.dtype).eps) if a.dtype in NARROW_FLOATS else float(np.finfo(a.dtype).eps)
             aw, ew = a.astype(np.float64), e.astype(np.float64)
             near = np.isclose(aw, ew, rtol=8 * eps if tol is None else tol, atol=8 * eps if tol is None else tol, equal_nan=True)
             bad |= ~(near | (_ulps(a, e) <= max_ulps))
@@ -243,8 +242,8 @@ def _quantize_mx(c):
     e = np.clip(e, -127, 127)
     scale = np.exp2(e)
     q = blocks / scale[..., None]
-    fdt = np.dtype(getattr(ml_dtypes, mx))
-    fmax = float(ml_dtypes.finfo(fdt).max)
+    fdt = np.dtype(getattr(_ml_dtypes(), mx))
+    fmax = float(_ml_dtypes().finfo(fdt).max)
     codes = np.clip(q, -fmax, fmax).astype(fdt).reshape(xf.shape)
     codes = np.moveaxis(codes, -1, dim)
     dspec, sspec = c.out_specs[0], c.out_specs[1] if len(c.out_specs) > 1 else None
@@ -270,3 +269,10 @@ def _quantize_mx(c):
 
 CUSTOM_CALLS["QuantizeMX"] = _quantize_mx
 _BY_PY_OP["QuantizeMXTensorOp"] = _quantize_mx
+
+
+def _ml_dtypes():
+    """``ml_dtypes``, imported on first need (~1 s with 0.7)."""
+    import ml_dtypes
+
+    return ml_dtypes

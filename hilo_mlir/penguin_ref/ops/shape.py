@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hilo_mlir.penguin_ref.attrs import AttrError, int_pairs, parse_attr
+from hilo_mlir.penguin_ref.attrs import parse_attr
 from hilo_mlir.penguin_ref.ops.dispatch import impl
 from hilo_mlir.penguin_ref.ops.elementwise import total_order_key
 from hilo_mlir.penguin_ref.ops.numeric import NARROW_FLOATS, is_float
@@ -106,7 +106,7 @@ def _slice(c):
 
 def _clamped_starts(idx_arrays, shape, sizes):
     out = []
-    for i, (s, n, k) in enumerate(zip(idx_arrays, shape, sizes)):
+    for _i, (s, n, k) in enumerate(zip(idx_arrays, shape, sizes)):
         s = int(np.asarray(s).reshape(()))
         out.append(min(max(s, 0), n - k))
     return out
@@ -227,37 +227,3 @@ def _topk(c):
         key = ~key if key.dtype.kind in "iu" else -key
     order = np.argsort(key, axis=-1, kind="stable")[..., :k]
     return [np.take_along_axis(a, order, axis=-1), order.astype(c.out_dtype(1))]
-
-
-@impl("replica_id", "partition_id")
-def _ids(c):
-    return np.zeros(c.out_shape(), dtype=c.out_dtype())
-
-
-# single-device collectives (one replica, one partition)
-@impl("collective_permute")
-def _collective_permute(c):
-    """On the one replica the backend runs (replica 0): its value if a pair sends 0 -> 0, else zeros."""
-    (a,) = c.srcs
-    pairs = [tuple(p) for p in int_pairs(c.raw("source_target_pairs"))] if c.has("source_target_pairs") else []
-    into0 = [s for s, t in pairs if t == 0]
-    if any(s != 0 for s in into0):
-        raise AttrError(f"collective_permute receives replica 0 from replica {into0[0]}; the reference backend runs one replica")
-    return a.copy() if into0 else np.zeros_like(a)
-
-
-@impl("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast", "cross_replica_sum")
-def _collective(c):
-    groups = c.attr("replica_groups")
-    if groups is not None:
-        g = np.asarray(groups)
-        if g.ndim == 2 and g.shape[1] > 1 and np.count_nonzero(g >= 0) > g.shape[0]:
-            raise AttrError(f"replica groups {g.tolist()} span several replicas; the reference backend runs one")
-    outs = []
-    for a, spec in zip(c.srcs, c.out_specs):
-        if tuple(a.shape) != spec.shape:
-            raise AttrError(
-                f"collective changes the shape {a.shape} -> {spec.shape}: only single-replica groups can run on the reference backend"
-            )
-        outs.append(a)
-    return outs

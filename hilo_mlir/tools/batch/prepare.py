@@ -12,7 +12,7 @@ def preload(items) -> None:
     from hilo_mlir.ir import binding as ir
     from hilo_mlir.passmanager import registry
 
-    registry.load()
+    registry.load(plugins=False)  # installed plugins: only when a pass name is not built in
     ir._register_passes_once()
     if any(it.path.endswith(".pb") for it in items):
         from jaxlib import xla_client  # noqa: F401 - else every worker imports it

@@ -42,3 +42,16 @@ func.func @untouched(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// 2 replicas x 2 partitions: the broadcast's groups are partition ids within each replica; the
+// all_gather's are flattened device ids, one group per replica and partition group.
+// CHECK-LABEL: func.func @two_replicas
+// CHECK: "stablehlo.all_gather"(%arg0) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<{{\[\[}}1, 0], [3, 2]]> : tensor<2x2xi64>, use_global_device_ids}>
+module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 2 : i32} {
+  func.func @two_replicas(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = "stablehlo.collective_broadcast"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[1, 0]]> : tensor<1x2xi64>}> : (tensor<3xf32>) -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}

@@ -20,9 +20,9 @@
 // CHECK: %[[H:.*]] = mhlo.multiply %[[M]], %[[SQ]]
 // CHECK: %[[NAN:.*]] = mhlo.compare NE, %[[H]], %[[H]]
 // CHECK: %[[ABS:.*]] = mhlo.select %[[NAN]], %[[N]], %[[H]]
-// CHECK: %[[E:.*]] = mhlo.exponential %{{.*}} : tensor<4xf32>
 // CHECK: mhlo.cosine
 // CHECK: mhlo.sine
+// CHECK: %[[E:.*]] = mhlo.exponential %{{.*}} : tensor<4xf32>
 // CHECK: %[[C:.*]] = mhlo.complex
 // CHECK: return %[[ABS]], %[[C]]
 // SHLO-LABEL: func.func @abs_exp

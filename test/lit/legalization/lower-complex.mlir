@@ -138,23 +138,56 @@ func.func @abs_dynamic(%a: tensor<?xcomplex<f32>>) -> tensor<?xf32> {
 
 // -----
 
-// exponential: (e^re cos im, e^re sin im); no constants, so dynamic shapes too.
+// exponential on a dynamic shape: (e^re cos im, e^re sin im) with im = ±0 kept exact
+// (exp(inf + 0i) = (inf, 0), not (inf, NaN)); no constants, so dynamic shapes too.
 // CHECK-LABEL: func.func @exp
 // CHECK-DAG: %[[R:.*]] = mhlo.real %arg0
 // CHECK-DAG: %[[I:.*]] = mhlo.imag %arg0
-// CHECK: %[[E:.*]] = mhlo.exponential %[[R]] : tensor<?xf32>
 // CHECK: %[[C:.*]] = mhlo.cosine %[[I]]
-// CHECK: %[[RE:.*]] = mhlo.multiply %[[E]], %[[C]]
 // CHECK: %[[S:.*]] = mhlo.sine %[[I]]
+// CHECK: %[[E:.*]] = mhlo.exponential %[[R]] : tensor<?xf32>
+// CHECK: %[[RE:.*]] = mhlo.multiply %[[E]], %[[C]]
 // CHECK: %[[IM:.*]] = mhlo.multiply %[[E]], %[[S]]
-// CHECK: %[[Z:.*]] = mhlo.complex %[[RE]], %[[IM]] : tensor<?xcomplex<f32>>
+// CHECK: %[[NI:.*]] = mhlo.negate %[[I]]
+// CHECK: %[[ZERO:.*]] = mhlo.compare EQ, %[[I]], %[[NI]]
+// CHECK: %[[IM2:.*]] = mhlo.select %[[ZERO]], %[[I]], %[[IM]]
+// CHECK: %[[Z:.*]] = mhlo.complex %[[RE]], %[[IM2]] : tensor<?xcomplex<f32>>
 // CHECK: return %[[Z]]
 // SHLO-LABEL: func.func @exp
 // SHLO: stablehlo.exponential {{.*}} : tensor<?xf32>
+// SHLO: stablehlo.select
 // SHLO: stablehlo.complex
 func.func @exp(%a: tensor<?xcomplex<f32>>) -> tensor<?xcomplex<f32>> {
   %0 = mhlo.exponential %a : tensor<?xcomplex<f32>>
   return %0 : tensor<?xcomplex<f32>>
+}
+
+// -----
+
+// exponential on a static shape: e^re applied as h * (h * cos im), h = e^(re/2), so that
+// exp(89 + 1i) in f32 has a finite real part.
+// CHECK-LABEL: func.func @exp_static
+// CHECK-DAG: %[[R:.*]] = mhlo.real %arg0
+// CHECK-DAG: %[[I:.*]] = mhlo.imag %arg0
+// CHECK: %[[C:.*]] = mhlo.cosine %[[I]]
+// CHECK: %[[S:.*]] = mhlo.sine %[[I]]
+// CHECK: %[[HALF:.*]] = mhlo.constant dense<5.000000e-01> : tensor<4xf32>
+// CHECK: %[[R2:.*]] = mhlo.multiply %[[R]], %[[HALF]]
+// CHECK: %[[H:.*]] = mhlo.exponential %[[R2]]
+// CHECK: %[[HC:.*]] = mhlo.multiply %[[H]], %[[C]]
+// CHECK: %[[RE:.*]] = mhlo.multiply %[[H]], %[[HC]]
+// CHECK: %[[HS:.*]] = mhlo.multiply %[[H]], %[[S]]
+// CHECK: %[[IM:.*]] = mhlo.multiply %[[H]], %[[HS]]
+// CHECK: %[[NI:.*]] = mhlo.negate %[[I]]
+// CHECK: %[[ZERO:.*]] = mhlo.compare EQ, %[[I]], %[[NI]]
+// CHECK: %[[IM2:.*]] = mhlo.select %[[ZERO]], %[[I]], %[[IM]]
+// CHECK: mhlo.complex %[[RE]], %[[IM2]] : tensor<4xcomplex<f32>>
+// SHLO-LABEL: func.func @exp_static
+// SHLO: stablehlo.constant dense<5.000000e-01>
+// SHLO: stablehlo.select
+func.func @exp_static(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = mhlo.exponential %a : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
 }
 
 // -----

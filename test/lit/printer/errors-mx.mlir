@@ -12,10 +12,12 @@
 // EVRF: quantize-mx-no-config.mlir:2:10: error: NCC_EVRF036: custom_call @QuantizeMX: backend_config is missing
 // RUN: not hilo2penguin %S/Inputs/quantize-mx-bad-json.mlir --spine stablehlo -o %t 2>&1 | FileCheck %s --check-prefix=JSON
 // JSON: quantize-mx-bad-json.mlir:2:10: error: NCC_EVRF036: custom_call @QuantizeMX: malformed JSON backend_config (Expecting ',' delimiter: line 1 column 15 (char 14))
-// On the MHLO spine (the default) the spine is the first error, found before any pass runs (no IR dump,
-// no output): the printability check asks the spine's printer.
+// On the MHLO spine (the default) the spine is the first error, found before any pass of the spine runs
+// (the only IR dump is the one before the import step; no output): the printability check, in the
+// import step, asks the spine's printer.
 // RUN: rm -rf %t.d && not hilo2penguin %S/Inputs/quantize-mx-bad-json.mlir -o %t.d --mlir-print-ir-before-all 2>&1 | FileCheck %s --check-prefix=SPINE
 // RUN: not test -e %t.d/penguin.py
+// SPINE: IR Dump Before HiloImport: hilo-import
 // SPINE-NOT: IR Dump
 // SPINE: quantize-mx-bad-json.mlir:2:10: error: custom_call @QuantizeMX is printed on the StableHLO spine only (the MX path has no MHLO printer); compile with --spine stablehlo (printer stablehlo-to-py-penguin)
 // SPINE-NOT: error:

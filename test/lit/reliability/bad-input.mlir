@@ -20,7 +20,9 @@
 // RUN: not hilo2penguin %S/Inputs/not-utf8.mlir -o %t/o 2>&1 | FileCheck %s --check-prefix=UTF8
 // RUN: not hilo2penguin %S/Inputs/empty.mlir -o %t/o 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not test -e %t/o
-// RUN: hilo2penguin %S/Inputs/sharded.mlir -o %t/sharded --preset all | FileCheck %s --check-prefix=WROTE
+// RUN: not hilo2penguin %S/Inputs/sharded.mlir -o %t/sharded --preset all 2>&1 | FileCheck %s --check-prefix=SHARDED
+// RUN: not test -e %t/sharded
+// RUN: hilo2penguin %S/Inputs/sharded-replicated.mlir -o %t/replicated --preset all | FileCheck %s --check-prefix=WROTE
 // RUN: hilo2penguin %S/Inputs/token.mlir -o %t/token --spine stablehlo | FileCheck %s --check-prefix=WROTE
 // RUN: hilo2penguin %S/Inputs/barrier-mixed.mlir -o %t/barrier --preset all | FileCheck %s --check-prefix=WROTE
 
@@ -39,6 +41,7 @@
 // COMPLEX: complex.mlir:2:8: error: 'stablehlo.complex' op result #0 has complex element type tensor<4xcomplex<f32>>: complex types need the lower-complex pass (LowerComplex is off; remove --disable-lower-complex)
 // COMPOSITE: composite-missing.mlir:2:8: error: 'neuron.Elementwise.impl' does not reference a valid function
 // SDY: sdy-constraint.mlir:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported
+// SHARDED: sharded.mlir:3:26: error: this module is sharded (argument 0: {devices=[2,1]<=[2]}) but was not partitioned: compile the per-device program instead
 // TARGET: custom-call-unknown.mlir:2:8: error: unsupported custom_call target 'my_runtime_hook'
 // PROTO: not-a-proto.pb: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto
 // UTF8: not-utf8.mlir:2:9: error: input is not valid UTF-8: byte 0xe9 at offset 28

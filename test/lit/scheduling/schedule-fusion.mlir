@@ -1,5 +1,6 @@
 // RUN: hilo-opt %s --split-input-file --stablehlo-schedule-fusion | FileCheck %s
 // RUN: hilo-opt %s --split-input-file --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,schedule-fusion)' | FileCheck %s --check-prefix=MHLO
+// RUN: hilo-opt %s --split-input-file --stablehlo-schedule-fusion --debug 2>&1 | FileCheck %s --check-prefix=DBG
 
 // An independent reduce_scatter / all_gather pair becomes one ScheduleFusion.
 // CHECK-LABEL: func.func @pair
@@ -86,4 +87,64 @@ func.func @ag_first(%x: tensor<4xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, ten
     stablehlo.return %s : tensor<f32>
   }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
   return %rs, %n : tensor<2xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The FSDP shape XLA writes: the all_gather of a rematerialized layer's
+// parameters, that layer's reduce_scatter (which depends on it), then the
+// previous layer's gradient (pure ops on the arguments) and its reduce_scatter.
+// The independent reduce_scatter is brought next to the all_gather (its
+// operand's ops hoisted above it) and the two are fused; the dependent one
+// stays after the fused op.
+// CHECK-LABEL: func.func @bring_partner
+// CHECK: %[[G:.*]] = stablehlo.multiply %arg1, %arg1
+// CHECK-NEXT: %[[F:.*]]:2 = stablehlo.composite "neuron.ScheduleFusion" %arg0, %[[G]]
+// CHECK-NEXT: %[[N:.*]] = stablehlo.negate %[[F]]#0
+// CHECK-NEXT: "stablehlo.reduce_scatter"(%[[N]])
+// MHLO-LABEL: func.func @bring_partner
+// MHLO: %[[G:.*]] = mhlo.multiply %arg1, %arg1
+// MHLO-NEXT: %[[F:.*]]:2 = "mhlo.fusion"(%arg0, %[[G]])
+// MHLO: FusionKind = "ScheduleFusion"
+// MHLO-NEXT: mhlo.negate %[[F]]#0
+// DBG: moved 'stablehlo.reduce_scatter' at {{.*}} next to 'stablehlo.all_gather' (1 pure op(s) hoisted above it)
+func.func @bring_partner(%w: tensor<2xf32>, %x: tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %ag = "stablehlo.all_gather"(%w) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<4xf32>
+  %n = stablehlo.negate %ag : tensor<4xf32>
+  %rs1 = "stablehlo.reduce_scatter"(%n) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  %g = stablehlo.multiply %x, %x : tensor<4xf32>
+  %rs2 = "stablehlo.reduce_scatter"(%g) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return %rs1, %rs2 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Not brought: the partner's operand is computed from an all_reduce between
+// the two (a side-effecting op cannot be hoisted), and nothing else pairs.
+// CHECK-LABEL: func.func @partner_needs_effect
+// CHECK-NOT: composite
+// MHLO-LABEL: func.func @partner_needs_effect
+// MHLO-NOT: mhlo.fusion
+// DBG: cannot be brought next to 'stablehlo.all_gather' (its operands need a side-effecting op)
+func.func @partner_needs_effect(%w: tensor<2xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %ag = "stablehlo.all_gather"(%w) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<4xf32>
+  %ar = "stablehlo.all_reduce"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %rs = "stablehlo.reduce_scatter"(%ar) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<2xf32>
+  return %ag, %rs : tensor<4xf32>, tensor<2xf32>
 }

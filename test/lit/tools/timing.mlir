@@ -15,6 +15,7 @@
 // MAIN: ----Wall Time----  ----Name----
 // MAIN-NEXT: Parser
 // MAIN-NEXT: Input checks and bridge (before the spine)
+// MAIN-NEXT: HiloImport (hilo-import)
 // MAIN-NEXT: CallInliner (call-inliner)
 // MAIN: MhloToPyPenguin (mhlo-to-py-penguin)
 // MAIN-NEXT: Verifier

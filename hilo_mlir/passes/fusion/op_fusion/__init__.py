@@ -36,15 +36,15 @@ from hilo_mlir.passes.fusion.op_fusion.transcendental import fuse_expm1, fuse_lo
 from hilo_mlir.passmanager.registry import Option, Statistic, register_twins
 
 __all__ = [
-    "run_op_fusion",
-    "fuse_sub_exp",
+    "SUB_PASSES",
     "fuse_dot_logistic",
-    "fuse_mul_red_sqrt",
+    "fuse_elementwise",
     "fuse_expm1",
     "fuse_log1p",
-    "fuse_elementwise",
+    "fuse_mul_red_sqrt",
+    "fuse_sub_exp",
     "grow_upwards",
-    "SUB_PASSES",
+    "run_op_fusion",
 ]
 
 #: ``(gate option or None, sub-pass, the op kinds it seeds from)``, in the driver's order.

@@ -181,4 +181,4 @@ def is_constant_like(v, memo: dict | None = None) -> bool:
     return False
 
 
-__all__ = ["same_block", "inside_fusion", "in_function_body", "collect", "preorder_sorted", "is_constant_like", "REGION_FREE"]
+__all__ = ["REGION_FREE", "collect", "in_function_body", "inside_fusion", "is_constant_like", "preorder_sorted", "same_block"]

@@ -83,7 +83,7 @@ def grow_upwards(run: FusionRun, seed, rejected: dict | None = None) -> OpSet:
 
 def _say_extended(run: FusionRun, cand, seed) -> None:
     """The --debug line for an absorbed op of :data:`EXTENDED_ELEMENTWISE_OPS` (beyond the binary's set)."""
-    fname = run.ctx.extras.get("filename")
+    fname = run.ctx.env.filename
     where = location_to_str(cand.location, fname) or "unknown location"
     at = location_to_str(seed.location, fname) or "unknown location"
     run.ctx.stats["extended-elementwise-absorbed"] += 1

@@ -13,6 +13,8 @@ constants, their broadcasts and ``x`` stay live-ins. This is what
 
 from __future__ import annotations
 
+import itertools
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FusionKind
 from hilo_mlir.ir.utils import defining_op, has_one_use, int_list
@@ -49,7 +51,7 @@ def only_inserts_unit_dims(run: FusionRun, op) -> bool:
     if "broadcast_dimensions" not in op.attributes:
         return False
     dims = _int_list(op.attributes["broadcast_dimensions"])
-    if dims is None or len(dims) != len(src) or any(b <= a for a, b in zip(dims, dims[1:])):
+    if dims is None or len(dims) != len(src) or any(b <= a for a, b in itertools.pairwise(dims)):
         return False
     mapped = set(dims)
     if any(dst[d] != s for d, s in zip(dims, src)):
