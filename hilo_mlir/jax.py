@@ -392,10 +392,10 @@ def compile(
     from hilo_mlir.support.entry_point import entry_point
 
     with entry_point("jax"):
-        return _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache)
+        return _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache, mesh, in_specs, out_specs)
 
 
-def _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache) -> PenguinProgram:
+def _compile(fn, example_args, config, spine, fusion_report, params, model_type, cache, mesh, in_specs, out_specs) -> PenguinProgram:
     from hilo_mlir.driver.compiler import compile_loaded, load_module, resolve_config
 
     config = resolve_config(config, spine)

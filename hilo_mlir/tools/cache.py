@@ -96,10 +96,10 @@ def run(argv: list[str], stdout=None) -> int:
         sys.stderr.write(f"{TOOL}: error: {e.message}\n")
         return 1
     if args.command == "ls":
-        for e in cache.entries(root):
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.mtime))
-            state = "" if e.complete else "  (incomplete)"
-            out.write(f"{human(e.size):>8}  {when}  {e.path}{state}\n")
+        for entry in cache.entries(root):
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.mtime))
+            state = "" if entry.complete else "  (incomplete)"
+            out.write(f"{human(entry.size):>8}  {when}  {entry.path}{state}\n")
     elif args.command == "stat":
         es = cache.entries(root)
         out.write(f"cache: {root}\n")
