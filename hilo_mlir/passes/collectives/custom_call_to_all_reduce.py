@@ -46,7 +46,7 @@ class CustomCallToAllReduce(RewritePattern):
         used_reducers: the reducers cloned so far (erased afterwards when private and unused).
     """
 
-    name, statistic, roots = "custom-call-to-all-reduce", "all-reduces-converted", ("stablehlo.custom_call",)
+    name, statistic, roots = "custom-call-to-all-reduce", "all-reduces-converted", (STABLEHLO.name("custom_call"),)
 
     def __init__(self, funcs: dict):
         self.funcs = funcs

@@ -52,7 +52,7 @@ def run_legalize_sra(func_op, ctx) -> None:
 class UnsignedSRA(RewritePattern):
     """``shift_right_arithmetic`` on unsigned integers -> the signed shift between bitcasts (see :func:`run_legalize_sra`)."""
 
-    name, roots = "sra-legalized", ("stablehlo.shift_right_arithmetic",)
+    name, roots = "sra-legalized", (STABLEHLO.name("shift_right_arithmetic"),)
 
     def match(self, op, rw):
         t = op.results[0].type
