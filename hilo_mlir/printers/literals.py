@@ -216,12 +216,18 @@ _CANONICAL_NAN_BITS = {
 
 def np_dtype(element_type: str) -> np.dtype | None:
     """The numpy dtype of an MLIR element type (``"bf16"`` -> ``ml_dtypes.bfloat16``), or None if there is none."""
-    dt = _NUMPY_DTYPES.get(element_type)
+    dt = _NUMPY_DTYPES.get(element_type) or _ML_NUMPY_DTYPES.get(element_type)
     if dt is None and element_type in _ML_DTYPES:
         import ml_dtypes
 
-        dt = _NUMPY_DTYPES[element_type] = np.dtype(getattr(ml_dtypes, _ML_DTYPES[element_type]))
+        # kept apart from _NUMPY_DTYPES: the constant decoder reads narrow types as bit patterns
+        # (_NARROW_STORE) and must not see ml_dtypes' types once they are imported
+        dt = _ML_NUMPY_DTYPES[element_type] = np.dtype(getattr(ml_dtypes, _ML_DTYPES[element_type]))
     return dt
+
+
+#: the ml_dtypes types :func:`np_dtype` has looked up (filled on first need)
+_ML_NUMPY_DTYPES: dict[str, np.dtype] = {}
 
 
 # element types the binding's buffer protocol converts directly
