@@ -83,3 +83,42 @@ def may_need_retype(ctx, module_op, convert, element_types, op_names=()) -> bool
             if any(convert(t) is not None for t in ft.inputs) or any(convert(t) is not None for t in ft.results):
                 return True
     return False
+
+
+class ElementTypeMapper:
+    """Maps a type to the same type with its element types replaced (memoised per uniqued type).
+
+    Subclasses define :meth:`elem` (an element type -> its replacement, or None to keep it).
+    Calling the mapper on a ranked or unranked tensor type, or a tuple of them (nested),
+    returns the new type, or None when no element type in it changes.
+    """
+
+    def __init__(self):
+        self.memo: dict = {}
+
+    def elem(self, e):
+        raise NotImplementedError
+
+    def __call__(self, t):
+        if t in self.memo:  # types are uniqued: they hash and compare by their C++ pointer
+            return self.memo[t]
+        res: ir.Type | None = None
+        if isinstance(t, ir.RankedTensorType):
+            e = self.elem(t.element_type)
+            if e is not None:
+                res = ir.RankedTensorType.get(list(t.shape), e, t.encoding)
+        elif isinstance(t, ir.UnrankedTensorType):
+            e = self.elem(t.element_type)
+            if e is not None:
+                res = ir.UnrankedTensorType.get(e)
+        elif isinstance(t, ir.TupleType):
+            elems, changed = [], False
+            for i in range(t.num_types):
+                x = t.get_type(i)
+                n = self(x)
+                changed |= n is not None
+                elems.append(n if n is not None else x)
+            if changed:
+                res = ir.TupleType.get_tuple(elems)
+        self.memo[t] = res
+        return res

@@ -70,7 +70,7 @@ from hilo_mlir.analysis.narrowing import (
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import register_twins
-from hilo_mlir.rewrite.retype import may_need_retype, retype_op
+from hilo_mlir.rewrite.retype import ElementTypeMapper, may_need_retype, retype_op
 from hilo_mlir.support.diagnostics import location_to_str, op_error
 
 _LIMITS = {
@@ -84,11 +84,8 @@ _LIMITS = {
 _REQUIRES_64 = frozenset({"xla.rng_get_and_update_state"})
 
 
-class _Narrower:
+class _Narrower(ElementTypeMapper):
     """Maps a type to its narrowed form (memoised per uniqued type)."""
-
-    def __init__(self):
-        self.memo: dict = {}
 
     def elem(self, e):
         if isinstance(e, ir.IntegerType) and e.width == 64:
@@ -98,32 +95,6 @@ class _Narrower:
                 return ir.IntegerType.get_signed(32)
             return ir.IntegerType.get_signless(32)
         return None
-
-    def __call__(self, t):
-        """Narrowed ``t``, or None when ``t`` holds no 64-bit integer tensor."""
-        key = t  # types are uniqued: they hash and compare by their C++ pointer
-        if key in self.memo:
-            return self.memo[key]
-        res = None
-        if isinstance(t, ir.RankedTensorType):
-            e = self.elem(t.element_type)
-            if e is not None:
-                res = ir.RankedTensorType.get(list(t.shape), e, t.encoding)
-        elif isinstance(t, ir.UnrankedTensorType):
-            e = self.elem(t.element_type)
-            if e is not None:
-                res = ir.UnrankedTensorType.get(e)
-        elif isinstance(t, ir.TupleType):
-            elems, changed = [], False
-            for i in range(t.num_types):
-                x = t.get_type(i)
-                n = self(x)
-                changed |= n is not None
-                elems.append(n if n is not None else x)
-            if changed:
-                res = ir.TupleType.get_tuple(elems)
-        self.memo[key] = res
-        return res
 
 
 # ------------------------------------------------------------------------------- constants

@@ -31,7 +31,7 @@ from __future__ import annotations
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import Statistic, register_twins
-from hilo_mlir.rewrite.retype import may_need_retype, retype_op
+from hilo_mlir.rewrite.retype import ElementTypeMapper, may_need_retype, retype_op
 
 #: Element types widened (as printed).
 NARROW_FLOATS = frozenset(
@@ -58,11 +58,8 @@ NARROW_FLOATS = frozenset(
 _OPAQUE = frozenset({"bitcast_convert", "custom_call"})
 
 
-class _Widener:
+class _Widener(ElementTypeMapper):
     """Maps a type to its widened form (memoised per uniqued type); None when nothing to widen."""
-
-    def __init__(self):
-        self.memo: dict = {}
 
     def elem(self, e):
         s = str(e)
@@ -71,30 +68,6 @@ class _Widener:
         if isinstance(e, ir.ComplexType) and str(e.element_type) in NARROW_FLOATS:
             return ir.ComplexType.get(ir.F64Type.get())
         return None
-
-    def __call__(self, t):
-        if t in self.memo:
-            return self.memo[t]
-        res: ir.Type | None = None
-        if isinstance(t, ir.RankedTensorType):
-            e = self.elem(t.element_type)
-            if e is not None:
-                res = ir.RankedTensorType.get(list(t.shape), e, t.encoding)
-        elif isinstance(t, ir.UnrankedTensorType):
-            e = self.elem(t.element_type)
-            if e is not None:
-                res = ir.UnrankedTensorType.get(e)
-        elif isinstance(t, ir.TupleType):
-            elems, changed = [], False
-            for i in range(t.num_types):
-                x = t.get_type(i)
-                n = self(x)
-                changed |= n is not None
-                elems.append(n if n is not None else x)
-            if changed:
-                res = ir.TupleType.get_tuple(elems)
-        self.memo[t] = res
-        return res
 
 
 def _tensor(t) -> bool:
