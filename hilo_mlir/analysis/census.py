@@ -10,8 +10,11 @@ canonicalizer. The census answers instead:
 * :meth:`Census.ops_named` -- per top-level op (usually a ``func.func``), the
   ops of some names in walk order (post-order: nested ops before their parent;
   ops of one block in block order);
-* :meth:`Census.types` -- every result and block-argument type (lazy; a
-  multiset underneath, so that erasing the last value of a type removes it).
+* :meth:`Census.types` -- every result and block-argument type (a multiset
+  underneath, so that erasing the last value of a type removes it), taken in
+  the same walk as the names when a pipeline run builds the census, else on
+  first request; :meth:`Census.may_hold_type` ("is there a token?") answers
+  from it.
 
 Kept current: the census is a :class:`~hilo_mlir.rewrite.rewriter.Rewriter` listener
 (MLIR's ``RewriterBase::Listener``). An op inserted, erased or moved updates
@@ -85,6 +88,43 @@ def _index_of(top) -> dict[str, list]:
     return index
 
 
+def _scan(top, types: list | None, wanted_attrs: frozenset | None, holders: list) -> dict[str, list]:
+    """:func:`_index_of` of ``top``, in the same walk also appending to ``types`` (when given) every
+    result and block-argument type, and to ``holders`` (when ``wanted_attrs`` is given) every op
+    holding one of those discardable attributes. One callback per op: the census's one walk."""
+    if types is None and wanted_attrs is None:
+        return _index_of(top)
+    index: dict[str, list] = {}
+    get = index.get
+    advance = ir.WalkResult.ADVANCE
+    extend = types.extend if types is not None else None
+    hold = holders.append
+    disjoint = wanted_attrs.isdisjoint if wanted_attrs is not None else None
+
+    def visit(o):  # o: ir.Operation; nothing here may raise (an exception in a walk callback aborts)
+        name = o.name
+        lst = get(name)
+        if lst is None:
+            index[name] = [o]
+        else:
+            lst.append(o)
+        if extend is not None:
+            extend(o.results.types)
+            regions = o.regions
+            if len(regions):
+                for region in regions:
+                    for block in region.blocks:
+                        extend(block.arguments.types)
+        if disjoint is not None:
+            attrs = o.attributes
+            if len(attrs) and not disjoint(attrs):
+                hold(o)
+        return advance
+
+    top.walk(visit)
+    return index
+
+
 def _live_key(op) -> int | None:
     """``identity_key(op)``, or None for a wrapper the binding invalidated (its op was erased through it)."""
     try:
@@ -105,15 +145,21 @@ def _value_types(ops, out: list) -> None:
                     extend(block.arguments.types)
 
 
-def _count_types(counts: dict, types, delta: int) -> None:
-    """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves ``counts``."""
+def _count_types(counts: dict, types, delta: int) -> bool:
+    """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves ``counts``.
+
+    Returns True if the set of distinct types changed (a type came or went)."""
     get = counts.get
+    changed = False
     for t in types:
         c = get(t, 0) + delta
         if c > 0:
             counts[t] = c
+            changed = changed or c == delta
         else:
             counts.pop(t, None)
+            changed = True
+    return changed
 
 
 class Census(Listener):
@@ -122,10 +168,13 @@ class Census(Listener):
     Args:
         module_op: the ``builtin.module`` ``ir.Operation``.
         am: the analysis manager building it (unused: the census needs no other analysis).
-        with_types: also take :meth:`types` now.
+        with_types: also take :meth:`types` now, in the same walk as the names. Always
+            so when built by a pipeline run's analysis manager (``am`` given: the census of
+            a run, rebuilt after each upstream pass, answers type questions such as "is
+            there a token?" without a second pass over the ops).
         attr_names: also list, in :attr:`attr_holders`, the ops holding any of
             these discardable attributes *at construction* (the driver's
-            sharding strip; not kept current).
+            sharding strip; not kept current), in the same walk.
 
     An analysis of the module for :class:`~hilo_mlir.analysis.manager.AnalysisManager`:
     every change the rewriter records preserves it (it updates itself); a
@@ -137,12 +186,18 @@ class Census(Listener):
     def __init__(self, module_op, am=None, *, with_types: bool = False, attr_names=()):
         self._module_op = module_op
         self._types: collections.Counter | None = None
+        self._elem_strings: frozenset | None = None  # element_type_strings(), until the distinct types change
         #: ops holding any discardable attribute named in ``attr_names`` at construction
         self.attr_holders: list = []
         self._index: dict[int, dict[str, list]] = {}
+        with_types = with_types or am is not None
+        found: list | None = [] if with_types else None
+        wanted = frozenset(attr_names) if attr_names else None
+        #: walks of the module this census made (its construction, and :meth:`types` when taken later)
+        self.walks = 1
         for top in module_op.regions[0].blocks[0].operations:
             top = top.operation
-            self._index[identity_key(top)] = _index_of(top)
+            self._index[identity_key(top)] = _scan(top, found, wanted, self.attr_holders)
         counts: dict[str, int] = {}
         for index in self._index.values():
             for name, lst in index.items():
@@ -156,16 +211,8 @@ class Census(Listener):
         # top -> name -> {op key: position of its (live) entry}: built when an op of that list is
         # first erased, dropped when the list is compacted or taken again
         self._pos: dict[int, dict[str, dict]] = {}
-        if with_types:
-            self.types()
-        if attr_names:
-            wanted = frozenset(attr_names)
-            for index in self._index.values():
-                for ops in index.values():
-                    for o in ops:
-                        attrs = o.attributes
-                        if len(attrs) and not wanted.isdisjoint(attrs):
-                            self.attr_holders.append(o)
+        if found is not None:
+            self._types = collections.Counter(found)
 
     # ------------------------------------------------------------------ queries
 
@@ -216,6 +263,7 @@ class Census(Listener):
                 for ops in index.values():
                     _value_types(ops, found)
             self._types = collections.Counter(found)
+            self.walks += 1
         return frozenset(self._types)
 
     @property
@@ -227,9 +275,13 @@ class Census(Listener):
         """``str`` of every element type in :meth:`types`, looking through shaped and tuple types.
 
         E.g. ``{"f32", "i64", "!mhlo.token"}``; a non-shaped, non-tuple type is itself.
+        Kept until the set of distinct types changes (asking again costs nothing).
         """
+        types = self.types()
+        if self._elem_strings is not None:
+            return self._elem_strings
         out = set()
-        stack = list(self.types())
+        stack = list(types)
         while stack:
             t = stack.pop()
             tid = t.typeid
@@ -240,7 +292,36 @@ class Census(Listener):
                 out.add(str(ir.ShapedType(t).element_type))
             else:
                 out.add(str(t))
-        return frozenset(out)
+        self._elem_strings = frozenset(out)
+        return self._elem_strings
+
+    def signature_only_functions(self) -> list:
+        """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
+
+        A function with a body has its inputs as entry-block arguments and its
+        results as the operands of its return (the verifier holds both to the
+        ``function_type``), so :meth:`types` covers its signature. Left are the
+        declarations -- a top-level function the census lists alone -- and,
+        conservatively, every function nested in a top-level op that is not a
+        function (a nested module).
+        """
+        out: list = []
+        for key, index in self._index.items():
+            if "func.func" not in index:
+                continue
+            self._clean(key)
+            funcs = index.get("func.func", ())
+            nested = [f for f in funcs if identity_key(f) != key]
+            if len(nested) < len(funcs) and len(index) == 1 and not nested:
+                out.extend(funcs)  # a top-level function with nothing inside it: a declaration
+            out.extend(nested)
+        return out
+
+    def may_hold_type(self, *type_strings: str) -> bool:
+        """False only if no value in the module has any of ``type_strings`` as its type or element
+        type (e.g. ``"!mhlo.token"``, also inside tuples); from :meth:`element_type_strings`, no walk
+        once the types are taken."""
+        return not self.element_type_strings().isdisjoint(type_strings)
 
     # ------------------------------------------------------------------ upkeep
 
@@ -368,7 +449,8 @@ class Census(Listener):
         found: list = []
         for ops in index_of_ops.values():
             _value_types(ops, found)
-        _count_types(self._types, found, delta)  # type: ignore[arg-type]
+        if _count_types(self._types, found, delta):  # type: ignore[arg-type]
+            self._elem_strings = None
 
     def _clean_removed_top(self, top) -> None:
         self._unordered.pop(top, None)
@@ -406,12 +488,12 @@ class Census(Listener):
 
     def notify_type_changed(self, old, new) -> None:
         if self._types is not None:
-            _count_types(self._types, (old,), -1)
-            _count_types(self._types, (new,), 1)
+            if _count_types(self._types, (old,), -1) | _count_types(self._types, (new,), 1):
+                self._elem_strings = None
 
     def notify_block_arguments(self, types, added: bool) -> None:
-        if self._types is not None:
-            _count_types(self._types, types, 1 if added else -1)
+        if self._types is not None and _count_types(self._types, types, 1 if added else -1):
+            self._elem_strings = None
 
     # ------------------------------------------------------------------ the checking mode
 
@@ -453,6 +535,8 @@ class Census(Listener):
             fresh.types()
             if fresh._types is None or +self._types != +fresh._types:
                 out.append("value types differ")
+            elif self._elem_strings is not None and self._elem_strings != fresh.element_type_strings():
+                out.append("element type strings differ")
         return out
 
 

@@ -131,7 +131,7 @@ class TypeVerdicts:
         args = {s.argument for s in steps}
         self.allow_token = _TOKEN_PASS in args or ("stablehlo-" + _TOKEN_PASS) in args
         self.allow_complex = _COMPLEX_PASS in args or ("stablehlo-" + _COMPLEX_PASS) in args
-        self.complex_why = None
+        self.complex_why = "the pass is not available"  # read only when complex types are refused
         if not self.allow_complex:
             self.complex_why = (
                 "LowerComplex is off; remove --disable-lower-complex" if not lower_complex_gate else "the pass is not available"
@@ -252,6 +252,7 @@ def _check_collective_groups(module, census, fname) -> None:
     for top in module.body.operations:
         for op in census.ops_named(top.operation, *names):
             kind = hlo_short_name(op.name)
+            assert kind is not None, "names were chosen by their short name"
             m = re.search(r"handle\s*=\s*(-?\d+)", str(op.attributes["channel_handle"])) if "channel_handle" in op.attributes else None
             channel = m is not None and int(m.group(1)) > 0
             try:

@@ -12,6 +12,13 @@ if TYPE_CHECKING:
     from hilo_mlir.passmanager.steps import Step
 
 
+#: Upstream passes that rewrite within the dialects they find (they fold, merge and erase ops but
+#: never bring in another HLO dialect): after one, what the check saw still holds, and it takes no
+#: new census (the walk a check before ``hlo-legalize-to-stablehlo`` would otherwise make after
+#: ``canonicalize``). A module whose every op of one dialect they erased keeps its old answer.
+DIALECT_PRESERVING = frozenset({"canonicalize", "cse", "remove-dead-values", "symbol-dce"})
+
+
 class TwinWarnings(PassInstrumentation):
     """Warn (once per pass) when a pass for one dialect runs on a module that only has ops of the other
     (it would do nothing), naming its twin. Printers (terminal) and passes that read either dialect
@@ -29,8 +36,13 @@ class TwinWarnings(PassInstrumentation):
         self._seen: set[str] = set()  # dialects the module had ops of when last asked
 
     def run_before_pass(self, step: Step, op: Any) -> None:
+        from hilo_mlir.analysis.census import Census
+
+        census = self._analyses().cached(Census, op)
+        if census is not None:  # free to read now; what it says holds until an upstream step runs
+            self._seen.update(d for d in ("mhlo", "stablehlo") if any(n.startswith(d + ".") for n in census.names))
         self._check(step, op)
-        if step.cpp_text is not None:
+        if step.cpp_text is not None and step.argument not in DIALECT_PRESERVING:
             self._seen.clear()  # an upstream pass may change the dialect
 
     def _check(self, step: Step, op: Any) -> None:
