@@ -195,9 +195,12 @@ class Census(Listener):
         wanted = frozenset(attr_names) if attr_names else None
         #: walks of the module this census made (its construction, and :meth:`types` when taken later)
         self.walks = 1
+        self._top_names: dict[int, str] = {}  # top-level op key -> its op name
         for top in module_op.regions[0].blocks[0].operations:
             top = top.operation
-            self._index[identity_key(top)] = _scan(top, found, wanted, self.attr_holders)
+            key = identity_key(top)
+            self._index[key] = _scan(top, found, wanted, self.attr_holders)
+            self._top_names[key] = top.name
         counts: dict[str, int] = {}
         for index in self._index.values():
             for name, lst in index.items():
@@ -216,25 +219,28 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ queries
 
-    def ops_named(self, top, *names: str) -> list:
+    def ops_named(self, top, *names: str, any_order: bool = False) -> list:
         """The ops called any of ``names`` inside the top-level op ``top`` (``top`` included).
 
         Args:
             top: a top-level op of the module (usually the ``func.func`` a pass runs on).
             names: full op names (``"mhlo.divide"``).
+            any_order: the caller needs the ops, not their order: a list that
+                insertions or moves left out of walk order is returned as it is
+                (no walk of ``top`` to restore it).
 
         Returns:
             A new list of ``ir.Operation``, one name after the other in the
-            order given, each in walk order. For an op that is not a top-level
-            op of the module (the module itself, a nested op), the same answer
-            from one walk of it.
+            order given, each in walk order (unless ``any_order``). For an op that
+            is not a top-level op of the module (the module itself, a nested op),
+            the same answer from one walk of it.
         """
         key = identity_key(top)
         index = self._index.get(key)
         if index is None:  # not a top-level op (the module, a nested op): walk it
             return walk_named(top, names)
         unordered = self._unordered.get(key)
-        if unordered and not unordered.isdisjoint(names):
+        if unordered and not any_order and not unordered.isdisjoint(names):
             index = self._reindex(top, key)
         else:
             tombs = self._tombs.get(key)
@@ -306,15 +312,17 @@ class Census(Listener):
         function (a nested module).
         """
         out: list = []
+        top_names = self._top_names
         for key, index in self._index.items():
             if "func.func" not in index:
                 continue
+            if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
+                if len(index) == 1:
+                    self._clean(key)
+                    out.extend(index.get("func.func", ()))  # a function with nothing inside it: a declaration
+                continue
             self._clean(key)
-            funcs = index.get("func.func", ())
-            nested = [f for f in funcs if identity_key(f) != key]
-            if len(nested) < len(funcs) and len(index) == 1 and not nested:
-                out.extend(funcs)  # a top-level function with nothing inside it: a declaration
-            out.extend(nested)
+            out.extend(index.get("func.func", ()))
         return out
 
     def may_hold_type(self, *type_strings: str) -> bool:
@@ -420,6 +428,8 @@ class Census(Listener):
     def notify_inserted(self, op, top) -> None:
         if top is None:
             return
+        if top not in self._index and top == identity_key(op):  # a new top-level op
+            self._top_names[top] = op.name
         idx = _index_of(op) if len(op.regions) else {op.name: [op]}
         self._add_ops(top, idx)
         if self._types is not None:
@@ -433,6 +443,7 @@ class Census(Listener):
                 return
             self._clean(top)  # its erased ops were counted out already: drop them first
             index = self._index.pop(top)
+            self._top_names.pop(top, None)
             self._clean_removed_top(top)
             for name, ops in index.items():
                 self._count(name, -len(ops))
@@ -517,6 +528,8 @@ class Census(Listener):
             out.append("op names differ")
         if set(self._index) != set(fresh._index):
             out.append("top-level ops differ")
+        elif self._top_names != fresh._top_names:
+            out.append("names of top-level ops differ")
         for key, index in self._index.items():
             self._clean(key)
             f = fresh._index.get(key, {})

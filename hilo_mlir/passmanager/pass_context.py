@@ -35,12 +35,16 @@ class PipelineEnv:
             (``{field: on}``), to explain a missing lowering; None outside the driver.
         on_pass_start: hears the passes of pipelines a pass runs inside itself (the
             import step's bridge), for crash attribution.
+        verify_each: the run verifies after every step that changed the IR (set by the
+            :class:`~hilo_mlir.passmanager.pipeline.Pipeline`); a pipeline a pass runs inside
+            itself (the import step's bridge) follows the same policy.
     """
 
     filename: str | None = None
     debug: bool = False
     gates: Mapping[str, bool] | None = None
     on_pass_start: Callable[[str], None] | None = None
+    verify_each: bool = True
 
 
 @dataclass

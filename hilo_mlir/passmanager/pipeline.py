@@ -152,6 +152,8 @@ class Pipeline:
         self.outputs = outputs if outputs is not None else CompileOutputs()
         self.check_analyses = enabled_by_env() if check_analyses is None else bool(check_analyses)
         self.verify_each = verify_each or self.check_analyses
+        if self.env.verify_each != self.verify_each:
+            self.env = dataclasses.replace(self.env, verify_each=self.verify_each)
         self._am: AnalysisManager | None = None
         self._statistics = PassStatistics()
         self._attribution = CrashAttribution(self.instr.on_pass_start)

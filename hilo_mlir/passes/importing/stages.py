@@ -59,7 +59,12 @@ def _has_chlo(census: Census) -> bool:
     return any(n.startswith("chlo.") for n in census.names)
 
 
-def to_mhlo(loaded: LoadedModule, on_pass_start: Callable[[str], None] | None = None, census: Census | None = None) -> Census:
+def to_mhlo(
+    loaded: LoadedModule,
+    on_pass_start: Callable[[str], None] | None = None,
+    census: Census | None = None,
+    verify: bool = True,
+) -> Census:
     """Bring the module to mhlo in place: the bridge before the spine.
 
     * ``chlo`` ops (JAX emits them for ``erf``, ``lgamma``, ``top_k`` ...) are
@@ -72,6 +77,9 @@ def to_mhlo(loaded: LoadedModule, on_pass_start: Callable[[str], None] | None = 
         loaded: the module; ``loaded.dialect`` is updated when it bridged.
         on_pass_start: hears the bridge's passes.
         census: the census of the module as it is now (default: take one).
+        verify: verify the module after the bridge's passes (the policy of the
+            pipeline the import step runs in: the main job verifies once, before
+            printing, as the binary's pass manager does).
 
     Returns:
         The census of the module after the bridge: ``census`` itself when
@@ -94,7 +102,7 @@ def to_mhlo(loaded: LoadedModule, on_pass_start: Callable[[str], None] | None = 
         return census
     with loaded.context:
         # the input census serves the bridge's own checks before its first pass; the passes then change the module
-        Pipeline(steps, instrumentation=instr).run(loaded.module, census=census)
+        Pipeline(steps, instrumentation=instr, verify_each=verify).run(loaded.module, census=census)
     census = Census(loaded.module.operation)  # the spine starts from it
     loaded.dialect = detect_dialect(loaded.module, census)
     return census
@@ -105,6 +113,7 @@ def run_import_stages(
     steps: Sequence[Step],
     gates: Mapping[str, bool] | None = None,
     on_pass_start: Callable[[str], None] | None = None,
+    verify: bool = True,
 ) -> Census:
     """Validation, marker protection, sharding strip, printability and bridge (see the module doc).
 
@@ -117,6 +126,7 @@ def run_import_stages(
             to say why a lowering is missing; None outside the driver (a
             missing ``lower-complex`` is then reported as its gate being off).
         on_pass_start: hears ``validate-input`` and the bridge's passes (crash attribution).
+        verify: verify after the bridge (:func:`to_mhlo`).
 
     Returns:
         The census to start the spine from.
@@ -149,4 +159,4 @@ def run_import_stages(
                 census = input_census(loaded)  # ops erased: the old one is stale
         check_printable(loaded, steps, census)
     with out_of_memory("bringing the module to mhlo"):
-        return to_mhlo(loaded, on_pass_start, census)
+        return to_mhlo(loaded, on_pass_start, census, verify)

@@ -9,7 +9,9 @@ dictionaries of an op's attributes (the root of a nested reference counts).
 
 A module without a ``main`` function is left unchanged (nothing anchors the
 reachability; one debug line says so). Non-function symbols are never
-erased. Runs once per module, linear in the number of ops and attributes.
+erased. Runs once per module, linear in the number of ops and attributes;
+when calls, decompositions and called computations alone (the census's
+lists of those ops) reach every function, nothing else is read.
 
 Source: seed 004 step 24 (unconditional, "dead-function elimination");
 DESIGN.md catalogue step 24.
@@ -111,11 +113,52 @@ def reachable_functions(module_op, root: str = "main") -> set[str] | None:
     return seen
 
 
+#: (op name, attribute) pairs that hold the usual symbol references to functions: calls, composite
+#: decompositions, custom calls' called computations (each attribute's kind fixed by the op's verifier)
+_DIRECT_REFS = (("func.call", "callee"),) + tuple(
+    (t.name(op), attr) for t in TABLES.values() for op, attr in (("composite", "decomposition"), ("custom_call", "called_computations"))
+)
+
+
+def _all_reached_directly(funcs: dict, ctx) -> bool:
+    """True if every function of ``funcs`` (``{name: func.func}``, ``main`` among them) is reachable
+    from ``main`` through :data:`_DIRECT_REFS` alone (ops listed by the census, one attribute read each).
+
+    Those references are a subset of what :func:`reachable_functions` follows, so when they reach
+    every function nothing is unreachable and the scan of every attribute of every op (the pass's
+    cost on a module of many decompositions) is not needed.
+    """
+    by_name = dict(_DIRECT_REFS)
+    names = [n for n in by_name if ctx.module_may_contain(n)]
+    census = ctx.census
+    seen = {"main"}
+    work = ["main"]
+    while work and len(seen) < len(funcs):
+        for op in census.ops_named(funcs[work.pop()], *names, any_order=True):
+            attrs = op.attributes
+            attr = by_name[op.name]
+            if attr not in attrs:
+                continue
+            refs: list = []
+            _symbol_refs(attrs[attr], refs)
+            for r in refs:
+                if r in funcs and r not in seen:
+                    seen.add(r)
+                    work.append(r)
+    return len(seen) == len(funcs)
+
+
 def _run(module_op, ctx):
     funcs = top_funcs(module_op)
-    if [func_name(f) for f in funcs] == ["main"]:  # nothing else to prune: skip the reachability scan
+    names = [func_name(f) for f in funcs]
+    if names == ["main"]:  # nothing else to prune: skip the reachability scan
         ctx.stats["functions-erased"] += 0
         ctx.stats["functions-kept"] += 1
+        return
+    by_name = dict(zip(names, funcs))
+    if "main" in by_name and len(by_name) == len(funcs) and _all_reached_directly(by_name, ctx):
+        ctx.stats["functions-erased"] += 0
+        ctx.stats["functions-kept"] += len(funcs)
         return
     live = reachable_functions(module_op)
     if live is None:
