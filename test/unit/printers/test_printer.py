@@ -31,7 +31,7 @@ from hilo_mlir.printers import print_program, supported
 from hilo_mlir.printers.literals import dense_to_numpy, npy_bytes, python_literal
 from hilo_mlir.support.diagnostics import HiloError
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))  # printer_census
 LIT = os.path.join(ROOT, "test", "lit", "printer")
 SMALL_JAX = [

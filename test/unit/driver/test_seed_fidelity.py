@@ -318,7 +318,7 @@ def test_elementwise_set_against_the_seeds_count():
             assert name_reason(f"{dialect}.{short}") is None, short
     import pathlib
 
-    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "provenance.md").read_text()
+    doc = (pathlib.Path(__file__).resolve().parents[3] / "docs" / "provenance.md").read_text()
     section = doc.split("### Elementwise set", 1)[1].split("###", 1)[0]
     listed = set(re.findall(r"^\| `(\w+)` \|", section, re.M))
     assert listed == set(EXTENDED_ELEMENTWISE_OPS)

@@ -31,7 +31,7 @@ from hilo_mlir.passmanager.pipeline import Pipeline
 from hilo_mlir.printers import MhloPrinter, StableHloPrinter, driver, print_program
 from hilo_mlir.support.diagnostics import HiloError, capture_diagnostics
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SMALL_JAX = [
     "attention",
     "concat_heads",

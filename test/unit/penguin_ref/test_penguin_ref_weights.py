@@ -17,7 +17,7 @@ from hilo_mlir import penguin_ref
 from hilo_mlir.driver.weights import parameter_inputs, parse_weight_args, weight_files
 from hilo_mlir.support.diagnostics import HiloError
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 BF16 = """func.func @main(%x: tensor<2x4xbf16>, %w: tensor<4x3xbf16>) -> tensor<2x3xbf16> {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x4xbf16>, tensor<4x3xbf16>) -> tensor<2x3xbf16>

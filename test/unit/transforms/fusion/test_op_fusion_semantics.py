@@ -22,7 +22,7 @@ from test_op_fusion_helpers import fuse, kinds, run_pipeline, same_numbers
 from hilo_mlir import testing
 from hilo_mlir.ir.binding import ir, make_context
 
-LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "op_fusion"
+LIT = pathlib.Path(__file__).resolve().parents[3] / "lit" / "op_fusion"
 
 #: lit file -> the pipelines whose output is checked against the input.
 PIPELINES = {

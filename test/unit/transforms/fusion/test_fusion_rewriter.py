@@ -28,7 +28,7 @@ from hilo_mlir.ir.utils import op_key
 from hilo_mlir.passmanager.pipeline import Pipeline, steps_from_text
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
-LIT = pathlib.Path(__file__).resolve().parents[1] / "lit"
+LIT = pathlib.Path(__file__).resolve().parents[3] / "lit"
 
 #: lit file -> [(preparation pipeline or "", the fusion pass under test)]
 CASES = {

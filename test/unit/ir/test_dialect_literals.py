@@ -14,7 +14,7 @@ import pathlib
 import re
 import tokenize
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "hilo_mlir"
+PACKAGE = pathlib.Path(__file__).resolve().parents[3] / "hilo_mlir"
 
 #: a string token whose text starts with a twin dialect's prefix and a name (or an f-string field)
 _LITERAL = re.compile(r"^[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|\")(?:mhlo|stablehlo)\.[A-Za-z_{]")

@@ -25,7 +25,7 @@ from hilo_mlir.passmanager.pipeline import Pipeline, Step
 from hilo_mlir.rewrite.rewriter import Change, Rewriter
 from hilo_mlir.support.diagnostics import HiloError
 
-LIT = pathlib.Path(__file__).resolve().parents[1] / "lit"
+LIT = pathlib.Path(__file__).resolve().parents[2] / "lit"
 _SPLIT = re.compile(r"^// -----\s*$", re.M)
 
 

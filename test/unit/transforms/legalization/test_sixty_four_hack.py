@@ -22,7 +22,7 @@ from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.pipeline import Pipeline, PipelineEnv
 from hilo_mlir.support.diagnostics import HiloError
 
-LIT = pathlib.Path(__file__).resolve().parents[1] / "lit" / "legalization" / "sixty-four-hack.mlir"
+LIT = pathlib.Path(__file__).resolve().parents[3] / "lit" / "legalization" / "sixty-four-hack.mlir"
 
 
 def narrow(text: str, pipeline: str = "stablehlo-sixty-four-hack"):

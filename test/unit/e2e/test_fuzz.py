@@ -117,7 +117,7 @@ def test_strategy_covers_every_kind_and_dtype():
 
 # Inputs the fuzzer found that once failed (each fixed in our code, or kept
 # here as the reproducer of a failure in another pass family; see the report).
-REGRESSIONS_DIR = os.path.join(os.path.dirname(__file__), "..", "lit", "reliability", "Inputs", "fuzz")
+REGRESSIONS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "lit", "reliability", "Inputs", "fuzz")
 REGRESSIONS = sorted(f for f in os.listdir(REGRESSIONS_DIR) if f.endswith(".mlir")) if os.path.isdir(REGRESSIONS_DIR) else []
 
 

@@ -9,7 +9,7 @@ listed in EXPECTED, and evaluate bit-exact against the module after
 test_op_fusion_semantics.py. decoder_layer and decoder_stack_L4 are compared on XLA CPU (the
 interpreter needs 9-30 s); L64/L512 only for structure and speed (slow).
 
-``python3 test/unit/test_op_fusion_corpus.py`` prints the README table.
+``python3 test/unit/transforms/fusion/test_op_fusion_corpus.py`` prints the README table.
 """
 
 import sys
@@ -125,7 +125,7 @@ def table() -> str:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[2]))  # test/unit: the shared helpers
     print(table())
 
 

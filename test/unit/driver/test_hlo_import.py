@@ -292,7 +292,7 @@ def test_jax_compile_with_mesh_partitions_a_sharded_jit():
     """Route (a) in a child with 2 CPU devices (XLA_FLAGS must be set before jax is imported)."""
     import subprocess
 
-    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[3]))
     out = subprocess.run([sys.executable, "-c", PARTITIONED_SCRIPT], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
 
@@ -354,7 +354,7 @@ def test_optimized_dumps_of_the_corpus_equal_jax(tmp_path):
 
     if not CASES:
         pytest.skip("../shared/corpus not available")
-    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).resolve().parents[3]))
     args = [sys.executable, "-c", OPTIMIZED_SCRIPT, str(tmp_path / "dump"), str(CORPUS_DIR / "jax")]
     out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-2000:] + out.stderr[-3000:]

@@ -27,7 +27,7 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GENERATOR = os.path.join(ROOT, "scripts", "multidevice_programs.py")
 PROGRAMS = ("tp_mlp", "dp_step", "fsdp_step", "ring", "moe_a2a")
 ROUTES = {"spmd_hlo": "{}.spmd.hlo.txt", "shard_map": "{}.shard_map.mlir"}
