@@ -11,6 +11,10 @@ insertions 1a, 1b, 14a, 26a, 26b in place), then the other built-in passes:
 argument, aliases and twin, step and gate (``on`` where the gate defaults on),
 and the pass's summary, the line ``hilo-opt --help`` shows.
 
+``hilo_mlir/tools/gates.json``: what each gate of ``CompileConfig`` turns on
+(spine steps or step options, with the pass's summary), which the gate flags
+of ``hilo2penguin --help`` describe without importing a pass.
+
 Every built-in pass (plugins excluded), sorted by argument: its class name,
 dialect, anchor, the spine step(s) it is and their gate, the one-line summary
 (``--help``), what it does (``PassInfo.doc``: its ``description``, else the
@@ -30,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 PAGE = os.path.join(ROOT, "docs", "passes.md")
 README = os.path.join(ROOT, "README.md")
+GATES = os.path.join(ROOT, "hilo_mlir", "tools", "gates.json")
 
 HEADER = """# Passes
 
@@ -137,9 +142,36 @@ def readme_table() -> str:
     return "\n".join(out)
 
 
+def gate_table() -> str:
+    """``hilo_mlir/tools/gates.json``: for each gate of ``CompileConfig``, the spine steps (or step options)
+    it turns on, with each pass's summary; ``hilo2penguin --help`` reads it without importing a pass."""
+    import json
+
+    from hilo_mlir.driver import spine
+    from hilo_mlir.driver.config import CompileConfig
+    from hilo_mlir.passmanager import registry
+
+    defaults, every = CompileConfig(), CompileConfig.preset("all")
+    gates: dict[str, list[dict[str, str]]] = {g: [] for g in CompileConfig.gate_names()}
+    for arg, gate in spine.PRE_PASSES:
+        gates[gate].append({"step": "pre", "pass": arg, "option": "", "summary": registry.get(arg).summary})
+    for s in spine.MHLO_SPINE:
+        if s.gate:
+            gates[s.gate].append({"step": s.ordinal, "pass": s.argument, "option": "", "summary": registry.get(s.argument).summary})
+        for k, v in spine.step_options(s.argument, every).items():
+            if k in gates and spine.step_options(s.argument, defaults).get(k) != v:
+                row = {"step": s.ordinal, "pass": s.argument, "option": k.replace("_", "-"), "summary": registry.get(s.argument).summary}
+                gates[k].append(row)
+    return json.dumps({"gates": gates}, indent=1, sort_keys=True) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HILO_MLIR_NO_ENTRY_POINT_PLUGINS", "1")  # built-in passes only
-    pages = [(PAGE, lambda old: render()), (README, lambda old: gendoc.replace_blocks(README, old, {"passes": readme_table}))]
+    pages = [
+        (PAGE, lambda old: render()),
+        (README, lambda old: gendoc.replace_blocks(README, old, {"passes": readme_table})),
+        (GATES, lambda old: gate_table()),
+    ]
     return gendoc.main(__doc__ or "", "scripts/gen_passes.py", pages, argv)
 
 

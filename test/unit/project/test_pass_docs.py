@@ -77,3 +77,17 @@ def test_opt_help_shows_the_declared_summaries():
         assert opt.run(["--help"]) in (0, None)
     for argument in ("fold-iota", "stablehlo-fold-iota", "neuron-op-fusion", "hilo-import", "canonicalize"):
         assert f"  --{argument:<40} {registry.get(argument).summary} [" in buf.getvalue(), argument
+
+
+def test_hilo2penguin_gate_help_shows_what_each_gate_turns_on():
+    from hilo_mlir.tools.opt_help import gate_help
+
+    fold = registry.get("fold-iota").summary
+    assert gate_help("fold_iota", False) == f"turn 'fold-iota' on (default off): step 16, fold-iota: {fold}"
+    remat = registry.get("rematerialize").summary
+    assert gate_help("cross_pass_tensors", False).endswith(f"; step 10, rematerialize: {remat}")
+    fusion = registry.get("neuron-op-fusion").summary
+    assert gate_help("fuse_dot_logistic", False) == (
+        f"turn 'fuse-dot-logistic' on (default off): step 15, neuron-op-fusion option fuse-dot-logistic: {fusion}"
+    )
+    assert gate_help("call_inliner", True).startswith("turn 'call-inliner' on (default on): before the spine, call-inliner: ")
