@@ -58,9 +58,14 @@ class MatchFailureListener(Protocol):
 class PatternContext(Protocol):
     """What the drivers need of the running pass (a :class:`~hilo_mlir.passmanager.pass_context.PassContext`)."""
 
-    rewriter: Rewriter
-    stats: Counter[str]
-    d: DialectTable | None
+    @property
+    def rewriter(self) -> Rewriter: ...
+
+    @property
+    def stats(self) -> Counter[str]: ...
+
+    @property
+    def d(self) -> DialectTable | None: ...
 
     def ops_named(self, top: Any, *op_names: str) -> list[Any]: ...
 
