@@ -175,15 +175,16 @@ def _candidates(top: Any, by_name: dict[str, list[RewritePattern]], ctx: Pattern
 def _matches_now(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]], rw: PatternRewriter) -> bool:
     """Some op of ``top`` the census lists matches a pattern as the IR is now (no mutation, nothing said)."""
     rw.quiet = True
-    try:
-        for op in rw.ctx.ops_named(top, *names):
-            for p in by_name[op.name]:
-                rw.pattern = p.name
-                if p.match(op, rw):
-                    return True
-        return False
-    finally:
-        rw.quiet = False
+    with top.context, top.location:
+        try:
+            for op in rw.ctx.ops_named(top, *names):
+                for p in by_name[op.name]:
+                    rw.pattern = p.name
+                    if p.match(op, rw):
+                        return True
+            return False
+        finally:
+            rw.quiet = False
 
 
 def _ops_in_walk_order(top: Any, names: list[str], rw: PatternRewriter) -> list[Any]:
