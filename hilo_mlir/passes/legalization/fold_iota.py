@@ -247,7 +247,8 @@ def _run_fold_iota(func_op: Any, ctx: PassContext) -> None:
         return
     candidates = len(ctx.ops_named(func_op, power))  # census, no walk
     folded = apply_patterns_once(func_op, (FoldIotaPattern(ctx.options.max_elements),), ctx)
-    ctx.stats["rejected"] += candidates - folded
+    if candidates > folded:
+        ctx.stats["rejected"] += candidates - folded
 
 
 register_twins(
