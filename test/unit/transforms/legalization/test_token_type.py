@@ -1,102 +1,54 @@
-"""``replace-token-type-with-u8`` on the pattern layer: nothing walked when the module has no token,
-the same rewrite as before when it has (the lit cases in test/lit/legalization/ hold the IR)."""
+"""Spine step 19 replace-token-type-with-u8: semantics before and after the pass (StableHLO reference interpreter, bit for bit), exact analysis values."""
 
-from hilo_mlir.analysis import census as census_mod
-from hilo_mlir.analysis.census import Census
-from hilo_mlir.ir.binding import ir, make_context
-from hilo_mlir.passes.legalization import token_type
-from hilo_mlir.passmanager.pipeline import Pipeline, step_for
-from hilo_mlir.rewrite.rewriter import Change
+from __future__ import annotations
 
-NO_TOKEN = """
-func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.add %a, %a : tensor<2xf32>
-  return %0 : tensor<2xf32>
+import numpy as np
+import pytest
+from pass_semantics_util import both, run
+
+from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.testing import evaluate
+
+# --------------------------------------------------------------------------- 19 replace-token-type-with-u8
+
+TOKENS = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  %t2 = stablehlo.after_all %t, %t : !stablehlo.token
+  %p = stablehlo.tuple %x, %t2 : tuple<tensor<4xf32>, !stablehlo.token>
+  %y = stablehlo.get_tuple_element %p[0] : (tuple<tensor<4xf32>, !stablehlo.token>) -> tensor<4xf32>
+  %z = func.call @pass_through(%y, %t2) : (tensor<4xf32>, !stablehlo.token) -> tensor<4xf32>
+  return %z : tensor<4xf32>
 }
-func.func private @decl(tensor<2xf32>) -> tensor<2xf32>
-"""
-
-# the token only in a declaration's signature: no value has it
-DECLARED_TOKEN = """
-func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
-  return %a : tensor<2xf32>
-}
-func.func private @decl(!stablehlo.token) -> tensor<2xf32>
-"""
-
-WITH_TOKEN = """
-func.func @main(%a: tensor<2xf32>, %t: !stablehlo.token) -> (tensor<2xf32>, !stablehlo.token) {
-  %0 = stablehlo.after_all %t : !stablehlo.token
-  %1 = stablehlo.tuple %a, %0 : tuple<tensor<2xf32>, !stablehlo.token>
-  %2 = stablehlo.get_tuple_element %1[1] : (tuple<tensor<2xf32>, !stablehlo.token>) -> !stablehlo.token
-  return %a, %2 : tensor<2xf32>, !stablehlo.token
-}
-"""
+func.func private @pass_through(%x: tensor<4xf32>, %t: !stablehlo.token) -> tensor<4xf32> {
+  %0 = stablehlo.exponential %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
 
 
-def _counting(monkeypatch):
-    """Count what would walk or scan the module for the token pass."""
-    calls = {"value-types": 0, "patterns": 0, "first-required": 0}
-    value_types, patterns, first = census_mod._value_types, token_type.apply_patterns_once, token_type._first_required
+@pytest.mark.parametrize("pipeline", both("replace-token-type-with-u8"))
+def test_token_to_u8_semantics(pipeline):
+    out, stats = run(TOKENS, pipeline, stats=True)
+    assert ".token" not in out
+    assert "(tensor<4xf32>, tensor<ui8>) -> tensor<4xf32>" in out
+    assert sum(c["token-producers-replaced"] for c in stats.values()) == 2
+    # The reference interpreter cannot run tokens through tuples/calls: XLA CPU
+    # runs the original, the interpreter and XLA the rewritten module.
+    from hilo_mlir.testing import evaluate_xla
 
-    def count(name, f):
-        def wrapped(*a, **k):
-            calls[name] += 1
-            return f(*a, **k)
-
-        return wrapped
-
-    monkeypatch.setattr(census_mod, "_value_types", count("value-types", value_types))
-    monkeypatch.setattr(token_type, "apply_patterns_once", count("patterns", patterns))
-    monkeypatch.setattr(token_type, "_first_required", count("first-required", first))
-    return calls
+    x = np.linspace(-1, 1, 4).astype(np.float32)
+    want = evaluate_xla(TOKENS, [x])[0]
+    assert np.array_equal(evaluate_xla(out, [x])[0], want)
+    assert np.array_equal(evaluate(out, [x])[0], np.exp(x.astype(np.float64)).astype(np.float32))
 
 
-def _run(text, census=None, check=True):
-    """canonicalize, then the pass; ``check``: the checking mode (its fresh census takes types itself)."""
-    seen: list = []
-    with make_context():
-        m = ir.Module.parse(text)
-        pipe = Pipeline([step_for("canonicalize"), step_for("stablehlo-replace-token-type-with-u8")], check_analyses=check)
-        pipe.run(m, census=census(m) if census else None)
-        seen.append(str(m))
-    return pipe, seen[0]
-
-
-def test_no_token_no_walk(monkeypatch):
-    calls = _counting(monkeypatch)
-    pipe, out = _run(NO_TOKEN, check=False)
-    assert calls == {"value-types": 0, "patterns": 0, "first-required": 0}
-    assert pipe.changes[-1][1] == Change.NONE
-    assert "tensor<ui8>" not in out
-
-
-def test_no_token_no_walk_after_a_handed_over_census_without_types(monkeypatch):
-    # the upstream step drops the handed-over census; the one rebuilt for the pass has the types
-    calls = _counting(monkeypatch)
-    _run(NO_TOKEN, census=lambda m: Census(m.operation), check=False)
-    assert calls["value-types"] == 0 and calls["patterns"] == 0
-
-
-def test_token_in_a_declaration_only_is_still_rewritten(monkeypatch):
-    calls = _counting(monkeypatch)
-    pipe, out = _run(DECLARED_TOKEN, check=False)
-    assert calls["patterns"] == 1
-    assert calls["value-types"] == 0
-    assert "func.func private @decl(tensor<ui8>) -> tensor<2xf32>" in out
-    assert pipe.stats["StableHLOReplaceTokenTypeWithU8"]["signatures-rewritten"] == 1
-
-
-def test_tokens_are_replaced_by_patterns():
-    pipe, out = _run(WITH_TOKEN)
-    assert "!stablehlo.token" not in out
-    assert "stablehlo.constant dense<0> : tensor<ui8>" in out
-    assert "tuple<tensor<2xf32>, tensor<ui8>>" in out
-    stats = pipe.stats["StableHLOReplaceTokenTypeWithU8"]
-    # after_all replaced; retyped: the argument %t, the tuple, the get_tuple_element; main's signature
-    assert (stats["token-producers-replaced"], stats["values-retyped"], stats["signatures-rewritten"]) == (1, 3, 1)
-
-
-def test_checking_mode_holds_on_both():
-    _run(NO_TOKEN)
-    _run(DECLARED_TOKEN)
+def test_token_required_op_is_an_error():
+    src = """
+func.func @main(%t: !stablehlo.token) -> !stablehlo.token {
+  %0 = "stablehlo.send"(%t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>, is_host_transfer = true} : (!stablehlo.token) -> !stablehlo.token
+  return %0 : !stablehlo.token
+}"""
+    with pytest.raises(HiloError) as e:
+        run(src, "stablehlo-replace-token-type-with-u8")
+    assert "'stablehlo.send' op requires a token operand or result" in e.value.message
+    assert e.value.line == 3
