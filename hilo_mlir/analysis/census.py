@@ -301,6 +301,20 @@ class Census(Listener):
         self._elem_strings = frozenset(out)
         return self._elem_strings
 
+    def names_in(self, top) -> frozenset:
+        """The op names that occur inside the top-level op ``top`` (``top``'s own name included), no walk.
+
+        For a per-function pass to skip a function that holds none of the op
+        kinds it could change (e.g. the many small decomposition functions of the
+        StableHLO spine). For an op that is not a top-level op of the module, one walk of it.
+        """
+        key = identity_key(top)
+        index = self._index.get(key)
+        if index is None:
+            return frozenset(_index_of(top))
+        self._clean(key)
+        return frozenset(n for n, lst in index.items() if lst)
+
     def signature_only_functions(self) -> list:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
 

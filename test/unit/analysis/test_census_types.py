@@ -156,3 +156,21 @@ def test_twin_check_still_warns_on_a_module_of_the_other_dialect():
         instr = Instrumentation(on_diagnostic=lambda d: warnings.append(d.message))
         Pipeline([step_for("canonicalize"), step_for("hlo-legalize-to-stablehlo")], instrumentation=instr).run(m)
     assert warnings == ["pass 'hlo-legalize-to-stablehlo' works on mhlo ops but the module has none (it has stablehlo ops)"]
+
+
+def test_names_in_a_function_follow_the_rewriter():
+    def run(module_op, ctx):
+        census = ctx.census
+        main, decl = [o.operation for o in module_op.regions[0].blocks[0].operations]
+        assert census.names_in(main) == {"func.func", "func.return", "mhlo.constant", "mhlo.add", "mhlo.convert"}
+        assert census.names_in(decl) == {"func.func"}
+        (cst,) = ctx.ops_named(main, "mhlo.constant")
+        (dead,) = [o for o in ctx.ops_named(main, "mhlo.add") if o.operands[0] == cst.results[0]]
+        ctx.rewriter.erase_op(dead)
+        ctx.rewriter.erase_op(cst)
+        assert census.names_in(main) == {"func.func", "func.return", "mhlo.add", "mhlo.convert"}
+
+    info = PassInfo("test-names-in", "reads names per function", run, anchor="builtin.module")
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        Pipeline([Step(info, info.argument)], check_analyses=True).run(m)
