@@ -56,10 +56,12 @@ def load_weight(path: str, index: int) -> np.ndarray:
     Raises:
         HiloError: the file cannot be read or is not a ``.npy`` array (naming the input).
     """
+    from hilo_mlir.support.arrays import read_npy
+
     try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise HiloError(f"--weights: cannot read the weight of input {index} from '{path}': {getattr(e, 'strerror', None) or e}") from None
+        return read_npy(path, f"the weight of input {index} from")
+    except HiloError as e:
+        raise HiloError(f"--weights: {e.message}") from None
 
 
 def mark_parameters(module, indices, filename: str | None = None) -> None:

@@ -191,6 +191,14 @@ class Program:
         except Exception as e:  # noqa: BLE001 - a broken program is one clear error
             line = _program_line(e, self.filename)
             raise PenguinRefError(f"penguin_ref: the program failed while loading (line {line}): {type(e).__name__}: {e}") from None
+        computed = len(self.statements) - len(self.inputs)
+        if computed > 0 and not self.outputs:
+            # a printed program that computes anything ends with markOutput: a file cut at a line
+            # boundary is still valid Python, and would otherwise "run" and write nothing
+            raise PenguinRefError(
+                f"penguin_ref: {self.filename} holds {computed} operations but marks no output "
+                "(no markOutput call): the file is truncated or not a whole program"
+            )
         self._structure()
 
     def _current_line(self):

@@ -174,21 +174,59 @@ def test_polymorphic_artifact_hint_in_the_jax_flow():
     assert np.allclose(prog.run(np.ones((2, 4), np.float32))[0], np.tanh(np.ones((2, 4))))
 
 
+# A pass that announces it is running, then waits: the signal lands inside the compile, for sure
+# (no sleep racing the process). It runs in the forked worker; the parent gets the SIGINT.
+STALL_PLUGIN = """\
+import time
+
+from hilo_mlir import PassInfo, register
+
+
+def run(func_op, ctx):
+    with open({ready!r}, "w") as f:
+        f.write("running")
+    time.sleep(600)
+
+
+register(PassInfo("test-stall", "Announce, then wait (a test's fixed point inside a compile)", run))
+"""
+
+
 def test_sigint_during_a_single_compile_prints_one_line(tmp_path):
+    ready = tmp_path / "ready"
+    plugin = tmp_path / "stall.py"
+    plugin.write_text(STALL_PLUGIN.format(ready=str(ready)))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.Popen(
-        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(EXAMPLES / "decoder_layer.hlo.pb"), "-o", str(tmp_path / "o")],
+        [
+            sys.executable,
+            "-m",
+            "hilo_mlir.tools.hilo2penguin",
+            str(EXAMPLES / "decoder_layer.hlo.pb"),
+            "-o",
+            str(tmp_path / "o"),
+            f"--load-pass-plugin={plugin}",
+            "--insert-pass-after",
+            "3=test-stall",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(0.8)  # past Python's own start-up: importing, or compiling
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
-    if p.returncode == 0 or out.startswith("wrote ") or (tmp_path / "o" / "penguin.py").exists():
-        pytest.skip("the program was published before the signal landed (a fast machine)")
+    try:
+        deadline = time.monotonic() + 300
+        while not ready.exists():  # polls a file the compile writes; bounded, not a race
+            if p.poll() is not None or time.monotonic() > deadline:
+                out, err = p.communicate(timeout=60)
+                pytest.fail(f"the compile never reached the stalling pass: rc={p.returncode} {out!r} {err!r}")
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
     assert (p.returncode, out, err) == (130, "", "hilo2penguin: interrupted\n")
     assert not (tmp_path / "o" / "penguin.py").exists()
 
