@@ -17,7 +17,7 @@ dead chain is erased, and so are the 1.0 producers if nothing else uses them.
 Gate: ``CompileConfig.raise_logistic`` (``hilo2penguin --enable-raise-logistic``)
 runs it before the spine (``compiler.build_spine``). Numerics: ``logistic``
 is the same function; the reference interpreter evaluates it as
-``1/(1+exp(-x))`` (measured bit-exact in ``test/unit/test_fusion_raise_logistic.py``).
+``1/(1+exp(-x))`` (measured bit-exact in ``test/unit/transforms/fusion/test_raise_logistic.py``).
 """
 
 from __future__ import annotations
