@@ -27,7 +27,7 @@ before the spine; the passes and the printer that read them read through
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal, TypeAlias, overload
+from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.support.diagnostics import HiloError
 
@@ -42,9 +42,6 @@ MODULE_NAME_LISTS = ("neuron.input_names", "neuron.output_names")
 ARG_RES = {"jax.result_info": ("res_attrs", "string"), "tf.aliasing_output": ("arg_attrs", "index")}
 
 _MAX_INDEX = 2**31
-
-#: an argument/result dictionary: the ``DictAttr`` or its items (``{name: attribute}``)
-_AttrDict: TypeAlias = "ir.DictAttr | Mapping[str, ir.Attribute]"
 
 
 def _shown(attr: ir.Attribute) -> str:
@@ -132,13 +129,7 @@ def _dicts(f: Op, key: str) -> list[ir.DictAttr]:
     return [ir.DictAttr(arr[i]) for i in range(len(arr))]
 
 
-@overload
-def arg_res_value(f: Op, name: Literal["jax.result_info"], d: _AttrDict) -> str | None: ...
-@overload
-def arg_res_value(f: Op, name: Literal["tf.aliasing_output"], d: _AttrDict) -> int | None: ...
-@overload
-def arg_res_value(f: Op, name: str, d: _AttrDict) -> str | int | None: ...
-def arg_res_value(f: Op, name: str, d: _AttrDict) -> str | int | None:
+def arg_res_value(f: Op, name: str, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> str | int | None:
     """The value of attribute ``name`` (a key of :data:`ARG_RES`) in the argument/result dictionary ``d`` of ``f``, or None.
 
     Raises:
@@ -161,10 +152,21 @@ def arg_res_value(f: Op, name: str, d: _AttrDict) -> str | int | None:
     return v
 
 
+def aliasing_output(f: Op, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> int | None:
+    """``tf.aliasing_output`` of one argument dictionary ``d`` of ``f`` (the result index it aliases), or None.
+
+    Raises:
+        HiloError: located at ``f``: not an integer in [0, 2^31).
+    """
+    v = arg_res_value(f, "tf.aliasing_output", d)
+    assert v is None or isinstance(v, int)  # an integer kind: arg_res_value raised otherwise
+    return v
+
+
 def result_infos(f: Op) -> list[str | None]:
     """``jax.result_info`` of each result of ``f`` (None where absent)."""
 
-    return [arg_res_value(f, "jax.result_info", d) for d in _dicts(f, "res_attrs")]
+    return [cast("str | None", arg_res_value(f, "jax.result_info", d)) for d in _dicts(f, "res_attrs")]  # a string kind
 
 
 def check_interface(module_op: Op, main: Op) -> None:
