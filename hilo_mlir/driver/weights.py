@@ -20,10 +20,15 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
 
 _MARK_INPUT = re.compile(
     r"^input_(\d+) = m\d+\.Tensor\(name=(.*), spec=m\d+\.TensorSpec\(shape=\(([\d, ]*)\), dtype='(\w+)'\)\)"
@@ -87,7 +92,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     values = sorted(attribute_parameters(main) | set(indices))
     with ir.Location.unknown(module.context):
         t = ir.RankedTensorType.get([len(values)], ir.IntegerType.get_signless(32))
-        attrs["slowChangingIns"] = ir.DenseElementsAttr.get(np.asarray(values, dtype=np.int32), type=t)
+        attrs["slowChangingIns"] = ir.DenseElementsAttr.get(cast("Buffer", np.asarray(values, dtype=np.int32)), type=t)
 
 
 def parameter_inputs(source: str) -> dict[int, tuple[str, tuple, str]]:

@@ -50,6 +50,7 @@ import numpy as np
 
 from hilo_mlir.penguin_ref import ops
 from hilo_mlir.penguin_ref.records import (
+    InputStatement,
     PenguinRefError,
     Region,
     ResultTuple,
@@ -75,11 +76,11 @@ class Program:
         self.files = dict(files or {})
         self.filename = filename
         self.statements: list[Statement] = []
-        self.inputs: list[Statement] = []
+        self.inputs: list[InputStatement] = []
         self.outputs: list = []
         self.by_name: dict[str, Statement] = {}
         self.module_paths: set[str] = set()
-        self.function = None
+        self.function: _Function | None = None
         self._lineno = 0
         self.eager: list = []
         self.tracing: list | None = None
@@ -203,8 +204,9 @@ class Program:
 
     def _current_line(self):
         import sys
+        import types
 
-        f = sys._getframe(1)
+        f: types.FrameType | None = sys._getframe(1)
         while f is not None:
             if f.f_code.co_filename == self.filename:
                 return f.f_lineno

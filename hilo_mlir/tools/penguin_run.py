@@ -109,7 +109,7 @@ def run(argv=None) -> int:
 
     if os.path.exists(args.out) and not os.path.isdir(args.out):  # before running: a long run must not end in this
         raise HiloError(f"cannot write the outputs to '{args.out}': it is a file, not a folder")
-    inputs = []
+    inputs: list[np.ndarray | None] = []  # None: read the parameter from its np_file
     for p in args.inputs:
         if p == "-":
             inputs.append(None)

@@ -130,7 +130,7 @@ def _match_exp(d, div, e, cv, memo):
     if not _splat_one(cv, memo):
         return None, ("addend-not-one", defining_op(cv))
     n = defining_op(e.operands[0])
-    if not d.is_op(n, "negate"):
+    if n is None or not d.is_op(n, "negate"):
         return None, ("exp-operand-not-negate", n)
     if not has_one_use(n):
         return None, ("negate-multi-use", n)
