@@ -129,15 +129,11 @@ class Recorder:
 
     def notify_match_failure(self, pattern: str, op, reason: str) -> None:
         """The match-failure channel's listener (:class:`~hilo_mlir.rewrite.pattern.MatchFailureListener`):
-        ``pattern`` refused ``op``. ``reason``: a :class:`~.vocabulary.RefusalReason` (its kind and
-        culprit are filed with it).
-
-        Raises:
-            TypeError: ``reason`` is a plain string (it names no kind).
+        ``pattern`` refused ``op``. A :class:`~.vocabulary.RefusalReason` is filed with its kind and
+        culprit; plain text names no kind: it is said about an op that is no candidate (``--debug`` only).
         """
-        if not isinstance(reason, RefusalReason):
-            raise TypeError(f"the fusion report files RefusalReason match failures, not {type(reason).__name__} ({reason!r})")
-        self._file_refusal(pattern, reason.kind, op, str(reason), reason.culprit)
+        if isinstance(reason, RefusalReason):
+            self._file_refusal(pattern, reason.kind, op, str(reason), reason.culprit)
 
     def _file_refusal(self, rule: str, kind: str, anchor, reason: str, culprit) -> None:
         anchor = as_op(anchor)

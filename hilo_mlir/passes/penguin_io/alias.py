@@ -81,7 +81,7 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
             if not (0 <= i < n_in and 0 <= k < n_out):
                 raise HiloError(f"'{key}' entry {e}: parameter {i} / output {k} out of range", loc=main.location)
             pairs.add((i, k))
-    by_output = {}
+    by_output: dict[int, int] = {}  # output index -> the argument it aliases
     for i, k in sorted(pairs):
         if k in by_output:
             raise HiloError(f"@main output {k} is declared to alias both argument #{by_output[k]} and argument #{i}", loc=main.location)

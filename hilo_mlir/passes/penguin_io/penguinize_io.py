@@ -55,6 +55,8 @@ with several leaves.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
 from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
@@ -74,6 +76,10 @@ from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import HiloError, op_error
 
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -83,7 +89,7 @@ def i32_dense(values) -> ir.DenseElementsAttr:
 
     i32 = ir.IntegerType.get_signless(32)
     t = ir.RankedTensorType.get([len(values)], i32)
-    return ir.DenseElementsAttr.get(np.asarray(list(values), dtype=np.int32), type=t)
+    return ir.DenseElementsAttr.get(cast("Buffer", np.asarray(list(values), dtype=np.int32)), type=t)
 
 
 def callee_uses(module_op, name: str) -> list:
