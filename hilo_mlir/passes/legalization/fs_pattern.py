@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import math
 
-from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import SOFTMAX
-from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.utils import int_list, is_reduction_identity, reducer_kind
 from hilo_mlir.passmanager.registry import Statistic, register_twins
 
@@ -39,17 +38,6 @@ RULE = "ConvertFSPatternToCustomCalls"
 #: i64_list of an attribute, memoised by the attribute's uniqued pointer for one run
 #: of the pass (the softmaxes of a model share their dimension lists); cleared per run.
 _INTS: dict = {}
-
-#: ``(value key, question) -> answer`` about the constants the softmaxes of a model share
-#: (the reduces' init values, the shift's -inf), for one run of the pass; cleared per run.
-#: Sound although the pass erases ops (a freed value's address may be reused): only a
-#: constant, or a broadcast of one, answers True, and the pass neither erases nor creates
-#: such ops; any other value, old or new, answers False.
-_CONSTS: dict = {}
-
-#: the checking mode (``HILO_MLIR_CHECK_ANALYSES``), read once per run: the memo and the
-#: counting test of :func:`_user_outside` are compared with the slow truth
-_CHECK = [False]
 
 
 def _ints(attr) -> list[int]:
@@ -128,33 +116,6 @@ def _through_reshape(op, sshape, mapping: list):
 
 
 def _is_neg_inf_splat(v, d) -> bool:
-    """``v`` is a splat -inf ``constant`` or a broadcast_in_dim chain of one (memoised in :data:`_CONSTS`)."""
-    key = (hash(v), "-inf")
-    hit = _CONSTS.get(key)
-    if hit is None:
-        hit = _CONSTS[key] = _neg_inf_splat(v, d)
-    elif _CHECK[0]:
-        _agree(hit, _neg_inf_splat(v, d), "the -inf memo")
-    return hit
-
-
-def _is_identity(v, kind: str) -> bool:
-    """:func:`is_reduction_identity` (memoised in :data:`_CONSTS`)."""
-    key = (hash(v), kind)
-    hit = _CONSTS.get(key)
-    if hit is None:
-        hit = _CONSTS[key] = is_reduction_identity(v, kind)
-    elif _CHECK[0]:
-        _agree(hit, is_reduction_identity(v, kind), f"the {kind}-identity memo")
-    return hit
-
-
-def _agree(fast, slow, what: str) -> None:
-    if fast != slow:
-        raise AnalysisCheckError(f"{RULE}: {what} answered {fast!r}, a fresh read {slow!r}")
-
-
-def _neg_inf_splat(v, d) -> bool:
     while True:
         op = _def(v, d, "broadcast_in_dim")
         if op is None:
@@ -180,7 +141,7 @@ def _reduce_over(v, d, kind, dim_x, x=None):
         return None
     if _ints(r.attributes["dimensions"]) != [dim_x]:
         return None
-    if reducer_kind(r, d) != kind or not _is_identity(r.operands[1], kind):
+    if reducer_kind(r, d) != kind or not is_reduction_identity(r.operands[1], kind):
         return None
     if x is not None and r.operands[0] != x:
         return None
@@ -253,37 +214,12 @@ def _match(div, d, ctx):
     return (x, dim, [div, exp] + chain_s + [rsum, sub] + chain_m + [rmax]), None
 
 
-def _user_outside(root, inner):
-    """A user of a result of an op of ``inner`` that is neither ``root`` nor in ``inner``; None if there is none.
-
-    Counts first: every use of those results is by ``root`` or an op of ``inner`` iff each
-    result has as many uses as those ops have operands naming it (one use-list read per
-    result; values told apart by :func:`~hilo_mlir.ir.utils.value_key`; ``inner`` holds
-    no op twice). Owners are compared only when a count differs, to name the user.
-    """
-    results = [list(op.results) for op in inner]
-    internal = {hash(r): 0 for rs in results for r in rs}  # value key -> its uses by root and inner
-    for op in (root, *inner):
-        for v in op.operands:
-            k = hash(v)
-            if k in internal:
-                internal[k] += 1
-    for rs in results:
-        for r in rs:
-            n = internal[hash(r)]
-            for _ in r.uses:
-                n -= 1
-                if n < 0:
-                    return _first_user_outside(root, inner)
-    if _CHECK[0]:
-        _agree(None, _first_user_outside(root, inner), "the use count of the subgraph")
-    return None
-
-
-def _first_user_outside(root, inner):
-    """The slow truth of :func:`_user_outside`: the first use (in op, result, use order) whose owner is not in the subgraph."""
-    members = [root, *inner]
-    for op in inner:
+def _user_outside(ops, root):
+    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none."""
+    members = list(ops)
+    for op in ops:
+        if op == root:
+            continue
         for r in op.results:
             for use in r.uses:
                 owner = use.owner.operation
@@ -298,13 +234,10 @@ def _run(func_op, ctx):
     # The candidates, from the census (walk order, no walk of the function).
     divs = ctx.ops_named(func_op, d.name("divide"))
     _INTS.clear()
-    _CONSTS.clear()
-    _CHECK[0] = checking_mode_enabled()
     try:
         _rewrite(divs, d, ctx, rec)
     finally:
         _INTS.clear()  # attribute pointers are only stable while their context lives
-        _CONSTS.clear()
         fusion_report.function_done(ctx, func_op)
 
 
@@ -342,7 +275,7 @@ def _rewrite(divs, d, ctx, rec) -> int:
                 _refuse(rec, div, *refusal)
             continue
         x, dim, ops = m
-        outside = _user_outside(div, ops[1:])  # ops[0] is the divide
+        outside = _user_outside(ops, div)
         if outside is not None:
             ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
             _refuse(rec, div, "intermediate-used-outside", outside)
