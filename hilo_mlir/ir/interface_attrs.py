@@ -26,6 +26,7 @@ before the spine; the passes and the printer that read them read through
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.support.diagnostics import HiloError
@@ -128,7 +129,7 @@ def _dicts(f: Op, key: str) -> list[ir.DictAttr]:
     return [ir.DictAttr(arr[i]) for i in range(len(arr))]
 
 
-def arg_res_value(f: Op, name: str, d: ir.DictAttr) -> str | int | None:
+def arg_res_value(f: Op, name: str, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> str | int | None:
     """The value of attribute ``name`` (a key of :data:`ARG_RES`) in the argument/result dictionary ``d`` of ``f``, or None.
 
     Raises:
@@ -148,6 +149,17 @@ def arg_res_value(f: Op, name: str, d: ir.DictAttr) -> str | int | None:
     v = _int_value(a)
     if v is None or not 0 <= v < _MAX_INDEX:
         raise HiloError(f"'{name}' must be an integer in [0, 2^31), got {_shown(a)}", loc=f.location)
+    return v
+
+
+def aliasing_output(f: Op, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> int | None:
+    """``tf.aliasing_output`` of one argument dictionary ``d`` of ``f`` (the result index it aliases), or None.
+
+    Raises:
+        HiloError: located at ``f``: not an integer in [0, 2^31).
+    """
+    v = arg_res_value(f, "tf.aliasing_output", d)
+    assert v is None or isinstance(v, int)  # an integer kind: arg_res_value raised otherwise
     return v
 
 

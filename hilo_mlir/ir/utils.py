@@ -15,7 +15,7 @@ reused once its object is freed: drop it from any table before erasing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from hilo_mlir.ir.binding import identity_key, ir
 
@@ -96,6 +96,10 @@ def is_public(f: Op) -> bool:
     return "sym_visibility" not in attrs or ir.StringAttr(attrs["sym_visibility"]).value == "public"
 
 
+@overload
+def find_main(module_op: Op | ir.Module, required: Literal[True] = ...) -> ir.Operation: ...
+@overload
+def find_main(module_op: Op | ir.Module, required: bool) -> ir.Operation | None: ...
 def find_main(module_op: Op | ir.Module, required: bool = True) -> ir.Operation | None:
     """``func.func @main`` of the module (the entry the Penguin program is built from).
 

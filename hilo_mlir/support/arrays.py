@@ -54,7 +54,8 @@ def read_npy(path: str, what: str) -> np.ndarray:
     if not head.startswith(_NPY_MAGIC):
         raise HiloError(f"cannot read {what} '{path}': not a .npy array (the file does not start with numpy's format marker)")
     try:
-        return np.load(path, allow_pickle=False)
+        array: np.ndarray = np.load(path, allow_pickle=False)
+        return array
     except (OSError, ValueError, EOFError) as e:
         raise HiloError(f"cannot read {what} '{path}': {_npy_problem(e)}") from None
 

@@ -12,6 +12,7 @@ order) from its kind, groups, channel id and ``use_global_device_ids``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -99,7 +100,7 @@ def groups_of(mesh: Mesh, kind: str, groups: list[list[int]], channel: bool, glo
     return mesh.cross_partition(groups) if channel else mesh.cross_replica(groups)
 
 
-def check_pairs(mesh: Mesh, pairs: list[list[int]], channel: bool) -> None:
+def check_pairs(mesh: Mesh, pairs: Sequence[Sequence[int]], channel: bool) -> None:
     """``collective_permute``'s ``source_target_pairs``: ids that exist, each source and target once.
 
     Raises:

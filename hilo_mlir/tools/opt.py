@@ -403,7 +403,7 @@ def _run_parsed(args, pass_flags) -> int:
                 if pipeline_text is not None or pass_flags:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
-                pipeline_text = entries["pipeline"]
+                pipeline_text = str(entries["pipeline"])
                 drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
-from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
+from hilo_mlir.ir.interface_attrs import aliasing_output, check_interface, index_list, name_list
 from hilo_mlir.ir.parameters import MARKER, is_marker, marker_argument
 from hilo_mlir.ir.utils import (
     attr_is,
@@ -336,8 +336,8 @@ def _remap_aliases(module_op, main, flat_info, rw):
         for i, a in enumerate(arg_attrs):
             items = dict_items(a)
             if "tf.aliasing_output" in items:
-                k = arg_res_value(main, "tf.aliasing_output", a)
-                if not 0 <= k < len(old_types):
+                k = aliasing_output(main, a)
+                if k is None or not 0 <= k < len(old_types):
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} is out of range", loc=main.location)
                 if len(leaves_of[k]) != 1:
                     raise HiloError(
