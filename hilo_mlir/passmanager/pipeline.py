@@ -124,6 +124,9 @@ class Pipeline:
             (0: the first step) is above N are skipped, except terminal (printer) steps, which always
             run; each step logs ``BISECT: running pass (i) <pass>`` or ``BISECT: NOT running pass (i)
             <pass>`` (``--debug``). None: every step runs.
+        verify_at_end: without ``verify_each``, verify the module at the end if a step changed
+            it. False for a pipeline a pass runs inside itself when the pipeline around it
+            verifies later (the import step's bridge in the main job).
 
     Attributes:
         stats: ``{pass display name: Statistics}`` filled by Python passes.
@@ -145,6 +148,7 @@ class Pipeline:
         check_analyses: bool | None = None,
         instruments: Sequence[PassInstrumentation] = (),
         max_pass_index: int | None = None,
+        verify_at_end: bool = True,
     ):
         from hilo_mlir.analysis.check import enabled_by_env
 
@@ -182,6 +186,7 @@ class Pipeline:
         ]
         self.instruments: list[PassInstrumentation] = [i for i in built_in if i is not None] + list(instruments)
         self.max_pass_index = max_pass_index
+        self.verify_at_end = verify_at_end
 
     @property
     def stats(self) -> dict[str, registry.Statistics]:
@@ -254,7 +259,7 @@ class Pipeline:
                     elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
                         self._verify_after(op, step)
                     self._unrecorded = []
-            if unverified:
+            if unverified and self.verify_at_end:
                 self._verify_outside(op, None)
             for inst in self.instruments:
                 inst.run_after_pipeline(op)

@@ -78,8 +78,8 @@ def to_mhlo(
         on_pass_start: hears the bridge's passes.
         census: the census of the module as it is now (default: take one).
         verify: verify the module after the bridge's passes (the policy of the
-            pipeline the import step runs in: the main job verifies once, before
-            printing, as the binary's pass manager does).
+            pipeline the import step runs in); False: not at all -- the main job
+            verifies once, before printing, as the binary's pass manager does.
 
     Returns:
         The census of the module after the bridge: ``census`` itself when
@@ -102,7 +102,7 @@ def to_mhlo(
         return census
     with loaded.context:
         # the input census serves the bridge's own checks before its first pass; the passes then change the module
-        Pipeline(steps, instrumentation=instr, verify_each=verify).run(loaded.module, census=census)
+        Pipeline(steps, instrumentation=instr, verify_each=verify, verify_at_end=verify).run(loaded.module, census=census)
     census = Census(loaded.module.operation)  # the spine starts from it
     loaded.dialect = detect_dialect(loaded.module, census)
     return census

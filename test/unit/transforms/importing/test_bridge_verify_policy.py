@@ -22,11 +22,14 @@ def test_bridge_follows_the_pipeline_policy(monkeypatch, verify_each):
 
     def record(self, steps, *a, **k):
         init(self, steps, *a, **k)
-        policies.append(([s.argument for s in self.steps], self.verify_each, self.env.verify_each))
+        policies.append(([s.argument for s in self.steps], self.verify_each, self.env.verify_each, self.verify_at_end))
 
     monkeypatch.setattr(pipeline_mod.Pipeline, "__init__", record)
     with make_context():
         m = ir.Module.parse(TEXT)
         Pipeline([step_for("hilo-import")], verify_each=verify_each, check_analyses=False).run(m)
         assert "mhlo.add" in str(m)
-    assert policies == [(["hilo-import"], verify_each, verify_each), (["stablehlo-legalize-to-hlo"], verify_each, verify_each)]
+    assert policies == [
+        (["hilo-import"], verify_each, verify_each, True),
+        (["stablehlo-legalize-to-hlo"], verify_each, verify_each, verify_each),
+    ]
