@@ -128,6 +128,12 @@ class AnalysisManager(Listener):
     def notify_unknown_change(self) -> None:
         self.invalidate_all()
 
+    def notify_erasing(self, op, top: int | None) -> None:
+        """A top-level op being erased takes its analyses with it (even those its kinds of change keep)."""
+        if top is not None and top in self._by_scope and identity_key(op) == top:
+            for key in list(self._by_scope.get(top, ())):
+                self._drop(key)
+
     # ------------------------------------------------------------------ internals
 
     def _store(self, key, op, inst) -> None:
