@@ -116,7 +116,7 @@ class FunctionSnapshot(Listener):
         self.ops: dict[int, OpEntry] = {}
         self.blocks: dict[int, BlockSnapshot] = {}
         self.producer: dict[int, int] = {}
-        self.users: dict[int, dict[int, int]] = {}
+        self._users: dict[int, dict[int, int]] | None = None  # built on first use (:attr:`users`)
         self.erased = False  # the function itself was erased
         self.regions = self._read_regions(self.func, self.top)
 
@@ -129,9 +129,22 @@ class FunctionSnapshot(Listener):
         bk = hash(block)
         bs = self.blocks[bk] = BlockSnapshot(block, bk, parent, tuple(map(hash, block.arguments)))
         order = bs._order
-        read = self._read_op
-        for o in block.operations:
-            order.append(read(o.operation, bk).key)
+        append = order.append
+        ops, producer, key_of = self.ops, self.producer, identity_key
+        users = self._users
+        for view in block.operations:
+            o = view.operation
+            key = key_of(o)
+            results = tuple(map(hash, o.results))
+            e = OpEntry(o, key, o.name, tuple(map(hash, o.operands)), results, bk)
+            ops[key] = e
+            for r in results:
+                producer[r] = key
+            if users is not None:
+                self._add_uses(key, e.operands)
+            if len(o.regions):
+                e.regions = self._read_regions(o, key)
+            append(key)
         bs.members.update(order)
         return bk
 
@@ -143,13 +156,32 @@ class FunctionSnapshot(Listener):
         producer = self.producer
         for r in results:
             producer[r] = key
-        self._add_uses(key, e.operands)
+        if self._users is not None:
+            self._add_uses(key, e.operands)
         if len(o.regions):
             e.regions = self._read_regions(o, key)
         return e
 
+    @property
+    def users(self) -> dict[int, dict[int, int]]:
+        """``{value id: {user op key: number of its operands that are the value}}`` (class doc);
+        indexed on first use, then kept current."""
+        users = self._users
+        if users is None:
+            users = self._users = {}
+            for key, e in self.ops.items():
+                for v in e.operands:
+                    u = users.get(v)
+                    if u is None:
+                        users[v] = {key: 1}
+                    else:
+                        u[key] = u.get(key, 0) + 1
+        return users
+
     def _add_uses(self, key: int, operands: Iterable[int]) -> None:
-        users = self.users
+        users = self._users
+        if users is None:
+            return
         for v in operands:
             u = users.get(v)
             if u is None:
@@ -158,7 +190,9 @@ class FunctionSnapshot(Listener):
                 u[key] = u.get(key, 0) + 1
 
     def _drop_uses(self, key: int, operands: Iterable[int]) -> None:
-        users = self.users
+        users = self._users
+        if users is None:
+            return
         for v in operands:
             u = users.get(v)
             if u is None:
@@ -232,13 +266,27 @@ class FunctionSnapshot(Listener):
             e = ops.get(blocks[e.block].parent)
         return None
 
+    def reordered(self, bs: BlockSnapshot, keys: list[int]) -> None:
+        """Say that the block ``bs`` now holds the ops ``keys`` in this order (a pass that reordered it
+        through the rewriter knows it: the order need not be re-read). The checking mode compares it
+        with the IR like the rest.
+
+        Raises:
+            ValueError: ``keys`` are not the block's ops.
+        """
+        if len(keys) != len(bs.members) or not bs.members.issuperset(keys):
+            raise ValueError("FunctionSnapshot.reordered: not the ops of the block")
+        bs._order = list(keys)
+        bs._stale = False
+
     # ------------------------------------------------------------------ upkeep (the rewriter's listener)
 
     def _remove(self, e: OpEntry) -> None:
         """Forget ``e`` and everything nested in it (erased, or moved out of the function)."""
         self.blocks[e.block].members.discard(e.key)
         stack = [e]
-        ops, producer, users = self.ops, self.producer, self.users
+        ops, producer = self.ops, self.producer
+        users = self._users if self._users is not None else {}
         while stack:
             x = stack.pop()
             ops.pop(x.key, None)
@@ -313,8 +361,14 @@ class FunctionSnapshot(Listener):
         if top != self.top:
             return
         ops = self.ops
-        for k in list(self.users.get(hash(old), ())):
-            self._reread_operands(ops[k])
+        if self._users is None:  # no users index: the ops changed are among the users of ``new`` now
+            keys = dict.fromkeys(identity_key(u.owner.operation) for u in new.uses)
+        else:
+            keys = dict.fromkeys(self._users.get(hash(old), ()))
+        for k in keys:
+            e = ops.get(k)
+            if e is not None:
+                self._reread_operands(e)
 
     def _reread_operands(self, e: OpEntry) -> None:
         self._drop_uses(e.key, e.operands)

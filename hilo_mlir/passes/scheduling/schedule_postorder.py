@@ -4,26 +4,26 @@ Reorders every block (nested ones included) into the post-order of a
 depth-first search from its terminator's operands: each op right after the
 ops it reads, side-effecting ops in their original relative order.
 :func:`schedule_block_postorder` is the definition, one block at a time;
-the pass computes the same order for every block of a function in one visit
-(:class:`_TreeScheduler`) and moves only the ops off a longest increasing
-subsequence of the new order (:func:`_apply_order`).
+the pass computes the same order for every block of a function from its
+:class:`~hilo_mlir.analysis.snapshot.FunctionSnapshot` (:class:`_Scheduler`)
+and moves only the ops off a longest increasing subsequence of the new order
+(:func:`_apply_order`).
 
-The entry block it leaves is the :class:`~hilo_mlir.analysis.entry_block.EntryBlock`
-that analyze-schedule and hoist-compute read: the pass hands it to the
-analysis manager after its moves, which keeps it while the steps in between
-leave it valid.
+The snapshot stays with the analysis manager, kept current by the rewriter,
+with the order the pass left: analyze-schedule and hoist-compute read it
+instead of the IR.
 
-Cost: every op is read once for the whole function (its operands serve both
-its own block's dependencies and, as captures, those of the op of the
-enclosing block that holds it); values are keyed by ``hash(value)`` (the C++
-pointer, no binding call on lookup).
+Cost: the snapshot is read once per function (or found cached); the pass
+itself reads only the own effect of each op name and moves ops.
 """
 
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
-from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
+from hilo_mlir.analysis.entry_block import LeafEffects, is_composite
+from hilo_mlir.analysis.snapshot import BlockSnapshot, FunctionSnapshot, OpEntry
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
@@ -130,7 +130,7 @@ def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] |
 def postorder_positions(n: int, deps: list, roots: list) -> list:
     """Positions 0..n-1 in DFS post-order from ``roots`` (see :func:`schedule_block_postorder`)."""
     visited = [False] * n
-    order_pos = []
+    order_pos: list[int] = []
     append = order_pos.append
     for root in roots:
         if visited[root]:
@@ -155,7 +155,8 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 
     The ops on a longest increasing subsequence of ``order_pos`` keep their
     place; every other op is moved right before its successor in the new
-    order, last to first (so that successor is already placed).
+    order, last to first (so that successor is already placed): a run of
+    such ops in one batch, before the op that follows the run.
     """
     n = len(order_pos)
     tails_val: list = []
@@ -175,126 +176,122 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
     while k >= 0:
         keep[order_pos[k]] = True
         k = parent[k]
-    anchor = ops[n]
-    for k in range(n - 1, -1, -1):
-        x = order_pos[k]
-        o = ops[x]
-        if not keep[x]:
-            rw.move_before(o, anchor)
-        anchor = o
+    k = n - 1
+    while k >= 0:
+        if keep[order_pos[k]]:
+            k -= 1
+            continue
+        end = k  # order_pos[j..end] are moved, in order, before the op after them
+        while k >= 0 and not keep[order_pos[k]]:
+            k -= 1
+        anchor = ops[order_pos[end + 1]] if end + 1 < n else ops[n]
+        run = [ops[order_pos[j]] for j in range(k + 1, end + 1)]
+        if len(run) == 1:
+            rw.move_before(run[0], anchor)
+        else:
+            rw.move_all_before(run, anchor)
 
 
-# --------------------------------------------------------------------------- the pass: every block in one visit
+# --------------------------------------------------------------------------- the pass: every block from the snapshot
 
 
 class _BlockRead:
-    """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
+    """What :func:`_read` found in one block (from the snapshot, in its order before the pass moved anything)."""
 
-    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "entries", "inputs", "walk_operands")
 
-    def __init__(self, ops):
-        self.ops = ops
-        self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
-        self.walk_operands: list = []  # operands of the block's ops, nested first (post-order)
+    def __init__(self, entries: list[OpEntry]):
+        self.entries = entries
+        self.inputs: list[list[int]] = []  # per op: its operand ids, then those its regions capture (walk order)
+        self.walk_operands: list[int] = []  # operand ids of the block's ops, nested first (post-order)
         self.any_effect = False
         self.any_composite = False  # a composite takes part in some op's effect
-        self.effect_at: list = []  # body positions of side-effecting ops, ascending
-        self.effects: list | None = None  # per op: True/False, None if a composite takes part
+        self.effect_at: list[int] = []  # body positions of side-effecting ops, ascending
 
 
-class _TreeScheduler:
-    """Schedules a block and every block nested in it, reading each op once.
+class _Scheduler:
+    """Plans the post-order of a block and of every block nested in it, from a :class:`FunctionSnapshot`.
 
-    An op's operands are read once and serve both its own block's
-    dependencies and, as captures, those of the op of the enclosing block that
-    holds it. Counts the blocks scheduled and the ops moved.
+    :meth:`read` reads nothing from the IR (the snapshot holds names, operands
+    and results) but the own effect of each op name once. The plans are
+    applied after the whole function is read (:meth:`apply`): moves do not
+    change what a block's reading found, so this is the order of
+    :func:`schedule_block_postorder` on every block.
     """
 
-    def __init__(self, leaf: LeafEffects, ctx):
+    def __init__(self, snap: FunctionSnapshot, leaf: LeafEffects, ctx: Any):
+        self.snap = snap
         self.leaf = leaf
         self.ctx = ctx
         self.blocks = 0
         self.moved = 0
+        self.plans: list[tuple[BlockSnapshot, list[OpEntry], list[int]]] = []
 
-    def read(self, ops: list, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
-        """Read ``ops`` (a block's), scheduling the blocks nested in them first."""
-        r = _BlockRead(ops)
-        n = len(r.ops) - 1
-        if want_effects:
-            r.effects = [False] * len(r.ops)
+    def read(self, bs: BlockSnapshot) -> _BlockRead:
+        """Read ``bs`` (and plan the blocks nested in it first); plan ``bs`` itself."""
+        entries = self.snap.ops_in(bs)
+        r = _BlockRead(entries)
+        n = len(entries) - 1
         by_name, leaf = self.leaf.by_name, self.leaf
-        for k, o in enumerate(r.ops):
-            opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
-            name = o.name
+        blocks = self.snap.blocks
+        inputs, walk = r.inputs, r.walk_operands
+        for k, x in enumerate(entries):
+            name = x.name
             e = by_name.get(name)
             composite = False
             if e is None:
-                e = leaf(o, name)
+                e = leaf(x.op, name)
                 composite = is_composite(name)
-            if len(o.regions):
-                nested: list = []
-                for region in o.regions:
-                    for b in region.blocks:
-                        inner = self.schedule(b, True)
-                        e = e or inner.any_effect
-                        composite = composite or inner.any_composite
-                        nested += inner.walk_operands
-                if nested_in_op:
-                    r.walk_operands += nested
-                if keep_inputs:
-                    r.inputs[k] = opnds + nested
-            elif keep_inputs:
-                r.inputs[k] = opnds
-            if nested_in_op:
-                r.walk_operands += opnds
-            r.any_composite = r.any_composite or composite
-            if r.effects is not None:
-                r.effects[k] = None if composite else bool(e)
+            if x.regions:
+                nested: list[int] = []
+                for bk in x.regions:
+                    inner = self.read(blocks[bk])
+                    e = e or inner.any_effect
+                    composite = composite or inner.any_composite
+                    nested += inner.walk_operands
+                walk += nested
+                inputs.append([*x.operands, *nested])
+            else:
+                inputs.append(list(x.operands))
+            walk += x.operands
+            if composite:
+                r.any_composite = True
             if e:
                 r.any_effect = True
                 if k < n:
                     r.effect_at.append(k)
+        self._plan(bs, r, n)
         return r
 
-    def schedule(self, block, nested_in_op: bool = False, entry: list | None = None) -> _BlockRead:
-        """Schedule ``block`` (and the blocks nested in it); return what :meth:`read` found.
-
-        If ``entry`` is a list, the :class:`EntryBlock` of ``block`` as left is appended to it.
-        """
-        ops = block_ops(block)
-        scheduled = bool(ops) and ops[-1].name in TERMINATORS
+    def _plan(self, bs: BlockSnapshot, r: _BlockRead, n: int) -> None:
+        scheduled = n >= 0 and r.entries[n].name in TERMINATORS
         if not scheduled:
             self.ctx.debug("block without a known terminator left in place")
-        n = len(ops) - 1
-        r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
-        if scheduled:
-            self.blocks += 1
-        results = None
-        if entry is not None:
-            results = [list(o.results) for o in r.ops]
-            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, r.effects))
-        if not scheduled or n < 2:  # one body op (or none) cannot move
-            return r
-        order_pos = postorder_positions(n, *_dependencies(r, results, n))
+            return
+        self.blocks += 1
+        if n < 2:  # one body op (or none) cannot move
+            return
+        order_pos = postorder_positions(n, *_dependencies(r, n))
         if order_pos != list(range(n)):
-            _apply_order(r.ops, order_pos, self.ctx.rewriter)
+            self.plans.append((bs, r.entries, order_pos))
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
-            if entry is not None:
-                entry[-1] = entry[-1].permuted(order_pos)
-        return r
+
+    def apply(self, rw: Any) -> None:
+        """Reorder every planned block and tell the snapshot the order it now has."""
+        for bs, entries, order_pos in self.plans:
+            n = len(order_pos)
+            _apply_order([x.op for x in entries], order_pos, rw)
+            self.snap.reordered(bs, [entries[i].key for i in order_pos] + [entries[n].key])
 
 
-def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, list]:
+def _dependencies(r: _BlockRead, n: int) -> tuple[list, list]:
     """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
 
     ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
     the previous side-effecting op; roots: the terminator's producers, then
     every body op in order.
     """
-    if results is None:
-        prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
-    else:
-        prod = {hash(v): i for i, rs in enumerate(results) for v in rs}
+    prod = {v: i for i, x in enumerate(r.entries) for v in x.results}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
@@ -310,20 +307,18 @@ def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, li
     return deps, deps[n] + list(range(n))
 
 
-def _run_schedule_postorder(func_op, ctx):
+def _run_schedule_postorder(func_op: Any, ctx: Any) -> None:
     # The order of schedule_block_postorder on every block of ir_utils.all_blocks(func_op),
-    # computed in one visit of the function.
-    tree = _TreeScheduler(LeafEffects(EffectOracle(func_op)), ctx)
-    entry: list = []
-    for r, region in enumerate(func_op.regions):
-        for b, block in enumerate(region.blocks):
-            tree.schedule(block, entry=entry if r == 0 and b == 0 else None)
-    if tree.blocks:
-        ctx.stats["blocks"] += tree.blocks
-    if tree.moved:
-        ctx.stats["ops-moved"] += tree.moved
-    if entry:  # the entry block as left, for analyze-schedule and hoist-compute
-        ctx.analyses.put(EntryBlock, func_op, entry[0])
+    # planned from the function's snapshot (kept by the analysis manager for the steps after).
+    snap = ctx.get_analysis(FunctionSnapshot, func_op)
+    sched = _Scheduler(snap, LeafEffects(EffectOracle(func_op)), ctx)
+    for bk in snap.regions:
+        sched.read(snap.blocks[bk])
+    sched.apply(ctx.rewriter)
+    if sched.blocks:
+        ctx.stats["blocks"] += sched.blocks
+    if sched.moved:
+        ctx.stats["ops-moved"] += sched.moved
 
 
 register_twins(
