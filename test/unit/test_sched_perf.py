@@ -5,8 +5,8 @@
   be, block by block, :func:`schedule_postorder.schedule_block_postorder` (the
   one-block reference definition), and its statistics must count the same.
 * ``analyze-schedule`` and ``hoist-compute`` reuse the
-  :class:`~hilo_mlir.analysis.snapshot.FunctionSnapshot` schedule-postorder
-  leaves with the analysis manager; one pipeline (sharing) and separate runs (no
+  :class:`~hilo_mlir.analysis.entry_block.EntryBlock` schedule-postorder
+  hands to the analysis manager; one pipeline (sharing) and separate runs (no
   sharing) must give the same IR and statistics, also when a step in between
   changes the IR (the manager must drop the analysis), and the checking mode
   compares the kept analysis with a fresh one after every step.
@@ -21,7 +21,6 @@ from conftest import corpus_path
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.analysis.entry_block import EntryBlock
-from hilo_mlir.analysis.snapshot import FunctionSnapshot
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks
@@ -184,12 +183,12 @@ def test_analyze_schedule_unchanged_stamp_is_not_a_change():
 
 
 def _probe(seen: list):
-    """A pass that records the FunctionSnapshot of each function the manager holds (None if none)."""
-    info = PassInfo("test-probe-entry", "t", lambda f, ctx: seen.append(ctx.analyses.cached(FunctionSnapshot, f)))
+    """A pass that records the EntryBlock of each function the manager holds (None if none)."""
+    info = PassInfo("test-probe-entry", "t", lambda f, ctx: seen.append(ctx.analyses.cached(EntryBlock, f)))
     return Step(info, info.argument, anchor="func.func")
 
 
-def test_snapshot_of_schedule_postorder_reaches_hoist_compute():
+def test_entry_block_handed_over_reaches_hoist_compute():
     seen: list = []
     steps = [
         step_for("stablehlo-schedule-postorder"),
@@ -202,9 +201,10 @@ def test_snapshot_of_schedule_postorder_reaches_hoist_compute():
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(SINK)
         Pipeline(steps, check_analyses=True).run(m)
-    # the one schedule-postorder read is still there after the attribute stamp, and kept
-    # current (not rebuilt) through hoist-compute's moves; the checking mode compared it after each step
-    assert seen[0] is not None and seen[1] is seen[0] and seen[2] is seen[0]
+    # the one schedule-postorder put is still there after the attribute stamp ...
+    assert seen[0] is not None and seen[1] is seen[0]
+    # ... and dropped once hoist-compute moved ops (a move invalidates it)
+    assert seen[2] is None
 
 
 class _Stale:

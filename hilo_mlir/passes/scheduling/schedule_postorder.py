@@ -4,27 +4,27 @@ Reorders every block (nested ones included) into the post-order of a
 depth-first search from its terminator's operands: each op right after the
 ops it reads, side-effecting ops in their original relative order.
 :func:`schedule_block_postorder` is the definition, one block at a time;
-the pass computes the same order for every block of a function from its
-:class:`~hilo_mlir.analysis.snapshot.FunctionSnapshot` (:class:`_Scheduler`)
-and moves only the ops off a longest increasing subsequence of the new order
-(:func:`_apply_order`).
+the pass computes the same order for every block of a function in one visit
+(:class:`_TreeScheduler`) and moves only the ops off a longest increasing
+subsequence of the new order (:func:`_apply_order`).
 
-The snapshot stays with the analysis manager, kept current by the rewriter,
-with the order the pass left: analyze-schedule and hoist-compute read it
-instead of the IR.
+The entry block it leaves is the :class:`~hilo_mlir.analysis.entry_block.EntryBlock`
+that analyze-schedule and hoist-compute read: the pass hands it to the
+analysis manager after its moves, which keeps it while the steps in between
+leave it valid.
 
-Cost: the snapshot is read once per function (or found cached); the pass
-itself reads only the own effect of each op name and moves ops.
+Cost: every op is read once for the whole function (its operands serve both
+its own block's dependencies and, as captures, those of the op of the
+enclosing block that holds it); values are keyed by ``hash(value)`` (the C++
+pointer, no binding call on lookup).
 """
 
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
-from hilo_mlir.analysis.entry_block import LeafEffects, is_composite
-from hilo_mlir.analysis.snapshot import BlockSnapshot, FunctionSnapshot, OpEntry
-from hilo_mlir.ir.binding import ir
+from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
+from hilo_mlir.fusion.order import read_values
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import block_ops
@@ -51,28 +51,8 @@ def block_inputs(op, index: ValueIndex) -> list:
     nested regions capture, restricted to results of the block's ops and its
     arguments (``index``). Order: operands first, then captures in walk order;
     duplicates removed."""
-    op = op.operation
     producer, args = index.producer, index.args
-    seen = set()
-    out = []
-
-    def take(v):
-        if (v in producer or v in args) and v not in seen:
-            seen.add(v)
-            out.append(v)
-
-    for v in op.operands:
-        take(v)
-    if len(op.regions):
-
-        def visit(inner):
-            if inner != op:
-                for v in inner.operands:
-                    take(v)
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
-    return out
+    return [v for v in dict.fromkeys(read_values(op)) if v in producer or v in args]
 
 
 def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] | None:
@@ -192,106 +172,118 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
             rw.move_all_before(run, anchor)
 
 
-# --------------------------------------------------------------------------- the pass: every block from the snapshot
+# --------------------------------------------------------------------------- the pass: every block in one visit
 
 
 class _BlockRead:
-    """What :func:`_read` found in one block (from the snapshot, in its order before the pass moved anything)."""
+    """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
 
-    __slots__ = ("any_composite", "any_effect", "effect_at", "entries", "inputs", "walk_operands")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
 
-    def __init__(self, entries: list[OpEntry]):
-        self.entries = entries
-        self.inputs: list[list[int]] = []  # per op: its operand ids, then those its regions capture (walk order)
-        self.walk_operands: list[int] = []  # operand ids of the block's ops, nested first (post-order)
+    def __init__(self, ops):
+        self.ops = ops
+        self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
+        self.walk_operands: list = []  # operands of the block's ops, nested first (post-order)
         self.any_effect = False
         self.any_composite = False  # a composite takes part in some op's effect
-        self.effect_at: list[int] = []  # body positions of side-effecting ops, ascending
+        self.effect_at: list = []  # body positions of side-effecting ops, ascending
+        self.effects: list | None = None  # per op: True/False, None if a composite takes part
 
 
-class _Scheduler:
-    """Plans the post-order of a block and of every block nested in it, from a :class:`FunctionSnapshot`.
+class _TreeScheduler:
+    """Schedules a block and every block nested in it, reading each op once.
 
-    :meth:`read` reads nothing from the IR (the snapshot holds names, operands
-    and results) but the own effect of each op name once. The plans are
-    applied after the whole function is read (:meth:`apply`): moves do not
-    change what a block's reading found, so this is the order of
-    :func:`schedule_block_postorder` on every block.
+    An op's operands are read once and serve both its own block's
+    dependencies and, as captures, those of the op of the enclosing block that
+    holds it. Counts the blocks scheduled and the ops moved.
     """
 
-    def __init__(self, snap: FunctionSnapshot, leaf: LeafEffects, ctx: Any):
-        self.snap = snap
+    def __init__(self, leaf: LeafEffects, ctx):
         self.leaf = leaf
         self.ctx = ctx
         self.blocks = 0
         self.moved = 0
-        self.plans: list[tuple[BlockSnapshot, list[OpEntry], list[int]]] = []
 
-    def read(self, bs: BlockSnapshot) -> _BlockRead:
-        """Read ``bs`` (and plan the blocks nested in it first); plan ``bs`` itself."""
-        entries = self.snap.ops_in(bs)
-        r = _BlockRead(entries)
-        n = len(entries) - 1
+    def read(self, ops: list, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
+        """Read ``ops`` (a block's), scheduling the blocks nested in them first."""
+        r = _BlockRead(ops)
+        n = len(r.ops) - 1
+        if want_effects:
+            r.effects = [False] * len(r.ops)
         by_name, leaf = self.leaf.by_name, self.leaf
-        blocks = self.snap.blocks
-        inputs, walk = r.inputs, r.walk_operands
-        for k, x in enumerate(entries):
-            name = x.name
+        for k, o in enumerate(r.ops):
+            opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
+            name = o.name
             e = by_name.get(name)
             composite = False
             if e is None:
-                e = leaf(x.op, name)
+                e = leaf(o, name)
                 composite = is_composite(name)
-            if x.regions:
-                nested: list[int] = []
-                for bk in x.regions:
-                    inner = self.read(blocks[bk])
-                    e = e or inner.any_effect
-                    composite = composite or inner.any_composite
-                    nested += inner.walk_operands
-                walk += nested
-                inputs.append([*x.operands, *nested])
-            else:
-                inputs.append(list(x.operands))
-            walk += x.operands
-            if composite:
-                r.any_composite = True
+            if len(o.regions):
+                nested: list = []
+                for region in o.regions:
+                    for b in region.blocks:
+                        inner = self.schedule(b, True)
+                        e = e or inner.any_effect
+                        composite = composite or inner.any_composite
+                        nested += inner.walk_operands
+                if nested_in_op:
+                    r.walk_operands += nested
+                if keep_inputs:
+                    r.inputs[k] = opnds + nested
+            elif keep_inputs:
+                r.inputs[k] = opnds
+            if nested_in_op:
+                r.walk_operands += opnds
+            r.any_composite = r.any_composite or composite
+            if r.effects is not None:
+                r.effects[k] = None if composite else bool(e)
             if e:
                 r.any_effect = True
                 if k < n:
                     r.effect_at.append(k)
-        self._plan(bs, r, n)
         return r
 
-    def _plan(self, bs: BlockSnapshot, r: _BlockRead, n: int) -> None:
-        scheduled = n >= 0 and r.entries[n].name in TERMINATORS
+    def schedule(self, block, nested_in_op: bool = False, entry: list | None = None) -> _BlockRead:
+        """Schedule ``block`` (and the blocks nested in it); return what :meth:`read` found.
+
+        If ``entry`` is a list, the :class:`EntryBlock` of ``block`` as left is appended to it.
+        """
+        ops = block_ops(block)
+        scheduled = bool(ops) and ops[-1].name in TERMINATORS
         if not scheduled:
             self.ctx.debug("block without a known terminator left in place")
-            return
-        self.blocks += 1
-        if n < 2:  # one body op (or none) cannot move
-            return
-        order_pos = postorder_positions(n, *_dependencies(r, n))
+        n = len(ops) - 1
+        r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
+        if scheduled:
+            self.blocks += 1
+        results = None
+        if entry is not None:
+            results = [list(o.results) for o in r.ops]
+            effects = r.effects if r.effects is not None else []  # always read for the entry block
+            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, effects))
+        if not scheduled or n < 2:  # one body op (or none) cannot move
+            return r
+        order_pos = postorder_positions(n, *_dependencies(r, results, n))
         if order_pos != list(range(n)):
-            self.plans.append((bs, r.entries, order_pos))
+            _apply_order(r.ops, order_pos, self.ctx.rewriter)
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
-
-    def apply(self, rw: Any) -> None:
-        """Reorder every planned block and tell the snapshot the order it now has."""
-        for bs, entries, order_pos in self.plans:
-            n = len(order_pos)
-            _apply_order([x.op for x in entries], order_pos, rw)
-            self.snap.reordered(bs, [entries[i].key for i in order_pos] + [entries[n].key])
+            if entry is not None:
+                entry[-1] = entry[-1].permuted(order_pos)
+        return r
 
 
-def _dependencies(r: _BlockRead, n: int) -> tuple[list, list]:
+def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, list]:
     """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
 
     ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
     the previous side-effecting op; roots: the terminator's producers, then
     every body op in order.
     """
-    prod = {v: i for i, x in enumerate(r.entries) for v in x.results}
+    if results is None:
+        prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
+    else:
+        prod = {hash(v): i for i, rs in enumerate(results) for v in rs}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
@@ -307,18 +299,20 @@ def _dependencies(r: _BlockRead, n: int) -> tuple[list, list]:
     return deps, deps[n] + list(range(n))
 
 
-def _run_schedule_postorder(func_op: Any, ctx: Any) -> None:
+def _run_schedule_postorder(func_op, ctx):
     # The order of schedule_block_postorder on every block of ir_utils.all_blocks(func_op),
-    # planned from the function's snapshot (kept by the analysis manager for the steps after).
-    snap = ctx.get_analysis(FunctionSnapshot, func_op)
-    sched = _Scheduler(snap, LeafEffects(EffectOracle(func_op)), ctx)
-    for bk in snap.regions:
-        sched.read(snap.blocks[bk])
-    sched.apply(ctx.rewriter)
-    if sched.blocks:
-        ctx.stats["blocks"] += sched.blocks
-    if sched.moved:
-        ctx.stats["ops-moved"] += sched.moved
+    # computed in one visit of the function.
+    tree = _TreeScheduler(LeafEffects(EffectOracle(func_op)), ctx)
+    entry: list = []
+    for r, region in enumerate(func_op.regions):
+        for b, block in enumerate(region.blocks):
+            tree.schedule(block, entry=entry if r == 0 and b == 0 else None)
+    if tree.blocks:
+        ctx.stats["blocks"] += tree.blocks
+    if tree.moved:
+        ctx.stats["ops-moved"] += tree.moved
+    if entry:  # the entry block as left, for analyze-schedule and hoist-compute
+        ctx.analyses.put(EntryBlock, func_op, entry[0])
 
 
 register_twins(
