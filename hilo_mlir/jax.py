@@ -42,7 +42,7 @@ class PenguinProgram:
         devices: how many devices the program is one device's part of (``mesh.size``; 1 when not sharded).
     """
 
-    def __init__(self, source: PenguinSource, exported, mlir: str, spine: str):
+    def __init__(self, source: PenguinSource, exported: jax.export.Exported | None, mlir: str | None, spine: str):
         self.source = source
         self.files = dict(getattr(source, "files", {}) or {})
         self.exported = exported
@@ -50,7 +50,7 @@ class PenguinProgram:
         self.spine = spine
         self.devices = 1
         #: the CompileConfig it was compiled with (what :meth:`check` recompiles with)
-        self.config = None
+        self.config: CompileConfig | None = None
 
     @property
     def statistics(self) -> dict:
@@ -129,9 +129,10 @@ class PenguinProgram:
         Raises:
             HiloError: the program was compiled from a portable artifact (there is no JAX function).
         """
-        if self.exported is None:
+        exported = self.exported
+        if exported is None:
             raise HiloError("no JAX function to run: this program was compiled from a portable artifact")
-        out = self.exported.call(*self._unflat(arrays))
+        out = exported.call(*self._unflat(exported, arrays))
         return jax.tree_util.tree_map(np.asarray, out)
 
     def check(self, *arrays, seed: int = 0, bisect: bool = True, out_dir=None):
@@ -168,9 +169,9 @@ class PenguinProgram:
             explorer=out_dir is not None,
         )
 
-    def _unflat(self, arrays):
+    def _unflat(self, exported: jax.export.Exported, arrays):
         flat = self._flat(arrays)
-        args, kwargs = jax.tree_util.tree_unflatten(self.exported.in_tree, flat)
+        args, kwargs = jax.tree_util.tree_unflatten(exported.in_tree, flat)
         if kwargs:
             raise HiloError("keyword arguments are not supported by PenguinProgram.reference")
         return args
@@ -298,18 +299,18 @@ def _cached_compile(cache, data: bytes, filename: str, config, input_types, weig
             lock.release()
 
 
-def _compile_artifact(data: bytes, example_args, config, spine, fusion_report=None, cache=None) -> PenguinProgram:
+def _compile_artifact(data: bytes | bytearray | memoryview, example_args, config, spine, fusion_report=None, cache=None) -> PenguinProgram:
     """A StableHLO portable artifact (``Exported.mlir_module_serialized``): compiled as it is, no JAX function."""
     flat = jax.tree_util.tree_leaves(list(example_args))
     input_types = [_mlir_type(a) for a in flat] if flat else None
-    data = bytes(data)
+    blob = bytes(data)
 
     def fresh():
         return compile_module(
-            data, config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
+            blob, config=config, spine=spine, filename="artifact.mlirbc", input_types=input_types, fusion_report=fusion_report
         )
 
-    src = _cached_compile(cache, data, "artifact.mlirbc", config, input_types, {}, fusion_report, fresh)
+    src = _cached_compile(cache, blob, "artifact.mlirbc", config, input_types, {}, fusion_report, fresh)
     prog = PenguinProgram(src, None, None, spine)
     prog.config = config
     return prog
@@ -499,11 +500,12 @@ def _compile_partitioned(fn, example_args, mesh, config, spine, fusion_report) -
         text = jitted.lower(*example_args).compile().as_text()
     except (TypeError, ValueError, RuntimeError) as e:
         raise HiloError(f"XLA could not compile the sharded function: {e}") from None
+    if text is None:
+        raise HiloError("XLA compiled the sharded function but gave no HLO text for it")
     name = getattr(fn, "__name__", None) or "jit_f"
     loaded = load_module(text.encode("utf-8"), f"{name}.after_spmd-partitioning.txt")
     src = compile_loaded(loaded, config, fusion_report=fusion_report)
     prog = PenguinProgram(src, None, None, spine)
-    prog.mlir = None
     prog.devices = need
     return prog
 

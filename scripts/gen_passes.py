@@ -1,27 +1,40 @@
 #!/usr/bin/env python3
-"""Generate ``docs/passes.md``, the pass reference, from the registry's declarations (as MLIR from ``Passes.td``).
+"""Generate the pass reference ``docs/passes.md`` and the README's pass table from the registry's declarations (as MLIR from ``Passes.td``).
 
 Usage::
 
     python3 scripts/gen_passes.py [--check]
 
+The README's table (the ``passes`` block of its "Passes" section): one row per
+pass of the spines in their order (a twin on its MHLO pass's row; the StableHLO
+insertions 1a, 1b, 14a, 26a, 26b in place), then the other built-in passes:
+argument, aliases and twin, step and gate (``on`` where the gate defaults on),
+and the pass's summary, the line ``hilo-opt --help`` shows.
+
+``hilo_mlir/tools/gates.json``: what each gate of ``CompileConfig`` turns on
+(spine steps or step options, with the pass's summary), which the gate flags
+of ``hilo2penguin --help`` describe without importing a pass.
+
 Every built-in pass (plugins excluded), sorted by argument: its class name,
 dialect, anchor, the spine step(s) it is and their gate, the one-line summary
 (``--help``), what it does (``PassInfo.doc``: its ``description``, else the
 first paragraph of its function's docstring), its typed options and its
-declared statistics. ``--check`` exits 1 when the page is not what the code
+declared statistics. ``--check`` exits 1 when a page is not what the code
 says; a unit test runs it.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+
+import gendoc  # beside this script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 PAGE = os.path.join(ROOT, "docs", "passes.md")
+README = os.path.join(ROOT, "README.md")
+GATES = os.path.join(ROOT, "hilo_mlir", "tools", "gates.json")
 
 HEADER = """# Passes
 
@@ -30,10 +43,6 @@ HEADER = """# Passes
 Every built-in pass, sorted by argument. The spines and their gates:
 `hilo2penguin --list-spine`; where each pass comes from: `docs/provenance.md`.
 """
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _steps() -> dict[str, list[str]]:
@@ -81,29 +90,89 @@ def render() -> str:
         if p.options:
             parts.append("\n| option | type | default | |\n|---|---|---|---|\n")
             for o in p.options:
-                parts.append(f"| `{o.name}` | {o.type.__name__} | `{_cell(_fmt(o.default))}` | {_cell(o.help)} |\n")
+                parts.append(f"| `{o.name}` | {o.type.__name__} | `{gendoc.cell(_fmt(o.default))}` | {gendoc.cell(o.help)} |\n")
         if p.statistics:
             names = [s if isinstance(s, str) else s.name for s in p.statistics]
             parts.append("\nStatistics: " + ", ".join(f"`{n}`" for n in names) + ".\n")
     return "".join(parts)
 
 
+def _gate(gate: str, on: bool) -> str:
+    return f"`{gate.replace('_', '-')}`" + (", on" if on else "")
+
+
+def readme_table() -> str:
+    """The README's pass table: spine passes in spine order (twins on one row), then the other built-in ones."""
+    from hilo_mlir.driver import spine
+    from hilo_mlir.driver.config import CompileConfig
+    from hilo_mlir.passmanager import registry
+
+    defaults, every = CompileConfig(), CompileConfig.preset("all")
+    mhlo = {s.ordinal: s for s in spine.MHLO_SPINE}
+    rows: list[tuple[str, str, str]] = []  # (argument, step, what it does)
+    named: set[str] = set()
+
+    def name(arg: str, twin: str = "") -> str:
+        info = registry.get(arg)
+        text = f"`{arg}`"
+        extra = [f"alias `{a}`" for a in info.aliases]
+        if twin and twin != f"stablehlo-{arg}" and twin != arg:
+            extra.append(f"twin `{twin}`")
+        named.update((arg, twin) if twin else (arg,))
+        return text + (f" ({', '.join(extra)})" if extra else "")
+
+    for arg, gate in spine.PRE_PASSES:
+        rows.append((name(arg), f"pre ({_gate(gate, getattr(defaults, gate))})", registry.get(arg).summary))
+    for s in spine.STABLEHLO_SPINE:
+        m = mhlo.get(s.ordinal)
+        arg, twin = (m.argument, s.argument) if m else (s.argument, "")
+        step = s.ordinal + (f" ({_gate(s.gate, getattr(defaults, s.gate))})" if s.gate else "")
+        gated = sorted(k for k, v in spine.step_options(arg, every).items() if spine.step_options(arg, defaults).get(k) != v)
+        if gated:  # options that gates of the same name turn on
+            step = step[:-1] + "; options " + ", ".join(f"`{k.replace('_', '-')}`" for k in gated) + ")"
+        rows.append((name(arg, twin), step, registry.get(arg).summary))
+    for p in registry.all_passes(plugins=False):
+        mhlo_twin = registry.lookup(p.argument.removeprefix("stablehlo-")) if p.dialect == "stablehlo" else None
+        if p.origin or p.upstream or p.argument in named or (mhlo_twin is not None and mhlo_twin.dialect == "mhlo"):
+            continue
+        twin = f"stablehlo-{p.argument}" if registry.lookup(f"stablehlo-{p.argument}") is not None else ""
+        rows.append((name(p.argument, twin), "—", p.summary))
+    out = ["| argument | step (gate) | what it does |", "|---|---|---|"]
+    out += [f"| {a} | {gendoc.cell(st)} | {gendoc.cell(w)} |" for a, st, w in rows]
+    return "\n".join(out)
+
+
+def gate_table() -> str:
+    """``hilo_mlir/tools/gates.json``: for each gate of ``CompileConfig``, the spine steps (or step options)
+    it turns on, with each pass's summary; ``hilo2penguin --help`` reads it without importing a pass."""
+    import json
+
+    from hilo_mlir.driver import spine
+    from hilo_mlir.driver.config import CompileConfig
+    from hilo_mlir.passmanager import registry
+
+    defaults, every = CompileConfig(), CompileConfig.preset("all")
+    gates: dict[str, list[dict[str, str]]] = {g: [] for g in CompileConfig.gate_names()}
+    for arg, gate in spine.PRE_PASSES:
+        gates[gate].append({"step": "pre", "pass": arg, "option": "", "summary": registry.get(arg).summary})
+    for s in spine.MHLO_SPINE:
+        if s.gate:
+            gates[s.gate].append({"step": s.ordinal, "pass": s.argument, "option": "", "summary": registry.get(s.argument).summary})
+        for k, v in spine.step_options(s.argument, every).items():
+            if k in gates and spine.step_options(s.argument, defaults).get(k) != v:
+                row = {"step": s.ordinal, "pass": s.argument, "option": k.replace("_", "-"), "summary": registry.get(s.argument).summary}
+                gates[k].append(row)
+    return json.dumps({"gates": gates}, indent=1, sort_keys=True) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0], allow_abbrev=False)
-    ap.add_argument("--check", action="store_true", help="only check that the page is up to date")
-    args = ap.parse_args(argv)
     os.environ.setdefault("HILO_MLIR_NO_ENTRY_POINT_PLUGINS", "1")  # built-in passes only
-    new = render()
-    old = open(PAGE, encoding="utf-8").read() if os.path.exists(PAGE) else ""
-    if args.check:
-        if new != old:
-            print(f"{PAGE} is stale: run 'python3 scripts/gen_passes.py'", file=sys.stderr)
-            return 1
-        return 0
-    with open(PAGE, "w", encoding="utf-8") as f:
-        f.write(new)
-    print(f"wrote {PAGE}")
-    return 0
+    pages = [
+        (PAGE, lambda old: render()),
+        (README, lambda old: gendoc.replace_blocks(README, old, {"passes": readme_table})),
+        (GATES, lambda old: gate_table()),
+    ]
+    return gendoc.main(__doc__ or "", "scripts/gen_passes.py", pages, argv)
 
 
 if __name__ == "__main__":

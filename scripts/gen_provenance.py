@@ -20,18 +20,14 @@ unit test runs it.
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import sys
+
+import gendoc  # beside this script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 PAGE = os.path.join(ROOT, "docs", "provenance.md")
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def passes_table() -> str:
@@ -39,7 +35,8 @@ def passes_table() -> str:
 
     rows = ["| pass | class in the binary | dialect | source |", "|---|---|---|---|"]
     for p in registry.all_passes():
-        rows.append(f"| `{p.argument}` | {_cell(p.class_name or p.display_name)} | {p.dialect or 'both'} | {_cell(p.source or '-')} |")
+        cls, source = gendoc.cell(p.class_name or p.display_name), gendoc.cell(p.source or "-")
+        rows.append(f"| `{p.argument}` | {cls} | {p.dialect or 'both'} | {source} |")
     return "\n".join(rows)
 
 
@@ -51,7 +48,7 @@ def gates_table() -> str:
     for name in CompileConfig.gate_names():
         rows.append(
             f"| `{name.replace('_', '-')}` | {'on' if getattr(defaults, name) else 'off'} | "
-            f"{_cell(CompileConfig.PROVENANCE.get(name, '-'))} |"
+            f"{gendoc.cell(CompileConfig.PROVENANCE.get(name, '-'))} |"
         )
     return "\n".join(rows)
 
@@ -59,31 +56,8 @@ def gates_table() -> str:
 TABLES = {"passes": passes_table, "gates": gates_table}
 
 
-def render(page: str) -> str:
-    for name, fn in TABLES.items():
-        pat = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.S)
-        if not pat.search(page):
-            raise SystemExit(f"{PAGE}: no '<!-- BEGIN GENERATED: {name} -->' ... '<!-- END GENERATED: {name} -->' block")
-        page = pat.sub(lambda m: m.group(1) + fn() + "\n" + m.group(2), page)
-    return page
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
-    ap.add_argument("--check", action="store_true", help="only check that the page is up to date")
-    args = ap.parse_args(argv)
-    with open(PAGE, encoding="utf-8") as f:
-        page = f.read()
-    new = render(page)
-    if args.check:
-        if new != page:
-            print(f"{PAGE} is stale: run 'python3 scripts/gen_provenance.py'", file=sys.stderr)
-            return 1
-        return 0
-    with open(PAGE, "w", encoding="utf-8") as f:
-        f.write(new)
-    print(f"wrote {PAGE}")
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    return gendoc.main(__doc__ or "", "scripts/gen_provenance.py", [(PAGE, lambda page: gendoc.replace_blocks(PAGE, page, TABLES))], argv)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,19 @@ debugging and CI mode, never the default.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from hilo_mlir.ir.binding import checking_mode_enabled, ir
 from hilo_mlir.rewrite.rewriter import Change
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.ir.handles import Op
+
+#: one op as :func:`structure` lists it: name, operand and result identities, result types,
+#: and per region, per block, its argument types
+_OpShape = tuple[str, tuple[int, ...], tuple[int, ...], tuple[str, ...], tuple[tuple[tuple[str, ...], ...], ...]]
 
 ENV = "HILO_MLIR_CHECK_ANALYSES"
 
@@ -42,23 +51,23 @@ def enabled_by_env() -> bool:
     return checking_mode_enabled()
 
 
-def fingerprint(module_op) -> str:
+def fingerprint(module_op: Op) -> str:
     """The module's generic text with locations: equal texts mean an unchanged module."""
     buf = io.StringIO()
     module_op.print(file=buf, print_generic_op_form=True, enable_debug_info=True, assume_verified=True)
     return buf.getvalue()
 
 
-def structure(module_op) -> list:
+def structure(module_op: Op) -> list[_OpShape]:
     """Every op in walk order as (name, operand identities, result identities and types, region shape).
 
     Attributes are left out: an attribute-only change keeps this list equal;
     a move keeps it equal as a multiset.
     """
-    out = []
+    out: list[_OpShape] = []
     advance = ir.WalkResult.ADVANCE
 
-    def visit(o):
+    def visit(o: ir.Operation) -> ir.WalkResult:
         regions = o.regions
         shape = tuple(tuple(tuple(map(str, b.arguments.types)) for b in r.blocks) for r in regions) if len(regions) else ()
         out.append((o.name, tuple(map(hash, o.operands)), tuple(map(hash, o.results)), tuple(map(str, o.results.types)), shape))
@@ -73,12 +82,12 @@ class Snapshot:
 
     __slots__ = ("structure", "text")
 
-    def __init__(self, module_op):
+    def __init__(self, module_op: Op) -> None:
         self.text = fingerprint(module_op)
         self.structure = structure(module_op)
 
 
-def check_step(pass_arg: str, module_op, before: Snapshot, changes: Change, am) -> None:
+def check_step(pass_arg: str, module_op: Op, before: Snapshot, changes: Change, am: AnalysisManager) -> None:
     """Raise :class:`AnalysisCheckError` if ``changes`` or a cached analysis of ``am`` misstates the IR.
 
     Args:
@@ -88,7 +97,7 @@ def check_step(pass_arg: str, module_op, before: Snapshot, changes: Change, am) 
         changes: what the rewriter recorded during the pass.
         am: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
     """
-    problems = []
+    problems: list[str] = []
     if changes == Change.NONE:
         if fingerprint(module_op) != before.text:
             problems.append("the rewriter recorded no change but the module changed (a mutation made without ctx.rewriter)")

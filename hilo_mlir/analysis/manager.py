@@ -29,15 +29,21 @@ analysis that defines ``differences(fresh)`` and compares.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hilo_mlir.ir.binding import identity_key
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
 
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op
+
 T = TypeVar("T")
 
+#: a cached analysis: (its class, identity_key of the op it describes)
+_Key = tuple[type, int]
+
 #: analysis class -> ``int(cls.preserved_by)`` (read once per class)
-_KEPT: dict = {}
+_KEPT: dict[type, int] = {}
 
 
 def _kept(cls: type) -> int:
@@ -56,16 +62,16 @@ class AnalysisManager(Listener):
         rewriter: the rewriter every pass of the run mutates through.
     """
 
-    def __init__(self, module_op, rewriter: Rewriter):
+    def __init__(self, module_op: Op, rewriter: Rewriter) -> None:
         self.module_op = module_op
         self.rewriter = rewriter
         self._module_key = identity_key(module_op)
-        self._cache: dict[tuple, Any] = {}
-        self._scope: dict[tuple, int | None] = {}  # top-level op key, or None for the module
-        self._ops: dict[tuple, Any] = {}  # the op each analysis describes
+        self._cache: dict[_Key, Any] = {}  # the analyses: instances of any class
+        self._scope: dict[_Key, int | None] = {}  # top-level op key, or None for the module
+        self._ops: dict[_Key, Op] = {}  # the op each analysis describes
         # scope -> keys of the analyses in it: a change in one top-level op visits only its analyses and
         # the module's (one change per moved op: a scan of every cached analysis was quadratic)
-        self._by_scope: dict[int | None, set] = {}
+        self._by_scope: dict[int | None, set[_Key]] = {}
         # scope -> the change bits that drop at least one of its analyses (a change of no such bit,
         # the common case once only self-updating analyses are cached, returns at once)
         self._fragile: dict[int | None, int] = {}
@@ -73,7 +79,7 @@ class AnalysisManager(Listener):
 
     # ------------------------------------------------------------------ queries
 
-    def get(self, cls: type[T], op) -> T:
+    def get(self, cls: type[T], op: Op) -> T:
         """The analysis ``cls`` of ``op``: cached, or built now as ``cls(op, self)``."""
         op = op.operation if hasattr(op, "operation") else op
         key = (cls, identity_key(op))
@@ -81,21 +87,21 @@ class AnalysisManager(Listener):
         if inst is None:
             inst = cls(op, self)  # type: ignore[call-arg]
             self._store(key, op, inst)
-        return inst
+        return cast(T, inst)
 
-    def cached(self, cls: type[T], op) -> T | None:
+    def cached(self, cls: type[T], op: Op) -> T | None:
         """The analysis ``cls`` of ``op`` if cached and valid, else None (nothing is built)."""
         op = op.operation if hasattr(op, "operation") else op
-        return self._cache.get((cls, identity_key(op)))
+        return cast("T | None", self._cache.get((cls, identity_key(op))))
 
-    def put(self, cls: type, op, inst) -> None:
+    def put(self, cls: type, op: Op, inst: object) -> None:
         """Cache ``inst`` as the analysis ``cls`` of ``op`` as the IR is *now*."""
         op = op.operation if hasattr(op, "operation") else op
         key = (cls, identity_key(op))
         self._drop(key)
         self._store(key, op, inst)
 
-    def entries(self) -> list[tuple[type, Any, Any]]:
+    def entries(self) -> list[tuple[type, Op, Any]]:
         """``[(class, op, instance)]`` of every cached analysis (for the checking mode)."""
         return [(key[0], self._ops[key], inst) for key, inst in self._cache.items()]
 
@@ -136,7 +142,7 @@ class AnalysisManager(Listener):
 
     # ------------------------------------------------------------------ internals
 
-    def _store(self, key, op, inst) -> None:
+    def _store(self, key: _Key, op: Op, inst: object) -> None:
         self._cache[key] = inst
         self._ops[key] = op
         scope = self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
@@ -145,7 +151,7 @@ class AnalysisManager(Listener):
         if isinstance(inst, Listener):  # an analysis that keeps itself current
             self.rewriter.add_listener(inst)
 
-    def _drop(self, key) -> None:
+    def _drop(self, key: _Key) -> None:
         inst = self._cache.pop(key, None)
         if key in self._scope:
             scope = self._scope.pop(key)

@@ -24,6 +24,8 @@ import re
 import numpy as np
 
 from hilo_mlir.checker.errors import CheckError
+from hilo_mlir.support.arrays import read_npy, read_npz
+from hilo_mlir.support.diagnostics import HiloError
 
 _PASS_THROUGH = frozenset({"convert", "reshape", "transpose", "broadcast_in_dim", "broadcast", "bitcast_convert", "copy"})
 
@@ -177,13 +179,9 @@ def load_inputs(path: str, args: list[Argument]) -> list[np.ndarray]:
     if not os.path.exists(path):
         raise CheckError(f"cannot read inputs '{path}': no such file")
     try:
-        if path.endswith(".npy"):
-            arrays = {"arr_0": np.load(path, allow_pickle=False)}
-        else:
-            with np.load(path, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError) as e:
-        raise CheckError(f"cannot read inputs '{path}': {e}") from None
+        arrays = {"arr_0": read_npy(path, "inputs")} if path.endswith(".npy") else read_npz(path, "inputs")
+    except HiloError as e:
+        raise CheckError(e.message) from None
     if not isinstance(arrays, dict):
         raise CheckError(f"cannot read inputs '{path}': not an .npz archive")
     out = []

@@ -52,6 +52,8 @@ class PenguinSource(str):
         verify_seconds: wall seconds of the verifier runs of the spine.
         fusion_report: the :class:`~hilo_mlir.fusion.report.FusionReport` when one was asked for, else None.
         log: the passes' debug lines (``hilo2penguin --debug``).
+        cache: what ``hilo_mlir.jax.compile``'s compile cache did: ``"local"`` / ``"shared"``
+            (a hit), ``"miss"``, ``"checked"`` (a hit compared with a compile); absent without a cache.
     """
 
     statistics: dict
@@ -60,6 +62,7 @@ class PenguinSource(str):
     verify_seconds: float = 0.0
     fusion_report: FusionReport | None = None
     log: list
+    cache: str
 
 
 def input_census(loaded: LoadedModule) -> Census:

@@ -20,10 +20,15 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
 
 _MARK_INPUT = re.compile(
     r"^input_(\d+) = m\d+\.Tensor\(name=(.*), spec=m\d+\.TensorSpec\(shape=\(([\d, ]*)\), dtype='(\w+)'\)\)"
@@ -56,10 +61,12 @@ def load_weight(path: str, index: int) -> np.ndarray:
     Raises:
         HiloError: the file cannot be read or is not a ``.npy`` array (naming the input).
     """
+    from hilo_mlir.support.arrays import read_npy
+
     try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise HiloError(f"--weights: cannot read the weight of input {index} from '{path}': {getattr(e, 'strerror', None) or e}") from None
+        return read_npy(path, f"the weight of input {index} from")
+    except HiloError as e:
+        raise HiloError(f"--weights: {e.message}") from None
 
 
 def mark_parameters(module, indices, filename: str | None = None) -> None:
@@ -85,7 +92,7 @@ def mark_parameters(module, indices, filename: str | None = None) -> None:
     values = sorted(attribute_parameters(main) | set(indices))
     with ir.Location.unknown(module.context):
         t = ir.RankedTensorType.get([len(values)], ir.IntegerType.get_signless(32))
-        attrs["slowChangingIns"] = ir.DenseElementsAttr.get(np.asarray(values, dtype=np.int32), type=t)
+        attrs["slowChangingIns"] = ir.DenseElementsAttr.get(cast("Buffer", np.asarray(values, dtype=np.int32)), type=t)
 
 
 def parameter_inputs(source: str) -> dict[int, tuple[str, tuple, str]]:

@@ -6,7 +6,7 @@ Importing this package imports nothing else: ``hilo-opt --help`` lists passes wi
 """
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """``from hilo_mlir.ir import ir, make_context`` (the path pass plugins were written against) keeps
     working: names of :mod:`.binding` are resolved on first use, so importing the package stays free."""
     import importlib

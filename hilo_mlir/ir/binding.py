@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from collections.abc import Callable
+from typing import Protocol
 
 from jaxlib.mlir import ir, passmanager  # noqa: F401  (re-exported)
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _mlirHlo, _stablehlo
@@ -38,6 +40,15 @@ __all__ = [
 stablehlo_ext = _stablehlo
 
 _registered = False
+
+
+class _HasCapsule(Protocol):
+    """A binding object (``ir.Location``, ``ir.Type``, ``ir.Operation``, ...): its C API capsule."""
+
+    @property
+    def _CAPIPtr(self) -> object: ...
+
+
 _lock = threading.Lock()
 
 
@@ -82,7 +93,9 @@ def make_context(allow_unregistered_dialects: bool = False) -> ir.Context:
     return ctx
 
 
-def _capsule_functions():
+def _capsule_functions() -> tuple[Callable[[object, bytes | None], int], Callable[[object], bytes | None]]:
+    """``PyCapsule_GetPointer`` and ``PyCapsule_GetName`` through ctypes (a pointer as an int: a binding capsule never
+    holds NULL, which ctypes would return as None; a name as bytes)."""
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype = ctypes.c_void_p
     get.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -95,7 +108,7 @@ def _capsule_functions():
 _GET_POINTER, _GET_NAME = _capsule_functions()
 
 
-def capsule_pointer_checked(cap) -> int:
+def capsule_pointer_checked(cap: object) -> int:
     """The pointer a ``PyCapsule`` holds, read through ``PyCapsule_GetPointer`` (~0.9 us a call)."""
     return _GET_POINTER(cap, _GET_NAME(cap))
 
@@ -138,7 +151,7 @@ def checking_mode_enabled() -> bool:
     return os.environ.get("HILO_MLIR_CHECK_ANALYSES", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
-def identity_key(obj) -> int:
+def identity_key(obj: _HasCapsule) -> int:
     """A stable integer identity for a uniqued MLIR object (``ir.Location``, ``ir.Type``, ``ir.Attribute``).
 
     The binding's wrappers are created afresh on every access; ``ir.Location``
@@ -153,7 +166,7 @@ def identity_key(obj) -> int:
     return _AT(id(cap) + _OFFSET).value  # type: ignore[operator,return-value]  # never NULL: a binding capsule wraps an object
 
 
-def _identity_key_checked(obj) -> int:
+def _identity_key_checked(obj: _HasCapsule) -> int:
     cap = obj._CAPIPtr
     key = capsule_pointer_checked(cap)
     if _OFFSET is not None and _AT(id(cap) + _OFFSET).value != key:

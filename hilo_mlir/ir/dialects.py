@@ -8,7 +8,21 @@ function"; seed 004 "Each pass in the MHLO path has a StableHLO twin").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from hilo_mlir.ir.handles import Named
+
+#: an op (``ir.Operation`` / ``ir.OpView``) kept as what it was by a predicate that also rules out None
+_N = TypeVar("_N", bound=Named)
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from typing_extensions import TypeIs
+
+    from hilo_mlir.ir.binding import ir
 
 #: Decision 3 (DESIGN.md): every op that maps element to element, both dialects.
 ELEMENTWISE_OPS = frozenset(
@@ -72,7 +86,7 @@ class DialectTable:
         """Full op name for ``short`` in this dialect (``"add"`` -> ``"mhlo.add"``)."""
         return f"{self.prefix}.{short}"
 
-    def short(self, op_or_name) -> str | None:
+    def short(self, op_or_name: Named | str) -> str | None:
         """Short name if the op belongs to this dialect, else None."""
         name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
         try:
@@ -82,8 +96,8 @@ class DialectTable:
             short = _SHORT_CACHE.setdefault(self.prefix, {})[name] = name[len(p) :] if name.startswith(p) else None
             return short
 
-    def is_op(self, op, *shorts: str) -> bool:
-        """True if ``op`` (Operation/OpView or None) is one of ``shorts`` in this dialect."""
+    def is_op(self, op: _N | None, *shorts: str) -> TypeIs[_N]:
+        """True if ``op`` (Operation/OpView or None) is one of ``shorts`` in this dialect (so not None)."""
         if op is None:
             return False
         name = op.name
@@ -113,7 +127,7 @@ class DialectTable:
         ``mhlo.fusion``, ``func.return`` in a composite's decomposition."""
         return "func.return" if self.fusion_is_composite else self.ret
 
-    def i64_array(self, values):
+    def i64_array(self, values: Iterable[int]) -> ir.Attribute:
         """An i64 list attribute as this dialect spells it (pad edges, reduce/slice dims,
         conv strides/dilations): ``dense<[..]> : tensor<Nxi64>`` on MHLO,
         ``array<i64: ..>`` on StableHLO. Needs an active context."""
@@ -123,7 +137,9 @@ class DialectTable:
         if self.prefix == "mhlo":
             import numpy as np
 
-            return ir.DenseIntElementsAttr.get(np.array(vals, dtype=np.int64))
+            # jaxlib's stub wants a ``Buffer``; numpy's stubs declare ``ndarray.__buffer__`` only for Python >= 3.12
+            dense: ir.Attribute = ir.DenseIntElementsAttr.get(np.array(vals, dtype=np.int64))  # type: ignore[call-overload]
+            return dense
         return ir.DenseI64ArrayAttr.get(vals)
 
     @property
@@ -133,12 +149,13 @@ class DialectTable:
         return self.prefix == "mhlo"
 
     @property
-    def bindings(self):
+    def bindings(self) -> ModuleType:
         """The binding's Python module of this dialect (``jaxlib.mlir.dialects.mhlo`` /
         ``.stablehlo``): its typed attribute classes (``ConvDimensionNumbers``, ...)."""
         from hilo_mlir.ir import binding as _ir
 
-        return getattr(_ir, self.prefix)
+        module: ModuleType = getattr(_ir, self.prefix)
+        return module
 
     @property
     def token_type(self) -> str:
@@ -154,7 +171,7 @@ STABLEHLO = DialectTable("stablehlo")
 TABLES = {"mhlo": MHLO, "stablehlo": STABLEHLO}
 
 
-def hlo_short_name(op_or_name) -> str | None:
+def hlo_short_name(op_or_name: Named | str) -> str | None:
     """Short name of an mhlo or stablehlo op (``"stablehlo.add"`` -> ``"add"``), else None."""
     name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
     try:
@@ -173,28 +190,28 @@ def hlo_short_name(op_or_name) -> str | None:
 _HLO_SHORT: dict[str, str | None] = {}
 
 
-def is_elementwise_op(op) -> bool:
+def is_elementwise_op(op: Named | str) -> bool:
     """Seed 000 ``isElementwiseOp``: one predicate for both dialects (decision 3)."""
     return hlo_short_name(op) in ELEMENTWISE_OPS
 
 
-def is_side_effecting(op) -> bool:
+def is_side_effecting(op: Named | str) -> bool:
     """True for ops that must never be fused, reordered or deleted (DESIGN.md rules)."""
     return hlo_short_name(op) in SIDE_EFFECTING_OPS
 
 
-def is_fusion_like(op) -> bool:
+def is_fusion_like(op: _N | None) -> TypeIs[_N]:
     """``mhlo.fusion`` or ``stablehlo.composite``: never re-seeded inside."""
     return op is not None and op.name in ("mhlo.fusion", "stablehlo.composite")
 
 
-def table_for(op) -> DialectTable | None:
+def table_for(op: Named | str) -> DialectTable | None:
     """The table of the dialect ``op`` belongs to (mhlo or stablehlo), else None."""
     name = op if isinstance(op, str) else op.name
     return TABLES.get(name.split(".", 1)[0])
 
 
-def i64_list(attr) -> list[int]:
+def i64_list(attr: ir.Attribute) -> list[int]:
     """Read an i64 list attribute in either spelling (``array<i64: ..>`` or a dense
     integer tensor, splats expanded, N-d flattened row-major)."""
     from hilo_mlir.ir.binding import ir

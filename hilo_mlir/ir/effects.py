@@ -25,8 +25,13 @@ An op is side-effecting when
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import SIDE_EFFECTING_OPS, hlo_short_name
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op
 
 #: Op names outside mhlo/stablehlo/chlo known to be free of side effects.
 PURE_NON_HLO = frozenset(
@@ -42,7 +47,7 @@ PURE_NON_HLO = frozenset(
 _UNKNOWN = object()
 
 
-def _op(op):
+def _op(op: Op) -> Op:
     return op.operation if hasattr(op, "operation") else op
 
 
@@ -58,18 +63,19 @@ class EffectOracle:
     the ops it has seen are not rewritten: make one oracle per pass run.
     """
 
-    def __init__(self, anchor_op):
+    def __init__(self, anchor_op: Op) -> None:
         self._anchor = _op(anchor_op)
-        self._funcs = None
-        self._memo: dict = {}
+        self._funcs: dict[str, Op] | None = None
+        #: identity_key(op) or ("composite", callee) -> whether it has side effects
+        self._memo: dict[int | tuple[str, str], bool] = {}
         # op name -> its own effect (True/False); None for composites, whose effect
         # depends on their decomposition, not only on the name
-        self._by_name: dict = {}
+        self._by_name: dict[str, bool | None] = {}
 
-    def _func_table(self) -> dict:
+    def _func_table(self) -> dict[str, Op]:
         if self._funcs is None:
             self._funcs = {}
-            mod = self._anchor
+            mod: Op | None = self._anchor
             while mod is not None and mod.name != "builtin.module":
                 mod = mod.parent
                 mod = _op(mod) if mod is not None else None
@@ -80,7 +86,7 @@ class EffectOracle:
                         self._funcs[o.attributes["sym_name"].value] = o
         return self._funcs
 
-    def __call__(self, op) -> bool:
+    def __call__(self, op: Op) -> bool:
         """True if ``op`` (Operation or OpView) or any op nested in it has side effects."""
         op = op.operation  # Operation and OpView both have .operation
         if self._leaf_effect(op):
@@ -92,7 +98,7 @@ class EffectOracle:
             return self._memo[key]
         found = [False]
 
-        def visit(inner):
+        def visit(inner: ir.Operation) -> ir.WalkResult:
             if inner != op and self._leaf_effect(inner):
                 found[0] = True
                 return ir.WalkResult.INTERRUPT
@@ -102,14 +108,14 @@ class EffectOracle:
         self._memo[key] = found[0]
         return found[0]
 
-    def _leaf_effect(self, op) -> bool:
+    def _leaf_effect(self, op: ir.Operation) -> bool:
         """The op's own effect, not counting its regions (a composite counts its decomposition).
 
         Decided once per op name (a composite, once per decomposition).
         """
         name = op.name
         by_name = self._by_name
-        eff = by_name.get(name, _UNKNOWN)
+        eff: object = by_name.get(name, _UNKNOWN)
         if eff is _UNKNOWN:
             short = hlo_short_name(name)
             if short is None:
@@ -121,14 +127,14 @@ class EffectOracle:
             by_name[name] = eff
         if eff is None:
             return self._composite(op)
-        return eff
+        return eff is True
 
-    def _composite(self, op) -> bool:
+    def _composite(self, op: ir.Operation) -> bool:
         try:
             callee = ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value
         except (KeyError, ValueError):
             return True
-        key = ("composite", callee)
+        key = ("composite", str(callee))
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = True  # recursion guard: a cycle counts as side-effecting
@@ -137,7 +143,7 @@ class EffectOracle:
         if f is not None:
             found = [False]
 
-            def visit(inner):
+            def visit(inner: ir.Operation) -> ir.WalkResult:
                 if inner.name != "func.func" and self._leaf_effect(inner):
                     found[0] = True
                     return ir.WalkResult.INTERRUPT
@@ -149,6 +155,6 @@ class EffectOracle:
         return res
 
 
-def has_side_effects(op) -> bool:
+def has_side_effects(op: Op) -> bool:
     """One-shot form of :class:`EffectOracle` (no memo across calls)."""
     return EffectOracle(op)(op)

@@ -26,7 +26,14 @@ before the spine; the passes and the printer that read them read through
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
+
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.handles import Op
 
 INDEX_LISTS = ("slowChangingIns", "slowChangingOuts")
 NAME_LISTS = ("input_names", "output_names")
@@ -37,13 +44,13 @@ ARG_RES = {"jax.result_info": ("res_attrs", "string"), "tf.aliasing_output": ("a
 _MAX_INDEX = 2**31
 
 
-def _shown(attr) -> str:
+def _shown(attr: ir.Attribute) -> str:
 
     text = str(attr)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _int_value(a) -> int | None:
+def _int_value(a: ir.Attribute) -> int | None:
     """The value of an integer attribute, or None for any other kind (or a value the binding cannot read)."""
     from hilo_mlir.ir.binding import ir
 
@@ -55,7 +62,7 @@ def _int_value(a) -> int | None:
         return None
 
 
-def index_list(op, key: str) -> list[int]:
+def index_list(op: Op, key: str) -> list[int]:
     """The indices of ``op``'s attribute ``key`` (``[]`` when absent).
 
     Raises:
@@ -68,7 +75,7 @@ def index_list(op, key: str) -> list[int]:
     if key not in attrs:
         return []
     a = attrs[key]
-    values: list | None = None
+    values: list[int | None] | None = None
     try:
         down = a.maybe_downcast()
         if isinstance(down, (ir.DenseI64ArrayAttr, ir.DenseI32ArrayAttr)):
@@ -89,10 +96,10 @@ def index_list(op, key: str) -> list[int]:
             f"got {_shown(a)}",
             loc=op.location,
         )
-    return values  # type: ignore[return-value]
+    return [v for v in values if v is not None]  # none is None (checked above)
 
 
-def name_list(op, key: str) -> list[str] | None:
+def name_list(op: Op, key: str) -> list[str] | None:
     """The strings of ``op``'s attribute ``key`` (None when absent).
 
     Raises:
@@ -112,7 +119,7 @@ def name_list(op, key: str) -> list[str] | None:
     raise HiloError(f'\'{key}\' must be an array of strings (["a", "b"]), got {_shown(a)}', loc=op.location)
 
 
-def _dicts(f, key: str) -> list:
+def _dicts(f: Op, key: str) -> list[ir.DictAttr]:
     """The ``arg_attrs`` / ``res_attrs`` dictionaries of ``f`` ([] when absent; the verifier checked their form)."""
     from hilo_mlir.ir.binding import ir
 
@@ -122,7 +129,7 @@ def _dicts(f, key: str) -> list:
     return [ir.DictAttr(arr[i]) for i in range(len(arr))]
 
 
-def arg_res_value(f, name: str, d):
+def arg_res_value(f: Op, name: str, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> str | int | None:
     """The value of attribute ``name`` (a key of :data:`ARG_RES`) in the argument/result dictionary ``d`` of ``f``, or None.
 
     Raises:
@@ -145,13 +152,24 @@ def arg_res_value(f, name: str, d):
     return v
 
 
-def result_infos(f) -> list[str | None]:
+def aliasing_output(f: Op, d: ir.DictAttr | Mapping[str, ir.Attribute]) -> int | None:
+    """``tf.aliasing_output`` of one argument dictionary ``d`` of ``f`` (the result index it aliases), or None.
+
+    Raises:
+        HiloError: located at ``f``: not an integer in [0, 2^31).
+    """
+    v = arg_res_value(f, "tf.aliasing_output", d)
+    assert v is None or isinstance(v, int)  # an integer kind: arg_res_value raised otherwise
+    return v
+
+
+def result_infos(f: Op) -> list[str | None]:
     """``jax.result_info`` of each result of ``f`` (None where absent)."""
 
-    return [arg_res_value(f, "jax.result_info", d) for d in _dicts(f, "res_attrs")]
+    return [cast("str | None", arg_res_value(f, "jax.result_info", d)) for d in _dicts(f, "res_attrs")]  # a string kind
 
 
-def check_interface(module_op, main) -> None:
+def check_interface(module_op: Op, main: Op) -> None:
     """Check every interface attribute of the module and of ``main`` (the table in the module docstring).
 
     Raises:

@@ -27,8 +27,14 @@ from __future__ import annotations
 
 import re
 import resource
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.handles import Op
 
 _MARK = "]->["
 
@@ -39,7 +45,7 @@ def _loc(text: str, offset: int, filename: str) -> str:
     return f'loc("{filename}":{line}:{col})'
 
 
-def _groups(text: str, mark: int):
+def _groups(text: str, mark: int) -> list[tuple[int, str]] | None:
     """The three bracket groups ``[..]x[..]->[..]`` around the ``]->[`` at ``mark``: ``[(start, body)]``, or None."""
     close2 = mark
     open3 = mark + 3
@@ -133,14 +139,14 @@ def _mb(n: int) -> str:
 CONSTANT_COPIES = 2
 
 
-def _type_bytes(t) -> int:
+def _type_bytes(t: ir.Type) -> int:
     from hilo_mlir.ir.binding import ir
 
-    t = ir.RankedTensorType(t)
+    rt = ir.RankedTensorType(t)
     n = 1
-    for d in t.shape:
+    for d in rt.shape:
         n *= d
-    et = t.element_type
+    et = rt.element_type
     if isinstance(et, ir.ComplexType):
         width = 2 * (getattr(et.element_type, "width", None) or 64)
     else:
@@ -152,7 +158,7 @@ def _type_bytes(t) -> int:
 NUMPY_MAX_RANK = 64
 
 
-def constant_bytes(op) -> int:
+def constant_bytes(op: Op) -> int:
     """Bytes of the data of a constant op's dense ``value`` (0 for a splat or a value that is not dense elements)."""
     from hilo_mlir.ir.binding import ir
 
@@ -167,7 +173,7 @@ def constant_bytes(op) -> int:
     return _type_bytes(a.type)
 
 
-def check_constants(constants, filename: str, headroom: int | None = None) -> None:
+def check_constants(constants: Sequence[Op], filename: str, headroom: int | None = None) -> None:
     """Refuse a constant whose copies (:data:`CONSTANT_COPIES`) would not fit in :func:`memory_headroom`.
 
     Args:

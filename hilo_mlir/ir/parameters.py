@@ -20,7 +20,13 @@ walks ``main`` alone, so a marker in another function names nothing here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from hilo_mlir.ir.binding import ir
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op
 
 #: the call target of the slow-changing-input (parameter) marker
 MARKER = "AwsNeuronTransferWithStaticRing"
@@ -28,21 +34,21 @@ MARKER = "AwsNeuronTransferWithStaticRing"
 PARAMS_ATTR = "slowChangingIns"
 
 
-def is_marker(op) -> bool:
+def is_marker(op: Op) -> bool:
     """True for a ``custom_call @AwsNeuronTransferWithStaticRing`` (mhlo or stablehlo)."""
-    op = op.operation
-    if not op.name.endswith(".custom_call") or "call_target_name" not in op.attributes:
+    o = op.operation
+    if not o.name.endswith(".custom_call") or "call_target_name" not in o.attributes:
         return False
-    return ir.StringAttr(op.attributes["call_target_name"]).value == MARKER
+    return ir.StringAttr(o.attributes["call_target_name"]).value == MARKER
 
 
-def is_main(func_op) -> bool:
+def is_main(func_op: Op) -> bool:
     """True for ``func.func @main``."""
     attrs = func_op.attributes
     return "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == "main"
 
 
-def marker_argument(marker, func_op) -> int | None:
+def marker_argument(marker: Op, func_op: Op) -> int | None:
     """The argument number of ``func_op``'s entry block that ``marker``'s operand 0 is, else None."""
     operands = marker.operation.operands
     if len(operands) == 0:
@@ -54,7 +60,7 @@ def marker_argument(marker, func_op) -> int | None:
     return None
 
 
-def marker_parameters(func_op, markers) -> set[int]:
+def marker_parameters(func_op: Op, markers: Iterable[Op]) -> set[int]:
     """Argument numbers the markers among ``markers`` name (empty unless ``func_op`` is ``main``).
 
     Args:
@@ -63,7 +69,7 @@ def marker_parameters(func_op, markers) -> set[int]:
     """
     if not is_main(func_op):
         return set()
-    out = set()
+    out: set[int] = set()
     for op in markers:
         if is_marker(op):
             i = marker_argument(op, func_op)
@@ -72,7 +78,7 @@ def marker_parameters(func_op, markers) -> set[int]:
     return out
 
 
-def attribute_parameters(func_op) -> set[int]:
+def attribute_parameters(func_op: Op) -> set[int]:
     """The indices in the function's ``slowChangingIns`` (dense int elements or i32/i64 array); empty if absent.
 
     Raises:
@@ -83,6 +89,6 @@ def attribute_parameters(func_op) -> set[int]:
     return set(index_list(func_op, PARAMS_ATTR))
 
 
-def parameter_indices(func_op, markers=()) -> set[int]:
+def parameter_indices(func_op: Op, markers: Iterable[Op] = ()) -> set[int]:
     """``slowChangingIns`` of the function plus the arguments the markers among ``markers`` name."""
     return attribute_parameters(func_op) | marker_parameters(func_op, markers)

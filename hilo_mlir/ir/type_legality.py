@@ -37,7 +37,8 @@ vector, index ...)
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
 
 from hilo_mlir.ir.binding import ir
 
@@ -122,7 +123,13 @@ class TypeProblem(NamedTuple):
         return f"has type {self.type}, which is not supported"
 
 
-def _too_big(shape, et) -> bool:
+class ElementSet(Protocol):
+    """What ``type_problem``'s ``element_types`` must do: answer ``"f32" in element_types``."""
+
+    def __contains__(self, element_type: str, /) -> bool: ...
+
+
+def _too_big(shape: Sequence[int], et: ir.Type) -> bool:
     n = 1
     for d in shape:
         n *= d
@@ -132,7 +139,9 @@ def _too_big(shape, et) -> bool:
     return n >= SIZE_LIMIT or n * max(1, width // 8) >= SIZE_LIMIT
 
 
-def type_problem(t, element_types=None, allow_complex: bool = True, allow_token: bool = True) -> TypeProblem | None:
+def type_problem(
+    t: ir.Type, element_types: ElementSet | None = None, allow_complex: bool = True, allow_token: bool = True
+) -> TypeProblem | None:
     """The first problem of type ``t`` (an ``ir.Type``), or None (see the module table).
 
     Args:

@@ -14,29 +14,42 @@ reused once its object is freed: drop it from any table before erasing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Literal, overload
+
 from hilo_mlir.ir.binding import identity_key, ir
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.dialects import DialectTable
+    from hilo_mlir.ir.handles import Op, Value
 
 # --------------------------------------------------------------------------- identities
 
 
-def as_op(x):
+@overload
+def as_op(x: None) -> None: ...
+@overload
+def as_op(x: Op) -> ir.Operation: ...
+@overload
+def as_op(x: Op | None) -> ir.Operation | None: ...
+def as_op(x: Op | None) -> ir.Operation | None:
     """The generic ``ir.Operation`` of an OpView or Operation (None stays None)."""
     if x is None:
         return None
     return x if isinstance(x, ir.Operation) else x.operation
 
 
-def op_key(op) -> int:
+def op_key(op: Op) -> int:
     """The address of the C++ ``Operation`` of ``op`` (stable while it lives)."""
     return identity_key(op)
 
 
-def value_key(v) -> int:
+def value_key(v: Value) -> int:
     """The address of the C++ value behind ``v`` (``hash(v)``, cheap)."""
     return hash(v)
 
 
-def block_key(block) -> int:
+def block_key(block: ir.Block) -> int:
     """The address of the C++ ``Block`` (``hash(block)``, cheap)."""
     return hash(block)
 
@@ -44,7 +57,7 @@ def block_key(block) -> int:
 # --------------------------------------------------------------------------- values and ops
 
 
-def defining_op(v):
+def defining_op(v: Value) -> ir.Operation | None:
     """The ``ir.Operation`` producing ``v`` (``getDefiningOp``); None for a block argument."""
     owner = v.owner
     if isinstance(owner, ir.Block):
@@ -52,13 +65,14 @@ def defining_op(v):
     return owner.operation
 
 
-def terminator(block) -> ir.Operation:
+def terminator(block: ir.Block) -> ir.Operation:
     """The last op of ``block`` (its terminator in a well-formed block)."""
     ops = block.operations
-    return ops[len(ops) - 1].operation
+    last: ir.Operation = ops[len(ops) - 1].operation
+    return last
 
 
-def block_ops(block) -> list:
+def block_ops(block: ir.Block) -> list[ir.Operation]:
     """The ops of ``block`` as ``ir.Operation`` s, in order."""
     return [o.operation for o in block.operations]
 
@@ -66,23 +80,27 @@ def block_ops(block) -> list:
 # --------------------------------------------------------------------------- functions
 
 
-def top_funcs(module_op) -> list:
+def top_funcs(module_op: Op) -> list[ir.Operation]:
     """The ``func.func`` ops directly in the module's body, in order."""
     return [o.operation for o in module_op.regions[0].blocks[0].operations if o.operation.name == "func.func"]
 
 
-def func_name(f) -> str:
+def func_name(f: Op) -> str:
     """``sym_name`` of a ``func.func``."""
     return ir.StringAttr(f.attributes["sym_name"]).value
 
 
-def is_public(f) -> bool:
+def is_public(f: Op) -> bool:
     """True unless the function is ``private`` or ``nested``."""
     attrs = f.attributes
     return "sym_visibility" not in attrs or ir.StringAttr(attrs["sym_visibility"]).value == "public"
 
 
-def find_main(module_op, required: bool = True):
+@overload
+def find_main(module_op: Op | ir.Module, required: Literal[True] = ...) -> ir.Operation: ...
+@overload
+def find_main(module_op: Op | ir.Module, required: bool) -> ir.Operation | None: ...
+def find_main(module_op: Op | ir.Module, required: bool = True) -> ir.Operation | None:
     """``func.func @main`` of the module (the entry the Penguin program is built from).
 
     Args:
@@ -92,8 +110,8 @@ def find_main(module_op, required: bool = True):
     Raises:
         HiloError: no ``@main`` and ``required``; names the functions found.
     """
-    module_op = module_op.operation if hasattr(module_op, "operation") else module_op
-    funcs = top_funcs(module_op)
+    mop = module_op.operation  # Operation, OpView and Module all have it (an Operation's is itself)
+    funcs = top_funcs(mop)
     for f in funcs:
         if func_name(f) == "main":
             return f
@@ -103,25 +121,26 @@ def find_main(module_op, required: bool = True):
         names = ", ".join("@" + func_name(f) for f in funcs) or "none"
         raise HiloError(
             f"module has no 'func.func @main' (the entry function the Penguin program is built from; functions: {names})",
-            loc=funcs[0].location if funcs else module_op.location,
+            loc=funcs[0].location if funcs else mop.location,
         )
     return None
 
 
-def func_type(f) -> ir.FunctionType:
+def func_type(f: Op) -> ir.FunctionType:
     """The ``function_type`` of a ``func.func``."""
     return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
 
 
-def entry_block(f):
+def entry_block(f: Op) -> ir.Block:
     """The first block of the function's body."""
-    return f.regions[0].blocks[0]
+    block: ir.Block = f.regions[0].blocks[0]
+    return block
 
 
 # --------------------------------------------------------------------------- attributes
 
 
-def int_list(attr) -> list[int]:
+def int_list(attr: ir.Attribute) -> list[int]:
     """The integers of an integer-list attribute in any spelling, flattened row-major.
 
     Accepts ``array<i64: ...>`` (``DenseI64ArrayAttr``), a dense integer
@@ -149,14 +168,14 @@ def int_list(attr) -> list[int]:
     raise ValueError(f"not an integer list attribute: {attr}")
 
 
-def int_list_of(attrs, key: str, default=()) -> list[int]:
+def int_list_of(attrs: ir.OpAttributeMap | Mapping[str, ir.Attribute], key: str, default: Iterable[int] = ()) -> list[int]:
     """:func:`int_list` of ``attrs[key]`` (an op's attribute map), or ``list(default)`` when absent."""
     if key not in attrs:
         return list(default)
     return int_list(attrs[key])
 
 
-def attr_is(op, name: str, attr) -> bool:
+def attr_is(op: Op, name: str, attr: ir.Attribute) -> bool:
     """True if ``op`` holds attribute ``name`` and it equals ``attr`` (attributes are uniqued).
 
     Write an attribute only when this is False, so that a pass with nothing to
@@ -169,7 +188,7 @@ def attr_is(op, name: str, attr) -> bool:
 # --------------------------------------------------------------------------- function argument and result attributes
 
 
-def dict_list(f, key: str, n: int) -> list:
+def dict_list(f: Op, key: str, n: int) -> list[ir.DictAttr]:
     """``arg_attrs`` / ``res_attrs`` of the ``func.func`` ``f`` as ``n`` ``DictAttr`` s (empty dicts when absent)."""
     if key in f.attributes:
         arr = ir.ArrayAttr(f.attributes[key])
@@ -177,13 +196,13 @@ def dict_list(f, key: str, n: int) -> list:
     return [ir.DictAttr.get({}) for _ in range(n)]
 
 
-def dict_items(d) -> dict:
+def dict_items(d: ir.Attribute) -> dict[str, ir.Attribute]:
     """``{name: attribute}`` of a ``DictAttr``."""
-    d = ir.DictAttr(d)
-    return {d[i].name: d[i].attr for i in range(len(d))}
+    da = ir.DictAttr(d)
+    return {da[i].name: da[i].attr for i in range(len(da))}
 
 
-def is_block_arg_of(value, func_op) -> bool:
+def is_block_arg_of(value: Value, func_op: Op) -> bool:
     """True if ``value`` is an argument of the entry block of ``func_op``."""
     owner = value.owner
     return isinstance(owner, ir.Block) and owner.owner == func_op and owner == entry_block(func_op)
@@ -192,7 +211,7 @@ def is_block_arg_of(value, func_op) -> bool:
 # --------------------------------------------------------------------------- type sizes
 
 
-def element_bits(t) -> int:
+def element_bits(t: ir.Type) -> int:
     """Bit width of an element type (complex: both parts; index: 64; anything else: 0)."""
     if isinstance(t, (ir.IntegerType, ir.FloatType)):
         return t.width
@@ -203,7 +222,7 @@ def element_bits(t) -> int:
     return 0
 
 
-def type_bytes(t) -> int | None:
+def type_bytes(t: ir.Type) -> int | None:
     """Bytes of a value of type ``t``.
 
     Ranked static tensor: elements x ceil(bits/8) (``i1`` is one byte, as XLA's
@@ -230,11 +249,11 @@ def type_bytes(t) -> int | None:
     return 0
 
 
-def all_blocks(op) -> list:
+def all_blocks(op: Op) -> list[ir.Block]:
     """Every block of ``op``'s regions, nested ones included (pre-order walk order)."""
-    blocks = []
+    blocks: list[ir.Block] = []
 
-    def visit(o):
+    def visit(o: ir.Operation) -> ir.WalkResult:
         for r in o.regions:
             for b in r.blocks:
                 blocks.append(b)
@@ -247,7 +266,7 @@ def all_blocks(op) -> list:
 # --------------------------------------------------------------------------- appended: uses, ancestry, reductions
 
 
-def has_one_use(op) -> bool:
+def has_one_use(op: Op | None) -> bool:
     """``op`` has exactly one result and that result exactly one use (``hasOneUse``).
 
     Reads at most two use-list entries (a shared constant may have thousands);
@@ -263,7 +282,7 @@ def has_one_use(op) -> bool:
     return next(it, None) is not None and next(it, None) is None
 
 
-def num_uses(v) -> int:
+def num_uses(v: Value) -> int:
     """Number of use-list entries of value ``v`` (an op using it twice counts twice)."""
     n = 0
     for _ in v.uses:
@@ -271,20 +290,20 @@ def num_uses(v) -> int:
     return n
 
 
-def enclosing_module(op):
+def enclosing_module(op: Op | None) -> ir.Operation | None:
     """The ``builtin.module`` ``ir.Operation`` holding ``op`` (``op`` itself if it is one); None if detached."""
-    op = as_op(op)
-    while op is not None and op.name != "builtin.module":
-        p = op.parent
-        op = as_op(p) if p is not None else None
-    return op
+    o = as_op(op)
+    while o is not None and o.name != "builtin.module":
+        p = o.parent
+        o = as_op(p) if p is not None else None
+    return o
 
 
 #: The reducers :func:`reducer_kind` recognises (short op names).
 REDUCERS = ("add", "multiply", "maximum", "minimum", "and", "or")
 
 
-def reducer_kind(reduce_op, d) -> str | None:
+def reducer_kind(reduce_op: Op, d: DialectTable) -> str | None:
     """Short name of a ``reduce``'s body op when the body is ``return(op(arg0, arg1))`` (either
     operand order) and ``op`` is one of :data:`REDUCERS`; else None.
 
@@ -310,7 +329,7 @@ def reducer_kind(reduce_op, d) -> str | None:
     return kind
 
 
-def is_reduction_identity(v, kind: str) -> bool:
+def is_reduction_identity(v: Value, kind: str) -> bool:
     """``v`` is a splat ``constant`` holding the identity of reducer ``kind`` (:data:`REDUCERS`).
 
     Floats: 0 (add), 1 (multiply), -inf (maximum), +inf (minimum). Integers of

@@ -13,8 +13,12 @@ from __future__ import annotations
 import os
 import re
 import traceback
+from typing import TYPE_CHECKING
 
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.registry import PassInfo
 
 #: a pass argument / option / statistic name: kebab-case
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
@@ -39,7 +43,7 @@ def error(message: str) -> HiloError:
     return HiloError(message, loc=caller_location())
 
 
-def _default_ok(t: type, v) -> bool:
+def _default_ok(t: type, v: object) -> bool:
     if t is bool:
         return isinstance(v, bool)
     if t is int:
@@ -49,13 +53,13 @@ def _default_ok(t: type, v) -> bool:
     return isinstance(v, str)
 
 
-def _check_aliases(info) -> None:
+def _check_aliases(info: PassInfo) -> None:
     for a in info.aliases:
         if not isinstance(a, str) or not KEBAB.match(a):
             raise error(f"pass '{info.argument}': invalid alias {a!r}: use kebab-case (lowercase words joined by '-')")
 
 
-def check_pass(info) -> None:
+def check_pass(info: PassInfo) -> None:
     """Raise a located HiloError for the first thing wrong with ``info`` (a PassInfo)."""
     from hilo_mlir.passmanager.pass_context import Option, Statistic
 

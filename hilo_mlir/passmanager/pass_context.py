@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hilo_mlir.support.diagnostics import HiloError
 
+#: an analysis class (:meth:`PassContext.get_analysis`)
+_A = TypeVar("_A")
+
 if TYPE_CHECKING:
+    from hilo_mlir.analysis.census import Census
     from hilo_mlir.analysis.manager import AnalysisManager
     from hilo_mlir.fusion.report import FusionReport
+    from hilo_mlir.ir.binding import ir
     from hilo_mlir.ir.dialects import DialectTable
+    from hilo_mlir.ir.handles import Op
     from hilo_mlir.passmanager.registry import PassInfo
     from hilo_mlir.passmanager.steps import Step
     from hilo_mlir.rewrite.rewriter import Rewriter
@@ -69,7 +75,7 @@ class CompileOutputs:
     fusion_fuel: Any = None
 
 
-class Statistics(collections.Counter):
+class Statistics(collections.Counter[str]):
     """A pass's statistics (MLIR's ``Pass::Statistic``): a ``Counter`` that accepts only declared names.
 
     Declared in :attr:`PassInfo.statistics`; a name may hold one ``{...}``
@@ -78,11 +84,11 @@ class Statistics(collections.Counter):
     the pass, found by its first test).
     """
 
-    def __init__(self, declared=(), owner: str = ""):
+    def __init__(self, declared: Collection[str | Statistic] = (), owner: str = "") -> None:
         super().__init__()
         self._owner = owner
-        self._exact = set()
-        self._patterns = []
+        self._exact: set[str] = set()
+        self._patterns: list[tuple[str, str]] = []
         for d in declared:
             name = d.name if isinstance(d, Statistic) else d
             if "{" in name:
@@ -93,7 +99,7 @@ class Statistics(collections.Counter):
                 self._exact.add(name)
         self._open = not declared  # a pass that declares none (upstream summaries, tests) is not checked
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: str, value: int) -> None:
         if not self._open and key not in self._exact and not self._matches(key):
             raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' (declare it in its PassInfo.statistics)")
         super().__setitem__(key, value)
@@ -214,12 +220,12 @@ class PassContext:
         self.outputs = outputs if outputs is not None else CompileOutputs()
         self.pipeline_steps = pipeline_steps
 
-    def get_analysis(self, cls, op):
+    def get_analysis(self, cls: type[_A], op: Op) -> _A:
         """The analysis ``cls`` of ``op`` (cached by the run; see :mod:`hilo_mlir.analysis.manager`)."""
         return self.analyses.get(cls, op)
 
     @property
-    def census(self):
+    def census(self) -> Census:
         """The module's :class:`~hilo_mlir.analysis.census.Census` (one walk, then kept current)."""
         from hilo_mlir.analysis.census import Census
 
@@ -234,16 +240,17 @@ class PassContext:
         names = self.census.names
         return any(n in names for n in op_names)
 
-    def ops_named(self, top, *op_names: str) -> list:
+    def ops_named(self, top: ir.Operation, *op_names: str) -> list[ir.Operation]:
         """The ops called any of ``op_names`` inside ``top`` (the op the pass runs on), as a new list.
 
         Walk order (post-order; ops of one block in block order), one name
         after the other; from the census (no walk unless ``top`` changed
         since the census last listed it).
         """
-        return self.census.ops_named(top, *op_names)
+        ops: list[ir.Operation] = self.census.ops_named(top, *op_names)
+        return ops
 
-    def module_element_types(self, if_cached: bool = False):
+    def module_element_types(self, if_cached: bool = False) -> frozenset[str] | None:
         """``str`` of every element type in the module (``{"f32", "i64", ...}``).
 
         With ``if_cached``, None when the census has not taken the types yet
@@ -253,18 +260,21 @@ class PassContext:
         census = self.census
         if if_cached and not census.has_types:
             return None
-        return census.element_type_strings()
+        strings: frozenset[str] = census.element_type_strings()
+        return strings
 
-    def value_types(self):
+    def value_types(self) -> frozenset[ir.Type]:
         """Every type of an op result or block argument in the module (a frozenset of ``ir.Type``)."""
-        return self.census.types()
+        types: frozenset[ir.Type] = self.census.types()
+        return types
 
-    def op_counts(self):
+    def op_counts(self) -> dict[str, int]:
         """``{op name: number of ops}`` over every op nested in the module (the module op excluded).
 
         Do not modify the returned dict.
         """
-        return self.census.counts
+        counts: dict[str, int] = self.census.counts
+        return counts
 
     @property
     def debugging(self) -> bool:
@@ -304,8 +314,8 @@ def options_of(info: PassInfo, values: dict[str, Any]) -> Any:
 
 
 class _Options:
-    def __init__(self, values: dict):
+    def __init__(self, values: Mapping[str, Any]) -> None:
         self.__dict__.update({k.replace("-", "_"): v for k, v in values.items()})
 
-    def __repr__(self):  # pragma: no cover
+    def __repr__(self) -> str:  # pragma: no cover
         return f"Options({self.__dict__})"

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.execution import run_pass, top_functions
-from hilo_mlir.passmanager.instrumentation import Instrumentation, module_to_text, statistics_report, timing_report
+from hilo_mlir.passmanager.instrumentation import Instrumentation as Instrumentation  # re-exported (driver)
+from hilo_mlir.passmanager.instrumentation import module_to_text, statistics_report, timing_report
 from hilo_mlir.passmanager.instrumentation.base import PassInstrumentation
 from hilo_mlir.passmanager.instrumentation.checking import AnalysisChecking
 from hilo_mlir.passmanager.instrumentation.crash_attribution import CrashAttribution
@@ -46,9 +47,15 @@ from hilo_mlir.passmanager.instrumentation.ir_printing import IRPrinter
 from hilo_mlir.passmanager.instrumentation.statistics import PassStatistics
 from hilo_mlir.passmanager.instrumentation.timing import PassTiming
 from hilo_mlir.passmanager.instrumentation.twin_warnings import TwinWarnings
-from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline  # noqa: F401  (re-exported)
-from hilo_mlir.passmanager.registry import CompileOutputs, PipelineEnv
-from hilo_mlir.passmanager.steps import Step, build_steps, step_for, steps_from_text  # noqa: F401  (re-exported)
+from hilo_mlir.passmanager.pass_context import CompileOutputs as CompileOutputs  # re-exported (driver)
+from hilo_mlir.passmanager.pass_context import PipelineEnv as PipelineEnv  # re-exported (driver)
+from hilo_mlir.passmanager.pipeline_parser import Element as Element  # re-exported
+from hilo_mlir.passmanager.pipeline_parser import parse_options as parse_options  # re-exported
+from hilo_mlir.passmanager.pipeline_parser import parse_pipeline as parse_pipeline  # re-exported
+from hilo_mlir.passmanager.steps import Step as Step  # re-exported
+from hilo_mlir.passmanager.steps import build_steps as build_steps  # re-exported
+from hilo_mlir.passmanager.steps import step_for as step_for  # re-exported
+from hilo_mlir.passmanager.steps import steps_from_text as steps_from_text  # re-exported
 from hilo_mlir.support.diagnostics import (
     NOT_UTF8_MESSAGE,
     Diagnostic,
@@ -473,7 +480,7 @@ def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
         return
     inner, *outer = reversed(frames)
 
-    def loc(f) -> str:
+    def loc(f: traceback.FrameSummary) -> str:
         return 'loc("' + f.filename.replace("\\", "\\\\").replace('"', '\\"') + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
 
     err.loc = loc(inner)
@@ -481,7 +488,7 @@ def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
         Diagnostic("note", f"called from '{f.name}'", f"{f.filename}:{f.lineno or 1}:{(f.colno or 0) + 1}", f.lineno, raw=loc(f))
         for f in outer[:8]
     ] + list(err.notes)
-    sources: dict = {}
+    sources: dict[str, str] = {}
     for f in frames:
         if f.filename not in sources:
             try:

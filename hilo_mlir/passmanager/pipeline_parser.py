@@ -21,7 +21,7 @@ class Element:
 
     name: str
     options: str = ""  # raw text between { }
-    children: list | None = None
+    children: list[Element] | None = None
     col: int = 0
 
 
@@ -33,7 +33,7 @@ class _Parser:
     def error(self, msg: str) -> HiloError:
         return HiloError(f"invalid pass pipeline '{self.text}': {msg} at column {self.i + 1}")
 
-    def ws(self):
+    def ws(self) -> None:
         while self.i < len(self.text) and self.text[self.i].isspace():
             self.i += 1
 

@@ -30,29 +30,31 @@ import importlib.util
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hilo_mlir.support.diagnostics import HiloError
 
 if TYPE_CHECKING:
     from hilo_mlir.passmanager import registry
+    from hilo_mlir.passmanager.registry import PassInfo
 
 #: the entry-point group installed packages declare their passes in
 ENTRY_POINT_GROUP = "hilo_mlir.passes"
 
-_loaded: dict[str, list] = {}  # plugin key (real path or module name) -> the PassInfos it registered
+_loaded: dict[str, list[PassInfo]] = {}  # plugin key (real path or module name) -> the PassInfos it registered
 _entry_points_loaded = False
 
 
 class PluginError(HiloError):
     """A plugin that cannot be loaded; ``sources`` holds the plugin file's text, for the caret."""
 
-    def __init__(self, message, loc=None, sources=None):
+    def __init__(self, message: str, loc: object = None, sources: dict[str, str] | None = None) -> None:
         super().__init__(message, loc=loc)
         self.sources = sources or {}
 
 
-def _loc_in(exc: BaseException, files: set) -> tuple[str, int, int] | None:
+def _loc_in(exc: BaseException, files: set[str]) -> tuple[str, int, int] | None:
     """The innermost traceback frame of ``exc`` in one of ``files`` (file, line, column)."""
     if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) in files:
         return exc.filename, exc.lineno or 1, exc.offset or 1
@@ -63,7 +65,7 @@ def _loc_in(exc: BaseException, files: set) -> tuple[str, int, int] | None:
     return found
 
 
-def _fail(what: str, exc: BaseException, files: set) -> PluginError:
+def _fail(what: str, exc: BaseException, files: set[str]) -> PluginError:
     if isinstance(exc, HiloError):
         message, loc = exc.message, exc.loc
     else:
@@ -84,7 +86,7 @@ def _fail(what: str, exc: BaseException, files: set) -> PluginError:
     return PluginError(f"cannot load pass plugin {what}: {message}", loc=loc, sources=sources)
 
 
-def _module_files(mod_name: str) -> set:
+def _module_files(mod_name: str) -> set[str]:
     spec = importlib.util.find_spec(mod_name)
     files = set()
     if spec is not None and spec.origin and os.path.exists(spec.origin):
@@ -135,7 +137,7 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
 
         loader = spec.loader
 
-        def do_import():
+        def do_import() -> None:
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:
@@ -149,7 +151,7 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
         files = _module_files(target)
         origin = target
 
-        def do_import():
+        def do_import() -> None:
             importlib.import_module(target)
 
     infos = _run_registering(origin, do_import, what, files)
@@ -168,7 +170,7 @@ def _importable(name: str) -> bool:
         return False
 
 
-def _run_registering(origin: str, action, what: str, files: set) -> list:
+def _run_registering(origin: str, action: Callable[[], object], what: str, files: set[str]) -> list[PassInfo]:
     """Run ``action`` with ``origin`` recorded on every pass it registers; errors become PluginError."""
     from hilo_mlir.passmanager import registry
 
@@ -182,10 +184,10 @@ def _run_registering(origin: str, action, what: str, files: set) -> list:
         for arg in registry.arguments() - before:  # nothing half-registered stays behind
             registry.unregister(arg)
         raise _fail(what, e, files) from None
-    return [registry.lookup(a, load=False) for a in sorted(registry.arguments() - before)]
+    return [info for a in sorted(registry.arguments() - before) if (info := registry.lookup(a, load=False)) is not None]
 
 
-def load_entry_points() -> list:
+def load_entry_points() -> list[PassInfo]:
     """Load every installed ``hilo_mlir.passes`` entry point (once per process); returns their passes."""
     global _entry_points_loaded
     if _entry_points_loaded or os.environ.get("HILO_MLIR_NO_ENTRY_POINT_PLUGINS") == "1":
@@ -197,7 +199,7 @@ def load_entry_points() -> list:
         return []
     from importlib import metadata
 
-    out = []
+    out: list[PassInfo] = []
     for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist = getattr(ep, "dist", None)
         package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
@@ -207,7 +209,7 @@ def load_entry_points() -> list:
         except (ImportError, ValueError):
             files = set()
 
-        def action(ep=ep):
+        def action(ep: metadata.EntryPoint = ep) -> None:
             obj = ep.load()
             if callable(obj) and not isinstance(obj, type(sys)):
                 obj()

@@ -30,22 +30,46 @@ import dataclasses
 import importlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from hilo_mlir.passmanager.pass_context import (  # noqa: F401  (re-exported: the API's names)
-    CompileOutputs,
-    Option,
-    PassContext,
-    PipelineEnv,
-    Statistic,
-    Statistics,
-)
-from hilo_mlir.support.diagnostics import HiloError
+# re-exported: the API's names (``X as X``: an explicit re-export)
+from hilo_mlir.passmanager.pass_context import CompileOutputs as CompileOutputs
+from hilo_mlir.passmanager.pass_context import Option as Option
+from hilo_mlir.passmanager.pass_context import PassContext as PassContext
+from hilo_mlir.passmanager.pass_context import PipelineEnv as PipelineEnv
+from hilo_mlir.passmanager.pass_context import Statistic as Statistic
+from hilo_mlir.passmanager.pass_context import Statistics as Statistics
+from hilo_mlir.support.diagnostics import HiloError as HiloError  # re-exported (driver.spine)
 
 if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir, passmanager
     from hilo_mlir.ir.dialects import DialectTable
+
+#: a pass's body: ``run(anchor op, ctx)`` (the ``func.func`` or ``builtin.module`` it runs on)
+PassFn = Callable[["ir.Operation", PassContext], None]
+
+
+class OptionDescription(TypedDict):
+    """One option of a :class:`PassDescription`."""
+
+    name: str
+    type: str
+    default: Any  # the option's typed default (bool, int, str, ...): JSON data
+    help: str
+
+
+class PassDescription(TypedDict):
+    """The ``--help`` facts of one pass as plain data (:func:`describe`; what the manifest stores)."""
+
+    argument: str
+    summary: str
+    dialect: str | None
+    anchor: str
+    upstream: bool
+    aliases: list[str]
+    options: list[OptionDescription]
 
 
 @dataclass(frozen=True)
@@ -72,14 +96,14 @@ class PassInfo:
 
     argument: str
     summary: str
-    run: Callable | None = None
+    run: PassFn | None = None
     anchor: str = "func.func"
     dialect: str | None = None
-    options: tuple = ()
+    options: tuple[Option, ...] = ()
     class_name: str = ""
     source: str = ""
     upstream: bool = False
-    statistics: tuple = field(default=())
+    statistics: tuple[str | Statistic, ...] = field(default=())
     state: type | None = None
     terminal: bool = False
     #: the pass reads ops of either HLO dialect alike (an analysis such as
@@ -94,7 +118,7 @@ class PassInfo:
     #: which lowerings the spine has): its crash reproducer holds the rest of the pipeline
     reads_pipeline: bool = False
     #: other arguments that name this pass (kebab-case; listed in ``--help``, accepted wherever a pass is named)
-    aliases: tuple = ()
+    aliases: tuple[str, ...] = ()
 
     @property
     def dialect_table(self) -> DialectTable | None:
@@ -130,11 +154,11 @@ class PassInfo:
             vals[o.name] = o.parse(v, self.argument) if isinstance(v, str) and o.type is not str else v
         return vals
 
-    def run_on(self, anchor_op, ctx: PassContext) -> None:
+    def run_on(self, anchor_op: ir.Operation, ctx: PassContext) -> None:
         """Run on one anchor op (a ``func.func`` or a ``builtin.module``)."""
         self._function()(anchor_op, ctx)
 
-    def run_on_module(self, module_op, ctx: PassContext) -> None:
+    def run_on_module(self, module_op: ir.Operation, ctx: PassContext) -> None:
         """Run on a module: once per top-level function for func-anchored passes."""
         run = self._function()
         if self.anchor == "builtin.module":
@@ -144,12 +168,12 @@ class PassInfo:
         for f in funcs:
             run(f, ctx)
 
-    def _function(self) -> Callable:
+    def _function(self) -> PassFn:
         if self.run is None:
             raise HiloError(f"pass '{self.argument}' is an upstream pass: it runs in the binding's pass manager")
         return self.run
 
-    def add_to_pass_manager(self, pm, stats=None, **options) -> None:
+    def add_to_pass_manager(self, pm: passmanager.PassManager, stats: Statistics | None = None, **options: object) -> None:
         """Add this pass to a binding ``PassManager`` anchored on ``builtin.module``.
 
         The binding cannot nest a Python pass under ``func.func`` (it aborts), so
@@ -165,7 +189,7 @@ class PassInfo:
         vals = self.resolve_options(options)
         info = self
 
-        def _run(op, pass_):
+        def _run(op: ir.Operation, pass_: passmanager.ExternalPass) -> None:
             from hilo_mlir.analysis.manager import AnalysisManager
             from hilo_mlir.passmanager.execution import run_pass
             from hilo_mlir.rewrite.rewriter import Rewriter
@@ -197,7 +221,7 @@ _LOADED = False
 _ORIGIN: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_pass_origin", default="")
 
 
-def _manifest_arguments() -> frozenset:
+def _manifest_arguments() -> frozenset[str]:
     """The built-in pass arguments (from the manifest: no pass is imported)."""
     global _BUILT_IN
     if _BUILT_IN is None:
@@ -209,7 +233,7 @@ def _manifest_arguments() -> frozenset:
     return _BUILT_IN
 
 
-_BUILT_IN: frozenset | None = None
+_BUILT_IN: frozenset[str] | None = None
 
 
 def register(info: PassInfo) -> PassInfo:
@@ -248,7 +272,12 @@ def register(info: PassInfo) -> PassInfo:
 
 
 def register_twins(
-    argument: str, summary: str, run: Callable, stablehlo_argument: str | None = None, stablehlo_aliases: tuple = (), **kw
+    argument: str,
+    summary: str,
+    run: PassFn,
+    stablehlo_argument: str | None = None,
+    stablehlo_aliases: tuple[str, ...] = (),
+    **kw: Any,
 ) -> tuple[PassInfo, PassInfo]:
     """Register ``run`` as the MHLO pass ``argument`` and the StableHLO twin ``stablehlo-<argument>``.
 
@@ -360,7 +389,7 @@ def unregister(argument: str) -> None:
 
 
 @contextlib.contextmanager
-def registering_for(origin: str):
+def registering_for(origin: str) -> Iterator[None]:
     """Inside the block, every pass registered records ``origin`` (a plugin's file or package) as its origin."""
     token = _ORIGIN.set(origin)
     try:
@@ -420,7 +449,7 @@ def all_passes(plugins: bool = True) -> list[PassInfo]:
 MANIFEST = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "passes", "manifest.json")
 
 
-def describe(info: PassInfo) -> dict:
+def describe(info: PassInfo) -> PassDescription:
     """The ``--help`` facts of one pass as plain data (what the manifest stores)."""
     return {
         "argument": info.argument,
@@ -433,7 +462,7 @@ def describe(info: PassInfo) -> dict:
     }
 
 
-def descriptions() -> list[dict]:
+def descriptions() -> list[PassDescription]:
     """:func:`describe` of every registered pass, sorted by argument.
 
     From the manifest while the registry has not been loaded (the built-in
@@ -441,7 +470,7 @@ def descriptions() -> list[dict]:
     """
     if not _LOADED and os.path.exists(MANIFEST):
         with open(MANIFEST, encoding="utf-8") as f:
-            return json.load(f)["passes"]
+            return cast("list[PassDescription]", json.load(f)["passes"])  # written by write_manifest
     return [describe(p) for p in all_passes() if not p.origin]
 
 

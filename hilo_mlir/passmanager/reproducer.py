@@ -26,8 +26,17 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from hilo_mlir.support.diagnostics import Diagnostic, HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op
+    from hilo_mlir.passmanager.steps import Step
+
+#: a reproducer's entries: ``pipeline`` (str), ``disable_threading`` / ``verify_each`` (bool)
+Entries = dict[str, str | bool]
 
 _BLOCK = re.compile(r"\{-#(.*?)#-\}", re.S)
 _REPRO = re.compile(r"mlir_reproducer\s*:\s*\{")
@@ -37,7 +46,7 @@ _ENTRY = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*:\s*("(?:[^"\\]|\\.)*"|true|fal
 _STDIN_LOC = re.compile(r'(?<=loc\()"-"(?=:\d+:\d+)|(?<=[(\[, ])"-"(?=:\d+:\d+)')
 
 
-def snapshot(op, filename: str | None = None) -> str:
+def snapshot(op: Op, filename: str | None = None) -> str:
     """The module as the reproducer stores it: custom form with locations (generic if it does not verify).
 
     ``filename``: the input's name, written instead of the parser's ``-``
@@ -115,7 +124,7 @@ def _reproducer_body(resources: str) -> str | None:
     return None
 
 
-def read_reproducer(text: str) -> tuple[str, dict] | None:
+def read_reproducer(text: str) -> tuple[str, Entries] | None:
     """Split a reproducer into (IR text without the ``mlir_reproducer`` block, its entries).
 
     Entries: ``pipeline`` (str), ``disable_threading`` / ``verify_each`` (bool).
@@ -131,7 +140,7 @@ def read_reproducer(text: str) -> tuple[str, dict] | None:
         body_text = _reproducer_body(m.group(1))
         if body_text is None:
             continue
-        entries: dict = {}
+        entries: Entries = {}
         for key, value in _ENTRY.findall(body_text):
             if value in ("true", "false"):
                 entries[key] = value == "true"
@@ -155,7 +164,7 @@ UPSTREAM_FILE_OPTIONS = ("filename", "module-dump-directory")
 _UPSTREAM_FILE = re.compile(r"(?:^|[{\s])(" + "|".join(UPSTREAM_FILE_OPTIONS) + r")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s}]*)")
 
 
-def written_files(steps) -> list[tuple[str, str, str]]:
+def written_files(steps: Iterable[Step]) -> list[tuple[str, str, str]]:
     """``(pass, option, value)`` for every option of ``steps`` that names a file or folder a pass writes.
 
     Python passes declare such options (``Option(..., writes_file=True)``: the

@@ -14,12 +14,17 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir
 
 
 @dataclass
@@ -28,7 +33,7 @@ class Step:
 
     info: PassInfo | None
     argument: str
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # option name -> its typed value
     cpp_text: str | None = None  # the textual pipeline for the binding (C++ passes)
     anchor: str = "builtin.module"
 
@@ -61,13 +66,13 @@ class Step:
         return f"{self.argument}{{{opts}}}"
 
 
-def _fmt(v) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
 
 
-def _fmt_option(v) -> str:
+def _fmt_option(v: object) -> str:
     """An option value that parses back: text with spaces, braces or quotes is quoted."""
     t = _fmt(v)
     if isinstance(v, str) and any(c.isspace() or c in '{}()\'","' for c in t):
@@ -75,15 +80,15 @@ def _fmt_option(v) -> str:
     return t
 
 
-_PARSE_CONTEXT = None
+_PARSE_CONTEXT: ir.Context | None = None
 
 
-def _parse_context():
+def _parse_context() -> ir.Context:
     """A context for asking the binding's pipeline parser (the current one, else one kept for that)."""
     global _PARSE_CONTEXT
     from hilo_mlir.ir.binding import ir, make_context
 
-    current = ir.Context.current
+    current: ir.Context | None = ir.Context.current  # the stub types the class property as Any
     if current is not None:
         return current
     if _PARSE_CONTEXT is None:
@@ -104,7 +109,7 @@ def _full_upstream_text(cpp_text: str) -> str:
 
 
 @contextlib.contextmanager
-def _llvm_stderr(into: list):
+def _llvm_stderr(into: list[str]) -> Iterator[None]:
     """Collect what C++ writes to file descriptor 2 inside the block (LLVM's option parser reports a bad
     option value there, e.g. "for the --max-iterations option: 'abc' value invalid ...") into ``into``."""
     import tempfile
@@ -127,7 +132,7 @@ def _upstream_ok(text: str) -> str | None:
     option parser printed, which would otherwise reach the terminal raw)."""
     from hilo_mlir.ir.binding import passmanager
 
-    llvm: list = []
+    llvm: list[str] = []
     with _parse_context():
         try:
             with _llvm_stderr(llvm):
@@ -225,7 +230,7 @@ def steps_from_text(text: str, module_root: bool = False) -> list[Step]:
     return build_steps(elements)
 
 
-def step_for(argument: str, **options) -> Step:
+def step_for(argument: str, **options: Any) -> Step:
     """A step for a registered pass with typed options (``step_for('neuron-op-fusion', fuse_dot_logistic=True)``)."""
     info = registry.get(argument)
     if info.upstream:

@@ -31,6 +31,10 @@ import os
 import re
 import struct
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir
 
 #: the generated data file read by :mod:`hilo_mlir.passes.upstream`
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "passes", "upstream_passes.json")
@@ -91,10 +95,10 @@ def candidates() -> set[str]:
     return out
 
 
-_CONTEXT = None
+_CONTEXT: ir.Context | None = None
 
 
-def _context():
+def _context() -> ir.Context:
     global _CONTEXT
     if _CONTEXT is None:
         from hilo_mlir.ir.binding import make_context
@@ -103,7 +107,7 @@ def _context():
     return _CONTEXT
 
 
-def probe(argument: str) -> dict | None:
+def probe(argument: str) -> dict[str, str] | None:
     """Ask the binding about one pass argument; None if it is not a registered pass.
 
     Returns:
@@ -191,15 +195,15 @@ def class_name(argument: str, anchor: str) -> str:
     return m.group(1) if m else ""
 
 
-def discover() -> list[dict]:
+def discover() -> list[dict[str, Any]]:
     """Every upstream pass the binding registers: ``[{argument, anchor, class_name, options|pipeline}]``."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name in sorted(candidates()):
         info = probe(name)
         if info is None:
             continue
         opts = scalar_options(info["printed"], name, info["anchor"])
-        entry = {"argument": name, "anchor": info["anchor"]}
+        entry: dict[str, Any] = {"argument": name, "anchor": info["anchor"]}  # JSON data
         if opts is None:
             entry["pipeline"] = True
             entry["class_name"] = ""

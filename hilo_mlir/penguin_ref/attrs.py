@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 #: MLIR element type / Penguin dtype string -> numpy dtype ("ml_dtypes.<name>": that ml_dtypes type, imported lazily).
-_DTYPES = {
+_DTYPES: dict[str, type[np.generic] | str] = {
     "f32": np.float32,
     "f64": np.float64,
     "f16": np.float16,
@@ -122,7 +122,9 @@ def _parse_tensor_type(text: str):
 
 def _split_top(s: str, sep: str = ",") -> list[str]:
     """Split ``s`` at ``sep`` outside brackets / angle brackets / parentheses / quotes."""
-    out, depth, cur, quote = [], 0, [], False
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, False
     for ch in s:
         if ch == '"':
             quote = not quote

@@ -59,6 +59,12 @@ def mesh_for(program, devices: int) -> Mesh:
                 declared[k] = int(v)
     r, p = declared.get("num-replicas"), declared.get("num-partitions")
     if r is None and p is None:
+        named = group_device_counts(program)
+        if named and named != {devices}:  # before any thread starts: a huge N is refused here, not at a collective
+            raise PenguinRefError(
+                f"penguin_ref: the program's collectives group {' or '.join(map(str, sorted(named)))} devices "
+                f"(it declares no num-replicas/num-partitions), but {devices} device(s) were asked for"
+            )
         if program_uses_partitions(program):
             r, p = 1, devices
         else:
@@ -73,6 +79,28 @@ def mesh_for(program, devices: int) -> Mesh:
             f"num-partitions={declared.get('num-partitions', '?')} devices, but {devices} device(s) were asked for"
         )
     return Mesh(r, p)
+
+
+def group_device_counts(program) -> set[int]:
+    """How many devices each collective's non-empty ``replica_groups`` cover together (a set of counts).
+
+    Groups partition every id of their mode (replicas, partitions or, with global ids, devices),
+    so on a one-axis mesh each collective's groups cover exactly the devices of the run.
+    """
+    from hilo_mlir.penguin_ref.attrs import parse_attr
+
+    counts = set()
+    for st in program.statements:
+        g = st.kw.get("replica_groups")
+        if g is None:
+            continue
+        rows = parse_attr(g) if isinstance(g, str) else g
+        if not isinstance(rows, (list, tuple)):
+            continue
+        ids = {int(i) for row in rows if isinstance(row, (list, tuple)) for i in row if isinstance(i, int) and i >= 0}
+        if ids:
+            counts.add(len(ids))
+    return counts
 
 
 def program_uses_partitions(program) -> bool:

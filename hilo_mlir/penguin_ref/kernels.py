@@ -35,7 +35,8 @@ def kernel_kind(header) -> str | None:
 
 def precise_result(header, x, vectorized: bool) -> np.ndarray | None:
     """The kernel's result for group ``header`` on operand value ``x``, or None when no kernel applies."""
-    fn = PRECISE_KERNELS.get(kernel_kind(header))
+    kind = kernel_kind(header)
+    fn = PRECISE_KERNELS.get(kind) if kind is not None else None
     if fn is None or len(header.dsts) != 1 or not isinstance(header.dsts[0], TensorSpec):
         return None
     spec = header.dsts[0]

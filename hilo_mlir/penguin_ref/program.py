@@ -50,6 +50,7 @@ import numpy as np
 
 from hilo_mlir.penguin_ref import ops
 from hilo_mlir.penguin_ref.records import (
+    InputStatement,
     PenguinRefError,
     Region,
     ResultTuple,
@@ -75,11 +76,11 @@ class Program:
         self.files = dict(files or {})
         self.filename = filename
         self.statements: list[Statement] = []
-        self.inputs: list[Statement] = []
+        self.inputs: list[InputStatement] = []
         self.outputs: list = []
         self.by_name: dict[str, Statement] = {}
         self.module_paths: set[str] = set()
-        self.function = None
+        self.function: _Function | None = None
         self._lineno = 0
         self.eager: list = []
         self.tracing: list | None = None
@@ -191,12 +192,21 @@ class Program:
         except Exception as e:  # noqa: BLE001 - a broken program is one clear error
             line = _program_line(e, self.filename)
             raise PenguinRefError(f"penguin_ref: the program failed while loading (line {line}): {type(e).__name__}: {e}") from None
+        computed = len(self.statements) - len(self.inputs)
+        if computed > 0 and not self.outputs:
+            # a printed program that computes anything ends with markOutput: a file cut at a line
+            # boundary is still valid Python, and would otherwise "run" and write nothing
+            raise PenguinRefError(
+                f"penguin_ref: {self.filename} holds {computed} operations but marks no output "
+                "(no markOutput call): the file is truncated or not a whole program"
+            )
         self._structure()
 
     def _current_line(self):
         import sys
+        import types
 
-        f = sys._getframe(1)
+        f: types.FrameType | None = sys._getframe(1)
         while f is not None:
             if f.f_code.co_filename == self.filename:
                 return f.f_lineno

@@ -161,10 +161,19 @@ class Statement:
     def error(self, msg: str) -> PenguinRefError:
         loc = self.dl.mlir_loc() if self.dl and self.dl.file else None
         where = "" if loc else f" at {self.where()}"
-        if loc:
+        if loc and self.dl is not None:
             where = f" [{self.dl.name}]" if self.dl.name else ""
             where += f" (penguin.py line {self.lineno})"
         return PenguinRefError(f"penguin_ref: cannot execute {self.describe()}{where}: {msg}", loc=loc)
+
+
+class InputStatement(Statement):
+    """A ``Tensor(...).markInput(...)`` statement: ``input_index`` is the program input it declares
+    (the ``index=`` keyword, else the ``input_<n>`` name, else its position), ``spec`` the ``spec=``
+    argument as written (a :class:`TensorSpec` in printed programs; None if the declaration has none)."""
+
+    input_index: int
+    spec: object
 
 
 class Region:
@@ -278,7 +287,7 @@ class _TensorDecl:
         if spec is None:
             spec = next((a for a in self.args if isinstance(a, TensorSpec)), None)
         name = self.kw.get("name")
-        st = Statement(prog, "Tensor.markInput", self.args, {**self.kw, **kw}, self.lineno)
+        st = InputStatement(prog, "Tensor.markInput", self.args, {**self.kw, **kw}, self.lineno)
         v = Value(st, 0)
         st.results = [v]
         m = re.fullmatch(r"input_(\d+)", str(name)) if name is not None else None

@@ -26,7 +26,9 @@ Drivers:
 
 Both skip the root kinds the module's census says are absent, without a walk,
 and return at once when no candidate the census lists matches as the IR is
-now (a rewrite is what makes another op rewritable, so nothing would change).
+now (a rewrite is what makes another op rewritable, so nothing would change;
+not when someone listens for match failures: then the sweep states every
+refusal). A sweep over one root name visits the census's list of it (no walk).
 
 A pattern says why it does not apply with :meth:`PatternRewriter.notify_match_failure`:
 the reason goes to the pass's ``--debug`` lines (only when ``--debug`` is on)
@@ -56,9 +58,14 @@ class MatchFailureListener(Protocol):
 class PatternContext(Protocol):
     """What the drivers need of the running pass (a :class:`~hilo_mlir.passmanager.pass_context.PassContext`)."""
 
-    rewriter: Rewriter
-    stats: Counter[str]
-    d: DialectTable | None
+    @property
+    def rewriter(self) -> Rewriter: ...
+
+    @property
+    def stats(self) -> Counter[str]: ...
+
+    @property
+    def d(self) -> DialectTable | None: ...
 
     def ops_named(self, top: Any, *op_names: str) -> list[Any]: ...
 
@@ -168,18 +175,28 @@ def _candidates(top: Any, by_name: dict[str, list[RewritePattern]], ctx: Pattern
 def _matches_now(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]], rw: PatternRewriter) -> bool:
     """Some op of ``top`` the census lists matches a pattern as the IR is now (no mutation, nothing said)."""
     rw.quiet = True
-    try:
-        for op in rw.ctx.ops_named(top, *names):
-            for p in by_name[op.name]:
-                rw.pattern = p.name
-                if p.match(op, rw):
-                    return True
-        return False
-    finally:
-        rw.quiet = False
+    with top.context, top.location:
+        try:
+            for op in rw.ctx.ops_named(top, *names):
+                for p in by_name[op.name]:
+                    rw.pattern = p.name
+                    if p.match(op, rw):
+                        return True
+            return False
+        finally:
+            rw.quiet = False
 
 
-def _sweep(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]], rw: PatternRewriter) -> int:
+def _ops_in_walk_order(top: Any, names: list[str], rw: PatternRewriter) -> list[Any]:
+    """The ops of ``top`` called any of ``names``, producers before their users.
+
+    One name: the census's list (post-order, no walk); it is the pre-order of
+    those ops unless one of them is nested in another of the same name (then
+    the inner one comes first). Several names: one pre-order walk (the census
+    keeps one list per name, not their interleaving).
+    """
+    if len(names) == 1:
+        return rw.ctx.ops_named(top, names[0])
     wanted = frozenset(names)
     ops: list[Any] = []
 
@@ -189,6 +206,11 @@ def _sweep(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]],
         return ir.WalkResult.ADVANCE
 
     top.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return ops
+
+
+def _sweep(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]], rw: PatternRewriter) -> int:
+    ops = _ops_in_walk_order(top, names, rw)
     done = 0
     with top.context, top.location:
         for op in ops:
@@ -198,6 +220,18 @@ def _sweep(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]],
                     done += 1
                     break
     return done
+
+
+def _nothing_to_do(top: Any, names: list[str], by_name: dict[str, list[RewritePattern]], rw: PatternRewriter) -> bool:
+    """No candidate root, or (when nobody listens for match failures) none matches as the IR is now.
+
+    With ``--debug`` or a listener the sweep runs anyway, so every refusal is heard.
+    """
+    if not names:
+        return True
+    if rw.listener is not None or rw.ctx.debugging:
+        return False
+    return not _matches_now(top, names, by_name, rw)
 
 
 def apply_patterns_once(
@@ -211,7 +245,7 @@ def apply_patterns_once(
     rw = PatternRewriter(ctx, listener)
     by_name = root_names(patterns, ctx.d)
     names = _candidates(top, by_name, ctx)
-    if not names or not _matches_now(top, names, by_name, rw):
+    if _nothing_to_do(top, names, by_name, rw):
         return 0
     return _sweep(top, names, by_name, rw)
 
@@ -229,7 +263,7 @@ def apply_patterns_greedily(
     total = 0
     for _ in range(max_iterations):
         names = _candidates(top, by_name, ctx)
-        if not names or not _matches_now(top, names, by_name, rw):
+        if _nothing_to_do(top, names, by_name, rw):
             break
         n = _sweep(top, names, by_name, rw)
         total += n

@@ -3,10 +3,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, MutableMapping
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Protocol
+
 from hilo_mlir.ir.binding import ir
 
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op
+    from hilo_mlir.rewrite.rewriter import Rewriter
 
-def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter=None) -> bool:
+#: ``type -> new type``, or None to keep the type
+TypeConverter = Callable[[ir.Type], ir.Type | None]
+
+
+class CensusQueries(Protocol):
+    """What :func:`may_need_retype` asks of the running pass's context
+    (:class:`~hilo_mlir.passmanager.pass_context.PassContext`, answered from the op census)."""
+
+    def module_element_types(self) -> AbstractSet[str] | None: ...
+
+    def module_may_contain(self, *op_names: str) -> bool: ...
+
+    def ops_named(self, top: ir.Operation, *op_names: str) -> list[ir.Operation]: ...
+
+
+def retype_op(
+    op: Op,
+    convert: TypeConverter,
+    stats: MutableMapping[str, int],
+    value_stat: str,
+    signature_stat: str,
+    rewriter: Rewriter | None = None,
+) -> bool:
     """Give ``op``'s results, region arguments and (for ``func.func``) signature their converted types.
 
     Args:
@@ -52,7 +81,9 @@ def retype_op(op, convert, stats, value_stat: str, signature_stat: str, rewriter
     return changed
 
 
-def may_need_retype(ctx, module_op, convert, element_types, op_names=()) -> bool:
+def may_need_retype(
+    ctx: CensusQueries, module_op: Op, convert: TypeConverter, element_types: Iterable[str], op_names: Collection[str] = ()
+) -> bool:
     """False only when a retyping pass surely has nothing to do on ``module_op`` (no walk).
 
     Answered from the pipeline's census: no value of the module has
@@ -93,13 +124,13 @@ class ElementTypeMapper:
     returns the new type, or None when no element type in it changes.
     """
 
-    def __init__(self):
-        self.memo: dict = {}
+    def __init__(self) -> None:
+        self.memo: dict[ir.Type, ir.Type | None] = {}
 
-    def elem(self, e):
+    def elem(self, e: ir.Type) -> ir.Type | None:
         raise NotImplementedError
 
-    def __call__(self, t):
+    def __call__(self, t: ir.Type) -> ir.Type | None:
         if t in self.memo:  # types are uniqued: they hash and compare by their C++ pointer
             return self.memo[t]
         res: ir.Type | None = None
@@ -112,7 +143,8 @@ class ElementTypeMapper:
             if e is not None:
                 res = ir.UnrankedTensorType.get(e)
         elif isinstance(t, ir.TupleType):
-            elems, changed = [], False
+            elems: list[ir.Type] = []
+            changed = False
             for i in range(t.num_types):
                 x = t.get_type(i)
                 n = self(x)

@@ -31,9 +31,16 @@ from a dangling wrapper.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from hilo_mlir.ir.binding import identity_key, ir
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op, Value
+
+#: a listener's bound notification (its signature is the :class:`Listener` method's)
+_Notify = Callable[..., None]
 
 
 class Change(enum.IntFlag):
@@ -83,19 +90,19 @@ class Listener:
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         """``op`` moved."""
 
-    def notify_moved_all(self, ops: list, old_tops: list, new_top: int | None) -> None:
+    def notify_moved_all(self, ops: list[ir.Operation], old_tops: list[int | None], new_top: int | None) -> None:
         """Several ops moved at once (:meth:`Rewriter.move_all_before`); when not overridden, ``notify_moved`` per op."""
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         """A value's type changed from ``old`` to ``new``."""
 
-    def notify_block_arguments(self, types: list, added: bool) -> None:
+    def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
         """Block arguments of ``types`` were added (or erased)."""
 
-    def notify_operands_changed(self, ops: list, top: int | None) -> None:
+    def notify_operands_changed(self, ops: list[ir.Operation], top: int | None) -> None:
         """Operands of each op of ``ops`` were set in place (after the fact; ``top``: where the first one is)."""
 
-    def notify_uses_replaced(self, old: ir.Value, new: ir.Value, top: int | None) -> None:
+    def notify_uses_replaced(self, old: Value, new: Value, top: int | None) -> None:
         """Uses of ``old`` now use ``new`` (all of them, or all but some: the users tell); after the fact."""
 
 
@@ -103,22 +110,30 @@ def _overrides(listener: Listener, method: str) -> bool:
     return getattr(type(listener), method) is not getattr(Listener, method)
 
 
-def _as_op(x) -> ir.Operation:
+def _as_op(x: Op) -> ir.Operation:
     """The ``ir.Operation`` of an op or op view (an ``ir.Operation``'s ``.operation`` is itself)."""
     return x.operation
 
 
-def _op_by_op(notify_moved):
+def _op_by_op(
+    notify_moved: Callable[[ir.Operation, int | None, int | None], None],
+) -> Callable[[list[ir.Operation], list[int | None], int | None], None]:
     """A ``notify_moved_all`` made of a listener's ``notify_moved``."""
 
-    def each(ops, olds, new):
+    def each(ops: list[ir.Operation], olds: list[int | None], new: int | None) -> None:
         for o, old in zip(ops, olds):
             notify_moved(o, old, new)
 
     return each
 
 
-def _ip(before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.InsertionPoint:
+def _ip(
+    before: Op | None = None,
+    after: Op | None = None,
+    at_end: ir.Block | None = None,
+    at_start: ir.Block | None = None,
+    ip: ir.InsertionPoint | None = None,
+) -> ir.InsertionPoint:
     """One insertion point from exactly one of the placement keywords."""
     given = [p for p in (before, after, at_end, at_start, ip) if p is not None]
     if len(given) != 1:
@@ -131,6 +146,7 @@ def _ip(before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Inse
         return ir.InsertionPoint(at_end)
     if at_start is not None:
         return ir.InsertionPoint.at_block_begin(at_start)
+    assert after is not None  # exactly one was given
     return ir.InsertionPoint.after(_as_op(after))
 
 
@@ -151,14 +167,14 @@ class Rewriter:
         actions: number of mutations recorded in the same period.
     """
 
-    def __init__(self, module_op=None):
+    def __init__(self, module_op: Op | None = None) -> None:
         self._module_key = identity_key(module_op) if module_op is not None else None
         self._module_op = _as_op(module_op) if module_op is not None else None
         # the module's body block, by hash (blocks hash by their pointer): its ops are the top-level ones
         self._body_hash = hash(module_op.regions[0].blocks[0]) if module_op is not None else None
-        self.listeners: list = []
-        self._hooks: dict[str, tuple] = {}  # listener method name -> the listeners' bound methods
-        self._block_top: dict = {}  # hash(block) -> identity_key of its top-level op
+        self.listeners: list[Listener] = []
+        self._hooks: dict[str, tuple[_Notify, ...]] = {}  # listener method name -> the listeners' bound methods
+        self._block_top: dict[int, int] = {}  # hash(block) -> identity_key of its top-level op
         # The kinds as plain ints while recording (IntFlag arithmetic costs ~10 us an operation,
         # several times the mutation it records); Change objects only when asked for.
         self._bits = 0
@@ -177,7 +193,7 @@ class Rewriter:
         """``{identity_key(top-level op): Change}`` recorded since the last :meth:`take_changes`."""
         return {k: Change(v) for k, v in self._top_bits.items()}
 
-    def take_changes(self) -> tuple[Change, dict]:
+    def take_changes(self) -> tuple[Change, dict[int, Change]]:
         """Return ``(changes, changed_tops)`` recorded so far and reset both."""
         out = (self.changes, self.changed_tops)
         self._bits = 0
@@ -195,7 +211,7 @@ class Rewriter:
             self.listeners.remove(listener)
             self._hooks.clear()
 
-    def _hook(self, method: str) -> tuple:
+    def _hook(self, method: str) -> tuple[_Notify, ...]:
         """The listeners' ``method`` (those that have it), in listener order; kept until the listeners change."""
         fs = self._hooks.get(method)
         if fs is None:
@@ -215,7 +231,7 @@ class Rewriter:
         for f in on_change:
             f(kind, top)
 
-    def top_of_block(self, block) -> int | None:
+    def top_of_block(self, block: ir.Block) -> int | None:
         """``identity_key`` of the top-level op of the module that holds ``block``
         (None for the module's own body, or without a module)."""
         if self._module_key is None:
@@ -226,7 +242,7 @@ class Rewriter:
             return top
         if hb == self._body_hash:
             return None
-        op = block.owner.operation
+        op: ir.Operation = block.owner.operation
         if identity_key(op) == self._module_key:
             return None
         while True:
@@ -240,7 +256,7 @@ class Rewriter:
         self._block_top[hb] = top
         return top
 
-    def top_of(self, op) -> int | None:
+    def top_of(self, op: Op) -> int | None:
         """``identity_key`` of the top-level op that holds (or is) ``op``; None without a module."""
         if self._module_key is None:
             return None
@@ -266,17 +282,17 @@ class Rewriter:
         self,
         name: str,
         *,
-        results=(),
-        operands=(),
-        attributes=None,
-        successors=None,
+        results: Iterable[ir.Type] = (),
+        operands: Iterable[Value] = (),
+        attributes: dict[str, ir.Attribute] | None = None,
+        successors: Sequence[ir.Block] | None = None,
         regions: int = 0,
-        loc=None,
-        before=None,
-        after=None,
-        at_end=None,
-        at_start=None,
-        ip=None,
+        loc: ir.Location | None = None,
+        before: Op | None = None,
+        after: Op | None = None,
+        at_end: ir.Block | None = None,
+        at_start: ir.Block | None = None,
+        ip: ir.InsertionPoint | None = None,
     ) -> ir.Operation:
         """Create op ``name`` and insert it (``ir.Operation.create`` plus the record).
 
@@ -303,15 +319,32 @@ class Rewriter:
         self._inserted(op)
         return op
 
-    def clone(self, op, *, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+    def clone(
+        self,
+        op: Op,
+        *,
+        before: Op | None = None,
+        after: Op | None = None,
+        at_end: ir.Block | None = None,
+        at_start: ir.Block | None = None,
+        ip: ir.InsertionPoint | None = None,
+    ) -> ir.Operation:
         """Clone ``op`` (its regions included) at the given place; returns the clone."""
         point = _ip(before, after, at_end, at_start, ip)
-        new = _as_op(op).clone(ip=point)
-        new = _as_op(new)
+        new = _as_op(_as_op(op).clone(ip=point))
         self._inserted(new)
         return new
 
-    def insert(self, op, *, before=None, after=None, at_end=None, at_start=None, ip=None) -> ir.Operation:
+    def insert(
+        self,
+        op: Op,
+        *,
+        before: Op | None = None,
+        after: Op | None = None,
+        at_end: ir.Block | None = None,
+        at_start: ir.Block | None = None,
+        ip: ir.InsertionPoint | None = None,
+    ) -> ir.Operation:
         """Insert a detached op (``ir.Operation.parse``'d, or built elsewhere) at the given place."""
         point = _ip(before, after, at_end, at_start, ip)
         op = _as_op(op)
@@ -319,18 +352,18 @@ class Rewriter:
         self._inserted(op)
         return op
 
-    def notify_inserted(self, op) -> None:
+    def notify_inserted(self, op: Op) -> None:
         """Record an op the pass built by other means (a dialect builder under an
         ``ir.InsertionPoint``): as if :meth:`create` had made it, nested ops included."""
         self._inserted(_as_op(op))
 
-    def _inserted(self, op) -> None:
+    def _inserted(self, op: ir.Operation) -> None:
         top = self.top_of(op)
         for f in self._hook("notify_inserted"):
             f(op, top)
         self._record(Change.CREATE, top)
 
-    def create_block(self, region, arg_types=(), arg_locs=None) -> ir.Block:
+    def create_block(self, region: ir.Region, arg_types: Iterable[ir.Type] = (), arg_locs: Iterable[ir.Location] | None = None) -> ir.Block:
         """Append a new block with arguments of ``arg_types`` to ``region`` (locations ``arg_locs``,
         default unknown); returns the block."""
         types = list(arg_types)
@@ -339,19 +372,19 @@ class Rewriter:
         self._block_args(types, True, region.owner)
         return block
 
-    def add_argument(self, block, type_, loc) -> ir.Value:
+    def add_argument(self, block: ir.Block, type_: ir.Type, loc: ir.Location) -> Value:
         """Append a block argument of ``type_``; returns it."""
         v = block.add_argument(type_, loc)
         self._block_args([type_], True, block.owner)
         return v
 
-    def erase_argument(self, block, index: int) -> None:
+    def erase_argument(self, block: ir.Block, index: int) -> None:
         """Erase argument ``index`` of ``block`` (it must have no uses)."""
         t = block.arguments[index].type
         block.erase_argument(index)
         self._block_args([t], False, block.owner)
 
-    def _block_args(self, types, added: bool, owner) -> None:
+    def _block_args(self, types: list[ir.Type], added: bool, owner: Op) -> None:
         top = self.top_of(owner)
         for f in self._hook("notify_block_arguments") if types else ():
             f(types, added)
@@ -359,7 +392,7 @@ class Rewriter:
 
     # ------------------------------------------------------------------ erasure
 
-    def erase_op(self, op) -> None:
+    def erase_op(self, op: Op) -> None:
         """Erase ``op`` (and everything nested in it). Its results must have no uses."""
         op = _as_op(op)
         top = self.top_of(op)
@@ -370,7 +403,7 @@ class Rewriter:
         op.erase()
         self._record(Change.ERASE, top)
 
-    def replace_op(self, op, new_values: Iterable) -> None:
+    def replace_op(self, op: Op, new_values: Iterable[Value]) -> None:
         """Replace every use of ``op``'s results by ``new_values`` (one per result), then erase ``op``."""
         op = _as_op(op)
         vals = list(new_values)
@@ -383,52 +416,52 @@ class Rewriter:
 
     # ------------------------------------------------------------------ uses
 
-    def replace_all_uses_with(self, old, new) -> None:
+    def replace_all_uses_with(self, old: Value, new: Value) -> None:
         """Every use of value ``old`` now uses ``new``."""
         old.replace_all_uses_with(new)
         self._uses_replaced(old, new)
 
-    def _uses_replaced(self, old, new) -> None:
+    def _uses_replaced(self, old: Value, new: Value) -> None:
         top = self._value_top(new)
         for f in self._hook("notify_uses_replaced"):
             f(old, new, top)
         self._record(Change.OPERAND, top)
 
-    def replace_all_uses_except(self, old, new, exceptions) -> None:
+    def replace_all_uses_except(self, old: Value, new: Value, exceptions: Op | list[Op] | tuple[Op, ...]) -> None:
         """Every use of ``old`` except those by the op(s) ``exceptions`` now uses ``new``."""
-        exc = exceptions if isinstance(exceptions, (list, tuple)) else _as_op(exceptions)
-        if isinstance(exc, (list, tuple)):
-            exc = [_as_op(e) for e in exc]
+        exc: ir.Operation | list[ir.Operation] = (
+            [_as_op(e) for e in exceptions] if isinstance(exceptions, (list, tuple)) else _as_op(exceptions)
+        )
         old.replace_all_uses_except(new, exc)
         self._uses_replaced(old, new)
 
-    def replace_uses_of_with(self, op, old, new) -> None:
+    def replace_uses_of_with(self, op: Op, old: Value, new: Value) -> None:
         """In ``op`` only, every operand ``old`` becomes ``new``."""
         op = _as_op(op)
         op.replace_uses_of_with(old, new)
         self._operands_changed([op])
 
-    def set_operand(self, op, index: int, value) -> None:
+    def set_operand(self, op: Op, index: int, value: Value) -> None:
         """Operand ``index`` of ``op`` becomes ``value``."""
         op = _as_op(op)
         op.operands[index] = value
         self._operands_changed([op])
 
-    def _operands_changed(self, ops: list) -> None:
+    def _operands_changed(self, ops: list[ir.Operation]) -> None:
         top = self.top_of(ops[0])
         for f in self._hook("notify_operands_changed"):
             f(ops, top)
         self._record(Change.OPERAND, top)
 
-    def set_operands(self, updates) -> None:
+    def set_operands(self, updates: Iterable[tuple[Op, int, Value]]) -> None:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
         (as :meth:`set_operand` each; one record per top-level op touched)."""
-        by_top: dict = {}  # top -> the ops changed in it, in order
+        by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
         try:
             for op, index, value in updates:
-                op = _as_op(op)
-                op.operands[index] = value
-                by_top.setdefault(self.top_of(op), []).append(op)
+                o = _as_op(op)
+                o.operands[index] = value
+                by_top.setdefault(self.top_of(o), []).append(o)
         finally:
             hooks = self._hook("notify_operands_changed") if by_top else ()
             for top, ops in by_top.items():
@@ -437,7 +470,7 @@ class Rewriter:
             for top in by_top:
                 self._record(Change.OPERAND, top)
 
-    def _value_top(self, v) -> int | None:
+    def _value_top(self, v: Value) -> int | None:
         if self._module_key is None:
             return None
         owner = v.owner
@@ -447,14 +480,14 @@ class Rewriter:
 
     # ------------------------------------------------------------------ moves
 
-    def move_before(self, op, anchor) -> None:
+    def move_before(self, op: Op, anchor: Op) -> None:
         """Move ``op`` right before ``anchor`` (any block)."""
         op = _as_op(op)
         old = self.top_of(op)
         op.move_before(_as_op(anchor))
         self._moved(op, old)
 
-    def move_all_before(self, ops, anchor) -> None:
+    def move_all_before(self, ops: Iterable[Op], anchor: Op) -> None:
         """Move ``ops`` (distinct ops, none of them ``anchor``), in their order, right before ``anchor``.
 
         The same as :meth:`move_before` on each in turn; listeners with
@@ -465,27 +498,27 @@ class Rewriter:
         Raises:
             ValueError: an op given twice.
         """
-        ops = [_as_op(o) for o in ops]
-        if not ops:
+        moving = [_as_op(o) for o in ops]
+        if not moving:
             return
-        anchor = _as_op(anchor)
-        if len({identity_key(o) for o in ops}) != len(ops):
+        at = _as_op(anchor)
+        if len({identity_key(o) for o in moving}) != len(moving):
             raise ValueError("move_all_before: an op is given twice")
-        new = self.top_of(anchor)
-        if new is not None and new == identity_key(anchor):
-            for o in ops:
-                self.move_before(o, anchor)
+        new = self.top_of(at)
+        if new is not None and new == identity_key(at):
+            for o in moving:
+                self.move_before(o, at)
             return
-        olds = [self.top_of(o) for o in ops]
+        olds = [self.top_of(o) for o in moving]
         moved = 0
         try:
-            for o in ops:
-                o.move_before(anchor)
+            for o in moving:
+                o.move_before(at)
                 moved += 1
         finally:
-            self._moved_all(ops[:moved], olds[:moved], new)
+            self._moved_all(moving[:moved], olds[:moved], new)
 
-    def _moved_all(self, ops: list, olds: list, new) -> None:
+    def _moved_all(self, ops: list[ir.Operation], olds: list[int | None], new: int | None) -> None:
         """Tell the listeners and record that ``ops`` (from ``olds``) now sit in top-level op ``new``."""
         if not ops:
             return
@@ -498,11 +531,11 @@ class Rewriter:
             if old is not None and old != new:
                 self._record(Change.MOVE, old)
 
-    def _move_hooks(self) -> tuple:
+    def _move_hooks(self) -> tuple[_Notify, ...]:
         """Per listener: its ``notify_moved_all``, or its ``notify_moved`` called op by op (kept like :meth:`_hook`)."""
         fs = self._hooks.get("<moves>")
         if fs is None:
-            out = []
+            out: list[_Notify] = []
             for lst in self.listeners:
                 if _overrides(lst, "notify_moved_all"):
                     out.append(lst.notify_moved_all)
@@ -511,14 +544,14 @@ class Rewriter:
             fs = self._hooks["<moves>"] = tuple(out)
         return fs
 
-    def move_after(self, op, anchor) -> None:
+    def move_after(self, op: Op, anchor: Op) -> None:
         """Move ``op`` right after ``anchor`` (any block)."""
         op = _as_op(op)
         old = self.top_of(op)
         op.move_after(_as_op(anchor))
         self._moved(op, old)
 
-    def move_to_end(self, op, block) -> None:
+    def move_to_end(self, op: Op, block: ir.Block) -> None:
         """Move ``op`` to the end of ``block`` (after its terminator if it has one: mind the order)."""
         op = _as_op(op)
         old = self.top_of(op)
@@ -526,18 +559,18 @@ class Rewriter:
         ir.InsertionPoint(block).insert(op)
         self._moved(op, old)
 
-    def _moved(self, op, old_top) -> None:
+    def _moved(self, op: ir.Operation, old_top: int | None) -> None:
         self._moved_all([op], [old_top], self.top_of(op))
 
     # ------------------------------------------------------------------ attributes and types
 
-    def set_attr(self, op, name: str, attr) -> None:
+    def set_attr(self, op: Op, name: str, attr: ir.Attribute) -> None:
         """Set attribute ``name`` of ``op`` to ``attr`` (recorded even if equal: compare first to avoid it)."""
         op = _as_op(op)
         op.attributes[name] = attr
         self._record(Change.ATTRIBUTE, self.top_of(op))
 
-    def remove_attr(self, op, name: str) -> bool:
+    def remove_attr(self, op: Op, name: str) -> bool:
         """Remove attribute ``name`` of ``op``; False (nothing recorded) if it had none."""
         op = _as_op(op)
         if name not in op.attributes:
@@ -546,7 +579,7 @@ class Rewriter:
         self._record(Change.ATTRIBUTE, self.top_of(op))
         return True
 
-    def set_type(self, value, type_) -> None:
+    def set_type(self, value: Value, type_: ir.Type) -> None:
         """Give a result or block argument the type ``type_``."""
         old = value.type
         if old == type_:
@@ -558,7 +591,7 @@ class Rewriter:
 
     # ------------------------------------------------------------------ the rest
 
-    def notify_unknown_change(self, op=None) -> None:
+    def notify_unknown_change(self, op: Op | None = None) -> None:
         """Say the IR changed by means the rewriter did not see (everything is invalid)."""
         for f in self._hook("notify_unknown_change"):
             f()

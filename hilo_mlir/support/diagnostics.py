@@ -16,12 +16,56 @@ at the callee and adds ``note: called from`` at each caller, as MLIR does.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Literal, Protocol, cast
+
+# The binding's objects as this module uses them (support/ imports no binding: DESIGN.md "The stack").
+
+
+class _MlirDiagnostic(Protocol):
+    """An ``ir.Diagnostic`` (or one of its notes): severity, message, location, notes."""
+
+    @property
+    def severity(self) -> object: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def location(self) -> object: ...
+    @property
+    def notes(self) -> Sequence[_MlirDiagnostic]: ...
+
+
+class _HandlerHandle(Protocol):
+    def detach(self) -> None: ...
+
+
+class _DiagnosticContext(Protocol):
+    """An ``ir.Context``: where a diagnostic handler is attached."""
+
+    # jaxlib's stub types the returned ``DiagnosticHandler`` as ``object``; :class:`capture_diagnostics` casts it.
+    def attach_diagnostic_handler(self, callback: Callable[[_MlirDiagnostic], bool]) -> object: ...
+
+
+class _NamedLocated(Protocol):
+    """An ``ir.Operation`` / ``OpView``: its name and location."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def location(self) -> object: ...
+
+
+#: A parsed location (:class:`_LocParser`), a tuple tagged by its first item:
+#: ``("file", FileLoc)``, ``("callsite", callee, caller)``, ``("fused", [tree, ...])``,
+#: ``("name", tree | None)`` or ``("unknown",)``.
+_LocTree = tuple[object, ...]
 
 _FILE_LOC = re.compile(r'"([^"]*)":(\d+):(\d+)')
 
 
-def location_to_str(loc, filename: str | None = None) -> str | None:
+def location_to_str(loc: object, filename: str | None = None) -> str | None:
     """Render an MLIR location as ``file:line:col`` (first file location found).
 
     Args:
@@ -45,7 +89,7 @@ def location_to_str(loc, filename: str | None = None) -> str | None:
     return None
 
 
-def location_name_only(loc) -> str | None:
+def location_name_only(loc: object) -> str | None:
     """The name of a location that names no file position (JAX's ``loc("lu")``), else None."""
     if loc is None:
         return None
@@ -60,7 +104,7 @@ def location_name_only(loc) -> str | None:
     return None
 
 
-def location_line(loc) -> int | None:
+def location_line(loc: object) -> int | None:
     """The line number of the first file location in ``loc`` (or None)."""
     m = _FILE_LOC.search(str(loc))
     return int(m.group(2)) if m else None
@@ -81,7 +125,7 @@ class FileLoc:
 class _LocParser:
     """Reads the printed form of an MLIR location (``loc(...)``) into its location stack."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.t = text
         self.i = 0
 
@@ -115,7 +159,7 @@ class _LocParser:
         self.i = m.end()
         return int(m.group(0))
 
-    def loc(self) -> tuple:
+    def loc(self) -> _LocTree:
         """One location as a tree: ("file", FileLoc) | ("callsite", callee, caller) | ("fused", [..])
         | ("name", child | None) | ("unknown",)."""
         if self.eat("loc("):
@@ -166,25 +210,25 @@ class _LocParser:
         raise ValueError(self.t[self.i :])
 
 
-def _showable(tree) -> FileLoc | None:
+def _showable(tree: _LocTree) -> FileLoc | None:
     """The location MLIR shows for a location (its ``findLocToShow``); iterative (locations nest to any depth)."""
     stack = [tree]
     while stack:
         t = stack.pop()
         kind = t[0]
         if kind == "file":
-            return t[1]
+            return cast(FileLoc, t[1])
         if kind == "callsite":
-            stack.append(t[1])
+            stack.append(cast(_LocTree, t[1]))
         elif kind == "name":
             if t[1] is not None:
-                stack.append(t[1])
+                stack.append(cast(_LocTree, t[1]))
         elif kind == "fused":
-            stack.extend(reversed(t[1]))  # the first part that shows wins
+            stack.extend(reversed(cast("list[_LocTree]", t[1])))  # the first part that shows wins
     return None
 
 
-def location_stack(loc, filename: str | None = None) -> list[tuple[FileLoc, str]]:
+def location_stack(loc: object, filename: str | None = None) -> list[tuple[FileLoc, str]]:
     """``[(file location, context)]`` to show for ``loc``: the primary location first
     (context ``""``), then each caller of a call-site location (context ``"called from"``).
     The parser's ``-`` buffer name becomes ``filename``. Empty for an unknown location."""
@@ -194,12 +238,12 @@ def location_stack(loc, filename: str | None = None) -> list[tuple[FileLoc, str]
     except (ValueError, IndexError, AssertionError, RecursionError):  # nested deeper than the recursion limit: the first file location
         m = _FILE_LOC.search(text)
         tree = ("file", FileLoc(m.group(1), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
-    stack = []
+    stack: list[tuple[FileLoc, str]] = []
     first = _showable(tree)
     if first is not None:
         stack.append((first, ""))
     while tree[0] == "callsite":
-        tree = tree[2]
+        tree = cast(_LocTree, tree[2])
         f = _showable(tree)
         if f is not None:
             stack.append((f, "called from"))
@@ -232,7 +276,7 @@ class Diagnostic:
         return int(m.group(2)) if m else None
 
 
-def _source_line(sources, loc: FileLoc) -> str | None:
+def _source_line(sources: dict[str, str] | None, loc: FileLoc) -> str | None:
     text = sources.get(loc.file) if sources else None
     if text is None:
         return None
@@ -242,7 +286,7 @@ def _source_line(sources, loc: FileLoc) -> str | None:
     return lines[loc.line - 1].rstrip("\r")
 
 
-def _one(severity: str, message: str, where: FileLoc | None, sources, prefix: str) -> list[str]:
+def _one(severity: str, message: str, where: FileLoc | None, sources: dict[str, str] | None, prefix: str) -> list[str]:
     if where is None:
         return [f"{prefix}{severity}: {message}"]
     if where.line == 0:  # the implicit module of a file: no line to show
@@ -256,7 +300,14 @@ def _one(severity: str, message: str, where: FileLoc | None, sources, prefix: st
 
 
 def render(
-    severity: str, message: str, loc=None, *, filename: str | None = None, sources: dict | None = None, notes=(), tool: str | None = None
+    severity: str,
+    message: str,
+    loc: object = None,
+    *,
+    filename: str | None = None,
+    sources: dict[str, str] | None = None,
+    notes: Iterable[Diagnostic] = (),
+    tool: str | None = None,
 ) -> str:
     """A diagnostic as the tools print it (MLIR's layout; see the module docstring).
 
@@ -290,7 +341,7 @@ def render(
     return "\n".join(lines)
 
 
-def _stack_of(loc, filename):
+def _stack_of(loc: object, filename: str | None) -> list[tuple[FileLoc, str]]:
     if loc is None:
         return []
     text = str(loc)
@@ -315,14 +366,14 @@ class HiloError(Exception):
     message: str
     loc: object = None
     code: str | None = None
-    notes: list = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)
     filename: str | None = None
     #: the pass that failed, when a pipeline step raised it
     pass_name: str | None = None
     #: the passes' debug lines up to the failure (set by the driver; ``--debug`` prints them)
-    log: list = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__init__(self.message)
 
     def __str__(self) -> str:  # pragma: no cover - trivial
@@ -341,7 +392,7 @@ class HiloError(Exception):
     def line(self) -> int | None:
         return location_line(self.loc) if self.loc is not None else None
 
-    def render(self, filename: str | None = None, sources: dict | None = None, tool: str | None = None) -> str:
+    def render(self, filename: str | None = None, sources: dict[str, str] | None = None, tool: str | None = None) -> str:
         """The multi-line form the tools print (:func:`render`): source line, caret, notes."""
         fname = filename or self.filename
         code = f"{self.code}: " if self.code else ""
@@ -358,7 +409,7 @@ class PassFailure(HiloError):
     """Raised inside a pass; the pipeline adds the pass name."""
 
 
-def op_error(op, message: str, code: str | None = None) -> HiloError:
+def op_error(op: _NamedLocated, message: str, code: str | None = None) -> HiloError:
     """Build a :class:`HiloError` located at ``op`` and naming its op name."""
     return HiloError(f"'{op.name}' op {message}", loc=op.location, code=code)
 
@@ -378,13 +429,13 @@ def whole_module_dump(message: str) -> bool:
     return body.startswith('"builtin.module"') or body.count("\n") >= MAX_OP_DUMP_LINES
 
 
-def from_mlir_error(exc, filename: str | None = None) -> HiloError:
+def from_mlir_error(exc: BaseException, filename: str | None = None) -> HiloError:
     """Convert the binding's ``MLIRError`` into a :class:`HiloError`.
 
     The first error diagnostic becomes the message and location; the others
     (and their notes) are kept as notes.
     """
-    diags = list(getattr(exc, "error_diagnostics", []) or [])
+    diags: list[_MlirDiagnostic] = list(getattr(exc, "error_diagnostics", []) or [])
     if not diags:
         text = str(exc).strip().splitlines()
         msg = text[-1] if text else "unknown MLIR error"
@@ -393,7 +444,7 @@ def from_mlir_error(exc, filename: str | None = None) -> HiloError:
         loc = f'loc("{m.group(1)}":{m.group(2)}:{m.group(3)})' if m else None
         return HiloError(msg, loc=loc, filename=filename)
     first = diags[0]
-    notes = []
+    notes: list[Diagnostic] = []
     for d in diags:
         for n in getattr(d, "notes", []) or []:
             if whole_module_dump(n.message):
@@ -427,24 +478,25 @@ class capture_diagnostics:
             ...                      # diags: list[Diagnostic], formatted with ``filename``
     """
 
-    def __init__(self, context, filename: str | None = None):
+    def __init__(self, context: _DiagnosticContext, filename: str | None = None) -> None:
         self.context = context
         self.filename = filename
         self.diags: list[Diagnostic] = []
-        self._handle = None
+        self._handle: _HandlerHandle | None = None
 
-    def _handler(self, d) -> bool:
+    def _handler(self, d: _MlirDiagnostic) -> bool:
         sev = str(d.severity).rsplit(".", 1)[-1].lower()
         self.diags.append(Diagnostic(sev, d.message.strip(), location_to_str(d.location, self.filename), location_line(d.location)))
         for n in d.notes:
             self.diags.append(Diagnostic("note", n.message.strip(), location_to_str(n.location, self.filename), location_line(n.location)))
         return True
 
-    def __enter__(self) -> list:
-        self._handle = self.context.attach_diagnostic_handler(self._handler)
+    def __enter__(self) -> list[Diagnostic]:
+        self._handle = cast(_HandlerHandle, self.context.attach_diagnostic_handler(self._handler))
         return self.diags
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
+        assert self._handle is not None, "__exit__ without __enter__"
         self._handle.detach()
 
 
@@ -455,13 +507,13 @@ class out_of_memory:
     it as ``error: out of memory while parsing the input`` (exit 1).
     """
 
-    def __init__(self, phase: str):
+    def __init__(self, phase: str) -> None:
         self.phase = phase
 
-    def __enter__(self):
+    def __enter__(self) -> out_of_memory:
         return self
 
-    def __exit__(self, tp, value, tb):
+    def __exit__(self, tp: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         if tp is not None and issubclass(tp, MemoryError):
             raise HiloError(f"out of memory while {self.phase}") from None
         return False

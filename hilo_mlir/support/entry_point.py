@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections.abc import Iterator
 
 ENTRY_POINT: contextvars.ContextVar[str] = contextvars.ContextVar("hilo_mlir_entry_point", default="hilo2penguin")
 
 
 @contextlib.contextmanager
-def entry_point(name: str):
+def entry_point(name: str) -> Iterator[None]:
     """``with entry_point("jax"): ...``: the hints of the compile inside speak that entry point's language."""
     token = ENTRY_POINT.set(name)
     try:

@@ -25,21 +25,26 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
+
+#: What :func:`run_in_child` runs in the child: ``() -> (JSON header, payload bytes)``.
+ChildFn = Callable[[], tuple[dict[str, Any], bytes]]
 _TAIL = 65536
 
 
 def _prctl_pdeathsig(sig: int) -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
+        return bool(libc.prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
 
-def child_setup(parent_pid: int, out_fd: int | None, close_fds=()) -> None:
+def child_setup(parent_pid: int, out_fd: int | None, close_fds: Iterable[int] = ()) -> None:
     """In a child right after ``fork()``: die with the parent, default signals, stdout/stderr into ``out_fd``."""
     _prctl_pdeathsig(signal.SIGKILL)
     if os.getppid() != parent_pid:  # the parent died before the line above
@@ -68,11 +73,11 @@ class fork_guard:
     after restoring the default action).
     """
 
-    def __enter__(self):
+    def __enter__(self) -> fork_guard:
         self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
 
 
@@ -118,7 +123,7 @@ class ChildResult:
         stderr: the tail of its stdout/stderr.
     """
 
-    header: dict | None
+    header: dict[str, Any] | None
     payload: bytes
     signal: str | None
     exit_code: int | None
@@ -126,7 +131,7 @@ class ChildResult:
     stderr: bytes
 
 
-def _child_main(fn, wfd: int) -> None:
+def _child_main(fn: ChildFn, wfd: int) -> None:
     code = 0
     try:
         header, payload = fn()
@@ -147,7 +152,7 @@ def exit_child(code: int) -> None:
     os._exit(code)
 
 
-def _drain(fds: dict, bufs: dict, deadline: float | None) -> bool:
+def _drain(fds: dict[int, str], bufs: dict[str, list[bytes]], deadline: float | None) -> bool:
     """Read both pipes until EOF; False if the deadline passed first."""
     while fds:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -188,7 +193,7 @@ def _limit_address_space(extra: int) -> None:
         pass
 
 
-def run_in_child(fn, timeout: float | None, memory: int | None = None) -> ChildResult:
+def run_in_child(fn: ChildFn, timeout: float | None, memory: int | None = None) -> ChildResult:
     """Run ``fn() -> (header: dict, payload: bytes)`` in a forked child; at most ``timeout`` seconds.
 
     ``memory``: bytes the child may map beyond what it inherits (its address

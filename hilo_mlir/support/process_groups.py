@@ -12,6 +12,7 @@ order) from its kind, groups, channel id and ``use_global_device_ids``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -36,7 +37,7 @@ class Mesh:
         return d % self.partitions
 
     # process groups (StableHLO spec, "Collective ops"), each a list of device ids in the spec's order ----------
-    def _check_cover(self, groups: list, n: int, noun: str) -> None:
+    def _check_cover(self, groups: list[list[int]], n: int, noun: str) -> None:
         """Each id of ``groups`` (ids of ``noun``: replica, partition or device) in ``[0, n)``, unique, all covered."""
         flat = [i for g in groups for i in g]
         bad = [i for i in flat if not 0 <= i < n]
@@ -51,22 +52,22 @@ class Mesh:
     def describe(self) -> str:
         return f"{self.devices} device(s): {self.replicas} replica(s) x {self.partitions} partition(s)"
 
-    def cross_replica(self, groups: list) -> list:
+    def cross_replica(self, groups: list[list[int]]) -> list[list[int]]:
         groups = groups or [list(range(self.replicas))]
         self._check_cover(groups, self.replicas, "replica")
         return [[self.device(r, p) for r in g] for g in groups for p in range(self.partitions)]
 
-    def cross_partition(self, groups: list) -> list:
+    def cross_partition(self, groups: list[list[int]]) -> list[list[int]]:
         groups = groups or [list(range(self.partitions))]
         self._check_cover(groups, self.partitions, "partition")
         return [[self.device(r, p) for p in g] for g in groups for r in range(self.replicas)]
 
-    def cross_replica_and_partition(self, groups: list) -> list:
+    def cross_replica_and_partition(self, groups: list[list[int]]) -> list[list[int]]:
         groups = groups or [list(range(self.replicas))]
         self._check_cover(groups, self.replicas, "replica")
         return [[self.device(r, p) for p in range(self.partitions) for r in g] for g in groups]
 
-    def flattened_ids(self, groups: list) -> list:
+    def flattened_ids(self, groups: list[list[int]]) -> list[list[int]]:
         groups = groups or [list(range(self.devices))]
         self._check_cover(groups, self.devices, "device")
         return [list(g) for g in groups]
@@ -78,7 +79,7 @@ REPLICA_KIND = frozenset({"all_reduce", "all_gather", "reduce_scatter"})
 PARTITION_KIND = frozenset({"all_to_all", "collective_broadcast"})
 
 
-def groups_of(mesh: Mesh, kind: str, groups: list, channel: bool, global_ids: bool) -> list:
+def groups_of(mesh: Mesh, kind: str, groups: list[list[int]], channel: bool, global_ids: bool) -> list[list[int]]:
     """The process groups (lists of device ids, in the spec's order) of a ``kind`` collective.
 
     Args:
@@ -99,7 +100,7 @@ def groups_of(mesh: Mesh, kind: str, groups: list, channel: bool, global_ids: bo
     return mesh.cross_partition(groups) if channel else mesh.cross_replica(groups)
 
 
-def check_pairs(mesh: Mesh, pairs: list, channel: bool) -> None:
+def check_pairs(mesh: Mesh, pairs: Sequence[Sequence[int]], channel: bool) -> None:
     """``collective_permute``'s ``source_target_pairs``: ids that exist, each source and target once.
 
     Raises:

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: The exit status after SIGINT/SIGTERM (as a shell reports Ctrl-C).
@@ -30,8 +33,11 @@ EXIT_INTERRUPTED = 130
 
 _pending: int | None = None
 
+#: What ``signal.signal`` returns (typeshed's ``_HANDLER``, which is not importable).
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
-def _record(signum, frame) -> None:
+
+def _record(signum: int, frame: FrameType | None) -> None:
     global _pending
     if _pending is None:
         _pending = signum
@@ -66,11 +72,11 @@ class StopRequest:
     its start. The previous handlers are restored when the block ends.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.signum: int | None = None
-        self._old: dict = {}
+        self._old: dict[int, _Handler] = {}
 
-    def _handler(self, signum, frame) -> None:
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
         if self.signum is None:
             self.signum = signum
 
@@ -78,13 +84,13 @@ class StopRequest:
     def requested(self) -> bool:
         return self.signum is not None
 
-    def __enter__(self):
+    def __enter__(self) -> StopRequest:
         for s in SIGNALS:
             self._old[s] = signal.signal(s, self._handler)
         if _pending is not None:
             self.signum = _pending
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         for s, h in self._old.items():
             signal.signal(s, h)

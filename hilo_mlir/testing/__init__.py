@@ -13,10 +13,15 @@ Tests and ``hilo-check`` (:mod:`hilo_mlir.checker`) only: the compiler path neve
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from hilo_mlir.ir.binding import ir, make_context, passmanager, stablehlo_ext
 from hilo_mlir.ir.dialects import MHLO, STABLEHLO
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 
 def _np_dtype(elem) -> np.dtype:
@@ -140,9 +145,8 @@ def _to_attr(a: np.ndarray, t):
     a = np.ascontiguousarray(a)
     if str(rt.element_type) in _NO_BUFFER:
         a = a.view(np.uint16 if str(rt.element_type) == "bf16" else np.uint8)
-    if a.dtype == np.bool_:
-        return ir.DenseElementsAttr.get(a, type=rt)
-    return ir.DenseElementsAttr.get(a, type=rt)
+    # numpy's stubs give ndarray the buffer protocol (__buffer__) only for Python >= 3.12
+    return ir.DenseElementsAttr.get(cast("Buffer", a), type=rt)
 
 
 def evaluate(text_or_module, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -199,7 +199,9 @@ def _step(draw, g: _Graph) -> None:
         dims_text = ": " + dims if dims else ""
         g.emit(f'"stablehlo.broadcast_in_dim"({name}) {{broadcast_dimensions = array<i64{dims_text}>}} : ({t}) -> {_tt(out, dt)}', out, dt)
     elif kind == "slice":
-        starts, limits, strides, out = [], [], [], []
+        starts: list[int] = []
+        limits: list[int] = []
+        strides: list[int] = []
         for d in shape:
             s = draw(st.integers(0, d - 1))
             e = draw(st.integers(s + 1, d))
@@ -207,8 +209,7 @@ def _step(draw, g: _Graph) -> None:
             starts.append(s)
             limits.append(e)
             strides.append(k)
-            out.append((e - s + k - 1) // k)
-        out = tuple(out)
+        out = tuple((hi - lo + step - 1) // step for lo, hi, step in zip(starts, limits, strides))
         j = lambda xs: ", ".join(map(str, xs))  # noqa: E731
         g.emit(
             f'"stablehlo.slice"({name}) {{start_indices = array<i64: {j(starts)}>, limit_indices = array<i64: {j(limits)}>, '

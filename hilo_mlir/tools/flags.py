@@ -279,7 +279,8 @@ def version_text(tool: str) -> str:
 PLUGIN_FLAG = "--load-pass-plugin"
 
 
-def add_plugin_flag(ap: ArgumentParser) -> None:
+def add_plugin_flag(ap: argparse._ActionsContainer) -> None:
+    """Add ``--load-pass-plugin`` to ``ap`` (a parser or one of its argument groups)."""
     ap.add_argument(
         PLUGIN_FLAG,
         action="append",

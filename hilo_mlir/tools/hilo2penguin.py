@@ -48,6 +48,7 @@ from hilo_mlir.tools.flags import (
     render_error,
     wants_help,
 )
+from hilo_mlir.tools.opt_help import gate_help
 
 TOOL = "hilo2penguin"
 
@@ -194,7 +195,7 @@ def build_parser() -> ArgumentParser:
             action="store_const",
             const=True,
             default=None,
-            help=f"turn '{_kebab(name)}' on (default {'on' if getattr(defaults, name) else 'off'})",
+            help=gate_help(name, getattr(defaults, name)),
         )
         g.add_argument(
             f"--disable-{_kebab(name)}", dest=f"gate_{name}", action="store_const", const=False, help=f"turn '{_kebab(name)}' off"

@@ -21,6 +21,8 @@ import io
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import cast
 
 from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, whole_module_dump
 from hilo_mlir.tools.flags import (
@@ -141,7 +143,7 @@ class _Run:
         self.sources = sources
         self.parse_s = 0.0  # wall seconds of the last chunk's parse (--mlir-timing)
         self.drop_outputs = False  # --run-reproducer with -o naming the printer's output: the program goes to -o
-        self.on_phase = None  # hears "parsing the input", "running pass 'X'", ... (crash attribution)
+        self.on_phase: Callable[[str], None] | None = None  # hears "parsing the input", "running pass 'X'", ... (crash attribution)
         self.program_files: dict = {}  # the printed program's .npy files ({name: bytes}), written beside -o FILE
 
     def steps(self):
@@ -166,7 +168,8 @@ class _Run:
         args = self.args
         ctx = make_context(args.allow_unregistered_dialect)
         captured: list[Diagnostic] = []
-        handle = ctx.attach_diagnostic_handler(_mlir_handler(captured, self.filename))
+        # jaxlib's stub types the returned DiagnosticHandler as object
+        handle = cast("ir.DiagnosticHandler", ctx.attach_diagnostic_handler(_mlir_handler(captured, self.filename)))
         try:
             with ctx:
                 phase = self.on_phase or (lambda what: None)
@@ -400,7 +403,7 @@ def _run_parsed(args, pass_flags) -> int:
                 if pipeline_text is not None or pass_flags:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
-                pipeline_text = entries["pipeline"]
+                pipeline_text = str(entries["pipeline"])
                 drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:

@@ -78,3 +78,22 @@ def help_text(parser) -> str:
             for line in _option_lines(p["options"]):
                 buf.write(line + "\n")
     return buf.getvalue()
+
+
+def _gates() -> dict[str, list[dict[str, str]]]:
+    """``tools/gates.json`` (written by ``scripts/gen_passes.py`` from the spine and the pass declarations):
+    gate field -> the steps (``step``, ``pass``, ``option``, ``summary``) it turns on."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "gates.json"), encoding="utf-8") as f:
+        return json.load(f)["gates"]
+
+
+def gate_help(gate: str, on: bool) -> str:
+    """The ``--enable-<gate>`` help line of ``hilo2penguin``: the default, then what the gate turns on,
+    each pass's summary as it is declared (e.g. ``turn 'fold-iota' on (default off): step 16, fold-iota:
+    Fold ...``). ``gate``: a ``CompileConfig`` gate field (snake_case)."""
+    kebab = gate.replace("_", "-")
+    what = []
+    for s in _gates().get(gate, []):
+        where = "before the spine" if s["step"] == "pre" else f"step {s['step']}"
+        what.append(f"{where}, {s['pass']}" + (f" option {s['option']}" if s["option"] else "") + f": {s['summary']}")
+    return f"turn '{kebab}' on (default {'on' if on else 'off'})" + (": " + "; ".join(what) if what else "")

@@ -105,20 +105,16 @@ def run(argv=None) -> int:
     import numpy as np
 
     from hilo_mlir import penguin_ref
+    from hilo_mlir.support.arrays import read_npy
 
     if os.path.exists(args.out) and not os.path.isdir(args.out):  # before running: a long run must not end in this
         raise HiloError(f"cannot write the outputs to '{args.out}': it is a file, not a folder")
-    inputs = []
+    inputs: list[np.ndarray | None] = []  # None: read the parameter from its np_file
     for p in args.inputs:
         if p == "-":
             inputs.append(None)
             continue
-        try:
-            inputs.append(np.load(p, allow_pickle=False))
-        except EOFError:
-            raise HiloError(f"cannot read input '{p}': the file is empty (not a .npy array)") from None
-        except (OSError, ValueError) as e:
-            raise HiloError(f"cannot read input '{p}': {getattr(e, 'strerror', None) or e}") from None
+        inputs.append(read_npy(p, "input"))
     if not os.path.exists(args.program):  # the command takes a path, never program text
         raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
     if args.devices is not None:

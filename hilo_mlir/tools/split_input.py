@@ -17,7 +17,9 @@ _MARKER = re.compile(r"^\s*// -----")
 def split_chunks(text: str) -> list[tuple[str, int]]:
     """``[(chunk, first line offset)]``; each chunk is padded to its original line numbers."""
     lines = text.split("\n")
-    chunks, cur, start = [], [], 0
+    chunks: list[tuple[str, int]] = []
+    cur: list[str] = []
+    start = 0
     for i, line in enumerate(lines):
         if _MARKER.match(line):
             chunks.append(("\n" * start + "\n".join(cur), start))

@@ -316,7 +316,7 @@ def normalize_imported(module, filename: str, source: str | None = None, partiti
 
     rw = Rewriter(module.operation)
     where = _Locator(filename, source)
-    counts = {"layouts": 0, "copies": 0, "bitcasts": 0, "fusions": 0, "groups": 0}
+    counts = {"layouts": 0, "copies": 0, "bitcasts": 0, "fusions": 0, "groups": 0, "devices": 0}
     found: dict[str, list] = {"mhlo.bitcast": [], "mhlo.copy": [], "mhlo.fusion": []}
     ops = _collect(module)
     where.relocate(ops)  # a location, not the IR: set directly (the rewriter records IR changes)
@@ -329,6 +329,7 @@ def normalize_imported(module, filename: str, source: str | None = None, partiti
     counts["groups"] = mesh_groups_to_dense(module, ops, rw, where)
     for key in LAYOUT_MODULE_ATTRS:
         counts["layouts"] += rw.remove_attr(module.operation, key)
+    counts["devices"] = _declare_devices(module, source, rw)
     for op in found["mhlo.bitcast"]:
         _bitcast_to_reshape(op, where, rw, counts)
     for op in found["mhlo.copy"]:
@@ -338,6 +339,40 @@ def normalize_imported(module, filename: str, source: str | None = None, partiti
         _inline_fusion(op, rw)
         counts["fusions"] += 1
     return _report(counts)
+
+
+_HEADER_COUNTS = {"replica_count": "mhlo.num_replicas", "num_partitions": "mhlo.num_partitions"}
+
+
+def header_device_counts(source: str | None) -> dict[str, int]:
+    """``{"mhlo.num_replicas": R, "mhlo.num_partitions": P}`` from the ``HloModule`` header line of HLO text.
+
+    XLA prints ``replica_count=`` / ``num_partitions=`` in the header only when they are not 1
+    (a partitioned dump: ``HloModule jit_f, ..., num_partitions=4``), so a count the header does
+    not name is 1. The proto alone does not hold them: ``{}`` when there is no text or no header.
+    """
+    if not source:
+        return {}
+    header = next((ln for ln in source.splitlines() if ln.startswith("HloModule ")), None)
+    if header is None:
+        return {}
+    out = {}
+    for key, attr in _HEADER_COUNTS.items():
+        m = re.search(rf"\b{key}=(\d+)\b", header)
+        out[attr] = int(m.group(1)) if m else 1
+    return out
+
+
+def _declare_devices(module, source: str | None, rw) -> int:
+    """Set ``mhlo.num_replicas`` / ``mhlo.num_partitions`` from the HLO text's header (not already set); returns how many."""
+    from hilo_mlir.ir.binding import ir
+
+    n = 0
+    for attr, value in header_device_counts(source).items():
+        if attr not in module.operation.attributes:
+            rw.set_attr(module.operation, attr, ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value))
+            n += 1
+    return n
 
 
 def _visit(op, where: _Locator, rw, counts: dict, found: dict) -> None:
@@ -369,6 +404,8 @@ def _report(counts: dict) -> list[str]:
         log.append(f"[hlo-import] {counts['bitcasts']} default-layout bitcast(s) became reshape")
     if counts["groups"]:
         log.append(f"[hlo-import] {counts['groups']} collective(s): mesh-axes replica groups written as explicit device groups")
+    if counts["devices"]:
+        log.append("[hlo-import] the HloModule header's replica_count/num_partitions declared as mhlo.num_replicas/mhlo.num_partitions")
     if counts["layouts"]:
         log.append(f"[hlo-import] dropped {counts['layouts']} layout attribute(s) (XLA's physical layouts; HLO values are logical)")
     return log

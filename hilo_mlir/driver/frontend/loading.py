@@ -122,15 +122,15 @@ def load_module(
 
             module = import_hlo(data, kind, filename, ctx, log)
         else:
-            payload = data
+            payload: str | bytes = data  # text is decoded first; bytecode is parsed as bytes
             if kind == "text":
                 from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
 
-                payload = decode_text(data, filename)
-                check_dim_numbers(payload, filename)  # before the parser allocates by them
-                check_strings_utf8(payload, filename)  # before a diagnostic or pass reads such a string
-                check_nesting(payload, filename)  # before the parser recurses by it
-                check_location_attributes(payload, filename)  # before a pass reads one (the binding aborts)
+                payload = text = decode_text(data, filename)
+                check_dim_numbers(text, filename)  # before the parser allocates by them
+                check_strings_utf8(text, filename)  # before a diagnostic or pass reads such a string
+                check_nesting(text, filename)  # before the parser recurses by it
+                check_location_attributes(text, filename)  # before a pass reads one (the binding aborts)
             try:
                 module = ir.Module.parse(payload)
             except ir.MLIRError as e:

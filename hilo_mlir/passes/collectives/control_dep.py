@@ -41,7 +41,8 @@ def _target(op) -> str | None:
 def _flat_operands(call, d) -> tuple[list, list]:
     """The call's operands with each ``tuple``-produced operand replaced by its elements,
     and the tuple ops read (empty if there is none)."""
-    new_operands, tuples = [], []
+    new_operands: list[ir.Value] = []
+    tuples = []
     for v in call.operands:
         p = defining_op(v)
         if p is not None and d.is_op(p, "tuple"):

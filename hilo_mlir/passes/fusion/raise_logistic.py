@@ -22,12 +22,18 @@ is the same function; the reference interpreter evaluates it as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import LOGISTIC
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import TABLES, hlo_short_name
 from hilo_mlir.ir.utils import defining_op, has_one_use, op_key
 from hilo_mlir.passmanager.registry import PassInfo, Statistic, register
+from hilo_mlir.rewrite.pattern import PatternRewriter, RewritePattern, apply_patterns_once
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 _CONST_CHAIN = ("constant", "broadcast_in_dim", "reshape", "broadcast", "convert")
 RULE = "RaiseLogistic"
@@ -124,7 +130,7 @@ def _match_exp(d, div, e, cv, memo):
     if not _splat_one(cv, memo):
         return None, ("addend-not-one", defining_op(cv))
     n = defining_op(e.operands[0])
-    if not d.is_op(n, "negate"):
+    if n is None or not d.is_op(n, "negate"):
         return None, ("exp-operand-not-negate", n)
     if not has_one_use(n):
         return None, ("negate-multi-use", n)
@@ -148,65 +154,97 @@ def _erase_dead_consts(op, memo: dict, erased: set, rw) -> None:
         op = nxt
 
 
-def _divides(anchor, ctx) -> list:
-    """The divides of ``anchor`` in walk (post-)order: from the census, or one walk."""
-    names = [d.name("divide") for d in TABLES.values()]
-    found = [n for n in names if ctx.module_may_contain(n)]
-    if not found:
-        return []
-    if len(found) == 1:  # one dialect: the census list is in walk order (no walk)
-        return ctx.ops_named(anchor, found[0])
-    divs = []  # both dialects in one module: keep the walk's interleaving
+class LogisticRefusal(str):
+    """Why a candidate divide was not raised: the text is the fusion report's reason
+    (``code`` or ``code:detail``); ``culprit`` is the op that decided (or None)."""
 
-    def visit(op):
-        if hlo_short_name(op) == "divide":
-            divs.append(op.operation)
-        return ir.WalkResult.ADVANCE
+    code: str
+    detail: str | None
+    culprit: Any
 
-    anchor.walk(visit)
-    return divs
+    def __new__(cls, code: str, detail: str | None, culprit: Any) -> LogisticRefusal:
+        self = super().__new__(cls, code + (f":{detail}" if detail else ""))
+        self.code, self.detail, self.culprit = code, detail, culprit
+        return self
 
 
-def _run(anchor, ctx) -> None:
-    rec = fusion_report.recorder(ctx, anchor)
-    try:
-        _raise(anchor, ctx, rec)
-    finally:
-        fusion_report.function_done(ctx, anchor)
+def _refusal(div: Any, code: str, culprit: Any) -> LogisticRefusal:
+    detail = culprit.name if culprit is not None else (str(div.result.type) if code == "dtype-not-float" else None)
+    return LogisticRefusal(code, detail, culprit)
 
 
-def _raise(anchor, ctx, rec) -> None:
-    divs = _divides(anchor, ctx)
-    memo: dict = {}
-    rw = ctx.rewriter
-    for div in divs:
-        m, refusal = match_logistic(div, memo)
-        if m is None:
-            if refusal is not None and rec is not None:
-                code, culprit = refusal
-                detail = culprit.name if culprit is not None else (str(div.result.type) if code == "dtype-not-float" else None)
-                rec.refused(RULE, LOGISTIC, div, code, detail, culprit)
-            continue
-        x, chain, ones = m
-        if rec is not None:
-            rec.formed(RULE, LOGISTIC, chain + [div])
+class _ReportRefusals:
+    """A :class:`~hilo_mlir.rewrite.pattern.MatchFailureListener` writing each refused candidate to the fusion report."""
+
+    def __init__(self, rec: Any):
+        self.rec = rec
+
+    def notify_match_failure(self, pattern: str, op: ir.Operation, reason: str) -> None:
+        if isinstance(reason, LogisticRefusal):  # a candidate (not just any divide)
+            self.rec.refused(RULE, LOGISTIC, op, reason.code, reason.detail, reason.culprit)
+
+
+class RaiseLogistic(RewritePattern):
+    """``divide(1, add(1, exponential(negate(x))))`` -> ``logistic(x)`` (see the module docstring).
+
+    Root: ``divide`` of either dialect. A candidate that fails a check is
+    refused with a :class:`LogisticRefusal`; any other divide with "not
+    1/(1+exp(..))". The match found is kept for the rewrite (the drivers ask
+    about an op and then rewrite it with nothing mutated in between).
+    """
+
+    name, statistic = "raise-logistic", "raised-logistic"
+    roots = tuple(d.name("divide") for d in TABLES.values())
+
+    def __init__(self, rec: Any = None):
+        self.rec = rec  # the fusion report's recorder, or None
+        self.memo: dict[int, bool] = {}  # see _splat_one
+        self._found: tuple[Any, Any] | None = None  # (divide, match) of the last match
+
+    def match(self, op: Any, rw: PatternRewriter) -> bool:
+        if self._found is not None and self._found[0] == op:
+            return True
+        m, refusal = match_logistic(op, self.memo)
+        if m is not None:
+            self._found = (op, m)
+            return True
+        if refusal is None:
+            return rw.notify_match_failure(op, "not 1/(1+exp(..)): the denominator is not an add of an exponential")
+        code, culprit = refusal
+        return rw.notify_match_failure(op, lambda: _refusal(op, code, culprit))
+
+    def rewrite(self, op: Any, rw: PatternRewriter) -> None:
+        assert self._found is not None and self._found[0] == op, "matched"
+        x, chain, ones = self._found[1]
+        self._found = None
+        div = op
+        if self.rec is not None:
+            self.rec.formed(RULE, LOGISTIC, [*chain, div])
         d = TABLES[div.name.split(".", 1)[0]]
         res = div.result
         loc = div.location
+        rewriter = rw.rewriter
         with div.context, loc:
-            lg = rw.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
-        rw.replace_all_uses_with(res, lg.result)
-        rw.erase_op(div)
+            lg = rewriter.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
+        rewriter.replace_all_uses_with(res, lg.result)
+        rewriter.erase_op(div)
         for o in reversed(chain):  # add, exponential, negate: each now unused
-            rw.erase_op(o)
+            rewriter.erase_op(o)
         # Keys first: erasing one producer chain may erase the other producer
         # (numerator broadcast(c) and the add's own c), which must then not be touched.
         keyed = [(op_key(o), o) for o in ones if o is not None]
-        erased: set = set()
+        erased: set[int] = set()
         for k, o in keyed:
             if k not in erased:
-                _erase_dead_consts(o, memo, erased, rw)
-        ctx.stats["raised-logistic"] += 1
+                _erase_dead_consts(o, self.memo, erased, rewriter)
+
+
+def _run(anchor: Any, ctx: PassContext) -> None:
+    rec = fusion_report.recorder(ctx, anchor)
+    try:
+        apply_patterns_once(anchor, (RaiseLogistic(rec),), ctx, listener=_ReportRefusals(rec) if rec is not None else None)
+    finally:
+        fusion_report.function_done(ctx, anchor)
 
 
 class _RaiseLogisticState(fusion_report.ReportRun):

@@ -26,6 +26,7 @@ the same order). Convolutions whose shapes are dynamic are left alone.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -33,6 +34,10 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import i64_list
 from hilo_mlir.ir.utils import defining_op
 from hilo_mlir.passmanager.registry import register_twins
+
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
 
 
 def _zero_scalar(v) -> bool:
@@ -74,7 +79,7 @@ def _padding_rows(op, n):
 
 def _padding_attr(rows):
     arr = np.array(rows, dtype=np.int64).reshape(len(rows), 2)
-    return ir.DenseIntElementsAttr.get(arr)
+    return ir.DenseIntElementsAttr.get(cast("Buffer", arr))
 
 
 def _run(func_op, ctx):

@@ -6,7 +6,7 @@ constant. Seed 004 "Misc Pass Reference": the root is ``power``; ``iota``
 only appears as the multiplicand of the exponent; the matcher's reject
 reasons are, verbatim, "powOp arg0 is not a BroadcastInDimOp",
 "powOp arg1 is not a MulOp" and "mulOp arg0 is not a IotaOp" (emitted here
-with ``ctx.debug``, printed by ``hilo-opt --debug``).
+through ``notify_match_failure``, printed by ``hilo-opt --debug``).
 
 Match (operand positions as in the seed): ``power`` operand 0 is a
 ``broadcast_in_dim`` of a ``constant`` ``c``; operand 1 is a ``multiply``
@@ -29,18 +29,26 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op, int_list
 from hilo_mlir.passmanager.registry import Option, register_twins
+from hilo_mlir.rewrite.pattern import PatternRewriter, RewritePattern, apply_patterns_once
 
-_FLOAT_DTYPES = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
+
+    from hilo_mlir.ir.dialects import DialectTable
+    from hilo_mlir.passmanager.pass_context import PassContext
+
+_FLOAT_DTYPES: dict[str, np.dtype] = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
 _NARROW_FLOATS = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
 
 
-def _float_dtype(elem) -> np.dtype | None:
+def _float_dtype(elem: ir.Type) -> np.dtype | None:
     """The numpy dtype that computes in ``elem``; ``ml_dtypes`` (~1 s to import) only for bf16 / f8."""
     es = str(elem)
     dt = _FLOAT_DTYPES.get(es)
@@ -84,12 +92,12 @@ def float_attr_to_numpy(attr, dtype: np.dtype) -> np.ndarray:
     return vals.reshape(shape)
 
 
-def numpy_to_attr(a: np.ndarray, t):
+def numpy_to_attr(a: np.ndarray, t: ir.Type) -> ir.DenseElementsAttr:
     """A DenseElementsAttr of tensor type ``t`` holding ``a`` (bf16/f8 passed as raw bits)."""
     a = np.ascontiguousarray(a)
     if a.dtype.itemsize in (1, 2) and a.dtype not in (np.float16, np.int8, np.uint8, np.int16, np.uint16, np.bool_):
         a = a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint8)
-    return ir.DenseElementsAttr.get(a, type=t)
+    return ir.DenseElementsAttr.get(cast("Buffer", a), type=t)  # an ndarray is a buffer (numpy's stubs: Python >= 3.12)
 
 
 def _constant_values(op, d, dtype):
@@ -139,53 +147,53 @@ def _safe_pow(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
     return np.frompyfunc(one, 2, 1)(base, exp).astype(np.float64)
 
 
-def match_fold_iota(pow_op, d, ctx, max_elements: int):
+def match_fold_iota(pow_op: Any, d: DialectTable, rw: PatternRewriter, max_elements: int) -> np.ndarray | None:
     """Check the seed's pattern at a ``power`` op; return the folded values or None.
 
-    Every rejection is one ``ctx.debug`` line (the seed's wording for the three
-    structural checks).
+    Returns:
+        The values of the folded constant (numpy array of the result's shape
+        and element type), or None. Every rejection is one
+        ``notify_match_failure`` (the seed's wording for the three structural checks).
     """
     base_op = defining_op(pow_op.operands[0])
     if not d.is_op(base_op, "broadcast_in_dim"):
-        ctx.debug("powOp arg0 is not a BroadcastInDimOp")
-        return None
+        return _refuse(rw, pow_op, "powOp arg0 is not a BroadcastInDimOp")
     mul_op = defining_op(pow_op.operands[1])
     if not d.is_op(mul_op, "multiply"):
-        ctx.debug("powOp arg1 is not a MulOp")
-        return None
+        return _refuse(rw, pow_op, "powOp arg1 is not a MulOp")
     iota_op = defining_op(mul_op.operands[0])
     if not d.is_op(iota_op, "iota"):
-        ctx.debug("mulOp arg0 is not a IotaOp")
-        return None
+        return _refuse(rw, pow_op, "mulOp arg0 is not a IotaOp")
     rt = pow_op.results[0].type
     if not isinstance(rt, ir.RankedTensorType) or not rt.has_static_shape:
-        ctx.debug("powOp result is not a static tensor")
-        return None
+        return _refuse(rw, pow_op, "powOp result is not a static tensor")
     dtype = _float_dtype(rt.element_type)
     if dtype is None:
-        ctx.debug(f"powOp element type {rt.element_type} is not a float type")
-        return None
+        return _refuse(rw, pow_op, f"powOp element type {rt.element_type} is not a float type")
     shape = tuple(rt.shape)
     if int(np.prod(shape, dtype=np.int64)) > max_elements:
-        ctx.debug(f"powOp has more than max-elements={max_elements} elements")
-        return None
+        return _refuse(rw, pow_op, f"powOp has more than max-elements={max_elements} elements")
     inner = defining_op(base_op.operands[0])
     c = _constant_values(inner, d, dtype) if inner is not None else None
     if c is None:
-        ctx.debug("broadcastOp operand is not a ConstantOp")
-        return None
+        return _refuse(rw, pow_op, "broadcastOp operand is not a ConstantOp")
     base = _broadcast(c, int_list(base_op.attributes["broadcast_dimensions"]), shape)
     scale = _const_or_broadcast(mul_op.operands[1], d, dtype, shape)
     if scale is None:
-        ctx.debug("mulOp arg1 is not a constant")
-        return None
+        return _refuse(rw, pow_op, "mulOp arg1 is not a constant")
     with np.errstate(all="ignore"):
         expo = (_iota(iota_op, dtype, shape).astype(np.float64) * scale.astype(np.float64)).astype(dtype)
         vals = _safe_pow(base.astype(np.float64), expo.astype(np.float64)).astype(dtype)
     return vals.reshape(shape)
 
 
-def _erase_if_dead(op, rewriter) -> None:
+def _refuse(rw: PatternRewriter, op: Any, reason: str) -> np.ndarray | None:
+    """Say why ``op`` is not folded; None (``return _refuse(...)`` in :func:`match_fold_iota`)."""
+    rw.notify_match_failure(op, reason)
+    return None
+
+
+def _erase_if_dead(op: Any, rw: PatternRewriter) -> None:
     """Erase ``op`` and then its producers that became dead (pure ops of the folded chain)."""
     work = [op]
     while work:
@@ -193,27 +201,54 @@ def _erase_if_dead(op, rewriter) -> None:
         if any(True for r in o.results for _ in r.uses):
             continue
         prods = [defining_op(v) for v in o.operands]
-        rewriter.erase_op(o)
+        rw.erase_op(o)
         work.extend(p for p in prods if p is not None)
 
 
-def _run_fold_iota(func_op, ctx):
-    d = ctx.d
-    if not ctx.module_may_contain(d.name("power")):  # no seed op in the module: nothing to do
+class FoldIotaPattern(RewritePattern):
+    """``power(broadcast_in_dim(c), multiply(iota, s))`` -> one dense ``constant`` (see the module docstring).
+
+    Root: ``power``. The folded values of a match are kept for the rewrite
+    (the drivers' look-ahead and the sweep ask about the same op in a row, and
+    nothing mutates the IR between a match and its rewrite).
+    """
+
+    name, statistic, roots = "fold-iota", "folded", ("power",)
+
+    def __init__(self, max_elements: int):
+        self.max_elements = max_elements
+        self._folded: tuple[Any, np.ndarray] | None = None  # (power op, its values) of the last match
+
+    def match(self, op: Any, rw: PatternRewriter) -> bool:
+        if self._folded is not None and self._folded[0] == op:
+            return True
+        assert rw.d is not None, "a dialect's pass"
+        vals = match_fold_iota(op, rw.d, rw, self.max_elements)
+        if vals is None:
+            return False
+        self._folded = (op, vals)
+        return True
+
+    def rewrite(self, op: Any, rw: PatternRewriter) -> None:
+        assert self._folded is not None and self._folded[0] == op, "matched"
+        vals = self._folded[1]
+        self._folded = None
+        assert rw.d is not None, "a dialect's pass"
+        t = op.results[0].type
+        cst = rw.create(rw.d.name("constant"), results=[t], attributes={"value": numpy_to_attr(vals, t)}, before=op)
+        rw.rewriter.replace_all_uses_with(op.results[0], cst.results[0])
+        _erase_if_dead(op, rw)
+
+
+def _run_fold_iota(func_op: Any, ctx: PassContext) -> None:
+    assert ctx.d is not None, "registered for one dialect"
+    power = ctx.d.name("power")
+    if not ctx.module_may_contain(power):  # no seed op in the module: nothing to do
         return
-    pows = ctx.ops_named(func_op, d.name("power"))  # census (walk order); one walk without a pipeline
-    rw = ctx.rewriter
-    with func_op.context:
-        for p in pows:
-            vals = match_fold_iota(p, d, ctx, ctx.options.max_elements)
-            if vals is None:
-                ctx.stats["rejected"] += 1
-                continue
-            t = p.results[0].type
-            cst = rw.create(d.name("constant"), results=[t], attributes={"value": numpy_to_attr(vals, t)}, before=p)
-            rw.replace_all_uses_with(p.results[0], cst.results[0])
-            _erase_if_dead(p, rw)
-            ctx.stats["folded"] += 1
+    candidates = len(ctx.ops_named(func_op, power))  # census, no walk
+    folded = apply_patterns_once(func_op, (FoldIotaPattern(ctx.options.max_elements),), ctx)
+    if candidates > folded:
+        ctx.stats["rejected"] += candidates - folded
 
 
 register_twins(

@@ -43,8 +43,16 @@ Ops on real types are left alone.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.passmanager.registry import register_twins
+from hilo_mlir.rewrite.pattern import PatternRewriter, RewritePattern, apply_patterns_once
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.dialects import DialectTable
+    from hilo_mlir.passmanager.pass_context import PassContext
+    from hilo_mlir.rewrite.rewriter import Rewriter
 
 #: step 6: upstream MLIR-HLO's lower-complex set (add, subtract, multiply, divide, abs, exponential,
 #: compare EQ/NE, sine, cosine), plus negate
@@ -76,30 +84,39 @@ def _ranked(t) -> bool:
     return t.typeid == ir.RankedTensorType.static_typeid
 
 
-class _Builder:
-    """Creates ops of one dialect before ``anchor`` (an Operation), through the rewriter ``rw``."""
+class _Parts(dict[Any, tuple[Any, Any]]):
+    """value -> (real part, imag part) over one run of the pass, plus the real/imag/complex ops touched."""
 
-    def __init__(self, d, anchor, parts_cache, rw):
-        self.d = d
-        self.anchor = anchor
-        self.loc = anchor.location
-        self.parts_cache = parts_cache
+    def __init__(self) -> None:
+        super().__init__()
+        self.created: list[ir.Operation] = []
+
+
+class _Emit:
+    """The lowering of one root op: creates ops of the pass's dialect before the root, at its
+    location, through the :class:`PatternRewriter` (the insertion point of MLIR's ``OpBuilder``)."""
+
+    def __init__(self, rw: PatternRewriter, d: DialectTable, root: Any, parts_cache: _Parts):
         self.rw = rw
+        self.d = d
+        self.root = root
+        self.loc = root.location
+        self.parts_cache = parts_cache
 
-    def op(self, short, operands, rtype, attrs=None):
+    def op(self, short: str, operands: list[Any], rtype: ir.Type, attrs: dict[str, ir.Attribute] | None = None) -> ir.Value:
         new = self.rw.create(
             self.d.name(short),
             results=[rtype],
             operands=list(operands),
             attributes=attrs or {},
             loc=self.loc,
-            before=self.anchor,
+            before=self.root,
         )
         if short in ("real", "imag", "complex"):
             self.parts_cache.created.append(new)
         return new.results[0]
 
-    def parts(self, v, real_t):
+    def parts(self, v: ir.Value, real_t: ir.Type) -> tuple[Any, Any]:
         hit = self.parts_cache.get(v)
         if hit is not None:
             return hit
@@ -112,24 +129,24 @@ class _Builder:
         self.parts_cache[v] = res
         return res
 
-    def bin(self, short, a, b):
+    def bin(self, short: str, a: ir.Value, b: ir.Value) -> ir.Value:
         return self.op(short, [a, b], a.type)
 
-    def un(self, short, a):
+    def un(self, short: str, a: ir.Value) -> ir.Value:
         return self.op(short, [a], a.type)
 
-    def const(self, t, value: float):
+    def const(self, t: ir.Type, value: float) -> ir.Value:
         rt = ir.RankedTensorType(t)
         attr = ir.DenseElementsAttr.get_splat(rt, ir.FloatAttr.get(rt.element_type, value))
-        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr}, loc=self.loc, before=self.anchor).results[0]
+        return self.rw.create(self.d.name("constant"), results=[t], attributes={"value": attr}, loc=self.loc, before=self.root).results[0]
 
-    def compare(self, a, b, direction: str, extra=None):
+    def compare(self, a: ir.Value, b: ir.Value, direction: str, extra: dict[str, ir.Attribute] | None = None) -> ir.Value:
         i1 = _with_elem(a.type, ir.IntegerType.get_signless(1))
         attrs = {"comparison_direction": ir.Attribute.parse(f"#{self.d.prefix}<comparison_direction {direction}>")}
         attrs.update(extra or {})
         return self.op("compare", [a, b], i1, attrs)
 
-    def select(self, p, a, b):
+    def select(self, p: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
         return self.op("select", [p, a, b], a.type)
 
 
@@ -231,79 +248,105 @@ def _exp(b, re, im, real_t, static: bool):
     return out_re, b.select(im_is_zero, im, out_im)
 
 
-def _lower_one(op, d, cache, rw) -> bool:
-    short = d.short(op)
-    operand_t = op.operands[0].type
-    elem = _complex_elem(operand_t)
-    if elem is None:
-        return False
-    real_t = _with_elem(operand_t, elem)
-    static = _ranked(real_t) and ir.RankedTensorType(real_t).has_static_shape
-    if not static:
-        if short in _STATIC_ONLY:  # the scaled |z| and the halves of cosh/sinh need splat constants of the shape
-            return False
-    if short == "compare" and _direction(op) not in ("EQ", "NE"):
-        return False  # the only directions defined on complex values
-    b = _Builder(d, op, cache, rw)
-    ops = [b.parts(v, real_t) for v in op.operands]
-    ar, ai = ops[0]
-    if short in ("add", "subtract"):
-        re, im = b.bin(short, ar, ops[1][0]), b.bin(short, ai, ops[1][1])
-    elif short == "negate":
-        re, im = b.un("negate", ar), b.un("negate", ai)
-    elif short == "multiply":
-        br, bi = ops[1]
-        re = b.bin("subtract", b.bin("multiply", ar, br), b.bin("multiply", ai, bi))
-        im = b.bin("add", b.bin("multiply", ar, bi), b.bin("multiply", ai, br))
-    elif short == "divide":
-        re, im = _smith_divide(b, ar, ai, *ops[1])
-    elif short == "abs":
-        rw.replace_op(op, [_scaled_abs(b, ar, ai, real_t)])
+class LowerComplexOp(RewritePattern):
+    """One elementwise op on complex values -> arithmetic on their real and imaginary parts.
+
+    Roots: the pass's op set (:data:`BASIC` or :data:`EXTRA`). Refusals
+    (``--debug``): a first operand that is not complex, a dynamic shape for
+    an op that needs splat constants (:data:`_STATIC_ONLY`), a compare other
+    than ``EQ``/``NE``. The parts of the values read and built are shared
+    over the run (``parts``), so chains of lowered ops stay real.
+    """
+
+    name, statistic = "lower-complex-op", "ops-lowered"
+
+    def __init__(self, kinds: tuple[str, ...], parts: _Parts):
+        self.roots = kinds
+        self.parts = parts
+
+    def match(self, op: Any, rw: PatternRewriter) -> bool:
+        operand_t = op.operands[0].type
+        if _complex_elem(operand_t) is None:
+            return rw.notify_match_failure(op, "operand is not complex")
+        assert rw.d is not None, "registered for one dialect"
+        short = rw.d.short(op)
+        if short in _STATIC_ONLY and not _is_static(operand_t):  # the parts have the operand's shape
+            return rw.notify_match_failure(op, f"{short} on a dynamic shape (its lowering needs splat constants)")
+        if short == "compare" and _direction(op) not in ("EQ", "NE"):
+            return rw.notify_match_failure(op, lambda: f"comparison direction {_direction(op)} is not defined on complex values")
         return True
-    elif short == "exponential":
-        re, im = _exp(b, ar, ai, real_t, static)
-    elif short == "compare":
-        br, bi = ops[1]
-        direction = _direction(op)
-        keep = {k: op.attributes[k] for k in ("compare_type",) if k in op.attributes}
-        p_re, p_im = b.compare(ar, br, direction, keep), b.compare(ai, bi, direction, keep)
-        res = b.op("and" if direction == "EQ" else "or", [p_re, p_im], op.results[0].type)
-        rw.replace_op(op, [res])
-        return True
-    elif short in ("sine", "cosine"):
-        re, im = _sin_cos(b, short, ar, ai, real_t)
-    elif short == "log":
-        re, im = _log_abs(b, ar, ai, real_t), b.bin("atan2", ai, ar)
-    elif short == "sqrt":
-        zero, half, two = b.const(real_t, 0.0), b.const(real_t, 0.5), b.const(real_t, 2.0)
-        mag = _scaled_abs(b, ar, ai, real_t)
-        t = b.un("sqrt", b.bin("multiply", b.bin("add", mag, b.un("abs", ar)), half))
-        two_t = b.bin("multiply", t, two)
-        t_is_zero = b.compare(t, zero, "EQ")
-        safe = b.select(t_is_zero, b.const(real_t, 1.0), two_t)
-        q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))  # im / (2t)
-        q_abs = b.select(t_is_zero, zero, b.bin("divide", b.un("abs", ai), safe))
-        re_pos = b.compare(ar, zero, "GE")
-        im_neg = b.compare(ai, zero, "LT")
-        re = b.select(re_pos, t, q_abs)
-        im = b.select(re_pos, q, b.select(im_neg, b.un("negate", t), t))
-    else:
-        return False
-    res_t = op.results[0].type
-    cache.pop(op.results[0], None)
-    out = b.op("complex", [re, im], res_t)
-    cache[out] = (re, im)
-    rw.replace_op(op, [out])
-    return True
+
+    def rewrite(self, op: Any, rw: PatternRewriter) -> None:
+        d = rw.d
+        assert d is not None, "registered for one dialect"
+        short = d.short(op)
+        operand_t = op.operands[0].type
+        elem = _complex_elem(operand_t)
+        real_t = _with_elem(operand_t, elem)
+        static = _is_static(real_t)
+        cache = self.parts
+        b = _Emit(rw, d, op, cache)
+        ops = [b.parts(v, real_t) for v in op.operands]
+        ar, ai = ops[0]
+        if short in ("add", "subtract"):
+            re, im = b.bin(short, ar, ops[1][0]), b.bin(short, ai, ops[1][1])
+        elif short == "negate":
+            re, im = b.un("negate", ar), b.un("negate", ai)
+        elif short == "multiply":
+            br, bi = ops[1]
+            re = b.bin("subtract", b.bin("multiply", ar, br), b.bin("multiply", ai, bi))
+            im = b.bin("add", b.bin("multiply", ar, bi), b.bin("multiply", ai, br))
+        elif short == "divide":
+            re, im = _smith_divide(b, ar, ai, *ops[1])
+        elif short == "abs":
+            rw.replace_op(op, [_scaled_abs(b, ar, ai, real_t)])
+            return
+        elif short == "exponential":
+            re, im = _exp(b, ar, ai, real_t, static)
+        elif short == "compare":
+            br, bi = ops[1]
+            direction = _direction(op)
+            keep = {k: op.attributes[k] for k in ("compare_type",) if k in op.attributes}
+            p_re, p_im = b.compare(ar, br, direction, keep), b.compare(ai, bi, direction, keep)
+            res = b.op("and" if direction == "EQ" else "or", [p_re, p_im], op.results[0].type)
+            rw.replace_op(op, [res])
+            return
+        elif short in ("sine", "cosine"):
+            re, im = _sin_cos(b, short, ar, ai, real_t)
+        elif short == "log":
+            re, im = _log_abs(b, ar, ai, real_t), b.bin("atan2", ai, ar)
+        else:
+            assert short == "sqrt", f"a root of the pattern: {short}"
+            zero, half, two = b.const(real_t, 0.0), b.const(real_t, 0.5), b.const(real_t, 2.0)
+            mag = _scaled_abs(b, ar, ai, real_t)
+            t = b.un("sqrt", b.bin("multiply", b.bin("add", mag, b.un("abs", ar)), half))
+            two_t = b.bin("multiply", t, two)
+            t_is_zero = b.compare(t, zero, "EQ")
+            safe = b.select(t_is_zero, b.const(real_t, 1.0), two_t)
+            q = b.select(t_is_zero, zero, b.bin("divide", ai, safe))  # im / (2t)
+            q_abs = b.select(t_is_zero, zero, b.bin("divide", b.un("abs", ai), safe))
+            re_pos = b.compare(ar, zero, "GE")
+            im_neg = b.compare(ai, zero, "LT")
+            re = b.select(re_pos, t, q_abs)
+            im = b.select(re_pos, q, b.select(im_neg, b.un("negate", t), t))
+        res_t = op.results[0].type
+        cache.pop(op.results[0], None)
+        out = b.op("complex", [re, im], res_t)
+        cache[out] = (re, im)
+        rw.replace_op(op, [out])
 
 
-def _may_lower(func_op, d, kinds, ctx) -> bool:
+def _is_static(t: ir.Type) -> bool:
+    return _ranked(t) and ir.RankedTensorType(t).has_static_shape
+
+
+def _may_lower(func_op: Any, d: DialectTable, kinds: tuple[str, ...], ctx: PassContext) -> bool:
     """False only if no candidate works on complex values (then the pass has nothing to do)."""
     # _lower_one leaves an op alone at once unless its first operand is complex.
     elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
     if elems is not None:
         return any(e.startswith("complex<") for e in elems)
-    memo = {}  # type -> complex? (types are uniqued: they hash by pointer)
+    memo: dict[ir.Type, bool] = {}  # type -> complex? (types are uniqued: they hash by pointer)
     for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):  # from the census, no walk
         t = op.operands[0].type
         hit = memo.get(t)
@@ -314,7 +357,7 @@ def _may_lower(func_op, d, kinds, ctx) -> bool:
     return False
 
 
-def _clean_up(cache, d, rw) -> None:
+def _clean_up(cache: _Parts, d: DialectTable, rw: Rewriter) -> None:
     """Erase the real/imag/complex ops the lowering created or read through that are now
     unused, latest first (a dead complex frees its parts); ``real``/``imag`` of a complex
     op it built read that op's operand directly."""
@@ -335,40 +378,19 @@ def _clean_up(cache, d, rw) -> None:
             rw.erase_op(o)
 
 
-def _make_run(kinds):
-    def _run(func_op, ctx):
+def _make_run(kinds: tuple[str, ...]) -> Any:
+    def _run(func_op: Any, ctx: PassContext) -> None:
         d = ctx.d
+        assert d is not None, "registered for one dialect"
         if not ctx.module_may_contain(*[d.name(k) for k in kinds]):  # no candidate in the module: nothing to do
             return
         if not _may_lower(func_op, d, kinds, ctx):
             return  # no complex value anywhere, or no candidate on one: nothing to lower
-        todo = []
-
-        def visit(op):
-            if d.is_op(op, *kinds):
-                todo.append(op.operation)
-            return ir.WalkResult.ADVANCE
-
-        func_op.walk(visit, ir.WalkOrder.PRE_ORDER)
-        cache = _PartsCache()
-        n = 0
-        with func_op.context, func_op.location:
-            for op in todo:
-                if _lower_one(op, d, cache, ctx.rewriter):
-                    n += 1
-                    ctx.stats["ops-lowered"] += 1
-        if n:
-            _clean_up(cache, d, ctx.rewriter)
+        parts = _Parts()
+        if apply_patterns_once(func_op, (LowerComplexOp(kinds, parts),), ctx):
+            _clean_up(parts, d, ctx.rewriter)
 
     return _run
-
-
-class _PartsCache(dict):
-    """value -> (real part, imag part), plus the real/imag/complex ops touched."""
-
-    def __init__(self):
-        super().__init__()
-        self.created = []
 
 
 register_twins(

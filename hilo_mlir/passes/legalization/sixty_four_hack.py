@@ -54,6 +54,8 @@ is zero, the default); DESIGN.md catalogue step 25.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from hilo_mlir.analysis.int_lattice import IntRange
@@ -72,6 +74,10 @@ from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.retype import ElementTypeMapper, may_need_retype, retype_op
 from hilo_mlir.support.diagnostics import location_to_str, op_error
+
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
 
 _LIMITS = {
     "i64": (np.int64, np.int32, -(1 << 31), (1 << 31) - 1),
@@ -179,7 +185,7 @@ def _set_constant_value(rewriter, op, narrowed_type, vals) -> None:
         elem = ir.RankedTensorType(narrowed_type).element_type
         value = ir.DenseElementsAttr.get_splat(narrowed_type, ir.IntegerAttr.get(elem, vals[1]))
     else:
-        value = ir.DenseElementsAttr.get(np.ascontiguousarray(vals), type=narrowed_type)
+        value = ir.DenseElementsAttr.get(cast("Buffer", np.ascontiguousarray(vals)), type=narrowed_type)
     rewriter.set_attr(op, "value", value)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
-from hilo_mlir.ir.interface_attrs import arg_res_value
+from hilo_mlir.ir.interface_attrs import aliasing_output
 from hilo_mlir.ir.utils import (
     defining_op,
     dict_items,
@@ -60,7 +60,7 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
         for i, a in enumerate(dict_list(main, "arg_attrs", n_in)):
             items = dict_items(a)
             if "tf.aliasing_output" in items:
-                k = arg_res_value(main, "tf.aliasing_output", items)
+                k = aliasing_output(main, items)
                 if k is None or not 0 <= k < n_out:
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} but @main has {n_out} results", loc=main.location)
                 pairs.add((i, k))
@@ -81,7 +81,7 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
             if not (0 <= i < n_in and 0 <= k < n_out):
                 raise HiloError(f"'{key}' entry {e}: parameter {i} / output {k} out of range", loc=main.location)
             pairs.add((i, k))
-    by_output = {}
+    by_output: dict[int, int] = {}  # output index -> the argument it aliases
     for i, k in sorted(pairs):
         if k in by_output:
             raise HiloError(f"@main output {k} is declared to alias both argument #{by_output[k]} and argument #{i}", loc=main.location)
@@ -136,7 +136,7 @@ def run_legalize_alias(module_op, ctx) -> None:
             if v == a:
                 continue
             p = defining_op(v)
-            if is_aliasing_copy(p) and p.operands[1] == a:
+            if p is not None and is_aliasing_copy(p) and p.operands[1] == a:
                 continue
             alias = ir.Attribute.parse(
                 f"#{d.prefix}.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>"

@@ -87,6 +87,7 @@ class ReshapeFold(RewritePattern):
             rw.replace_op(op, [src])
             return
         inner = defining_op(src)
+        assert inner is not None  # match() saw a reshape
         x = inner.operands[0]
         if x.type == op.results[0].type:
             rw.replace_op(op, [x])

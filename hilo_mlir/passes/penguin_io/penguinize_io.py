@@ -55,9 +55,11 @@ with several leaves.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import INPUT_OUTPUT_ALIAS_ATTR
-from hilo_mlir.ir.interface_attrs import arg_res_value, check_interface, index_list, name_list
+from hilo_mlir.ir.interface_attrs import aliasing_output, check_interface, index_list, name_list
 from hilo_mlir.ir.parameters import MARKER, is_marker, marker_argument
 from hilo_mlir.ir.utils import (
     attr_is,
@@ -74,6 +76,10 @@ from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import HiloError, op_error
 
+if TYPE_CHECKING:
+    # cast("Buffer", array): numpy's stubs give ndarray the buffer protocol only for Python >= 3.12
+    from typing_extensions import Buffer
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -83,7 +89,7 @@ def i32_dense(values) -> ir.DenseElementsAttr:
 
     i32 = ir.IntegerType.get_signless(32)
     t = ir.RankedTensorType.get([len(values)], i32)
-    return ir.DenseElementsAttr.get(np.asarray(list(values), dtype=np.int32), type=t)
+    return ir.DenseElementsAttr.get(cast("Buffer", np.asarray(list(values), dtype=np.int32)), type=t)
 
 
 def callee_uses(module_op, name: str) -> list:
@@ -330,8 +336,8 @@ def _remap_aliases(module_op, main, flat_info, rw):
         for i, a in enumerate(arg_attrs):
             items = dict_items(a)
             if "tf.aliasing_output" in items:
-                k = arg_res_value(main, "tf.aliasing_output", a)
-                if not 0 <= k < len(old_types):
+                k = aliasing_output(main, a)
+                if k is None or not 0 <= k < len(old_types):
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} is out of range", loc=main.location)
                 if len(leaves_of[k]) != 1:
                     raise HiloError(

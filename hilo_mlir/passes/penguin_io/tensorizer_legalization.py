@@ -153,7 +153,7 @@ def _stamp_names(module_op, main, vals, ctx) -> None:
     """``output_names`` on main, ``neuron.symName`` on the op defining each output."""
     names = _output_names(module_op, main, len(vals))
     _stamp(ctx, main, "output_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
-    per_op = {}
+    per_op: dict[int, tuple[ir.Operation, dict[int, str]]] = {}  # op_key -> (op, {result number: output name})
     for j, v in enumerate(vals):
         p = defining_op(v)
         if p is None:  # a block argument of a nested region cannot be returned by main

@@ -17,7 +17,7 @@ def instruction_histogram(module_op) -> list[tuple[str, int]]:
 
     Order: count descending, then op name ascending (deterministic).
     """
-    counts = collections.Counter()
+    counts: collections.Counter[str] = collections.Counter()
 
     def visit(op):
         counts[op.name] += 1

@@ -24,9 +24,15 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.handles import Op
+    from hilo_mlir.passmanager.steps import Step
+    from hilo_mlir.support.diagnostics import Diagnostic
 
 
 @dataclass
@@ -57,24 +63,24 @@ class Instrumentation:
     statistics: bool = False
     print_generic: bool = False
     print_debuginfo: bool = False
-    out: Any = None
+    out: TextIO | None = None
     on_pass_start: Callable[[str], None] | None = None
     debug: bool = False
-    print_before: tuple = ()
-    print_after: tuple = ()
+    print_before: tuple[str, ...] = ()
+    print_after: tuple[str, ...] = ()
     print_after_change: bool = False
     print_after_failure: bool = False
     print_module_scope: bool = False
     elide_elements_if_larger: int | None = None
-    on_diagnostic: Callable[[Any], None] | None = None
+    on_diagnostic: Callable[[Diagnostic], None] | None = None
     reproducer: str | None = None
 
     @property
-    def stream(self):
+    def stream(self) -> TextIO:
         return self.out or sys.stderr
 
-    def print_flags(self) -> dict:
-        """Keyword arguments of the binding's ``Operation.print`` for these flags."""
+    def print_flags(self) -> dict[str, Any]:
+        """Keyword arguments of the binding's ``Operation.print`` for these flags (values of several types: ``Any``)."""
         return {
             "print_generic_op_form": self.print_generic,
             "enable_debug_info": self.print_debuginfo,
@@ -82,23 +88,25 @@ class Instrumentation:
         }
 
 
-def op_text(op, instr: Instrumentation | None = None, local_scope: bool = False, **overrides) -> str:
+def op_text(op: Op, instr: Instrumentation | None = None, local_scope: bool = False, **overrides: Any) -> str:
     """``op`` printed with ``instr``'s flags (no trailing newline added)."""
-    op = op.operation if hasattr(op, "operation") else op
+    o = op.operation if hasattr(op, "operation") else op
     kw = instr.print_flags() if instr is not None else {}
     kw.update(overrides)
     buf = io.StringIO()
-    op.print(file=buf, use_local_scope=local_scope, **kw)
+    o.print(file=buf, use_local_scope=local_scope, **kw)
     return buf.getvalue()
 
 
-def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide: int | None = None, filename: str | None = None) -> str:
+def module_to_text(
+    module: Op | ir.Module, generic: bool = False, debuginfo: bool = False, elide: int | None = None, filename: str | None = None
+) -> str:
     """Print a module (or op) as MLIR text, optionally generic form / with locations; ends in a newline.
 
     ``filename``: the input's name, printed in locations instead of the
     parser's buffer name ``-`` (as mlir-opt names the file it read).
     """
-    op = module.operation if hasattr(module, "operation") else module
+    op = module.operation  # Operation, OpView and Module all have it (an Operation's is itself)
     buf = io.StringIO()
     op.print(file=buf, print_generic_op_form=generic, enable_debug_info=debuginfo, assume_verified=True, large_elements_limit=elide)
     text = buf.getvalue()
@@ -109,7 +117,7 @@ def module_to_text(module, generic: bool = False, debuginfo: bool = False, elide
     return text if text.endswith("\n") else text + "\n"
 
 
-def _top_level(op):
+def _top_level(op: Op) -> Op:
     while True:
         parent = op.parent
         if parent is None:
@@ -117,7 +125,7 @@ def _top_level(op):
         op = parent.operation if hasattr(parent, "operation") else parent
 
 
-def _pass_text(step) -> str:
+def _pass_text(step: Step) -> str:
     if step.cpp_text is not None:
         from hilo_mlir.ir.binding import passmanager
 
@@ -135,7 +143,7 @@ def _pass_text(step) -> str:
     return step.argument + "{" + " ".join(f"{k}={_fmt(opts[k])}" for k in sorted(opts)) + "}"
 
 
-def _fmt(v) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
@@ -146,7 +154,7 @@ def _fmt(v) -> str:
 _BAR = "===" + "-" * 73 + "==="
 
 
-def timing_report(rows) -> str:
+def timing_report(rows: Iterable[tuple[str, float]]) -> str:
     """MLIR's ``--mlir-timing`` report (wall time only) of ``[(name, seconds)]``."""
     rows = list(rows)
     total = sum(t for _, t in rows) or 1e-12
@@ -160,7 +168,7 @@ def timing_report(rows) -> str:
     return buf.getvalue()
 
 
-def statistics_report(stats: dict) -> str:
+def statistics_report(stats: Mapping[str, Mapping[str, int]]) -> str:
     """MLIR's ``--mlir-pass-statistics`` report of ``{pass name: {statistic: count}}``."""
     buf = io.StringIO()
     buf.write(_BAR + "\n" + " " * 25 + "... Pass statistics report ...\n" + _BAR + "\n")

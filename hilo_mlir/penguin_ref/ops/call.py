@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from hilo_mlir.penguin_ref.attrs import AttrError, ints, parse_attr
 from hilo_mlir.penguin_ref.ops.dispatch import op_key
 
@@ -104,7 +106,7 @@ class OpCall:
             return None
         return list(fns) if isinstance(fns, (list, tuple)) else [fns]
 
-    def nregions(self) -> int:
+    def nregions(self) -> builtins.int:  # builtins: the class defines an int() method
         fns = self.functions()
         return len(fns) if fns is not None else len(self.stmt.regions)
 

@@ -101,7 +101,7 @@ def _conv(c):
     if rev is not None:
         flips = [i + 2 for i, r in enumerate(ints(rev)) if r]
         if flips:
-            w = np.flip(w, axis=flips)
+            w = np.flip(w, axis=tuple(flips))
     x = pad(x, np.zeros((), acc), [0, 0] + [p[0] for p in padding], [0, 0] + [p[1] for p in padding], [0, 0] + [d - 1 for d in ldil])
     N = x.shape[0]
     c_out = w.shape[0]

@@ -249,7 +249,8 @@ _ERF = np.frompyfunc(math.erf, 1, 1)
 def _erf(c):
     (a,) = c.srcs
     w = widen(a)
-    return _ERF(w.astype(np.float64)).astype(w.dtype)
+    # a frompyfunc ufunc returns an object array, but a bare Python float for a rank-0 operand
+    return np.asarray(_ERF(w.astype(np.float64))).astype(w.dtype)
 
 
 @impl("rsqrt")

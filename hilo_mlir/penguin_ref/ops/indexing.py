@@ -113,15 +113,15 @@ def _scatter(c):
                 uidx[d] = ui[k]
             for k, d in enumerate(uwd):
                 uidx[d] = wi[k]
-            full, uidx = tuple(full), tuple(uidx)
+            at, uat = tuple(full), tuple(uidx)
             if replace:
-                operands[0][full] = updates[0][uidx]
+                operands[0][at] = updates[0][uat]
             elif uf is not None:
-                operands[0][full] = cast(uf(widen(operands[0][full]), widen(updates[0][uidx])), operands[0].dtype)
-            else:
-                res = body(*[o[full] for o in operands], *[u[uidx] for u in updates])
+                operands[0][at] = cast(uf(widen(operands[0][at]), widen(updates[0][uat])), operands[0].dtype)
+            elif body is not None:  # always true here: without a ufunc or a replace, body is the region
+                res = body(*[o[at] for o in operands], *[u[uat] for u in updates])
                 for o, r in zip(operands, res):
-                    o[full] = np.asarray(r).astype(o.dtype)
+                    o[at] = np.asarray(r).astype(o.dtype)
     return operands
 
 

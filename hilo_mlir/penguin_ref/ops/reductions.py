@@ -82,7 +82,7 @@ def _reduce_window(c):
         vals = [p[sl] for p in padded]
         if uf is not None:
             acc = [uf(acc[0], widen(vals[0]))]
-        else:
+        elif body is not None:  # always true here: without a ufunc, body is the region
             acc = [np.broadcast_to(np.asarray(a), out_shape) for a in body(*acc, *vals)]
     return [np.asarray(a).copy() for a in acc]
 

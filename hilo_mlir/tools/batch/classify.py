@@ -30,14 +30,14 @@ class ModuleResult:
     seconds: float = 0.0
     traceback: str | None = None
     #: every error line when the rejection has several (one per blocking op); else None
-    diagnostics: list | None = None
+    diagnostics: list[str] | None = None
     #: the module's output folder below OUTDIR (batch mode; distinct for every module)
     output: str | None = None
     #: the compile cache's answer: "hit", "hit-shared", "miss", "checked" (a hit compared with a compile); None: no cache
     cache: str | None = None
 
     def to_json(self) -> dict:
-        d = {
+        d: dict[str, object] = {
             "path": self.path,
             "status": self.status,
             "diagnostic": self.diagnostic,

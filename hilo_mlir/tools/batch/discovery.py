@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-#: The extensions of the modules a folder contributes.
-EXTENSIONS = (".mlir", ".pb")
+#: The extensions of the modules a folder contributes (``.txt``: only HLO text, see :func:`_is_module`).
+EXTENSIONS = (".mlir", ".pb", ".hlo", ".txt")
+#: How HLO text begins (XLA's dumps: ``module_0001.jit_f.before_optimizations.txt``).
+_HLO_TEXT_HEAD = b"HloModule "
 
 
 @dataclass
@@ -22,6 +24,20 @@ def _stem(rel: str) -> str:
     return base if ext in EXTENSIONS else rel
 
 
+def _is_module(path: str, fn: str) -> bool:
+    """A file a folder contributes: ``*.mlir``, ``*.pb``, ``*.hlo``, and ``*.txt`` that is HLO text
+    (an XLA dump folder also holds other text files: ``*-buffer-assignment.txt``, notes, ...)."""
+    if fn.startswith(".") or not fn.endswith(EXTENSIONS):
+        return False
+    if not fn.endswith(".txt"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(_HLO_TEXT_HEAD)) == _HLO_TEXT_HEAD
+    except OSError:
+        return True  # unreadable: the compile reports it, naming the file
+
+
 def _found(inputs: list[str]) -> list[tuple[str, str]]:
     """``(path, path relative to its input)`` for every module of ``inputs``, each real file once."""
     from hilo_mlir.support.diagnostics import HiloError
@@ -32,10 +48,9 @@ def _found(inputs: list[str]) -> list[tuple[str, str]]:
             for dirpath, dirnames, filenames in os.walk(inp):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for fn in sorted(filenames):
-                    if fn.startswith(".") or not fn.endswith(EXTENSIONS):
-                        continue
                     p = os.path.join(dirpath, fn)
-                    found.append((p, os.path.relpath(p, inp)))
+                    if _is_module(p, fn):
+                        found.append((p, os.path.relpath(p, inp)))
         elif os.path.exists(inp):
             found.append((inp, os.path.basename(inp)))
         else:
@@ -52,8 +67,8 @@ def _found(inputs: list[str]) -> list[tuple[str, str]]:
 def discover(inputs: list[str]) -> list[BatchItem]:
     """Expand files and folders into a sorted list of modules.
 
-    A folder contributes every ``*.mlir`` / ``*.pb`` below it (hidden folders
-    and files skipped), named by its path relative to that folder; a file is
+    A folder contributes every ``*.mlir`` / ``*.pb`` / ``*.hlo`` below it, and
+    every ``*.txt`` that is HLO text (hidden folders and files skipped), named by its path relative to that folder; a file is
     named by its base name. Two modules with the same stem (``a.mlir`` and
     ``a.pb``) get their extension appended (``a_mlir``, ``a_pb``); modules that
     still share a folder (``a/x.mlir`` and ``b/x.mlir`` given as files, or

@@ -21,9 +21,19 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.tools.batch.classify import one_line
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from hilo_mlir.driver.cache import CacheEntry, CacheKey, CompileCache, _KeyLock
+    from hilo_mlir.driver.config import CompileConfig
+    from hilo_mlir.passmanager.instrumentation import Instrumentation
+    from hilo_mlir.support.diagnostics import Diagnostic, HiloError
 
 
 @dataclass
@@ -55,26 +65,26 @@ class WorkerJob:
 
     path: str
     target: str
-    config: object
+    config: CompileConfig
     allow_unregistered: bool = False
     read_timeout: float | None = None
     print_before_all: bool = False
     print_after_all: bool = False
     timing: bool = False
     statistics: bool = False
-    input_types: object = None
+    input_types: str | Sequence[str] | None = None
     fusion_report: str | None = None
     debug: bool = False
-    weights: dict = field(default_factory=dict)
-    instrumentation: object = None
-    render: object = None
-    warn: object = None  # warn(diagnostic) -> str: a warning as the tool prints it (sent to the parent)
+    weights: dict[int, np.ndarray] = field(default_factory=dict)
+    instrumentation: Instrumentation | None = None
+    render: Callable[[HiloError, str | None], str] | None = None
+    warn: Callable[[Diagnostic], str] | None = None  # a warning as the tool prints it (sent to the parent)
     snapshot: str | None = None  # the input as parsed, for a crash reproducer (set in the worker)
-    cache: object = None  # a :class:`~hilo_mlir.driver.cache.CompileCache`, or None (no cache)
+    cache: CompileCache | None = None  # None: no cache
     data: bytes | None = None  # the input's bytes, read by someone else (a Dask client); None: read ``path``
     # set in the worker:
-    collected_warnings: list = field(default_factory=list)
-    cached_statistics: dict = field(default_factory=dict)
+    collected_warnings: list[dict[str, Any]] = field(default_factory=list)  # each warning as Diagnostic fields
+    cached_statistics: dict[str, dict[str, int]] = field(default_factory=dict)
     parse_seconds: float = 0.0
     compile_seconds: float = 0.0
 
@@ -113,7 +123,7 @@ def _reports(job: WorkerJob, src, parse_s: float = 0.0, compile_s: float = 0.0, 
                 sys.stderr.write(f"  ({k}) {counts[k]}\n")
 
 
-def _cache_key(job: WorkerJob, data: bytes):
+def _cache_key(job: WorkerJob, data: bytes) -> CacheKey:
     """The compile cache's key of ``job`` on the input's bytes ``data``."""
     import hashlib
 
@@ -134,17 +144,18 @@ def _cache_key(job: WorkerJob, data: bytes):
     return make_key(data, spine.pipeline_text(job.config), job.path, extra)
 
 
-def _cache_lookup(job: WorkerJob, data: bytes, send):
-    """``(key, entry or None, held lock or None, seconds)``: the lookup; on a miss the key's lock is held (bounded wait)."""
+def _cache_lookup(job: WorkerJob, cache: CompileCache, data: bytes, send) -> tuple[CacheKey, CacheEntry | None, _KeyLock | None, float]:
+    """``(key, entry or None, held lock or None, seconds)``: the lookup in ``cache`` (``job.cache``);
+    on a miss the key's lock is held (bounded wait)."""
     t = time.perf_counter()
     key = _cache_key(job, data)
-    entry = job.cache.lookup(key)
+    entry = cache.lookup(key)
     lock = None
     if entry is None:
         send({"pass": "cache-wait"})
-        lock = job.cache.lock(key)
+        lock = cache.lock(key)
         if lock.held:
-            entry = job.cache.lookup(key)  # another process compiled it while we waited
+            entry = cache.lookup(key)  # another process compiled it while we waited
     if entry is not None and lock is not None:
         lock.release()
         lock = None
@@ -193,21 +204,24 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     job.data = None
     if not data.strip():  # bytes a client read (read_input says the same of a file)
         raise HiloError(f"input file '{job.path}' is empty", filename=job.path)
-    entry = lock = key = None
+    cache = job.cache
+    key: CacheKey | None = None
+    entry: CacheEntry | None = None
+    lock: _KeyLock | None = None
     lookup_s = 0.0
-    if job.cache is not None:
-        key, entry, lock, lookup_s = _cache_lookup(job, data, send)
+    if cache is not None:
+        key, entry, lock, lookup_s = _cache_lookup(job, cache, data, send)
         if entry is not None:
             from hilo_mlir.driver.cache import check_mode
 
             if not check_mode():
                 return _publish_hit(job, entry, lookup_s, send)
-    input_bytes = data if job.cache is not None else b""
+    input_bytes = data if cache is not None else b""
     box = [data]
     del data  # the compile holds the only reference (a large proto is freed once parsed)
     try:
         src = _compile(job, box, send, compiler, Instrumentation, HiloError, out_of_memory)
-        if job.cache is not None:
+        if cache is not None and key is not None:  # the lookup sets both
             send({"cache": "miss" if entry is None else "checked"})
             t = time.perf_counter()
             if entry is not None:
@@ -215,7 +229,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
 
                 check_hit(entry, src, src.files)
             else:
-                job.cache.store(key, input_bytes, src, src.files, src.statistics, job.collected_warnings)
+                cache.store(key, input_bytes, src, src.files, src.statistics, job.collected_warnings)
             cache_rows = [("Cache lookup (miss)", lookup_s), ("Cache store" if entry is None else "Cache check", time.perf_counter() - t)]
         else:
             cache_rows = []
@@ -284,7 +298,7 @@ def _compile(job: WorkerJob, box: list, send, compiler, Instrumentation, HiloErr
 
 def _fusion_report_lines(job: WorkerJob, src) -> list[str]:
     """What ``--fusion-report`` prints after ``wrote``: its two files and one line per kind."""
-    if src.fusion_report is None:
+    if src.fusion_report is None or job.fusion_report is None:
         return []
     from hilo_mlir.fusion.report import HTML_NAME, JSON_NAME
 
@@ -304,7 +318,7 @@ def compile_one(job: WorkerJob, send) -> None:
             path, lines = _compile_and_write(job, send)
             send({"status": "ok", "path": path, "report": lines})
         except HiloError as e:
-            msg = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
+            msg: dict[str, object] = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
             if job.render is not None:
                 msg["rendered"] = job.render(e, job.snapshot)
             lines = e.lines(job.path) if hasattr(e, "lines") else []

@@ -48,7 +48,7 @@ func.func @rope_2d() -> (tensor<2x2xbf16>, tensor<2x2xbf16>) {
 // CHECK: stablehlo.power
 // MHLO-LABEL: func.func @base_not_broadcast
 // MHLO: mhlo.power
-// DBG: [stablehlo-fold-iota] powOp arg0 is not a BroadcastInDimOp
+// DBG: [stablehlo-fold-iota] fold-iota: stablehlo.power at {{.*}}: powOp arg0 is not a BroadcastInDimOp
 func.func @base_not_broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
   %i = stablehlo.iota dim = 0 : tensor<4xf32>
   %s = stablehlo.constant dense<-0.25> : tensor<4xf32>
@@ -64,7 +64,7 @@ func.func @base_not_broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: stablehlo.power
 // MHLO-LABEL: func.func @exp_not_mul
 // MHLO: mhlo.power
-// DBG: [stablehlo-fold-iota] powOp arg1 is not a MulOp
+// DBG: [stablehlo-fold-iota] fold-iota: stablehlo.power at {{.*}}: powOp arg1 is not a MulOp
 func.func @exp_not_mul() -> tensor<4xf32> {
   %c = stablehlo.constant dense<10000.0> : tensor<f32>
   %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>
@@ -82,7 +82,7 @@ func.func @exp_not_mul() -> tensor<4xf32> {
 // CHECK: stablehlo.power
 // MHLO-LABEL: func.func @mul_not_iota
 // MHLO: mhlo.power
-// DBG: [stablehlo-fold-iota] mulOp arg0 is not a IotaOp
+// DBG: [stablehlo-fold-iota] fold-iota: stablehlo.power at {{.*}}: mulOp arg0 is not a IotaOp
 func.func @mul_not_iota() -> tensor<4xf32> {
   %c = stablehlo.constant dense<10000.0> : tensor<f32>
   %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>
@@ -98,7 +98,7 @@ func.func @mul_not_iota() -> tensor<4xf32> {
 // A non-constant scale is not folded.
 // CHECK-LABEL: func.func @scale_not_constant
 // CHECK: stablehlo.power
-// DBG: [stablehlo-fold-iota] mulOp arg1 is not a constant
+// DBG: [stablehlo-fold-iota] fold-iota: stablehlo.power at {{.*}}: mulOp arg1 is not a constant
 func.func @scale_not_constant(%s: tensor<4xf32>) -> tensor<4xf32> {
   %c = stablehlo.constant dense<10000.0> : tensor<f32>
   %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4xf32>

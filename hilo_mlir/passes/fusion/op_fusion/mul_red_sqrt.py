@@ -97,7 +97,7 @@ def _reduce_end(run: FusionRun, p, rblock):
     if not is_add_reduce(run, p):
         return None, ("reduce-not-add", p)
     mul = defining_op(p.operands[0])
-    if not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
+    if mul is None or not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
         return None, ("reduce-input-not-square", mul if mul is not None else p)
     mops = mul.operands
     if mops[0] != mops[1]:

@@ -58,10 +58,10 @@ def _check_subtracts(d, m, e1, e2, s1, s2):
 def _match_tree(d, root, m, lg):
     """The 8 ops of ``max + log(exp(a - max) + exp(b - max))`` at ``root``, or ``(None, refusal)``."""
     inn = defining_op(lg.operands[0])
-    if not d.is_op(inn, "add"):
+    if inn is None or not d.is_op(inn, "add"):
         return None, ("log-operand-not-add", inn)
     e1, e2 = defining_op(inn.operands[0]), defining_op(inn.operands[1])
-    if not (d.is_op(e1, "exponential") and d.is_op(e2, "exponential")):
+    if e1 is None or e2 is None or not (d.is_op(e1, "exponential") and d.is_op(e2, "exponential")):
         return None, ("add-operands-not-exp", inn)
     for e in (e1,) if e1 == e2 else (e1, e2):
         if e1 == e2 or not has_one_use(e):
