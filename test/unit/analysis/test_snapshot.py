@@ -213,3 +213,18 @@ def test_checking_mode_compares_the_kept_snapshot():
         _pipeline(good).run(ir.Module.parse(MODULE))
         with pytest.raises(AnalysisCheckError, match="FunctionSnapshot: ops differ"):
             _pipeline(bad).run(ir.Module.parse(MODULE))
+
+
+def test_replaced_uses_without_a_users_index():
+    # The users index is built on first use; before that, replaced uses are found from the new value's users.
+    with make_context(), ir.Location.unknown():
+        m, main, g, rw, am = _setup()
+        s = am.get(FunctionSnapshot, main)
+        add, mul, cst, red, ret = _ops(main.regions[0].blocks[0])
+        a, b = main.regions[0].blocks[0].arguments
+        sub = rw.create("stablehlo.subtract", results=[a.type], operands=[a, b], before=mul)
+        assert s._users is None
+        rw.replace_all_uses_except(add.results[0], sub.results[0], [])
+        assert s._users is None
+        assert s.ops[identity_key(mul)].operands == (hash(sub.results[0]), hash(sub.results[0]))
+        _same_as_fresh(s, main)
