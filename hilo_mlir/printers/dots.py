@@ -53,7 +53,7 @@ def _shape_of(p, t) -> tuple:
     return shape
 
 
-def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
+def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None) -> None:
     """The one ``DotOp`` statement: the four dimension lists, ``op=tag``, then ``items``; counts the MACs.
 
     Args:
@@ -61,9 +61,16 @@ def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
         dims: ``(lhs batch, rhs batch, lhs contracting, rhs contracting)`` lists of ints.
         tag: the ``op=`` value.
         items: further ``(keyword, source)`` pairs, printed after ``op=``.
+        dims_key: a hashable key that determines ``dims`` (the ``dot_dimension_numbers``
+            attribute's id, the lhs rank of a ``dot``): the rendered dimension keywords are
+            cached under ``(dims_key, tag)`` in the printer (:attr:`~.emit.Emitter.dot_texts`).
     """
-    attrs = [(k, py_literal([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)]
-    attrs.append(("op", py_literal(tag)))
+    head = p.dot_texts.get((dims_key, tag)) if dims_key is not None else None
+    if head is None:
+        head = tuple((k, py_literal([int(d) for d in v])) for k, v in zip(_DIM_KEYS, dims)) + (("op", py_literal(tag)),)
+        if dims_key is not None:
+            p.dot_texts[(dims_key, tag)] = head
+    attrs = list(head)
     attrs.extend(items)
     lhs = _shape_of(p, rec.op.operands[0].type)
     result = _shape_of(p, rec.types[0]) if len(rec.types) == 1 else ()
@@ -74,7 +81,7 @@ def print_dot_op(p, rec, dims, tag: str, items=()) -> None:
 def print_dot(p, rec) -> None:
     """``dot``: the contraction of the lhs's last dimension with the rhs's first."""
     lhs_rank = len(_shape(rec.op.operands[0].type))
-    print_dot_op(p, rec, ([], [], [lhs_rank - 1], [0]), rec.name, p.attr_items(rec))
+    print_dot_op(p, rec, ([], [], [lhs_rank - 1], [0]), rec.name, p.attr_items(rec), ("dot", lhs_rank))
 
 
 def print_dot_general(p, rec) -> None:
@@ -90,7 +97,7 @@ def print_dot_general(p, rec) -> None:
         if dims is None:
             raise HiloError(f"'{rec.name}' op has no dot_dimension_numbers", loc=rec.op.location)
         p.dot_dims[hash(attr)] = dims
-    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)))
+    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)), ("dot_general", hash(attr)))
 
 
 def _decode_dims(attr) -> tuple | None:

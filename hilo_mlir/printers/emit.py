@@ -84,9 +84,10 @@ class Emitter(RegionFunctions):
         self.mac_count = 0  # multiply-accumulates of the dots and convolutions printed so far
         self.shapes: dict[int, tuple] = {}  # ranked tensor type id -> its shape (dots.py)
         self.dot_dims: dict[int, tuple] = {}  # dot_dimension_numbers attribute id -> its four lists (dots.py)
+        self.dot_texts: dict[tuple, tuple] = {}  # (dimensions key, op= tag) -> rendered dimension keywords (dots.py)
         self.parent_stack: list[str] = []
         self.files: dict[str, bytes] = {}
-        self.type_reasons: dict = {}  # type -> supported.type_reason
+        self.type_reasons: dict = {}  # type id -> supported.type_reason
         self.const_cache: dict[int, str] = {}  # attribute id -> rendered inline value (never a .npy reference)
         self.loc_by_key: dict[int, str] = {}  # location attribute id -> rendered prefix
         self.ok_dsts: dict[tuple, str] = {}  # result type ids that passed the check -> rendered dsts
@@ -141,7 +142,7 @@ class Emitter(RegionFunctions):
         """``n`` new consecutive ``v<N>`` names."""
         first = self.next_value
         self.next_value = first + n
-        out = [f"v{i}" for i in range(first, first + n)]
+        out = [f"v{first}"] if n == 1 else [f"v{i}" for i in range(first, first + n)]
         if self.scopes:
             depth = len(self.scopes)
             for name in out:

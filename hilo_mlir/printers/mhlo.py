@@ -27,14 +27,22 @@ from hilo_mlir.printers.groups import print_kind_group
 from hilo_mlir.support.diagnostics import HiloError
 
 
-def string_attr(op, key: str) -> str | None:
-    """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent."""
+def string_attr(op, key: str, items=None) -> str | None:
+    """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent.
+
+    ``items``: ``op.attributes.items()`` when the caller read them already (the op record's).
+    """
     from hilo_mlir.ir.binding import ir
 
-    attrs = op.attributes
-    if key not in attrs:
-        return None
-    a = attrs[key]
+    if items is not None:
+        a = next((a for k, a in items if k == key), None)
+        if a is None:
+            return None
+    else:
+        attrs = op.attributes
+        if key not in attrs:
+            return None
+        a = attrs[key]
     return ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
 
 
@@ -45,7 +53,7 @@ def print_fusion(p, rec):
         HiloError: ``NCC_ISPP054`` for a missing or unknown FusionKind (at the fusion).
     """
     op = rec.op
-    kind = string_attr(op, "FusionKind")
+    kind = string_attr(op, "FusionKind", rec.items)
     entry = _sup.FUSION_KINDS.get(kind) if kind is not None else None
     if entry is None:
         raise HiloError(f"unknown FusionKind '{kind or ''}' on '{op.name}'", loc=op.location, code="NCC_ISPP054")

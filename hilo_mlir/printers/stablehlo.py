@@ -47,11 +47,11 @@ def print_composite(p, rec):
     from hilo_mlir.ir.binding import ir
 
     op = rec.op
-    attrs = op.attributes
+    attrs = dict(rec.items) if rec.items is not None else op.attributes
     decomp = ir.FlatSymbolRefAttr(attrs["decomposition"]).value
     f = p.lookup_function(op, decomp)
     block = f.regions[0].blocks[0]
-    kind = string_attr(op, "CompositeKind")
+    kind = string_attr(op, "CompositeKind", rec.items)
     if decomp in p.call_stack:
         raise HiloError(f"recursive decomposition @{decomp} cannot be printed", loc=op.location)
     p.call_stack.append(decomp)

@@ -208,15 +208,18 @@ def custom_call_py_op(target: str) -> str | None:
 
 
 def type_reason(t, _cache: dict | None = None) -> str | None:
-    """Why a value type cannot be printed (dynamic shape, unranked, unknown element type), or None."""
+    """Why a value type cannot be printed (dynamic shape, unranked, unknown element type), or None.
+
+    ``_cache`` is keyed by the type's id (``hash``: types are uniqued and live as long as the context).
+    """
     if _cache is not None:
-        hit = _cache.get(t, False)
+        k = hash(t)
+        hit = _cache.get(k, False)
         if hit is not False:
             return hit
-    reason = _type_reason(t, ir)
-    if _cache is not None:
-        _cache[t] = reason
-    return reason
+        reason = _cache[k] = _type_reason(t, ir)
+        return reason
+    return _type_reason(t, ir)
 
 
 def _type_reason(t, ir) -> str | None:
@@ -229,11 +232,9 @@ def name_reason(name: str) -> str | None:
 
     For ops whose kind is :func:`attribute_dependent` (custom_call, fusion,
     composite) :func:`op_reason` also reads the op's attributes; for every
-    other op ``op_reason(op) == name_reason(op.name)``. Cached per name.
+    other op ``op_reason(op) == name_reason(op.name)``. Not cached here (no state outlives a
+    compile): callers that ask per op cache per name (the printer's ``_op_info``).
     """
-    hit = _NAME_REASON.get(name, False)
-    if hit is not False:
-        return hit
     short = hlo_short(name)
     if short is None:
         if name in _FUNC_OK:
@@ -248,7 +249,6 @@ def name_reason(name: str) -> str | None:
         r = f"'{name}' has no Penguin statement"
     else:
         r = None
-    _NAME_REASON[name] = r
     return r
 
 
@@ -283,8 +283,6 @@ def op_reason(op, printer: str | None = None) -> str | None:
 
 #: op kinds whose :func:`op_reason` reads attributes (target / FusionKind / CompositeKind)
 _ATTR_DEPENDENT = frozenset({"custom_call", "fusion", "composite"})
-#: op name -> :func:`name_reason` (a pure function of the name)
-_NAME_REASON: dict = {}
 
 
 def unsupported_reason(op, _type_cache: dict | None = None, printer: str | None = None) -> str | None:

@@ -340,13 +340,27 @@ _BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__", "__name__", "__file
 
 # -- the fast path: one AST check per distinct line shape -------------------------------------------------
 
-#: a string literal as ``repr`` prints it (one line, no prefix, not triple-quoted)
-_STR_LIT = re.compile(r"'(?:[^'\\\n]|\\.)*'" r'|"(?:[^"\\\n]|\\.)*"')
+#: a string literal as ``repr`` prints it (one line, no prefix, not triple-quoted). The body is written
+#: "unrolled" (runs of ordinary characters, then an escape and another run): the same language and the same
+#: matches as ``'(?:[^'\\\n]|\\.)*'``, without one alternation per character (3x faster on a large program)
+_STR_LIT = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'" r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+#: the single-quoted alternative of :data:`_STR_LIT` alone (what it matches in a text without ``"``)
+_SQ_LIT = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'")
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 _PLACEHOLDER = "\x01"
-#: after literals became the placeholder: a quote, comment, backslash, or a placeholder glued to a name or to another
-#: placeholder means Python may tokenize the line differently from the regex (a prefix, triple quotes, ...)
-_AMBIGUOUS = re.compile(r"['\"#\\]|\w\x01|\x01\s*\x01")
+#: after literals became the placeholder: a quote, comment or backslash (:data:`_AMBIGUOUS_CHARS`), or a placeholder
+#: glued to a name or to another placeholder (:data:`_GLUED`) means Python may tokenize the line differently from the
+#: regex (a prefix, triple quotes, ...)
+_AMBIGUOUS_CHARS = ("'", '"', "#", "\\")
+#: ``\w\x01|\x01\s*\x01``, anchored on the placeholder so the engine scans for one character, not three alternatives
+_GLUED = re.compile(r"\x01(?:(?<=\w\x01)|\s*\x01)")
+
+
+def _ambiguous(keys: str) -> bool:
+    """True if the placeholder text ``keys`` may tokenize differently from what the literal regex assumed."""
+    return any(c in keys for c in _AMBIGUOUS_CHARS) or _GLUED.search(keys) is not None
+
+
 _IMPORT = re.compile(r"import ([A-Za-z_][\w.]*) as (m[0-9]+)\Z")
 _PRINTER_NAME = re.compile(r"(?:v|input_|a)[0-9]+\Z")
 
@@ -367,34 +381,42 @@ def _fast_check(source: str, filename: str, roots) -> bool:  # noqa: C901 - one 
         if skip == 0:
             return False
     body = source[skip:]
-    keys = _STR_LIT.sub(_PLACEHOLDER, body).translate(_NO_DIGITS)
-    if _AMBIGUOUS.search(keys):
+    # without a double quote in the text only the single-quoted alternative of _STR_LIT can match (half the time)
+    literal = _STR_LIT if '"' in body else _SQ_LIT
+    keys = literal.sub(_PLACEHOLDER, body).translate(_NO_DIGITS)
+    if _ambiguous(keys):
         return False
     lines = body.split("\n")
     klines = keys.split("\n")
-    if len(lines) != len(klines):
+    n = len(lines)
+    if n != len(klines):
         return False
     c = _Checker(filename, roots)
-    shapes: dict[str, int] = {}
-    in_def = False
-    header = True
-    for i, (line, key) in enumerate(zip(lines, klines)):
-        if not line:
-            continue
-        m = _IMPORT.match(line)
-        if m and header:
+    start = 0
+    while start < n:  # the header: import lines (empty lines among them skipped)
+        line = lines[start]
+        if line:
+            m = _IMPORT.match(line)
+            if m is None:
+                break
             try:
                 c.check_import(None, _Alias(m.group(1), m.group(2)))
             except ProgramCheckError:
                 return False
+        start += 1
+    shapes: dict[str, int] = {}  # shape -> its first line, in first-seen order
+    setdefault = shapes.setdefault
+    in_def = False
+    for i in range(start, n):
+        line = lines[i]
+        if not line:
             continue
-        header = False
         if line.startswith("    "):
-            if not in_def or line[4] == " ":
+            if not in_def or line[4:5] == " ":
                 return False
         else:
             in_def = line.startswith("def ")
-        shapes.setdefault(key, i)
+        setdefault(klines[i], i)
     c.shape_only = True
     for i in shapes.values():
         line = lines[i]
