@@ -31,9 +31,13 @@ with a fresh one after every pass (:meth:`FunctionSnapshot.differences`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.rewrite.rewriter import Change, Listener
+
+if TYPE_CHECKING:
+    from hilo_mlir.ir.handles import Op, Value
 
 __all__ = ["BlockSnapshot", "FunctionSnapshot", "OpEntry"]
 
@@ -110,7 +114,7 @@ class FunctionSnapshot(Listener):
     #: kept current under these (module doc); BLOCK and UNKNOWN drop it
     preserved_by = Change.ATTRIBUTE | Change.TYPE | Change.MOVE | Change.CREATE | Change.ERASE | Change.OPERAND
 
-    def __init__(self, func_op, am=None):
+    def __init__(self, func_op: Op, am: object = None):
         self.func: ir.Operation = func_op.operation
         self.top = identity_key(self.func)
         self.ops: dict[int, OpEntry] = {}
@@ -330,7 +334,7 @@ class FunctionSnapshot(Listener):
         if e is not None:
             self._remove(e)
 
-    def notify_moved_all(self, ops: list, old_tops: list, new_top: int | None) -> None:
+    def notify_moved_all(self, ops: list[ir.Operation], old_tops: list[int | None], new_top: int | None) -> None:
         mine = self.top
         if new_top != mine and mine not in old_tops:
             return
@@ -349,7 +353,7 @@ class FunctionSnapshot(Listener):
                 bs._stale = True
                 e.block = new_bk
 
-    def notify_operands_changed(self, ops: list, top: int | None) -> None:
+    def notify_operands_changed(self, ops: list[ir.Operation], top: int | None) -> None:
         if top != self.top:
             return
         for op in ops:
@@ -357,7 +361,7 @@ class FunctionSnapshot(Listener):
             if e is not None:
                 self._reread_operands(e)
 
-    def notify_uses_replaced(self, old: ir.Value, new: ir.Value, top: int | None) -> None:
+    def notify_uses_replaced(self, old: Value, new: Value, top: int | None) -> None:
         if top != self.top:
             return
         ops = self.ops
@@ -377,7 +381,7 @@ class FunctionSnapshot(Listener):
 
     # ------------------------------------------------------------------ the checking mode
 
-    def canonical(self) -> dict:
+    def canonical(self) -> dict[str, Any]:
         """Everything the snapshot states, as plain data (what :meth:`differences` compares)."""
         return {
             "regions": self.regions,
