@@ -37,9 +37,18 @@ compacted once, when next read.
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.ir.handles import Op
+
+#: ``{op name: [ops in walk order]}``: the ops of one top-level op (or of one inserted or moved op)
+_Index = dict[str, list[ir.Operation]]
 
 _TUPLE = ir.TupleType.static_typeid
 _SHAPED = frozenset(
@@ -53,13 +62,13 @@ _SHAPED = frozenset(
 )
 
 
-def walk_named(top, names) -> list:
+def walk_named(top: Op, names: Sequence[str]) -> list[ir.Operation]:
     """The ops called any of ``names`` inside ``top`` (``top`` included), one walk;
     one name after the other, each in walk order."""
-    found: dict[str, list] = {n: [] for n in names}
+    found: _Index = {n: [] for n in names}
     advance = ir.WalkResult.ADVANCE
 
-    def visit(o):
+    def visit(o: ir.Operation) -> ir.WalkResult:
         lst = found.get(o.name)
         if lst is not None:
             lst.append(o)
@@ -69,13 +78,13 @@ def walk_named(top, names) -> list:
     return [o for n in names for o in found[n]]
 
 
-def _index_of(top) -> dict[str, list]:
+def _index_of(top: Op) -> _Index:
     """``{op name: [ops in walk order]}`` of ``top`` and everything nested in it: one walk."""
-    index: dict[str, list] = {}
+    index: _Index = {}
     get = index.get
     advance = ir.WalkResult.ADVANCE
 
-    def visit(o):  # o: ir.Operation (never an OpView)
+    def visit(o: ir.Operation) -> ir.WalkResult:  # never an OpView
         name = o.name
         lst = get(name)
         if lst is None:
@@ -88,20 +97,20 @@ def _index_of(top) -> dict[str, list]:
     return index
 
 
-def _scan(top, types: list | None, wanted_attrs: frozenset | None, holders: list) -> dict[str, list]:
+def _scan(top: Op, types: list[ir.Type] | None, wanted_attrs: frozenset[str] | None, holders: list[ir.Operation]) -> _Index:
     """:func:`_index_of` of ``top``, in the same walk also appending to ``types`` (when given) every
     result and block-argument type, and to ``holders`` (when ``wanted_attrs`` is given) every op
     holding one of those discardable attributes. One callback per op: the census's one walk."""
     if types is None and wanted_attrs is None:
         return _index_of(top)
-    index: dict[str, list] = {}
+    index: _Index = {}
     get = index.get
     advance = ir.WalkResult.ADVANCE
     extend = types.extend if types is not None else None
     hold = holders.append
     disjoint = wanted_attrs.isdisjoint if wanted_attrs is not None else None
 
-    def visit(o):  # o: ir.Operation; nothing here may raise (an exception in a walk callback aborts)
+    def visit(o: ir.Operation) -> ir.WalkResult:  # nothing here may raise (an exception in a walk callback aborts)
         name = o.name
         lst = get(name)
         if lst is None:
@@ -125,7 +134,7 @@ def _scan(top, types: list | None, wanted_attrs: frozenset | None, holders: list
     return index
 
 
-def _live_key(op) -> int | None:
+def _live_key(op: ir.Operation) -> int | None:
     """``identity_key(op)``, or None for a wrapper the binding invalidated (its op was erased through it)."""
     try:
         return identity_key(op)
@@ -133,7 +142,7 @@ def _live_key(op) -> int | None:
         return None
 
 
-def _value_types(ops, out: list) -> None:
+def _value_types(ops: Iterable[ir.Operation], out: list[ir.Type]) -> None:
     """Append to ``out`` the result types of ``ops`` and the argument types of their regions' blocks."""
     extend = out.extend
     for o in ops:
@@ -145,7 +154,7 @@ def _value_types(ops, out: list) -> None:
                     extend(block.arguments.types)
 
 
-def _count_types(counts: dict, types, delta: int) -> bool:
+def _count_types(counts: dict[ir.Type, int], types: Iterable[ir.Type], delta: int) -> bool:
     """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves ``counts``.
 
     Returns True if the set of distinct types changed (a type came or went)."""
@@ -183,15 +192,17 @@ class Census(Listener):
 
     preserved_by = ALL_CHANGES & ~Change.UNKNOWN
 
-    def __init__(self, module_op, am=None, *, with_types: bool = False, attr_names=()):
+    def __init__(
+        self, module_op: Op, am: AnalysisManager | None = None, *, with_types: bool = False, attr_names: Iterable[str] = ()
+    ) -> None:
         self._module_op = module_op
-        self._types: collections.Counter | None = None
-        self._elem_strings: frozenset | None = None  # element_type_strings(), until the distinct types change
+        self._types: collections.Counter[ir.Type] | None = None
+        self._elem_strings: frozenset[str] | None = None  # element_type_strings(), until the distinct types change
         #: ops holding any discardable attribute named in ``attr_names`` at construction
-        self.attr_holders: list = []
-        self._index: dict[int, dict[str, list]] = {}
+        self.attr_holders: list[ir.Operation] = []
+        self._index: dict[int, _Index] = {}
         with_types = with_types or am is not None
-        found: list | None = [] if with_types else None
+        found: list[ir.Type] | None = [] if with_types else None
         wanted = frozenset(attr_names) if attr_names else None
         #: walks of the module this census made (its construction, and :meth:`types` when taken later)
         self.walks = 1
@@ -207,19 +218,20 @@ class Census(Listener):
                 counts[name] = counts.get(name, 0) + len(lst)
         self.counts = counts
         self.names = set(counts)
-        self._unordered: dict[int, set] = {}  # top -> names whose list is not in walk order
+        self._unordered: dict[int, set[str]] = {}  # top -> names whose list is not in walk order
         # top -> name -> positions (in that list) of erased ops still listed; a position, not
         # an address, because a new op may reuse an erased op's address in any list
-        self._tombs: dict[int, dict[str, set]] = {}
+        self._tombs: dict[int, dict[str, set[int]]] = {}
         # top -> name -> {op key: position of its (live) entry}: built when an op of that list is
-        # first erased, dropped when the list is compacted or taken again
-        self._pos: dict[int, dict[str, dict]] = {}
+        # first erased, dropped when the list is compacted or taken again (None: the key of an entry
+        # whose wrapper the binding invalidated, see _live_key)
+        self._pos: dict[int, dict[str, dict[int | None, int]]] = {}
         if found is not None:
             self._types = collections.Counter(found)
 
     # ------------------------------------------------------------------ queries
 
-    def ops_named(self, top, *names: str, any_order: bool = False) -> list:
+    def ops_named(self, top: Op, *names: str, any_order: bool = False) -> list[ir.Operation]:
         """The ops called any of ``names`` inside the top-level op ``top`` (``top`` included).
 
         Args:
@@ -250,12 +262,12 @@ class Census(Listener):
                         self._compact(key, n)
         if len(names) == 1:
             return list(index.get(names[0], ()))
-        out: list = []
+        out: list[ir.Operation] = []
         for n in names:
             out.extend(index.get(n, ()))
         return out
 
-    def types(self) -> frozenset:
+    def types(self) -> frozenset[ir.Type]:
         """Every type of an op result or block argument in the module (``ir.Type``; taken once, then kept).
 
         Read from the census's own op lists (every op nested in the module;
@@ -264,7 +276,7 @@ class Census(Listener):
         if self._types is None:
             for key in list(self._index):
                 self._clean(key)
-            found: list = []
+            found: list[ir.Type] = []
             for index in self._index.values():
                 for ops in index.values():
                     _value_types(ops, found)
@@ -277,7 +289,7 @@ class Census(Listener):
         """True once :meth:`types` was taken (a caller with a cheaper check may prefer it otherwise)."""
         return self._types is not None
 
-    def element_type_strings(self) -> frozenset:
+    def element_type_strings(self) -> frozenset[str]:
         """``str`` of every element type in :meth:`types`, looking through shaped and tuple types.
 
         E.g. ``{"f32", "i64", "!mhlo.token"}``; a non-shaped, non-tuple type is itself.
@@ -286,7 +298,7 @@ class Census(Listener):
         types = self.types()
         if self._elem_strings is not None:
             return self._elem_strings
-        out = set()
+        out: set[str] = set()
         stack = list(types)
         while stack:
             t = stack.pop()
@@ -301,7 +313,7 @@ class Census(Listener):
         self._elem_strings = frozenset(out)
         return self._elem_strings
 
-    def names_in(self, top) -> frozenset:
+    def names_in(self, top: Op) -> frozenset[str]:
         """The op names that occur inside the top-level op ``top`` (``top``'s own name included), no walk.
 
         For a per-function pass to skip a function that holds none of the op
@@ -315,7 +327,7 @@ class Census(Listener):
         self._clean(key)
         return frozenset(n for n, lst in index.items() if lst)
 
-    def signature_only_functions(self) -> list:
+    def signature_only_functions(self) -> list[ir.Operation]:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
 
         A function with a body has its inputs as entry-block arguments and its
@@ -325,7 +337,7 @@ class Census(Listener):
         conservatively, every function nested in a top-level op that is not a
         function (a nested module).
         """
-        out: list = []
+        out: list[ir.Operation] = []
         top_names = self._top_names
         for key, index in self._index.items():
             if "func.func" not in index:
@@ -347,17 +359,17 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ upkeep
 
-    def _reindex(self, top, key) -> dict:
+    def _reindex(self, top: Op, key: int) -> _Index:
         index = self._index[key] = _index_of(top)
         self._unordered.pop(key, None)
         self._drop_tombs(key)
         return index
 
-    def _drop_tombs(self, key) -> None:
+    def _drop_tombs(self, key: int) -> None:
         self._tombs.pop(key, None)
         self._pos.pop(key, None)
 
-    def _compact(self, top_key, name) -> None:
+    def _compact(self, top_key: int, name: str) -> None:
         tombs = self._tombs[top_key]
         dead = tombs.pop(name)
         if not tombs:
@@ -373,7 +385,7 @@ class Census(Listener):
             else:
                 del self._index[top_key][name]
 
-    def _positions(self, top_key, name) -> dict:
+    def _positions(self, top_key: int, name: str) -> dict[int | None, int]:
         """``{op key: position}`` of the live entries of one list (built once, then kept current)."""
         by_name = self._pos.setdefault(top_key, {})
         pos = by_name.get(name)
@@ -385,7 +397,7 @@ class Census(Listener):
                     pos[_live_key(o)] = i  # the last live entry of a key wins (an address reused)
         return pos
 
-    def _clean(self, key) -> None:
+    def _clean(self, key: int) -> None:
         """Compact every tombstoned list of one top-level op (before reading all of them)."""
         tombs = self._tombs.get(key)
         if tombs:
@@ -401,7 +413,7 @@ class Census(Listener):
             self.counts.pop(name, None)
             self.names.discard(name)
 
-    def _add_ops(self, top_key, index_of_op) -> None:
+    def _add_ops(self, top_key: int, index_of_op: _Index) -> None:
         """Add every op of ``{name: [ops in walk order]}`` (one inserted op and its nested ops) to ``top_key``."""
         index = self._index.get(top_key)
         if index is None:  # a new top-level op
@@ -423,7 +435,7 @@ class Census(Listener):
         if not unordered:
             self._unordered.pop(top_key, None)
 
-    def _remove_ops(self, top_key, index_of_op) -> None:
+    def _remove_ops(self, top_key: int, index_of_op: _Index) -> None:
         """Tombstone every op of ``index_of_op`` (ops leaving ``top_key``) in ``top_key``'s lists."""
         if top_key not in self._index:
             return
@@ -439,7 +451,7 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ the rewriter's listener
 
-    def notify_inserted(self, op, top) -> None:
+    def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
         if top is None:
             return
         if top not in self._index and top == identity_key(op):  # a new top-level op
@@ -449,7 +461,7 @@ class Census(Listener):
         if self._types is not None:
             self._types_of(idx, 1)
 
-    def notify_erasing(self, op, top) -> None:
+    def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
         if top is None:
             return
         if top == identity_key(op):  # a top-level op leaves the module
@@ -469,29 +481,30 @@ class Census(Listener):
         if self._types is not None:
             self._types_of(idx, -1)
 
-    def _types_of(self, index_of_ops, delta: int) -> None:
+    def _types_of(self, index_of_ops: _Index, delta: int) -> None:
         """Count the value types of the ops of ``{name: [ops]}`` in (``delta`` 1) or out (-1)."""
-        found: list = []
+        found: list[ir.Type] = []
         for ops in index_of_ops.values():
             _value_types(ops, found)
-        if _count_types(self._types, found, delta):  # type: ignore[arg-type]
+        # called only when self._types is not None (each caller checks first)
+        if _count_types(cast("collections.Counter[ir.Type]", self._types), found, delta):
             self._elem_strings = None
 
-    def _clean_removed_top(self, top) -> None:
+    def _clean_removed_top(self, top: int) -> None:
         self._unordered.pop(top, None)
         self._drop_tombs(top)
 
-    def notify_moved(self, op, old_top, new_top) -> None:
+    def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
 
-    def notify_moved_all(self, ops, old_tops, new_top) -> None:
+    def notify_moved_all(self, ops: list[ir.Operation], old_tops: list[int | None], new_top: int | None) -> None:
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
         batch's ops at once (a list the batch creates is in walk order: the batch sits together, in order)."""
-        groups: dict = {}
+        groups: dict[int | None, list[ir.Operation]] = {}
         for o, old in zip(ops, old_tops):
             groups.setdefault(old, []).append(o)
         for old, moved in groups.items():
-            idx: dict[str, list] = {}
+            idx: _Index = {}
             for o in moved:
                 if len(o.regions):
                     for name, lst in _index_of(o).items():
@@ -500,7 +513,7 @@ class Census(Listener):
                     idx.setdefault(o.name, []).append(o)
             self._moved(idx, old, new_top)
 
-    def _moved(self, idx: dict, old_top, new_top) -> None:
+    def _moved(self, idx: _Index, old_top: int | None, new_top: int | None) -> None:
         """The ops of ``idx`` (``{name: [ops]}``) moved from ``old_top`` to ``new_top``."""
         if old_top == new_top:
             if new_top is not None and new_top in self._index:
@@ -511,12 +524,12 @@ class Census(Listener):
         if new_top is not None:
             self._add_ops(new_top, idx)
 
-    def notify_type_changed(self, old, new) -> None:
+    def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:
             if _count_types(self._types, (old,), -1) | _count_types(self._types, (new,), 1):
                 self._elem_strings = None
 
-    def notify_block_arguments(self, types, added: bool) -> None:
+    def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
         if self._types is not None and _count_types(self._types, types, 1 if added else -1):
             self._elem_strings = None
 
@@ -529,7 +542,7 @@ class Census(Listener):
         same ops (in the same order where this census claims walk order);
         types must be equal as a multiset if this census took them.
         """
-        out = []
+        out: list[str] = []
         if self.counts != fresh.counts:
             names = sorted(set(self.counts) | set(fresh.counts))
             diff = [
@@ -567,7 +580,7 @@ class Census(Listener):
         return out
 
 
-def detect_dialect(module, census: Census | None = None) -> str:
+def detect_dialect(module: ir.Module, census: Census | None = None) -> str:
     """``"mhlo"`` / ``"stablehlo"`` by counting ops of each dialect (``"none"`` if neither, else ``"mixed"``).
 
     ``census``: a :class:`Census` of ``module`` to count from (no walk); default: take one.
