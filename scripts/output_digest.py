@@ -59,8 +59,8 @@ def digest(configs, folders, jobs: int, timeout: float, limit: int | None) -> di
         cfg = parse_config(conf)
         for folder in folders:
             path = _folder_path(folder)
-            if not os.path.isdir(path):
-                continue
+            if not os.path.isdir(path):  # an empty digest would compare equal to another empty one
+                raise SystemExit(f"output_digest: no corpus folder '{path}' (expected ../shared/corpus beside the checkout)")
             items = batch.discover([path])
             if limit:
                 items = items[:limit]

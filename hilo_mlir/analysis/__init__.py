@@ -4,6 +4,9 @@
   run, keyed by (analysis class, op), invalidated by what the rewriter records.
 * :mod:`.census` -- :class:`~.census.Census`: op names, counts, per-function op
   lists and value types, kept current in place by the rewriter.
+* :mod:`.snapshot` -- :class:`~.snapshot.FunctionSnapshot`: every block of a
+  function as Python ints (ops in order, operands, results, users), kept
+  current in place by the rewriter.
 * :mod:`.check` -- the checking mode (``HILO_MLIR_CHECK_ANALYSES=1``): compares
   what the log claims with a fingerprint of the module and fresh analyses.
 * :mod:`.int_lattice`: :class:`~.int_lattice.IntRange`, an interval plus known

@@ -23,11 +23,17 @@ a block argument changed) invalidates it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import hlo_short_name
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import block_ops
 from hilo_mlir.rewrite.rewriter import Change
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.ir.handles import Op, Value
 
 
 class LeafEffects:
@@ -43,11 +49,11 @@ class LeafEffects:
         by_name: ``{op name: own effect}`` of the non-composite names seen.
     """
 
-    def __init__(self, oracle: EffectOracle):
+    def __init__(self, oracle: EffectOracle) -> None:
         self.oracle = oracle
-        self.by_name: dict = {}
+        self.by_name: dict[str, bool] = {}
 
-    def __call__(self, op, name: str) -> bool:
+    def __call__(self, op: ir.Operation, name: str) -> bool:
         """The own effect of ``op`` (whose name is ``name``)."""
         r = self.by_name.get(name)
         if r is None:
@@ -62,16 +68,16 @@ def is_composite(name: str) -> bool:
     return hlo_short_name(name) == "composite"
 
 
-def _nested_summary(op, leaf: LeafEffects) -> tuple[list, bool, bool]:
+def _nested_summary(op: ir.Operation, leaf: LeafEffects) -> tuple[list[int], bool, bool]:
     """One walk of ``op`` (``op`` included): the ``hash`` of the operands of every op,
     whether one of them has an effect of its own, and whether one is a composite."""
-    out: list = []
+    out: list[int] = []
     extend = out.extend
     found = composite = False
     by_name = leaf.by_name
     advance = ir.WalkResult.ADVANCE
 
-    def visit(inner):
+    def visit(inner: ir.Operation) -> ir.WalkResult:
         nonlocal found, composite
         extend(map(hash, inner.operands))
         name = inner.name
@@ -111,11 +117,14 @@ class EntryBlock:
     #: the change kinds that leave it valid (module doc)
     preserved_by = Change.ATTRIBUTE | Change.TYPE
 
-    def __init__(self, func_op, am=None):
+    def __init__(self, func_op: Op, am: AnalysisManager | None = None) -> None:
         leaf = LeafEffects(EffectOracle(func_op))
         by_name = leaf.by_name
-        self.ops = block_ops(func_op.regions[0].blocks[0])
-        self.inputs, self.results, self.effects = [], [], []
+        self.ops: list[ir.Operation] = block_ops(func_op.regions[0].blocks[0])
+        self.inputs: list[list[int]] = []
+        self.results: list[list[Value]] = []
+        self.effects: list[bool | None] = []
+        e: bool | None
         for o in self.ops:
             if len(o.regions):
                 values, e, composite = _nested_summary(o, leaf)
@@ -131,13 +140,15 @@ class EntryBlock:
             self.effects.append(None if composite else bool(e))
 
     @classmethod
-    def from_parts(cls, ops: list, inputs: list, results: list, effects: list) -> EntryBlock:
+    def from_parts(
+        cls, ops: list[ir.Operation], inputs: list[list[int]], results: list[list[Value]], effects: list[bool | None]
+    ) -> EntryBlock:
         """An entry block read by a pass while it rewrote it (fields as in the class doc)."""
         self = cls.__new__(cls)
         self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
         return self
 
-    def permuted(self, order: list) -> EntryBlock:
+    def permuted(self, order: list[int]) -> EntryBlock:
         """The same block after reordering its body into ``order`` (positions; the terminator stays last)."""
         order = order + [len(self.ops) - 1]
         return EntryBlock.from_parts(
@@ -158,9 +169,9 @@ class EntryBlock:
         theirs = [identity_key(o) for o in fresh.ops]
         if mine != theirs:
             return [f"entry block ops differ ({len(mine)} kept, {len(theirs)} now, or a different order)"]
-        out = []
+        out: list[str] = []
         for k, o in enumerate(self.ops):
-            what = []
+            what: list[str] = []
             if set(self.inputs[k]) != set(fresh.inputs[k]):
                 what.append("inputs")
             if [hash(r) for r in self.results[k]] != [hash(r) for r in fresh.results[k]]:

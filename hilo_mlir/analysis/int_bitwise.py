@@ -68,9 +68,11 @@ def count_leading_zeros(a: IntRange) -> IntRange:
     return wrap(w, a.signed, lo, hi)
 
 
-def shift_amounts(s: IntRange, width: int):
+def shift_amounts(s: IntRange, width: int) -> tuple[int | None, int | None, bool]:
     """Shift amounts read as unsigned: ``(kmin, kmax)`` of those below ``width`` (None if none), and whether one is ``>= width``."""
-    kmin, kmax, big = None, None, False
+    kmin: int | None = None
+    kmax: int | None = None
+    big = False
     for pl, ph in s.pattern_pieces():
         if ph >= width:
             big = True
@@ -86,7 +88,7 @@ def shift_left(x: IntRange, s: IntRange) -> IntRange:
         return IntRange.empty(w, sg)
     kmin, kmax, big = shift_amounts(s, w)
     out = IntRange.empty(w, sg)
-    if kmin is not None:
+    if kmin is not None and kmax is not None:  # None together
         if x.lo >= 0:
             lo, hi = x.lo << kmin, x.hi << kmax
         elif x.hi < 0:
@@ -109,7 +111,7 @@ def shift_right_logical(x: IntRange, s: IntRange) -> IntRange:
         return IntRange.empty(w, sg)
     kmin, kmax, big = shift_amounts(s, w)
     out = IntRange.empty(w, sg)
-    if kmin is not None:
+    if kmin is not None and kmax is not None:  # None together
         pieces = [(pl >> kmax, ph >> kmin) for pl, ph in x.pattern_pieces()]
         top = x.mask & ~(x.mask >> kmin)  # the top kmin bits are 0
         if kmin == kmax:
@@ -139,7 +141,7 @@ def shift_right_arithmetic(x: IntRange, s: IntRange) -> IntRange:
     m = x.mask
     for a, b in pieces:
         vals = []
-        if kmin is not None:
+        if kmin is not None and kmax is not None:  # None together
             vals += [a >> kmin, a >> kmax, b >> kmin, b >> kmax]
         if big:
             vals += [a >> (w - 1), b >> (w - 1)]

@@ -20,6 +20,13 @@ functions return empty for an empty operand.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypeAlias, cast
+
+#: An analysis value: an :class:`IntRange` (an integer tensor), a tuple of values (a tuple type),
+#: or None (not an integer).
+RangeValue: TypeAlias = "IntRange | tuple[RangeValue, ...] | None"
+
 
 def type_min(width: int, signed: bool) -> int:
     return -(1 << (width - 1)) if signed and width > 1 else 0
@@ -53,16 +60,16 @@ class IntRange:
     def __init__(self, width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int = 0):
         self.width, self.signed, self.lo, self.hi, self.zeros, self.ones = width, signed, lo, hi, zeros, ones
 
-    def _key(self):
+    def _key(self) -> tuple[int, bool, int, int, int, int]:
         return (self.width, self.signed, self.lo, self.hi, self.zeros, self.ones)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, IntRange) and self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"IntRange(width={self.width}, signed={self.signed}, lo={self.lo}, hi={self.hi}, zeros={self.zeros:#x}, ones={self.ones:#x})"
 
     # -- constructors ---------------------------------------------------------------
@@ -190,7 +197,7 @@ def wrap(width: int, signed: bool, lo: int, hi: int, zeros: int = 0, ones: int =
     return IntRange.of(width, signed, type_min(width, signed), type_max(width, signed), zeros, ones)
 
 
-def from_patterns(width: int, signed: bool, pieces, zeros: int = 0, ones: int = 0) -> IntRange:
+def from_patterns(width: int, signed: bool, pieces: Iterable[tuple[int, int]], zeros: int = 0, ones: int = 0) -> IntRange:
     """The values whose patterns lie in the increasing intervals ``pieces`` (read in the type)."""
     out = IntRange.empty(width, signed)
     for pl, ph in pieces:
@@ -209,7 +216,7 @@ def low_mask(n: int) -> int:
     return (1 << n) - 1
 
 
-def any_empty(*rs) -> bool:
+def any_empty(*rs: IntRange) -> bool:
     return any(r.is_empty for r in rs)
 
 
@@ -267,7 +274,7 @@ def divide(a: IntRange, b: IntRange) -> IntRange:
     if b.lo <= 0 <= b.hi:
         return IntRange.full(a.width, a.signed)
 
-    def q(x, y):
+    def q(x: int, y: int) -> int:
         r = abs(x) // abs(y)
         return r if (x >= 0) == (y > 0) else -r
 
@@ -334,18 +341,18 @@ def bitcast(x: IntRange, signed: bool) -> IntRange:
 # ---------------------------------------------------------------------------------- tuples
 
 
-def join(a, b):
+def join(a: RangeValue, b: RangeValue) -> RangeValue:
     """Join of two analysis values: :class:`IntRange`, tuples of them (tuple types), or None (not an integer)."""
     if a is None:
         return b
     if b is None:
         return a
     if isinstance(a, tuple):
-        return tuple(join(x, y) for x, y in zip(a, b))
-    return a.join(b)
+        return tuple(join(x, y) for x, y in zip(a, cast("tuple[RangeValue, ...]", b)))  # values of one type: same shape
+    return a.join(cast(IntRange, b))
 
 
-def widen(a):
+def widen(a: RangeValue) -> RangeValue:
     """``a`` widened to the full range of its type (tuples element-wise; empty stays empty)."""
     if a is None:
         return None
@@ -354,7 +361,7 @@ def widen(a):
     return a if a.is_empty else IntRange.full(a.width, a.signed)
 
 
-def merge_into(store: dict, scope: dict) -> None:
+def merge_into(store: dict[int, RangeValue], scope: dict[int, RangeValue]) -> None:
     """Join every value of ``scope`` into ``store`` (same keys: joined)."""
     for k, rng in scope.items():
         old = store.get(k)

@@ -44,15 +44,29 @@ Both dialects are served by one implementation through the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TypeAlias, cast
+
 import numpy as np
 
 from hilo_mlir.analysis import int_bitwise as B
 from hilo_mlir.analysis import int_lattice as L
-from hilo_mlir.analysis.int_lattice import IntRange
+from hilo_mlir.analysis.int_lattice import IntRange, RangeValue
 from hilo_mlir.analysis.int_lattice import join as _join
 from hilo_mlir.analysis.int_regions import ACCUMULATE, RegionRules
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DialectTable, hlo_short_name
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.int_regions import Scope
+    from hilo_mlir.ir.handles import Named, Op, Value
+
+#: an integer tensor type: ``(width, signed, has no elements)``
+ScalarInfo = tuple[int, bool, bool]
+#: what :func:`_info` says of a type: a :data:`ScalarInfo`, ``("tuple", element infos)``, or None (no integers)
+TypeInfo: TypeAlias = "ScalarInfo | tuple[str, tuple[TypeInfo, ...]] | None"
+#: an element-wise rule: operand ranges -> the result's range, or None (unknown)
+_Rule = Callable[[list[IntRange]], "IntRange | None"]
 
 _ELEMENTWISE2 = {
     "add": L.add,
@@ -86,13 +100,13 @@ _MOVE = frozenset(
 _JOIN = {"concatenate": None, "pad": (0, 1), "dynamic_update_slice": (0, 1), "dynamic_pad": (0, 1)}
 
 
-def _same(rngs) -> bool:
+def _same(rngs: Sequence[IntRange]) -> bool:
     a = rngs[0]
     return all(r.width == a.width and r.signed == a.signed for r in rngs)
 
 
 #: Element-wise ops: short name -> ``f(operand ranges) -> IntRange | None`` (None: unknown).
-_SIMPLE = {k: (lambda f: lambda r: f(r[0], r[1]) if _same(r) else None)(f) for k, f in _ELEMENTWISE2.items()}
+_SIMPLE: dict[str, _Rule] = {k: (lambda f: lambda r: f(r[0], r[1]) if _same(r) else None)(f) for k, f in _ELEMENTWISE2.items()}
 _SIMPLE.update({k: (lambda f: lambda r: f(r[0]))(f) for k, f in _ELEMENTWISE1.items()})
 _SIMPLE["select"] = lambda r: L.select(r[0], r[1], r[2]) if _same(r[1:]) else None
 _SIMPLE["clamp"] = lambda r: L.clamp(r[0], r[1], r[2]) if _same(r) else None
@@ -114,14 +128,14 @@ class IntRanges:
         rounds: total number of region walks of the fixed points (a measure of the cost).
     """
 
-    def __init__(self, op, d: DialectTable | None = None, *, max_rounds: int = 4):
+    def __init__(self, op: Op, d: DialectTable | None = None, *, max_rounds: int = 4) -> None:
         self.max_rounds = max_rounds
         self.rounds = 0
         self.entry_functions: frozenset[str] = frozenset()
-        self._ranges: dict[int, object] = {}
-        _Walk(self, d).run(op.operation if hasattr(op, "operation") else op)
+        self._ranges: dict[int, RangeValue] = {}
+        _Walk(self, d).run(op.operation)  # an Operation's .operation is itself
 
-    def range_of(self, value):
+    def range_of(self, value: Value) -> RangeValue:
         """The range of ``value`` (an ``ir.Value`` of the analysed IR).
 
         Returns:
@@ -139,7 +153,7 @@ class IntRanges:
 # ------------------------------------------------------------------------------- types
 
 
-def _info(t, cache=None):
+def _info(t: ir.Type, cache: dict[int, TypeInfo] | None = None) -> TypeInfo:
     """``(width, signed, no_elements)`` for an integer tensor type, ``("tuple", infos)``, or None.
 
     ``cache``: a dict keyed by ``hash(t)`` (the uniqued type's pointer: valid
@@ -151,7 +165,7 @@ def _info(t, cache=None):
             return cache[k]
         except KeyError:
             pass
-    res = None
+    res: TypeInfo = None
     if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)):
         e = t.element_type
         if isinstance(e, ir.IntegerType):
@@ -168,22 +182,22 @@ def _info(t, cache=None):
     return res
 
 
-def _full(info):
+def _full(info: TypeInfo) -> RangeValue:
     if info is None:
         return None
     if info[0] == "tuple":
-        return tuple(_full(i) for i in info[1])
-    w, s, none = info
+        return tuple(_full(i) for i in cast("tuple[TypeInfo, ...]", info[1]))
+    w, s, none = cast(ScalarInfo, info)
     return IntRange.empty(w, s) if none else IntRange.full(w, s)
 
 
-def _fit(r, info):
+def _fit(r: RangeValue, info: TypeInfo) -> RangeValue:
     """``r`` reinterpreted for a value of type ``info`` (same width: identity; else full)."""
     if info is None or r is None:
         return None
     if info[0] == "tuple" or isinstance(r, tuple):
-        return r if isinstance(r, tuple) and info[0] == "tuple" and len(r) == len(info[1]) else _full(info)
-    w, s, none = info
+        return r if isinstance(r, tuple) and info[0] == "tuple" and len(r) == len(cast("tuple[TypeInfo, ...]", info[1])) else _full(info)
+    w, s, none = cast(ScalarInfo, info)
     if none:
         return IntRange.empty(w, s)
     return r if (r.width, r.signed) == (w, s) else IntRange.full(w, s)
@@ -199,21 +213,21 @@ class _Walk(RegionRules):
     calls in :class:`~.int_regions.RegionRules`.
     """
 
-    def __init__(self, out: IntRanges, d: DialectTable | None):
+    def __init__(self, out: IntRanges, d: DialectTable | None) -> None:
         self.out = out
-        self.scopes: list[dict] = [out._ranges]  # innermost last; writes go to the innermost
-        self.short = d.short if d is not None else hlo_short_name
-        self.funcs: dict[str, object] = {}
-        self.memo: dict = {}  # (callee, argument ranges) -> result ranges
+        self.scopes: list[Scope] = [out._ranges]  # innermost last; writes go to the innermost
+        self.short: Callable[[Named | str], str | None] = d.short if d is not None else hlo_short_name
+        self.funcs: dict[str, ir.Operation] = {}
+        self.memo: dict[tuple[str, tuple[RangeValue, ...]], list[RangeValue]] = {}  # (callee, argument ranges) -> result ranges
         self.stack: list[str] = []
-        self.types: dict[int, object] = {}  # hash(type) -> _info, this run only
+        self.types: dict[int, TypeInfo] = {}  # hash(type) -> _info, this run only
         self.fix_depth = 0  # nesting of fixed points (int_regions)
 
-    def info(self, t):
+    def info(self, t: ir.Type) -> TypeInfo:
         return _info(t, self.types)
 
     # -- values --------------------------------------------------------------------
-    def get(self, v):
+    def get(self, v: Value) -> RangeValue:
         k = hash(v)
         for scope in reversed(self.scopes):
             r = scope.get(k)
@@ -221,7 +235,7 @@ class _Walk(RegionRules):
                 return r
         return _full(self.info(v.type))
 
-    def put(self, v, rng) -> None:
+    def put(self, v: Value, rng: RangeValue) -> None:
         if rng is None:
             return
         k = hash(v)
@@ -229,21 +243,21 @@ class _Walk(RegionRules):
         old = top.get(k)
         top[k] = rng if old is None else _join(old, rng)
 
-    def put_results(self, op, rngs) -> None:
+    def put_results(self, op: ir.Operation, rngs: Iterable[RangeValue]) -> None:
         for v, rng in zip(op.results, rngs):
             self.put(v, _fit(rng, self.info(v.type)))
 
-    def full_results(self, op) -> None:
+    def full_results(self, op: ir.Operation) -> None:
         for v in op.results:
             self.put(v, _full(self.info(v.type)))
 
     # -- driver --------------------------------------------------------------------
-    def run(self, op) -> None:
+    def run(self, op: ir.Operation) -> None:
         if op.name == "func.func":
-            module = op.parent
+            module: ir.Operation | None = op.parent
             while module is not None and module.name != "builtin.module":
                 module = module.parent
-            roots = [op]
+            roots: list[ir.Operation] | None = [op]
         else:
             module, roots = op, None
         if module is not None:
@@ -251,9 +265,10 @@ class _Walk(RegionRules):
                 if top.operation.name == "func.func":
                     self.funcs[top.operation.attributes["sym_name"].value] = top.operation
         if roots is None:
-            called, other = set(), set()
+            called: set[str] = set()
+            other: set[str] = set()
 
-            def visit(o):
+            def visit(o: ir.Operation) -> ir.WalkResult:
                 ref = self.callee(o)
                 if ref is not None:
                     called.add(ref)
@@ -263,17 +278,17 @@ class _Walk(RegionRules):
 
             op.walk(visit, ir.WalkOrder.PRE_ORDER)
             roots = [f for name, f in self.funcs.items() if name not in called or name in other]
-        self.out.entry_functions = frozenset(f.attributes["sym_name"].value for f in roots)
+        self.out.entry_functions = frozenset(cast(ir.StringAttr, f.attributes["sym_name"]).value for f in roots)
         for f in roots:
             if f.regions[0].blocks:
                 block = f.regions[0].blocks[0]
                 for a in block.arguments:
                     self.put(a, _full(self.info(a.type)))
-                self.stack.append(f.attributes["sym_name"].value)
+                self.stack.append(cast(ir.StringAttr, f.attributes["sym_name"]).value)
                 self.block(block)
                 self.stack.pop()
 
-    def callee(self, op):
+    def callee(self, op: ir.Operation) -> str | None:
         name = op.name
         if name == "func.call":
             return ir.FlatSymbolRefAttr(op.attributes["callee"]).value
@@ -281,7 +296,7 @@ class _Walk(RegionRules):
             return ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value
         return None
 
-    def block(self, block) -> list:
+    def block(self, block: ir.Block) -> list[RangeValue]:
         """Walk ``block``'s ops in order; returns the ranges of its terminator's operands."""
         last = None
         for o in block.operations:
@@ -289,7 +304,7 @@ class _Walk(RegionRules):
             self.op(last)
         return [self.get(v) for v in last.operands] if last is not None else []
 
-    def region(self, region, args) -> list:
+    def region(self, region: ir.Region, args: Iterable[RangeValue]) -> list[RangeValue]:
         """Give the entry block's arguments ``args`` (ranges) and walk it; its terminator's operand ranges."""
         if not region.blocks:
             return []
@@ -299,7 +314,7 @@ class _Walk(RegionRules):
         return self.block(block)
 
     # -- one op --------------------------------------------------------------------
-    def op(self, op) -> None:
+    def op(self, op: ir.Operation) -> None:
         name = op.name
         short = self.short(name)
         if short is None:
@@ -315,24 +330,25 @@ class _Walk(RegionRules):
             if info is None:
                 return  # not an integer: nothing to know
             rngs = [self.get(v) for v in op.operands]
-            rng = fn(rngs) if all(isinstance(r, IntRange) for r in rngs) else None
+            rng = fn(cast("list[IntRange]", rngs)) if all(isinstance(r, IntRange) for r in rngs) else None
             return self.put(res, _fit(rng, info) if rng is not None else _full(info))
         if short in _MOVE:
             return self.put_results(op, [self.get(op.operands[0])])
         if short in _JOIN:
             idx = _JOIN[short] or range(len(op.operands))
-            acc = None
+            acc: RangeValue = None
             for i in idx:
                 acc = _join(acc, self.get(op.operands[i]))
             return self.put_results(op, [acc])
         handler = getattr(self, "op_" + short, None)
         if handler is not None:
-            return handler(op)
+            handler(op)
+            return
         if short in ACCUMULATE:
             return self.accumulate(op, short)
         return self.unknown(op)
 
-    def unknown(self, op) -> None:
+    def unknown(self, op: ir.Operation) -> None:
         """Full ranges for the results; regions walked with full-range arguments."""
         for reg in op.regions:
             if reg.blocks:
@@ -340,12 +356,12 @@ class _Walk(RegionRules):
         self.full_results(op)
 
     # -- leaves --------------------------------------------------------------------
-    def constant(self, op) -> None:
+    def constant(self, op: ir.Operation) -> None:
         v = op.results[0]
         info = self.info(v.type)
         if info is None or info[0] == "tuple":
             return
-        w, s, none = info
+        w, s, none = cast(ScalarInfo, info)
         attr = op.attributes["value"]
         if none or not isinstance(attr, ir.DenseIntElementsAttr):
             return self.put(v, _full(info))
@@ -365,39 +381,40 @@ class _Walk(RegionRules):
 
     op_constant = constant
 
-    def op_iota(self, op) -> None:
+    def op_iota(self, op: ir.Operation) -> None:
         v = op.results[0]
         info = self.info(v.type)
         if info is None:
             return
         dim = ir.IntegerAttr(op.attributes["iota_dimension"]).value
         n = ir.RankedTensorType(v.type).shape[dim]
-        w, s, none = info
+        w, s, none = cast(ScalarInfo, info)
         self.put(v, IntRange.empty(w, s) if none else L.wrap(w, s, 0, n - 1))
 
     # -- element-wise with types -----------------------------------------------------
-    def op_convert(self, op) -> None:
+    def op_convert(self, op: ir.Operation) -> None:
         a = self.get(op.operands[0])
         info = self.info(op.results[0].type)
         if isinstance(a, IntRange) and info is not None:
-            return self.put_results(op, [L.convert(a, info[0], info[1])])
+            w, s, _ = cast(ScalarInfo, info)
+            return self.put_results(op, [L.convert(a, w, s)])
         self.full_results(op)
 
-    def op_bitcast_convert(self, op) -> None:
+    def op_bitcast_convert(self, op: ir.Operation) -> None:
         a = self.get(op.operands[0])
         info = self.info(op.results[0].type)
         if isinstance(a, IntRange) and info is not None and info[0] == a.width:
-            return self.put_results(op, [L.bitcast(a, info[1])])
+            return self.put_results(op, [L.bitcast(a, cast(ScalarInfo, info)[1])])
         self.full_results(op)
 
     # -- structure -------------------------------------------------------------------
-    def op_tuple(self, op) -> None:
+    def op_tuple(self, op: ir.Operation) -> None:
         self.put(op.results[0], tuple(self.get(v) for v in op.operands))
 
-    def op_get_tuple_element(self, op) -> None:
+    def op_get_tuple_element(self, op: ir.Operation) -> None:
         t = self.get(op.operands[0])
         i = ir.IntegerAttr(op.attributes["index"]).value
         self.put_results(op, [t[i] if isinstance(t, tuple) and i < len(t) else None])
 
-    def op_optimization_barrier(self, op) -> None:
+    def op_optimization_barrier(self, op: ir.Operation) -> None:
         self.put_results(op, [self.get(v) for v in op.operands])

@@ -22,9 +22,20 @@ The walker provides ``get``, ``put_results``, ``region``, ``unknown``,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from hilo_mlir.analysis.int_lattice import RangeValue, merge_into
 from hilo_mlir.analysis.int_lattice import join as _join
-from hilo_mlir.analysis.int_lattice import merge_into
 from hilo_mlir.analysis.int_lattice import widen as _widen
+
+if TYPE_CHECKING:
+    from hilo_mlir.analysis.int_ranges import IntRanges
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.handles import Value
+
+#: the values of one scope: ``hash(value)`` -> its range
+Scope = dict[int, RangeValue]
 
 #: Nesting depth of fixed points beyond which loop-carried values are unknown (one walk).
 DEEP = 3
@@ -36,36 +47,60 @@ ACCUMULATE = frozenset("reduce reduce_window scatter select_and_scatter all_redu
 class RegionRules:
     """The region and call handlers of the range analysis walker."""
 
-    def op_sort(self, op) -> None:
+    # What the walker (:class:`~.int_ranges._Walk`) provides (see the module doc).
+    out: IntRanges
+    scopes: list[Scope]
+    funcs: dict[str, ir.Operation]
+    #: (callee, argument ranges) -> the ranges it returns
+    memo: dict[tuple[str, tuple[RangeValue, ...]], list[RangeValue]]
+    stack: list[str]
+    fix_depth: int
+
+    def get(self, v: Value) -> RangeValue:
+        raise NotImplementedError
+
+    def put_results(self, op: ir.Operation, rngs: Iterable[RangeValue]) -> None:
+        raise NotImplementedError
+
+    def region(self, region: ir.Region, args: Iterable[RangeValue]) -> list[RangeValue]:
+        raise NotImplementedError
+
+    def unknown(self, op: ir.Operation) -> None:
+        raise NotImplementedError
+
+    def callee(self, op: ir.Operation) -> str | None:
+        raise NotImplementedError
+
+    def op_sort(self, op: ir.Operation) -> None:
         rngs = [self.get(v) for v in op.operands]
         self.region(op.regions[0], [r for r in rngs for _ in (0, 1)])
         self.put_results(op, rngs)
 
-    def op_map(self, op) -> None:
+    def op_map(self, op: ir.Operation) -> None:
         self.put_results(op, self.region(op.regions[0], [self.get(v) for v in op.operands]))
 
-    def op_fusion(self, op) -> None:
+    def op_fusion(self, op: ir.Operation) -> None:
         self.put_results(op, self.region(op.regions[0], [self.get(v) for v in op.operands]))
 
-    def op_if(self, op) -> None:
+    def op_if(self, op: ir.Operation) -> None:
         self.branches(op)
 
-    def op_case(self, op) -> None:
+    def op_case(self, op: ir.Operation) -> None:
         self.branches(op)
 
-    def branches(self, op) -> None:
-        acc = None
+    def branches(self, op: ir.Operation) -> None:
+        acc: list[RangeValue] | None = None
         for reg in op.regions:
             rets = self.region(reg, [])
             acc = rets if acc is None else [_join(a, b) for a, b in zip(acc, rets)]
         self.put_results(op, acc or [])
 
-    def op_composite(self, op) -> None:
+    def op_composite(self, op: ir.Operation) -> None:
         self.call(op, self.callee(op))
 
-    def call(self, op, name) -> None:
+    def call(self, op: ir.Operation, name: str | None) -> None:
         f = self.funcs.get(name) if name else None
-        if f is None or not f.regions[0].blocks or name in self.stack:
+        if f is None or name is None or not f.regions[0].blocks or name in self.stack:
             return self.unknown(op)
         args = [self.get(v) for v in op.operands]
         key = (name, tuple(args))
@@ -82,7 +117,9 @@ class RegionRules:
         self.put_results(op, rets)
 
     # -- fixed points ----------------------------------------------------------------
-    def fixpoint(self, region, init: list, body_args) -> list:
+    def fixpoint(
+        self, region: ir.Region, init: list[RangeValue], body_args: Callable[[list[RangeValue]], list[RangeValue]]
+    ) -> list[RangeValue]:
         """Least ``A`` with ``A ⊇ init`` and ``A ⊇ body(body_args(A))``, as far as ``max_rounds`` allow.
 
         Each round walks the region in a scratch scope. A value still growing
@@ -99,8 +136,10 @@ class RegionRules:
         finally:
             self.fix_depth -= 1
 
-    def _fixpoint(self, region, init: list, body_args) -> list:
-        def walk(args):
+    def _fixpoint(
+        self, region: ir.Region, init: list[RangeValue], body_args: Callable[[list[RangeValue]], list[RangeValue]]
+    ) -> list[RangeValue]:
+        def walk(args: list[RangeValue]) -> tuple[list[RangeValue], Scope]:
             self.scopes.append({})
             rets = self.region(region, body_args(args))
             self.out.rounds += 1
@@ -130,17 +169,17 @@ class RegionRules:
         merge_into(self.scopes[-1], scratch)
         return cur
 
-    def op_while(self, op) -> None:
+    def op_while(self, op: ir.Operation) -> None:
         init = [self.get(v) for v in op.operands]
         cond, body = op.regions[0], op.regions[1]
 
-        def args(cur):
+        def args(cur: list[RangeValue]) -> list[RangeValue]:
             self.region(cond, cur)
             return cur
 
         self.put_results(op, self.fixpoint(body, init, args))
 
-    def accumulate(self, op, short) -> None:
+    def accumulate(self, op: ir.Operation, short: str) -> None:
         ops = [self.get(v) for v in op.operands]
         n = len(op.results)
         if short in ("reduce", "reduce_window"):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from hilo_mlir.ir.binding import identity_key
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
 
 if TYPE_CHECKING:
@@ -133,6 +133,12 @@ class AnalysisManager(Listener):
 
     def notify_unknown_change(self) -> None:
         self.invalidate_all()
+
+    def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
+        """A top-level op being erased takes its analyses with it (even those its kinds of change keep)."""
+        if top is not None and top in self._by_scope and identity_key(op) == top:
+            for key in list(self._by_scope.get(top, ())):
+                self._drop(key)
 
     # ------------------------------------------------------------------ internals
 

@@ -29,11 +29,20 @@ and StableHLO).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
+
 from hilo_mlir.analysis.int_bitwise import shift_amounts
 from hilo_mlir.analysis.int_lattice import IntRange, type_max, type_min
 from hilo_mlir.analysis.int_ranges import IntRanges
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DialectTable
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from hilo_mlir.analysis.int_lattice import RangeValue
+    from hilo_mlir.ir.handles import Op, Value
 
 #: Width-dependent ops: the bit width appears in their definition (shift amounts
 #: saturate at it, bits are counted or complemented up to it), so their 32-bit
@@ -51,7 +60,7 @@ WIDTH_DEPENDENT = frozenset(
 )
 
 #: Ops through which a constant's elements flow unchanged: short name -> operand positions (None: all).
-CARRY = {
+CARRY: dict[str, tuple[int, ...] | None] = {
     "broadcast_in_dim": (0,),
     "broadcast": (0,),
     "reshape": (0,),
@@ -77,7 +86,7 @@ class NotNarrowable(Exception):
     """A use of an out-of-range constant needs its 64-bit value; ``str(e)`` says which and why."""
 
 
-def is64(r) -> bool:
+def is64(r: RangeValue) -> TypeIs[IntRange]:
     """True if ``r`` is the range of a 64-bit integer tensor."""
     return isinstance(r, IntRange) and r.width == 64
 
@@ -92,7 +101,7 @@ def fits32(r: IntRange) -> bool:
     return r.fits(32, r.signed)
 
 
-def unbounded_reason(rngs, what: str) -> str | None:
+def unbounded_reason(rngs: Iterable[RangeValue], what: str) -> str | None:
     """Why a 64-bit range of ``rngs`` (``what`` #i) does not fit in 32 bits, or None."""
     for i, r in enumerate(rngs):
         if is64(r) and not fits32(r):
@@ -100,7 +109,7 @@ def unbounded_reason(rngs, what: str) -> str | None:
     return None
 
 
-def bounded_or_constant(v, ranges: IntRanges, d: DialectTable, depth: int = 0) -> bool:
+def bounded_or_constant(v: Value, ranges: IntRanges, d: DialectTable, depth: int = 0) -> bool:
     """True if each element of ``v`` is bounded or comes (by data movement) from a constant.
 
     Such a value's 32-bit form is its 64-bit value, or a constant's value
@@ -120,7 +129,8 @@ def bounded_or_constant(v, ranges: IntRanges, d: DialectTable, depth: int = 0) -
     if short not in CARRY:
         return False
     opnds = op.operands
-    pos = range(len(opnds)) if CARRY[short] is None else [i for i in CARRY[short] if i < len(opnds)]
+    carried = CARRY[short]
+    pos = range(len(opnds)) if carried is None else [i for i in carried if i < len(opnds)]
     return all(bounded_or_constant(opnds[i], ranges, d, depth + 1) for i in pos)
 
 
@@ -129,10 +139,11 @@ def _width_condition(short: str, x: IntRange, s: IntRange | None) -> str | None:
     if x.is_empty:
         return None
     if short == "shift_right_logical" and x.signed and x.lo < 0:
+        assert s is not None  # a shift has its amount
         kmin, kmax, _ = shift_amounts(s, 64)
-        if kmin is not None and kmax > 0:
+        if kmin is not None and kmax is not None and kmax > 0:
             return f"operand #0 may be negative (it lies in {x}) and the shift amount in {s} may be 1..63"
-    if short == "shift_right_arithmetic" and not x.signed and x.hi >= 1 << 31 and s.hi != 0:
+    if short == "shift_right_arithmetic" and not x.signed and x.hi >= 1 << 31 and cast(IntRange, s).hi != 0:  # a shift has its amount
         return f"operand #0 may reach 2^31 (it lies in {x}): its top bit would become the sign bit"
     if short == "popcnt" and x.signed and x.lo < 0:
         return f"operand #0 may be negative (it lies in {x}): 32 more one bits at 64 bits"
@@ -141,7 +152,7 @@ def _width_condition(short: str, x: IntRange, s: IntRange | None) -> str | None:
     return None
 
 
-def width_dependent_reason(short: str, op, ranges: IntRanges) -> str | None:
+def width_dependent_reason(short: str, op: Op, ranges: IntRanges) -> str | None:
     """None if the width-dependent ``op`` (short name ``short``) provably computes the 64-bit numbers at 32 bits, else why not.
 
     Proven when every 64-bit operand and result is bounded and: a
@@ -153,19 +164,20 @@ def width_dependent_reason(short: str, op, ranges: IntRanges) -> str | None:
     opnds = [ranges.range_of(v) for v in op.operands]
     res = [ranges.range_of(v) for v in op.results]
     why = unbounded_reason(opnds, "operand") or unbounded_reason(res, "result")
-    if why is None and is64(opnds[0]):
-        why = _width_condition(short, opnds[0], opnds[1] if len(opnds) > 1 else None)
+    x = opnds[0]
+    if why is None and is64(x):
+        why = _width_condition(short, x, cast("IntRange | None", opnds[1]) if len(opnds) > 1 else None)
     return why
 
 
-def _integer_result(op) -> bool:
+def _integer_result(op: Op) -> bool:
     """True if ``op``'s one result is an integer tensor wider than ``i1`` (a conversion to it is modular)."""
     t = op.results[0].type if len(op.results) == 1 else None
     e = t.element_type if isinstance(t, ir.RankedTensorType) else None
     return isinstance(e, ir.IntegerType) and e.width > 1
 
 
-def _compare_reason(user, pos: int, ranges: IntRanges) -> str | None:
+def _compare_reason(user: Op, pos: int, ranges: IntRanges) -> str | None:
     """None if comparing with the saturated constant gives the same outcome (the other side never reaches the 32-bit bounds)."""
     other = ranges.range_of(user.operands[1 - pos])
     if not is64(other) or other.is_empty:
@@ -178,7 +190,7 @@ def _compare_reason(user, pos: int, ranges: IntRanges) -> str | None:
     return None
 
 
-def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
+def constant_use_mode(op: Op, ranges: IntRanges, d: DialectTable) -> str:
     """How the out-of-range 64-bit constant ``op`` must be narrowed so that every use keeps its numbers.
 
     Returns:
@@ -188,13 +200,15 @@ def constant_use_mode(op, ranges: IntRanges, d: DialectTable) -> str:
     Raises:
         NotNarrowable: a use needs the 64-bit value (its message names the use and why).
     """
-    modes, work, seen = set(), [op.results[0]], set()
+    modes: set[str] = set()
+    work: list[Value] = [op.results[0]]
+    seen: set[int] = set()
     while work:
         v = work.pop()
         for use in list(v.uses):
             user, pos = use.owner.operation, use.operand_number  # an OpView may shadow .name (composite: its "name" attribute)
             short = d.short(user.name)
-            if short in CARRY and (CARRY[short] is None or pos in CARRY[short]):
+            if short in CARRY and ((carried := CARRY[short]) is None or pos in carried):
                 out = user.results[0]
                 if hash(out) not in seen:
                     seen.add(hash(out))

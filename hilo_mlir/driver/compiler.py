@@ -113,7 +113,7 @@ def compile_loaded(
     loaded: LoadedModule,
     config: CompileConfig,
     instrumentation: Instrumentation | None = None,
-    input_types=None,
+    input_types: str | Sequence[str] | None = None,
     fusion_report: str | None = None,
 ) -> PenguinSource:
     """Run the driver's stages and the spine on an already-loaded module; returns the Penguin source.
@@ -236,7 +236,7 @@ def compile_module(
     config: CompileConfig | None = None,
     spine: str = "mhlo",
     filename: str = "<string>",
-    input_types=None,
+    input_types: str | Sequence[str] | None = None,
     fusion_report: str | None = None,
 ) -> PenguinSource:
     """Compile a module (mhlo or stablehlo) to Penguin Python.
@@ -265,7 +265,11 @@ def compile_module(
 
 
 def compile_file(
-    path: str | os.PathLike, config: CompileConfig | None = None, spine: str = "mhlo", input_types=None, fusion_report: str | None = None
+    path: str | os.PathLike,
+    config: CompileConfig | None = None,
+    spine: str = "mhlo",
+    input_types: str | Sequence[str] | None = None,
+    fusion_report: str | None = None,
 ) -> PenguinSource:
     """Compile a ``.mlir`` file (text, bytecode, a portable artifact), a serialized ``HloModuleProto`` (``.pb``)
     or HLO text (``HloModule ...``, e.g. an XLA dump; detected by content).

@@ -19,10 +19,14 @@ Nothing here mutates IR.
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, op_key
+
+if TYPE_CHECKING:
+    from hilo_mlir.fusion.codegen import Refusal
 
 __all__ = ["FusionCluster"]
 
@@ -140,10 +144,10 @@ class FusionCluster:
                 seen[k] = (o, res)
         pairs = sorted_in_block(list(seen.values()), key=_first)
         self.members = OpSet.of_distinct([o for o, _ in pairs])
-        self.fused = None
+        self.fused: ir.Operation | None = None
         self.moved: list = []  # after codegen: the dependent ops it moved after the fused op
-        self.refusal = None
-        self.reentry = None
+        self.refusal: Refusal | None = None
+        self.reentry: tuple[ir.Operation, ir.Operation] | None = None
         self._compute_live([res for _, res in pairs])
 
     # -- live-ins / live-outs ------------------------------------------------------

@@ -27,7 +27,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import as_op, block_key, op_key
 from hilo_mlir.rewrite.rewriter import Listener
 
-__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "sorted_in_block", "value_def_ancestor"]
+__all__ = ["OpSet", "OrderIndex", "ancestor_in_block", "operand_def_ops", "read_values", "sorted_in_block", "value_def_ancestor"]
 
 
 class OpSet:
@@ -126,31 +126,37 @@ def value_def_ancestor(v, block) -> ir.Operation | None:
     return ancestor_in_block(owner, block)
 
 
+def read_values(op) -> list:
+    """The values ``op`` reads: its operands, then those of every op nested in its regions (walk
+    post-order); repeats kept. What an op of a block depends on in that block is among them
+    (its operands and its regions' captures): :func:`operand_def_ops` and schedule-postorder's
+    ``block_inputs`` both filter this list."""
+    op = as_op(op)
+    out = list(op.operands)
+    if len(op.regions):
+        extend = out.extend
+
+        def visit(x):
+            if x != op:
+                extend(x.operands)
+            return ir.WalkResult.ADVANCE
+
+        op.walk(visit)
+    return out
+
+
 def operand_def_ops(op, block) -> list:
     """The ops of ``block`` (other than ``op``, which sits in ``block``) that define an operand of ``op`` or of
     an op nested in its regions, or contain that definition; each once, in no particular order."""
     op = as_op(op)
     out: dict = {}
     me = op_key(op)
-
-    def add(v):
+    for v in read_values(op):
         a = value_def_ancestor(v, block)
         if a is not None:
             k = op_key(a)
             if k != me and k not in out:
                 out[k] = a
-
-    for v in op.operands:
-        add(v)
-    if len(op.regions):
-
-        def visit(x):
-            if x != op:
-                for v in x.operands:
-                    add(v)
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
     return list(out.values())
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from hilo_mlir.support.diagnostics import Diagnostic, HiloError
 
@@ -35,8 +35,14 @@ if TYPE_CHECKING:
     from hilo_mlir.ir.handles import Op
     from hilo_mlir.passmanager.steps import Step
 
-#: a reproducer's entries: ``pipeline`` (str), ``disable_threading`` / ``verify_each`` (bool)
-Entries = dict[str, str | bool]
+
+class Entries(TypedDict, total=False):
+    """A reproducer's entries (``pipeline`` is always there: :func:`read_reproducer` checks it)."""
+
+    pipeline: str
+    disable_threading: bool
+    verify_each: bool
+
 
 _BLOCK = re.compile(r"\{-#(.*?)#-\}", re.S)
 _REPRO = re.compile(r"mlir_reproducer\s*:\s*\{")
@@ -140,7 +146,7 @@ def read_reproducer(text: str) -> tuple[str, Entries] | None:
         body_text = _reproducer_body(m.group(1))
         if body_text is None:
             continue
-        entries: Entries = {}
+        entries: dict[str, str | bool] = {}  # as written; the known keys are those of Entries
         for key, value in _ENTRY.findall(body_text):
             if value in ("true", "false"):
                 entries[key] = value == "true"
@@ -149,7 +155,7 @@ def read_reproducer(text: str) -> tuple[str, Entries] | None:
         if not isinstance(entries.get("pipeline"), str):
             raise HiloError("the mlir_reproducer resource has no 'pipeline' entry")
         body = text[: m.start()] + "\n" * text[m.start() : m.end()].count("\n") + text[m.end() :]
-        return body, entries
+        return body, cast(Entries, entries)
     return None
 
 

@@ -99,6 +99,12 @@ class Listener:
     def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
         """Block arguments of ``types`` were added (or erased)."""
 
+    def notify_operands_changed(self, ops: list[ir.Operation], top: int | None) -> None:
+        """Operands of each op of ``ops`` were set in place (after the fact; ``top``: where the first one is)."""
+
+    def notify_uses_replaced(self, old: Value, new: Value, top: int | None) -> None:
+        """Uses of ``old`` now use ``new`` (all of them, or all but some: the users tell); after the fact."""
+
 
 def _overrides(listener: Listener, method: str) -> bool:
     return getattr(type(listener), method) is not getattr(Listener, method)
@@ -413,7 +419,13 @@ class Rewriter:
     def replace_all_uses_with(self, old: Value, new: Value) -> None:
         """Every use of value ``old`` now uses ``new``."""
         old.replace_all_uses_with(new)
-        self._record(Change.OPERAND, self._value_top(new))
+        self._uses_replaced(old, new)
+
+    def _uses_replaced(self, old: Value, new: Value) -> None:
+        top = self._value_top(new)
+        for f in self._hook("notify_uses_replaced"):
+            f(old, new, top)
+        self._record(Change.OPERAND, top)
 
     def replace_all_uses_except(self, old: Value, new: Value, exceptions: Op | list[Op] | tuple[Op, ...]) -> None:
         """Every use of ``old`` except those by the op(s) ``exceptions`` now uses ``new``."""
@@ -421,31 +433,41 @@ class Rewriter:
             [_as_op(e) for e in exceptions] if isinstance(exceptions, (list, tuple)) else _as_op(exceptions)
         )
         old.replace_all_uses_except(new, exc)
-        self._record(Change.OPERAND, self._value_top(new))
+        self._uses_replaced(old, new)
 
     def replace_uses_of_with(self, op: Op, old: Value, new: Value) -> None:
         """In ``op`` only, every operand ``old`` becomes ``new``."""
         op = _as_op(op)
         op.replace_uses_of_with(old, new)
-        self._record(Change.OPERAND, self.top_of(op))
+        self._operands_changed([op])
 
     def set_operand(self, op: Op, index: int, value: Value) -> None:
         """Operand ``index`` of ``op`` becomes ``value``."""
         op = _as_op(op)
         op.operands[index] = value
-        self._record(Change.OPERAND, self.top_of(op))
+        self._operands_changed([op])
+
+    def _operands_changed(self, ops: list[ir.Operation]) -> None:
+        top = self.top_of(ops[0])
+        for f in self._hook("notify_operands_changed"):
+            f(ops, top)
+        self._record(Change.OPERAND, top)
 
     def set_operands(self, updates: Iterable[tuple[Op, int, Value]]) -> None:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
         (as :meth:`set_operand` each; one record per top-level op touched)."""
-        tops: set[int | None] = set()
+        by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
         try:
             for op, index, value in updates:
                 o = _as_op(op)
                 o.operands[index] = value
-                tops.add(self.top_of(o))
+                by_top.setdefault(self.top_of(o), []).append(o)
         finally:
-            for top in tops:
+            hooks = self._hook("notify_operands_changed") if by_top else ()
+            for top, ops in by_top.items():
+                for f in hooks:
+                    f(ops, top)
+            for top in by_top:
                 self._record(Change.OPERAND, top)
 
     def _value_top(self, v: Value) -> int | None:

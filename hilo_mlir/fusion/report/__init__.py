@@ -27,7 +27,7 @@ import os
 
 from hilo_mlir.fusion.report.capture import Recorder
 from hilo_mlir.fusion.report.record import Cluster, FusionReport, Refusal
-from hilo_mlir.fusion.report.vocabulary import REASONS, code_of, statistic_for
+from hilo_mlir.fusion.report.vocabulary import REASONS, RefusalReason, code_of, statistic_for
 from hilo_mlir.ir.utils import enclosing_module, func_name, op_key, top_funcs
 from hilo_mlir.passmanager.registry import Option
 from hilo_mlir.support.diagnostics import HiloError
@@ -40,6 +40,7 @@ __all__ = [
     "FusionReport",
     "Recorder",
     "Refusal",
+    "RefusalReason",
     "ReportRun",
     "code_of",
     "function_done",

@@ -15,6 +15,7 @@ import os
 
 from hilo_mlir.fusion.order import sorted_in_block
 from hilo_mlir.fusion.report.record import Cluster, FusionReport, Graph, Node, Refusal
+from hilo_mlir.fusion.report.vocabulary import RefusalReason
 from hilo_mlir.ir.utils import as_op, defining_op, op_key
 from hilo_mlir.support.diagnostics import location_to_str
 
@@ -124,12 +125,22 @@ class Recorder:
 
     def refused(self, rule: str, kind: str, anchor, code: str, detail: str | None = None, culprit=None) -> None:
         """The rule looked at ``anchor`` and refused it for ``code`` (+ ``detail``); ``culprit``: the op that decided."""
+        self._file_refusal(rule, kind, anchor, code + (f":{detail}" if detail else ""), culprit)
+
+    def notify_match_failure(self, pattern: str, op, reason: str) -> None:
+        """The match-failure channel's listener (:class:`~hilo_mlir.rewrite.pattern.MatchFailureListener`):
+        ``pattern`` refused ``op``. A :class:`~.vocabulary.RefusalReason` is filed with its kind and
+        culprit; plain text names no kind: it is said about an op that is no candidate (``--debug`` only).
+        """
+        if isinstance(reason, RefusalReason):
+            self._file_refusal(pattern, reason.kind, op, str(reason), reason.culprit)
+
+    def _file_refusal(self, rule: str, kind: str, anchor, reason: str, culprit) -> None:
         anchor = as_op(anchor)
         drawing = self._graph([anchor], "anchor")
         if culprit is not None:
             culprit = as_op(culprit)
             drawing.mark(culprit, "culprit")
-        reason = code + (f":{detail}" if detail else "")
         self.report.add(
             self.function,
             Refusal(

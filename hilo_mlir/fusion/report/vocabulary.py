@@ -13,6 +13,8 @@ against ``--mlir-pass-statistics``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hilo_mlir.ir.dialects import FUSION_KINDS
 
 #: kind of the subgraphs the non-fusing recording passes replace
@@ -93,6 +95,31 @@ STATISTIC_OF = {
 
 #: every kind a report may hold: the FusionKinds and the three replacement kinds above
 KINDS = FUSION_KINDS + (REASSOCIATED_RESHAPE, LOGISTIC, SOFTMAX)
+
+
+class RefusalReason(str):
+    """A fusion rule's match failure as the match-failure channel carries it
+    (:meth:`hilo_mlir.rewrite.pattern.PatternRewriter.notify_match_failure`).
+
+    The text is the report's reason, ``code`` or ``code:detail`` (what ``--debug`` shows);
+    like a diagnostic's note, it also names the op that decided the refusal. A
+    :class:`~hilo_mlir.fusion.report.capture.Recorder` listening to the channel files it.
+
+    Args:
+        code: a code of :data:`REASONS`.
+        detail: appended after ``:`` when not empty (an op name, a use count).
+        kind: what the rule would have formed (a FusionKind or one of :data:`KINDS`).
+        culprit: the op that decided the refusal (``ir.Operation``), or None.
+    """
+
+    kind: str
+    culprit: Any
+
+    def __new__(cls, code: str, detail: str | None = None, *, kind: str, culprit: Any = None) -> RefusalReason:
+        self = super().__new__(cls, code + (f":{detail}" if detail else ""))
+        self.kind = kind
+        self.culprit = culprit
+        return self
 
 
 def code_of(reason: str) -> str:

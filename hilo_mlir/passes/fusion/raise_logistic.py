@@ -17,7 +17,7 @@ dead chain is erased, and so are the 1.0 producers if nothing else uses them.
 Gate: ``CompileConfig.raise_logistic`` (``hilo2penguin --enable-raise-logistic``)
 runs it before the spine (``compiler.build_spine``). Numerics: ``logistic``
 is the same function; the reference interpreter evaluates it as
-``1/(1+exp(-x))`` (measured bit-exact in ``test/unit/test_fusion_raise_logistic.py``).
+``1/(1+exp(-x))`` (measured bit-exact in ``test/unit/transforms/fusion/test_raise_logistic.py``).
 """
 
 from __future__ import annotations
@@ -239,10 +239,17 @@ class RaiseLogistic(RewritePattern):
                 _erase_dead_consts(o, self.memo, erased, rewriter)
 
 
+#: per dialect, the op kinds every candidate holds (a divide of an add of an exponential)
+_CANDIDATE_KINDS = tuple(tuple(d.name(k) for k in ("divide", "add", "exponential")) for d in TABLES.values())
+
+
 def _run(anchor: Any, ctx: PassContext) -> None:
     rec = fusion_report.recorder(ctx, anchor)
     try:
-        apply_patterns_once(anchor, (RaiseLogistic(rec),), ctx, listener=_ReportRefusals(rec) if rec is not None else None)
+        # No dialect with all three kinds in the module (census, no walk): no candidate, nothing to ask.
+        if any(all(ctx.module_may_contain(n) for n in kinds) for kinds in _CANDIDATE_KINDS):
+            listener = _ReportRefusals(rec) if rec is not None else None
+            apply_patterns_once(anchor, (RaiseLogistic(rec),), ctx, listener=listener)
     finally:
         fusion_report.function_done(ctx, anchor)
 

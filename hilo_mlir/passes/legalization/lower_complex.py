@@ -34,7 +34,7 @@ operands, so chains of lowered ops stay real:
 
 Add/subtract/negate are exact. Divide, abs, log and sqrt do not under/overflow in
 intermediates while the result is representable (f32 parts of magnitude
-1e-30..1e30 match XLA CPU; test_spine_steps_05_14.py). Multiply and exp use the textbook
+1e-30..1e30 match XLA CPU; transforms/legalization/test_lower_complex.py). Multiply and exp use the textbook
 formulas (no scaling), so products of parts beyond ~1e19 in f32 overflow; results
 may differ from the interpreter's / XLA's in the last bits.
 ``real``/``imag`` users of a rebuilt complex value read the part directly.

@@ -38,11 +38,9 @@ def hoistable_ops(func_op, info: EntryBlock, markers=()) -> list[bool]:
     param_args = {h for h, i in args if i in params}
     block_args = {h for h, _ in args}
     get = {hash(r): i for i, rs in enumerate(info.results) for r in rs}.get
-    oracle = None  # built only if a composite's effect is asked
+    oracle = EffectOracle(func_op)  # asked only for a composite's effect (it reads nothing when built)
     hoistable = [False] * len(info.ops)
     for k in range(len(info.ops) - 1):
-        if info.effects[k] is None and oracle is None:
-            oracle = EffectOracle(func_op)
         if info.effect(k, oracle) and not is_marker(info.ops[k]):
             continue
         # The op reads entry-block values: its operands and what its regions
@@ -73,14 +71,12 @@ def _run_hoist_compute(func_op, ctx):
     calls = ctx.ops_named(func_op, d.name("custom_call")) if ctx.module_may_contain(d.name("custom_call")) else []
     hoistable = hoistable_ops(func_op, info, calls)
     first = hoistable.index(False)  # the terminator is never hoistable
-    anchor = ops[first]
-    moved = 0
-    for k in range(first + 1, len(ops)):
-        if hoistable[k]:
-            ctx.rewriter.move_before(ops[k], anchor)
-            moved += 1
+    # One batch: each op moved right before the first non-hoistable one, in order.
+    to_move = [ops[k] for k in range(first + 1, len(ops)) if hoistable[k]]
+    if to_move:
+        ctx.rewriter.move_all_before(to_move, ops[first])
     ctx.stats["hoistable"] += sum(hoistable)
-    ctx.stats["ops-hoisted"] += moved
+    ctx.stats["ops-hoisted"] += len(to_move)
 
 
 register_twins(

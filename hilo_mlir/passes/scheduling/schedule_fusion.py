@@ -177,7 +177,7 @@ def _pair_block(block, d, ctx, effects, order, namers: list, rec) -> None:
         if rec is not None:
             rec.file_cluster(captured, cluster.refusal)
         if fused is None:
-            ctx.debug(f"codegen refused the pair '{a.name}' + '{b.name}' ({cluster.refusal.reason})")
+            ctx.debug(f"codegen refused the pair '{a.name}' + '{b.name}' ({getattr(cluster.refusal, 'reason', None)})")
             ctx.stats["refused-pairs"] += 1
             failed[op_key(a)] = failed[op_key(b)] = (None, None)  # recorded as the cluster's refusal
             i += 1

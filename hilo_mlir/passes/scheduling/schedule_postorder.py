@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 
 from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
-from hilo_mlir.ir.binding import ir
+from hilo_mlir.fusion.order import read_values
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import block_ops
@@ -51,28 +51,8 @@ def block_inputs(op, index: ValueIndex) -> list:
     nested regions capture, restricted to results of the block's ops and its
     arguments (``index``). Order: operands first, then captures in walk order;
     duplicates removed."""
-    op = op.operation
     producer, args = index.producer, index.args
-    seen = set()
-    out = []
-
-    def take(v):
-        if (v in producer or v in args) and v not in seen:
-            seen.add(v)
-            out.append(v)
-
-    for v in op.operands:
-        take(v)
-    if len(op.regions):
-
-        def visit(inner):
-            if inner != op:
-                for v in inner.operands:
-                    take(v)
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
-    return out
+    return [v for v in dict.fromkeys(read_values(op)) if v in producer or v in args]
 
 
 def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] | None:
@@ -130,7 +110,7 @@ def schedule_block_postorder(block, effects: EffectOracle) -> tuple[list, int] |
 def postorder_positions(n: int, deps: list, roots: list) -> list:
     """Positions 0..n-1 in DFS post-order from ``roots`` (see :func:`schedule_block_postorder`)."""
     visited = [False] * n
-    order_pos = []
+    order_pos: list[int] = []
     append = order_pos.append
     for root in roots:
         if visited[root]:
@@ -155,7 +135,8 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 
     The ops on a longest increasing subsequence of ``order_pos`` keep their
     place; every other op is moved right before its successor in the new
-    order, last to first (so that successor is already placed).
+    order, last to first (so that successor is already placed): a run of
+    such ops in one batch, before the op that follows the run.
     """
     n = len(order_pos)
     tails_val: list = []
@@ -175,13 +156,20 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
     while k >= 0:
         keep[order_pos[k]] = True
         k = parent[k]
-    anchor = ops[n]
-    for k in range(n - 1, -1, -1):
-        x = order_pos[k]
-        o = ops[x]
-        if not keep[x]:
-            rw.move_before(o, anchor)
-        anchor = o
+    k = n - 1
+    while k >= 0:
+        if keep[order_pos[k]]:
+            k -= 1
+            continue
+        end = k  # order_pos[j..end] are moved, in order, before the op after them
+        while k >= 0 and not keep[order_pos[k]]:
+            k -= 1
+        anchor = ops[order_pos[end + 1]] if end + 1 < n else ops[n]
+        run = [ops[order_pos[j]] for j in range(k + 1, end + 1)]
+        if len(run) == 1:
+            rw.move_before(run[0], anchor)
+        else:
+            rw.move_all_before(run, anchor)
 
 
 # --------------------------------------------------------------------------- the pass: every block in one visit
@@ -272,7 +260,8 @@ class _TreeScheduler:
         results = None
         if entry is not None:
             results = [list(o.results) for o in r.ops]
-            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, r.effects))
+            effects = r.effects if r.effects is not None else []  # always read for the entry block
+            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, effects))
         if not scheduled or n < 2:  # one body op (or none) cannot move
             return r
         order_pos = postorder_positions(n, *_dependencies(r, results, n))

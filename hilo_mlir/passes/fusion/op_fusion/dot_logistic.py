@@ -60,9 +60,8 @@ def _match_a(run: FusionRun, lg):
     use = next(it, None)
     second = next(it, None)
     if use is None or second is not None:
-        n = num_uses(lres)
-        run.ctx.debug(f"DotLogistic: logistic at {lg.location} has {n} uses")
-        return None, ("logistic-multi-use", as_op(second.owner) if second is not None else None, f"{n} uses")
+        culprit = as_op(second.owner) if second is not None else None
+        return None, ("logistic-multi-use", culprit, f"{num_uses(lres)} uses" if run.listening else None)
     user = as_op(use.owner)
     ops = [dot, lg]
     if run.d.is_op(user, "multiply"):
@@ -140,7 +139,7 @@ def _pass_b(run: FusionRun, logistics) -> None:
             continue
         found, refusal = _match_b(run, lg, r)
         if found is None:
-            if run.rec is not None:
+            if run.listening:
                 code, culprit, detail = refusal
                 if code == "logistic-multi-use":
                     detail = f"{num_uses(lg.result)} uses"

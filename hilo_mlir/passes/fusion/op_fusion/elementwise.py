@@ -48,11 +48,17 @@ def _user_outside(cand, block, cluster):
     return None
 
 
-def grow_upwards(run: FusionRun, seed, rejected: dict | None = None) -> OpSet:
+def grow_upwards(run: FusionRun, seed, frontier: dict | None = None) -> OpSet:
     """``growFusionOpUpwards``: the greedy upward worklist from ``seed`` (R1-R4).
 
-    ``rejected`` (when recording): gets ``{op_key: op}`` of every producer an
-    R1-R4 test turned away at some point (it may still be admitted later).
+    ``frontier`` (given when someone hears refusals): gets ``{op_key: (op, code, culprit)}``
+    for every producer a gate turned away and the grower never admitted: the verdict of
+    the gate that turned it away last (``code``: ``R1-other-block`` ... ``R4-user-outside``;
+    ``culprit``: the R4 user outside the cluster, else None). An R4 verdict is provisional:
+    a producer admitted later leaves the frontier, and a producer turned away again gets
+    the new verdict (its last user outside is the first one outside the final cluster:
+    every admitted op but the seed is region-free, so a user joining the cluster is
+    re-visited). Entries keep the order producers were first turned away in.
     """
     d = run.d
     block = seed.block
@@ -64,17 +70,23 @@ def grow_upwards(run: FusionRun, seed, rejected: dict | None = None) -> OpSet:
             cand = defining_op(v)
             if cand is None or cand in cluster:
                 continue
-            if (
-                not same_block(cand, seed)  # R1
-                or d.is_op(cand, *BOUNDARY)
-                or is_fusion_like(cand)  # R2
-                or not is_elementwise_op(cand)  # R3
-                or _user_outside(cand, block, cluster) is not None
-            ):  # R4
-                if rejected is not None:
-                    rejected[op_key(cand)] = cand
+            culprit = None
+            if not same_block(cand, seed):
+                code: str | None = "R1-other-block"
+            elif d.is_op(cand, *BOUNDARY) or is_fusion_like(cand):
+                code = "R2-boundary"
+            elif not is_elementwise_op(cand):
+                code = "R3-not-elementwise"
+            else:
+                culprit = _user_outside(cand, block, cluster)
+                code = "R4-user-outside" if culprit is not None else None
+            if code is not None:
+                if frontier is not None:
+                    frontier[op_key(cand)] = (cand, code, culprit)
                 continue
             cluster.add(cand)
+            if frontier:
+                frontier.pop(op_key(cand), None)
             worklist.append(cand)
             if hlo_short_name(cand) in EXTENDED_ELEMENTWISE_OPS:
                 _say_extended(run, cand, seed)
@@ -93,23 +105,16 @@ def _say_extended(run: FusionRun, cand, seed) -> None:
     )
 
 
-def _record_frontier(run: FusionRun, seed, cluster, rejected: dict, kind: str) -> None:
-    """Record why each producer the grower turned away (and never admitted) stayed outside."""
-    d, block = run.d, seed.block
-    for cand in rejected.values():
-        if cand in cluster:
-            continue  # admitted later
+def _report_frontier(run: FusionRun, frontier: dict, kind: str) -> None:
+    """Report, once each, the producers :func:`grow_upwards` turned away, with its verdicts
+    (constants and broadcasts of them are never absorbed: not worth listing)."""
+    for cand, code, culprit in frontier.values():
         if len(cand.results) == 1 and is_constant_like(cand.results[0]):
-            continue  # a constant (or a broadcast of one): never absorbed, not worth listing
-        if not same_block(cand, seed):
-            run.refuse(RULE, kind, cand, "R1-other-block", detail=cand.name)
-        elif d.is_op(cand, *BOUNDARY) or is_fusion_like(cand):
-            run.refuse(RULE, kind, cand, "R2-boundary", detail=cand.name)
-        elif not is_elementwise_op(cand):
-            run.refuse(RULE, kind, cand, "R3-not-elementwise", detail=cand.name)
+            continue
+        if culprit is None:
+            run.refuse(RULE, kind, cand, code, detail=cand.name)
         else:
-            user = _user_outside(cand, block, cluster)
-            run.refuse(RULE, kind, cand, "R4-user-outside", culprit=user, detail=f"{user.name}@{run.rec.loc(user)}")
+            run.refuse(RULE, kind, cand, code, culprit=culprit, detail=f"{culprit.name}@{run.loc(culprit)}")
 
 
 def fuse_elementwise(run: FusionRun) -> None:
@@ -122,8 +127,8 @@ def fuse_elementwise(run: FusionRun) -> None:
         if inside_fusion(seed):
             run.refuse(RULE, FusionKind.ELEMENTWISE, seed, "inside-fusion")
             continue
-        rejected = {} if run.rec is not None else None
-        cluster = grow_upwards(run, seed, rejected)
+        frontier: dict | None = {} if run.listening else None
+        cluster = grow_upwards(run, seed, frontier)
         kind = FusionKind.ELEMENTWISE
         if d.is_op(seed, "reduce"):
             n_in = len(seed.operands) // 2
@@ -132,6 +137,6 @@ def fuse_elementwise(run: FusionRun) -> None:
                 if p is not None and p in cluster and d.is_op(p, "multiply"):
                     kind = FusionKind.MUL_RED_SQRT
                     break
-        if rejected:
-            _record_frontier(run, seed, cluster, rejected, kind)
+        if frontier:
+            _report_frontier(run, frontier, kind)
         run.emit(list(cluster), kind, RULE, anchor=seed)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.fusion.fuel import fuel_of
-from hilo_mlir.fusion.report import ReportRun
+from hilo_mlir.fusion.report import RefusalReason, ReportRun
 from hilo_mlir.ir.utils import as_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import REGION_FREE, collect, in_function_body, preorder_sorted
+from hilo_mlir.rewrite.pattern import PatternRewriter
+from hilo_mlir.support.diagnostics import location_to_str
 
 
 class OpFusionState(ReportRun):
@@ -54,6 +56,8 @@ class FusionRun:
         const_memo: ``is_constant_like`` answers by value key (cleared on every erase).
         erased: :func:`~hilo_mlir.ir.utils.op_key` of every op this run erased.
         reordered: some codegen moved dependent ops after its fused op.
+        listening: someone hears refusals (a fusion report, or ``--debug``): only then
+            are they worth explaining (:meth:`refuse` does nothing otherwise).
     """
 
     def __init__(self, func_op, ctx, namer: SymbolNamer | None = None, anchors=(), rec=None):
@@ -69,6 +73,9 @@ class FusionRun:
         self.const_memo: dict = {}
         self.reordered = False
         self.erased: set = set()
+        # the match-failure channel: refusals go to --debug and to the report's recorder
+        self._failures = PatternRewriter(ctx, listener=rec)
+        self.listening = rec is not None or ctx.debugging
         self._anchors: dict = {}  # {short name: [op, ...]}: census lists as of the start of the run
         for s in anchors:
             self._ops_of(s)
@@ -154,6 +161,7 @@ class FusionRun:
         st = self.ctx.stats
         if fused is None:
             st[f"refused-{kind}"] += 1
+            assert cluster.refusal is not None  # codegen returns None only with a refusal
             self.ctx.debug(f"{kind}: cluster of {len(cluster)} ops at {cluster.last.location} refused ({cluster.refusal.reason})")
             return None
         st[f"clusters-{kind}"] += 1
@@ -163,14 +171,25 @@ class FusionRun:
         return fused
 
     def refuse(self, rule: str, kind: str, anchor, code: str, culprit=None, detail: str | None = None) -> None:
-        """Record that ``rule`` refused ``anchor`` for ``code`` (a fusion report reason); nothing without a report.
+        """``rule`` refused ``anchor`` for ``code`` (a fusion report reason): say it once, through the
+        match-failure channel (``--debug`` and the fusion report); nothing when nobody listens.
 
+        ``kind``: what the rule would have formed; ``culprit``: the op that decided it;
         ``detail`` defaults to the culprit's op name.
         """
+        if not self.listening:
+            return
+        if detail is None and culprit is not None:
+            detail = culprit.name
+        failures = self._failures
+        failures.pattern = rule
+        failures.notify_match_failure(anchor, RefusalReason(code, detail, kind=kind, culprit=culprit))
+
+    def loc(self, op) -> str:
+        """``file:line:col`` of ``op`` as the fusion report writes it (``"unknown"`` without a file location)."""
         if self.rec is not None:
-            if detail is None and culprit is not None:
-                detail = culprit.name
-            self.rec.refused(rule, kind, anchor, code, detail, culprit)
+            return self.rec.loc(op)
+        return location_to_str(op.location, self.ctx.env.filename) or "unknown"
 
     def create(self, name: str, *, results, operands=(), attributes=None, loc, before):
         """Create op ``name`` right before ``before`` (rewriter) and place it in the order index."""

@@ -91,14 +91,14 @@ def _match_sub_exp(run: FusionRun, root):
 
 def fuse_sub_exp(run: FusionRun) -> None:
     """``fuseSubExp`` (always on): 8-op log-add-exp tree -> one ``Elementwise`` fusion."""
-    if run.rec is None and not run.has_all("log", "maximum", "exponential", "subtract"):
-        return  # the tree needs all four kinds: nothing can match (a report lists the candidates anyway)
+    if not run.listening and not run.has_all("log", "maximum", "exponential", "subtract"):
+        return  # the tree needs all four kinds: nothing can match (refusals, when heard, list the candidates anyway)
     kind = FusionKind.ELEMENTWISE
     for root in run.anchors("add"):
         if root.block is None:
             continue
         if inside_fusion(root):
-            if run.rec is not None and _sub_exp_candidate(run.d, root):
+            if run.listening and _sub_exp_candidate(run.d, root):
                 run.refuse(SUB_EXP_RULE, kind, root, "inside-fusion")
             continue
         ops, refusal = _match_sub_exp(run, root)
@@ -129,15 +129,13 @@ def _expand(run: FusionRun, op, kind: str) -> None:
     d = run.d
     rule = _EXPAND_RULE[kind]
     if not has_one_use(op):
-        run.ctx.debug(f"{kind}: {op.name} at {op.location} has more than one use")
-        if run.rec is not None:
+        if run.listening:
             run.refuse(rule, kind, op, "op-multi-use", detail=f"{num_uses(op.results[0])} uses")
         return
     res = op.results[0]
     rt, why = _static_float_tensor(res.type)
     if rt is None:
-        run.ctx.debug(f"{kind}: {op.name} at {op.location} is not a static float tensor")
-        if run.rec is not None:
+        if run.listening:
             run.refuse(rule, kind, op, why, detail=str(res.type) if why == "dtype-not-float" else None)
         return
     x = op.operands[0]

@@ -9,10 +9,10 @@ listed in EXPECTED, and evaluate bit-exact against the module after
 test_op_fusion_semantics.py. decoder_layer and decoder_stack_L4 are compared on XLA CPU (the
 interpreter needs 9-30 s); L64/L512 only for structure and speed (slow).
 
-``python3 test/unit/transforms/fusion/test_op_fusion_corpus.py`` prints the README table.
+``PYTHONPATH=.:test/unit python3 test/unit/transforms/fusion/test_op_fusion_corpus.py`` prints the README
+table (``test/unit`` holds ``conftest`` and the helpers it imports).
 """
 
-import sys
 import time
 
 import numpy as np
@@ -125,7 +125,6 @@ def table() -> str:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[2]))  # test/unit: the shared helpers
     print(table())
 
 

@@ -68,3 +68,10 @@ def test_a_raise_is_counted_and_costs_no_walk(monkeypatch):
 def test_an_absent_divide_costs_no_walk_and_no_match(monkeypatch):
     probe = run_probed(monkeypatch, "raise-logistic", NO_DIVIDE, RaiseLogistic, debug=True)
     assert (probe.walks, probe.matches, probe.log, probe.stats) == (0, 0, [], {})
+
+
+def test_a_module_without_the_chain_kinds_costs_no_match(monkeypatch):
+    """Divides but no exponential: no candidate can exist (census), so no pattern is asked, even with --debug."""
+    src = NO_DIVIDE.replace("stablehlo.negate %x", "stablehlo.divide %x, %x")
+    probe = run_probed(monkeypatch, "raise-logistic", src, RaiseLogistic, debug=True)
+    assert (probe.walks, probe.matches, probe.log, probe.stats) == (0, 0, [], {})
