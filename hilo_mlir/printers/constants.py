@@ -12,6 +12,7 @@ elements' bit patterns, ``m<ir>.Bits(0x7f800001)`` / ``m<ir>.Bits([...])``. Inli
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def _render(p, op, attr) -> tuple[str, bool]:
     """``(value text, cacheable)``: cacheable unless the value is a ``.npy`` reference or the attribute unreadable."""
     from hilo_mlir.ir.binding import ir
 
-    dense = None
+    dense: Any = None
     splat = False
     if attr is not None:
         try:

@@ -32,7 +32,7 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
@@ -220,7 +220,9 @@ class PenguinPrinter(Emitter):
             try:
                 r0 = o.result  # most ops have one result: one binding call, no result list
                 t0 = r0.type
-                results, types, tkeys = (key(r0),), (t0,), (hash(t0),)
+                results: tuple = (key(r0),)
+                types: tuple = (t0,)
+                tkeys: tuple = (hash(t0),)
             except ValueError:  # zero or several results
                 rs = o.results
                 results = tuple(map(key, rs))
@@ -252,7 +254,7 @@ class PenguinPrinter(Emitter):
             name, srcs, results, tkeys, lkey, nregions, items = rec[1], rec[2], rec[3], rec[5], rec[7], rec[8], rec[9]
             g = generic.get(name)
             if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
-                dsts = ok_dsts.get(tkeys)
+                dsts: Any = ok_dsts.get(tkeys)  # a str whenever src is not None below
                 try:
                     src = [names[i] for i in srcs] if dsts is not None else None
                 except KeyError:
@@ -349,12 +351,13 @@ class PenguinPrinter(Emitter):
 
     def _result_reason(self, rec: OpRecord) -> str | None:
         """The first :func:`supported.type_reason` of ``rec``'s result types (cached per tuple)."""
-        r = self.result_reasons.get(rec.tkeys, False)
-        if r is False:
-            r = None
-            for t in rec.types:
-                r = _sup.type_reason(t, self.type_reasons)
-                if r:
-                    break
-            self.result_reasons[rec.tkeys] = r
+        reasons = self.result_reasons
+        if rec.tkeys in reasons:
+            return reasons[rec.tkeys]
+        r = None
+        for t in rec.types:
+            r = _sup.type_reason(t, self.type_reasons)
+            if r:
+                break
+        self.result_reasons[rec.tkeys] = r
         return r

@@ -34,7 +34,7 @@ from hilo_mlir.support.diagnostics import HiloError
 MAX_RANK = 64
 
 #: MLIR element type -> numpy dtype, for the types numpy itself has.
-_NUMPY_DTYPES = {
+_NUMPY_DTYPES: dict[str, np.dtype] = {
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
     "f16": np.dtype(np.float16),
@@ -98,7 +98,7 @@ class NarrowBits(np.ndarray):
                 return (b.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
         return _f8_table(self.element_type)[b]
 
-    def tolist(self):  # type: ignore[override]
+    def tolist(self):
         return self.decoded().tolist()
 
 
@@ -234,7 +234,7 @@ _ML_NUMPY_DTYPES: dict[str, np.dtype] = {}
 _NATIVE = {"f32", "f64", "f16", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"}
 
 # storage dtype of the hex blob / of the .npy file for types numpy cannot name
-_BITS = {
+_BITS: dict[str, np.dtype] = {
     "bf16": np.dtype(np.uint16),
     "f8E4M3FN": np.dtype(np.uint8),
     "f8E5M2": np.dtype(np.uint8),

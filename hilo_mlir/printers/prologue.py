@@ -86,6 +86,7 @@ def print_epilogue(p, main, ret) -> None:
     out_names = name_list(main, "output_names")
     info = result_infos(main)
     for j, v in enumerate(p.names_of(ret)):
+        label: str | None
         if out_names and j < len(out_names):
             label = out_names[j]
         elif j < len(info) and info[j]:

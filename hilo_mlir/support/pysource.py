@@ -45,6 +45,8 @@ import builtins
 import keyword
 import math
 import re
+from collections.abc import Iterable
+from typing import Any, NoReturn, cast
 
 from hilo_mlir.support.diagnostics import HiloError
 
@@ -69,7 +71,7 @@ class ProgramCheckError(HiloError):
     """A program outside the allowed shapes (:func:`check_program`)."""
 
 
-def py_literal(value) -> str:
+def py_literal(value: Any) -> str:
     """``value`` as Python source that evaluates to an equal value: the one quoting path for input-derived data.
 
     Accepts ``str`` (``repr``: quotes, backslashes, newlines, ``{}`` and
@@ -83,7 +85,7 @@ def py_literal(value) -> str:
     """
     # iterative post-order: a stack of (value, rendered children or None)
     out: list[str] = []
-    stack: list = [(value, False)]
+    stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         v, expanded = stack.pop()
         if isinstance(v, (list, tuple, dict)):
@@ -111,7 +113,7 @@ def py_literal(value) -> str:
     return out[0]
 
 
-def _scalar(v) -> str:
+def _scalar(v: Any) -> str:
     if isinstance(v, str):
         return repr(str(v))
     if v is None or isinstance(v, bool):
@@ -127,7 +129,7 @@ def _scalar(v) -> str:
     raise TypeError(f"py_literal: cannot print a {type(v).__name__} as a literal")
 
 
-def dotted_name(text, what: str = "name") -> str:
+def dotted_name(text: Any, what: str = "name") -> str:
     """``text`` if it is a dotted Python identifier (``a.b.c``: ASCII, no keyword, no empty part), else an error.
 
     Raises:
@@ -136,7 +138,7 @@ def dotted_name(text, what: str = "name") -> str:
     parts = text.split(".") if isinstance(text, str) else [""]
     if not all(_IDENT.match(p) and not keyword.iskeyword(p) and p != "__debug__" for p in parts):
         raise HiloError(f"{what} must be a dotted Python identifier (e.g. 'neuronxcc.starfish.penguin'), got {py_literal(str(text))}")
-    return text
+    return cast(str, text)
 
 
 def safe_keyword(name: str) -> bool:
@@ -148,7 +150,7 @@ def safe_keyword(name: str) -> bool:
 
 
 class _Checker:
-    def __init__(self, filename: str, roots):
+    def __init__(self, filename: str, roots: Iterable[str] | None):
         self.filename = filename
         self.roots = tuple(roots) if roots is not None else None
         self.aliases: set[str] = set()
@@ -157,7 +159,7 @@ class _Checker:
         #: the fast path: any printer-style name (v<N>, input_<N>, a<N>) counts as bound and as a function
         self.shape_only = False
 
-    def fail(self, node, what: str):
+    def fail(self, node: Any, what: str) -> NoReturn:
         line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
         raise ProgramCheckError(
             f"the program is not a Penguin program the backend may run: {what} "
@@ -168,7 +170,7 @@ class _Checker:
         )
 
     # names ---------------------------------------------------------------------------------------
-    def bind(self, node, name: str) -> None:
+    def bind(self, node: Any, name: str) -> None:
         if not _IDENT.match(name) or name.startswith("_") or name in _BUILTIN_NAMES or name in self.aliases:
             self.fail(node, f"'{name}' may not be bound")
         if self.shape_only and not _PRINTER_NAME.match(name):
@@ -178,7 +180,7 @@ class _Checker:
     def is_bound(self, name: str) -> bool:
         return name in self.bound or (self.shape_only and bool(_PRINTER_NAME.match(name)))
 
-    def collect(self, tree) -> None:
+    def collect(self, tree: ast.Module) -> None:
         """First pass: imports, defined functions and every bound name (a region function may be listed before its ``def``)."""
         for st in tree.body:
             if isinstance(st, ast.Import):
@@ -190,15 +192,15 @@ class _Checker:
             if isinstance(st, ast.FunctionDef):
                 self.bind(st, st.name)
                 self.functions.add(st.name)
-                for a in st.args.args:
-                    self.bind(st, a.arg)
+                for arg in st.args.args:
+                    self.bind(st, arg.arg)
                 for inner in st.body:
                     if isinstance(inner, ast.Assign):
                         self.bind_targets(inner)
             elif isinstance(st, ast.Assign):
                 self.bind_targets(st)
 
-    def bind_targets(self, st) -> None:
+    def bind_targets(self, st: ast.Assign) -> None:
         if len(st.targets) != 1:
             self.fail(st, "chained assignment")
         t = st.targets[0]
@@ -208,7 +210,7 @@ class _Checker:
                 self.fail(st, "an assignment to something other than a name")
             self.bind(st, n.id)
 
-    def check_import(self, st, a) -> None:
+    def check_import(self, st: Any, a: Any) -> None:
         path = a.name
         if a.asname is None or not _ALIAS.match(a.asname):
             self.fail(st, f"'import {path}' without an 'as m<N>' alias")
@@ -222,7 +224,7 @@ class _Checker:
         self.aliases.add(a.asname)
 
     # statements ----------------------------------------------------------------------------------
-    def statement(self, st, in_function: bool) -> None:
+    def statement(self, st: ast.stmt, in_function: bool) -> None:
         if isinstance(st, ast.Import) and not in_function and not self.shape_only:
             return  # checked by collect()
         if isinstance(st, ast.Assign):
@@ -253,7 +255,7 @@ class _Checker:
         self.fail(st, f"a statement of kind {type(st).__name__}")
 
     # expressions (iterative: a literal may nest deeper than Python's recursion limit) -------------
-    def expr(self, root) -> None:  # noqa: C901 - one branch per node kind
+    def expr(self, root: Any) -> None:  # noqa: C901 - one branch per node kind
         stack = [root]
         pop, push, extend = stack.pop, stack.append, stack.extend
         Constant, Name, Call, Attribute, List, Tuple = ast.Constant, ast.Name, ast.Call, ast.Attribute, ast.List, ast.Tuple
@@ -304,7 +306,7 @@ class _Checker:
             else:
                 self.fail(e, f"an expression of kind {t.__name__}")
 
-    def api_name(self, e) -> None:
+    def api_name(self, e: Any) -> None:
         """``<alias>.<ApiName>`` or ``<alias>.dtype.<name>``: the only attribute reads outside method calls."""
         v = e.value
         if isinstance(v, ast.Name) and v.id in self.aliases and _API.match(e.attr) and (e.attr.endswith("Op") or e.attr in API_NAMES):
@@ -314,7 +316,7 @@ class _Checker:
                 return
         self.fail(e, f"the attribute '.{e.attr}'")
 
-    def callee(self, f, stack) -> None:
+    def callee(self, f: Any, stack: list[Any]) -> None:
         if isinstance(f, ast.Name):
             if f.id in BUILTINS or f.id in self.functions or (self.shape_only and _PRINTER_NAME.match(f.id)):
                 return
@@ -365,7 +367,7 @@ _IMPORT = re.compile(r"import ([A-Za-z_][\w.]*) as (m[0-9]+)\Z")
 _PRINTER_NAME = re.compile(r"(?:v|input_|a)[0-9]+\Z")
 
 
-def _fast_check(source: str, filename: str, roots) -> bool:  # noqa: C901 - one condition per layout rule
+def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool:  # noqa: C901 - one condition per layout rule
     """Accept a program line by line when it is laid out as the printers lay it out; False: undecided (use the full check).
 
     Two lines that differ only inside string literals and in digits have the same
@@ -442,7 +444,7 @@ class _Alias:
         self.name, self.asname = name, asname
 
 
-def check_program(source: str, filename: str = "penguin.py", roots=None) -> None:
+def check_program(source: str, filename: str = "penguin.py", roots: Iterable[str] | None = None) -> None:
     """Refuse a program outside the shapes a Penguin printer emits (see the module docstring).
 
     Args:
