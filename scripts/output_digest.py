@@ -4,7 +4,7 @@
 Usage::
 
     python3 scripts/output_digest.py --out digest.json [--jobs N] [--folders jax,stablehlo_testdata,...]
-                                     [--configs mhlo:default,...] [--limit N]
+                                     [--configs mhlo:default,...] [--limit N] [--skip N]
     python3 scripts/output_digest.py --compare old.json new.json
 
 The first form compiles every module of the JAX corpus (``jax``) and of the
@@ -49,7 +49,7 @@ def _digest_dir(path: str) -> dict:
     return out
 
 
-def digest(configs, folders, jobs: int, timeout: float, limit: int | None) -> dict:
+def digest(configs, folders, jobs: int, timeout: float, limit: int | None, skip: int = 0) -> dict:
     from run_corpus import UNREGISTERED, parse_config
 
     from hilo_mlir.tools import batch
@@ -61,7 +61,7 @@ def digest(configs, folders, jobs: int, timeout: float, limit: int | None) -> di
             path = _folder_path(folder)
             if not os.path.isdir(path):  # an empty digest would compare equal to another empty one
                 raise SystemExit(f"output_digest: no corpus folder '{path}' (expected ../shared/corpus beside the checkout)")
-            items = batch.discover([path])
+            items = batch.discover([path])[skip:]
             if limit:
                 items = items[:limit]
             sys.stderr.write(f"== {conf} {folder}: {len(items)} modules\n")
@@ -97,7 +97,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--folders", default=",".join(FOLDERS))
     ap.add_argument("--configs", default="mhlo:default,mhlo:all,stablehlo:default,stablehlo:all")
-    ap.add_argument("--limit", type=int)
+    ap.add_argument("--limit", type=int, help="at most N modules per folder")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N modules of each folder (digest a corpus in slices)")
     args = ap.parse_args(argv)
     if args.compare:
         with open(args.compare[0]) as f:
@@ -107,7 +108,7 @@ def main(argv=None) -> int:
         return compare(old, new)
     if not args.out:
         ap.error("--out or --compare is required")
-    res = digest(args.configs.split(","), args.folders.split(","), args.jobs, args.timeout, args.limit)
+    res = digest(args.configs.split(","), args.folders.split(","), args.jobs, args.timeout, args.limit, args.skip)
     with open(args.out, "w") as f:
         json.dump(res, f, indent=0, sort_keys=True)
     sys.stderr.write(f"wrote {args.out}: {len(res)} entries\n")
