@@ -7,14 +7,11 @@ skeleton with the StableHLO twins and the five insertions 1a, 1b, 14a, 26a,
 26b. SixtyFourHack (25) sits right before PenguinizeIO (26): the seed
 prepends it there.
 
-``register_mhlo_passes(steps, config)`` / ``register_stablehlo_passes`` append
-the enabled steps; ``register_mlir_compile_passes`` is the dispatcher on
-``config.stablehlo`` and logs ``MHLO Lowering Enabled`` / ``StableHLO Lowering
-Enabled`` at info level, as the binary does.
-
 :func:`spine_entries` is the whole spine of a config as data (every step,
 with its label, gate and whether it runs), :func:`build_spine` the steps
-``hilo2penguin`` runs, :func:`pipeline_text` the one textual pipeline
+``hilo2penguin`` runs (the one translation of a config into steps; it logs
+``MHLO Lowering Enabled`` / ``StableHLO Lowering Enabled`` at info level, as the
+binary's ``registerMLIRCompilePasses`` does when it picks the spine), :func:`pipeline_text` the one textual pipeline
 ``--dump-pass-pipeline`` prints (the import step first, every option), and
 :func:`list_spine` the ``--list-spine`` table.
 """
@@ -143,33 +140,6 @@ def step_options(argument: str, config: CompileConfig) -> dict[str, object]:
     return dict(_STEP_OPTIONS.get(argument, {}))
 
 
-def _spine_only(config: CompileConfig, spine: tuple[SpineStep, ...], skip_missing: bool) -> list[Step]:
-    """The enabled steps of ``spine`` (no pre-passes, no edits): what the seed's ``register*Passes`` append."""
-    entries = [e for e in spine_entries(config.replace(stablehlo=spine is STABLEHLO_SPINE)) if e.label != "pre"]
-    return [step_for(e.argument, **step_options(e.argument, config)) for e in _checked(entries, skip_missing) if e.enabled]
-
-
-def register_mhlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
-    """Append the enabled MHLO spine steps to ``steps`` (seed 004 ``registerMHLOPasses``)."""
-    steps.extend(_spine_only(config, MHLO_SPINE, skip_missing))
-    return steps
-
-
-def register_stablehlo_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
-    """Append the enabled StableHLO spine steps (seed 004 ``registerStableHLOPasses``)."""
-    steps.extend(_spine_only(config, STABLEHLO_SPINE, skip_missing))
-    return steps
-
-
-def register_mlir_compile_passes(steps: list[Step], config: CompileConfig, skip_missing: bool = False) -> list[Step]:
-    """The dispatcher (seed 004 ``registerMLIRCompilePasses``): pick the spine on ``config.stablehlo``."""
-    if config.stablehlo:
-        log.info("StableHLO Lowering Enabled")
-        return register_stablehlo_passes(steps, config, skip_missing)
-    log.info("MHLO Lowering Enabled")
-    return register_mhlo_passes(steps, config, skip_missing)
-
-
 # --------------------------------------------------------------------------- the spine as data
 
 
@@ -232,6 +202,7 @@ def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]
         HiloError: an edit names an unknown step or pass, or a step whose gate is off;
             an enabled spine step is not registered (unless ``skip_missing``).
     """
+    log.info("StableHLO Lowering Enabled" if config.stablehlo else "MHLO Lowering Enabled")
     entries = _checked(spine_entries(config), skip_missing)
     return apply_edits(entries, lambda e: _step(e, config), tuple(config.pass_edits), _mhlo_names(config))
 

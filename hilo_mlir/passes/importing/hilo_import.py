@@ -29,13 +29,15 @@ def _run(module_op, ctx: PassContext) -> None:
     module = module_op.opview if hasattr(module_op, "opview") else module_op
     loaded = LoadedModule(module_op.context, module, ctx.env.filename or "<stdin>")
     try:
-        census = stages.run_import_stages(loaded, ctx.pipeline_steps, ctx.env.gates, ctx.env.on_pass_start, ctx.env.verify_each)
+        census = stages.run_import_stages(
+            loaded, ctx.pipeline_steps, ctx.env.gates, ctx.env.on_pass_start, ctx.env.verify_each, rewriter=ctx.rewriter
+        )
     except (RuntimeError, UnicodeDecodeError) as e:  # a string of the input that is not UTF-8
         if not not_utf8(e):
             raise
         raise HiloError(NOT_UTF8_MESSAGE, filename=loaded.filename) from None
     ctx.outputs.dialect = loaded.dialect
-    ctx.rewriter.notify_unknown_change()  # validation reads; the strip and the bridge change what they change
+    ctx.rewriter.notify_unknown_change()  # the bridge (upstream C++ passes) changes what it changes
     ctx.analyses.put(Census, module_op, census)  # the census of the module as the spine gets it
 
 

@@ -39,7 +39,7 @@ def _strip_dict(d, ir):
     return (ir.DictAttr.get(kept), True) if len(kept) != len(items) else (d, False)
 
 
-def _strip_signature_attrs(op, ir) -> int:
+def _strip_signature_attrs(op, ir, rw) -> int:
     """Drop sharding entries from a function's ``arg_attrs`` / ``res_attrs``; returns how many arrays changed."""
     removed = 0
     for key in ("arg_attrs", "res_attrs"):
@@ -52,7 +52,7 @@ def _strip_signature_attrs(op, ir) -> int:
             new.append(d)
             changed |= c
         if changed:
-            op.attributes[key] = ir.ArrayAttr.get(new)
+            rw.set_attr(op, key, ir.ArrayAttr.get(new))
             removed += 1
     return removed
 
@@ -136,7 +136,7 @@ def check_partitioned(loaded, ops) -> None:
             )
 
 
-def strip_sharding(loaded, census=None) -> int:
+def strip_sharding(loaded, census=None, rewriter=None) -> int:
     """Drop the sharding annotations of ``loaded.module`` in place (see the module doc).
 
     Args:
@@ -145,6 +145,8 @@ def strip_sharding(loaded, census=None) -> int:
             now, taken with ``attr_names=SHARDING_ATTRS`` (its
             ``attr_holders`` are the ops to visit); default: take one. When
             this returns non-zero, ops were erased and the census is stale.
+        rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` to make the changes with (the
+            pass's; default: a fresh one on the module).
 
     Returns:
         The number of attributes and mesh ops removed.
@@ -154,9 +156,11 @@ def strip_sharding(loaded, census=None) -> int:
             computation (:func:`check_partitioned`).
     """
     from hilo_mlir.ir.binding import identity_key, ir
+    from hilo_mlir.rewrite.rewriter import Rewriter
 
     removed = 0
     with loaded.context:
+        rw = rewriter if rewriter is not None else Rewriter(loaded.module.operation)
         if census is None:
             from hilo_mlir.analysis.census import Census
 
@@ -170,13 +174,13 @@ def strip_sharding(loaded, census=None) -> int:
             names = [op.attributes[i].name for i in range(len(op.attributes))]
             for name in names:
                 if name in SHARDING_ATTRS:
-                    del op.attributes[name]
+                    rw.remove_attr(op, name)
                     removed += 1
             if op.name == "func.func":
-                removed += _strip_signature_attrs(op, ir)
+                removed += _strip_signature_attrs(op, ir, rw)
         meshes = [op.operation for op in loaded.module.body.operations if op.operation.name == "sdy.mesh"]
         for m in meshes:
-            m.erase()
+            rw.erase_op(m)
             removed += 1
     return removed
 
@@ -207,13 +211,15 @@ def _error(loaded, op, message: str):
     return HiloError(f"{message}: {PARTITION_RECIPE}", loc=op.location, filename=loaded.filename)
 
 
-def shard_map_to_per_device(loaded, census) -> int:
+def shard_map_to_per_device(loaded, census, rewriter=None) -> int:
     """Make ``main`` the per-device program of a ``jax.export``-ed ``shard_map`` (see the module doc).
 
     Args:
         loaded: the module (changed in place).
         census: its input census (op names; not updated: when this returns non-zero, ops were erased and
             moved and the census is stale).
+        rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` to make the changes with (the
+            pass's; default: a fresh one on the module).
 
     Returns:
         The number of ``shard_map`` regions (``sdy.manual_computation`` or GSPMD frames) made per-device.
@@ -239,7 +245,7 @@ def shard_map_to_per_device(loaded, census) -> int:
     with loaded.context:
         main = entry_function(loaded.module)
         main = main.operation if hasattr(main, "operation") else main
-        rw = Rewriter(loaded.module.operation)
+        rw = rewriter if rewriter is not None else Rewriter(loaded.module.operation)
         if manual:
             _inline_manual_computation(loaded, main, manual, rw)
         else:

@@ -34,6 +34,7 @@ from hilo_mlir.analysis.census import Census, detect_dialect
 from hilo_mlir.passes.importing.printability import check_printable
 from hilo_mlir.passes.importing.sharding import SHARDING_ATTRS, shard_map_to_per_device, strip_sharding
 from hilo_mlir.passes.importing.validation import validate_input
+from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import out_of_memory
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ def run_import_stages(
     gates: Mapping[str, bool] | None = None,
     on_pass_start: Callable[[str], None] | None = None,
     verify: bool = True,
+    rewriter: Rewriter | None = None,
 ) -> Census:
     """Validation, marker protection, sharding strip, printability and bridge (see the module doc).
 
@@ -127,6 +129,8 @@ def run_import_stages(
             missing ``lower-complex`` is then reported as its gate being off).
         on_pass_start: hears ``validate-input`` and the bridge's passes (crash attribution).
         verify: verify after the bridge (:func:`to_mhlo`).
+        rewriter: the rewriter the marker protection and the sharding stages change the IR with
+            (the ``hilo-import`` pass's); default: a fresh one on the module.
 
     Returns:
         The census to start the spine from.
@@ -144,7 +148,9 @@ def run_import_stages(
     with out_of_memory("validating the input"):
         with loaded.context:
             census = input_census(loaded)  # the one walk of the input; lives until a stage below changes ops
-        if shard_map_to_per_device(loaded, census):  # a shard_map export: its body is the per-device program
+        if rewriter is None:
+            rewriter = Rewriter(loaded.module.operation)
+        if shard_map_to_per_device(loaded, census, rewriter):  # a shard_map export: its body is the per-device program
             with loaded.context:
                 census = input_census(loaded)
         with loaded.context:
@@ -153,8 +159,8 @@ def run_import_stages(
         tops = [op.operation for op in loaded.module.body.operations]
         call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
         calls = [c for t in tops for c in census.ops_named(t, *call_names)]
-        protect_markers(loaded.module.operation, calls)  # attributes only: the census stays valid
-        if strip_sharding(loaded, census):
+        protect_markers(loaded.module.operation, calls, rewriter)  # attributes only: the census stays valid
+        if strip_sharding(loaded, census, rewriter):
             with loaded.context:
                 census = input_census(loaded)  # ops erased: the old one is stale
         check_printable(loaded, steps, census)
