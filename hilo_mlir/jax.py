@@ -177,13 +177,13 @@ class PenguinProgram:
         return args
 
     def write(self, directory: str | os.PathLike) -> str:
-        """Publish ``penguin.py`` and its ``.npy`` files into ``directory`` (:func:`hilo_mlir.driver.packaging.write_program`).
+        """Publish ``penguin.py`` and its ``.npy`` files into ``directory`` (:func:`hilo_mlir.support.packaging.write_program`).
 
         Returns the path of ``penguin.py``.
         """
         import io
 
-        from hilo_mlir.driver.packaging import write_program
+        from hilo_mlir.support.packaging import write_program
 
         files = {}
         for name, data in self.files.items():

@@ -99,7 +99,7 @@ class Row:
 
 def program_problem(outdir: str) -> str | None:
     """None if ``outdir`` holds exactly one whole program; else what is wrong."""
-    from hilo_mlir.driver.packaging import is_tool_file
+    from hilo_mlir.support.packaging import is_tool_file
 
     try:
         names = set(os.listdir(outdir))
@@ -323,7 +323,7 @@ def model(tag: int, n_constants: int, size: int) -> str:
 
 def _reader(outdir: str, stop: threading.Event, problems: list) -> None:
     """Check the folder over and over while writers run: a penguin.py whose files are not all there is a failure."""
-    from hilo_mlir.driver.packaging import is_tool_file
+    from hilo_mlir.support.packaging import is_tool_file
 
     while not stop.is_set():
         try:

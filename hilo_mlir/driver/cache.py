@@ -22,7 +22,7 @@ Layout (as Neuron's ``neuronxcc-<version>/MODULE_<hash>+<flags hash>/``)::
 * **Publication.** An entry is written in a temporary folder beside its
   final place and renamed into place whole (``rename(2)``); ``manifest.json``
   is the last file written. A hit is published into OUTDIR by
-  :func:`hilo_mlir.driver.packaging.write_program`, the same atomic,
+  :func:`hilo_mlir.support.packaging.write_program`, the same atomic,
   content-named publication as a compile, so a hit and a compile give the
   same bytes.
 * **Verification.** Every read checks each file's SHA-256 against the

@@ -18,6 +18,9 @@ import os
 import re
 import sys
 
+#: the entry-point group installed packages declare their passes in
+ENTRY_POINT_GROUP = "hilo_mlir.passes"
+
 _SECTION = re.compile(r"^[ \t]*\[[ \t]*hilo_mlir\.passes[ \t]*\][ \t]*$", re.MULTILINE)
 _STDLIB_FINDERS = {"BuiltinImporter", "FrozenImporter", "PathFinder", "_SixMetaPathImporter"}
 

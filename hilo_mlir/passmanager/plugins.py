@@ -23,79 +23,36 @@ line (``plugin.py:12:1: error: cannot load pass plugin ...``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import importlib.util
 import os
 import sys
-import traceback
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.passmanager import entry_points
+from hilo_mlir.passmanager.entry_points import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # the registry loads those
+from hilo_mlir.passmanager.plugin_errors import PluginError as PluginError
+from hilo_mlir.passmanager.plugin_errors import module_files
 
 if TYPE_CHECKING:
     from hilo_mlir.passmanager import registry
     from hilo_mlir.passmanager.registry import PassInfo
 
-#: the entry-point group installed packages declare their passes in
-ENTRY_POINT_GROUP = "hilo_mlir.passes"
-
 _loaded: dict[str, list[PassInfo]] = {}  # plugin key (real path or module name) -> the PassInfos it registered
-_entry_points_loaded = False
 
 
-class PluginError(HiloError):
-    """A plugin that cannot be loaded; ``sources`` holds the plugin file's text, for the caret."""
+def load_entry_points() -> list[PassInfo]:
+    """Load every installed ``hilo_mlir.passes`` entry point (once per process); returns their passes.
 
-    def __init__(self, message: str, loc: object = None, sources: dict[str, str] | None = None) -> None:
-        super().__init__(message, loc=loc)
-        self.sources = sources or {}
+    :func:`hilo_mlir.passmanager.registry.load_entry_points`, here too, where it was first. As
+    there, no ``importlib.metadata`` scan when no package declares one; and then not the registry either.
+    """
+    if os.environ.get("HILO_MLIR_NO_ENTRY_POINT_PLUGINS") == "1" or not entry_points.maybe_installed():
+        return []
+    from hilo_mlir.passmanager import registry
 
-
-def _loc_in(exc: BaseException, files: set[str]) -> tuple[str, int, int] | None:
-    """The innermost traceback frame of ``exc`` in one of ``files`` (file, line, column)."""
-    if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) in files:
-        return exc.filename, exc.lineno or 1, exc.offset or 1
-    found = None
-    for fs in traceback.extract_tb(exc.__traceback__):
-        if os.path.realpath(fs.filename) in files:
-            found = (fs.filename, fs.lineno or 1, (fs.colno or 0) + 1)
-    return found
-
-
-def _fail(what: str, exc: BaseException, files: set[str]) -> PluginError:
-    if isinstance(exc, HiloError):
-        message, loc = exc.message, exc.loc
-    else:
-        detail = exc.msg if isinstance(exc, SyntaxError) else str(exc)
-        message, loc = f"{type(exc).__name__}: {detail}", None
-        where = _loc_in(exc, files)
-        if where is not None:
-            loc = f'loc("{where[0]}":{where[1]}:{where[2]})'
-    sources = {}
-    for f in files:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            with open(f, encoding="utf-8") as fh:
-                sources[f] = fh.read()
-    if loc is not None and '"' in str(loc):  # the file as the location names it (maybe not its real path)
-        alias = str(loc).split('"')[1]
-        if os.path.realpath(alias) in sources:
-            sources[alias] = sources[os.path.realpath(alias)]
-    return PluginError(f"cannot load pass plugin {what}: {message}", loc=loc, sources=sources)
-
-
-def _module_files(mod_name: str) -> set[str]:
-    spec = importlib.util.find_spec(mod_name)
-    files = set()
-    if spec is not None and spec.origin and os.path.exists(spec.origin):
-        files.add(os.path.realpath(spec.origin))
-    if spec is not None and spec.submodule_search_locations:
-        for d in spec.submodule_search_locations:
-            for dirpath, _dirs, names in os.walk(d):
-                files.update(os.path.realpath(os.path.join(dirpath, n)) for n in names if n.endswith(".py"))
-    return files
+    return registry.load_entry_points()
 
 
 def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
@@ -148,13 +105,13 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
     else:
         if not _importable(target):
             raise PluginError(f"cannot load pass plugin {what}: no file or module named '{target}'")
-        files = _module_files(target)
+        files = module_files(target)
         origin = target
 
         def do_import() -> None:
             importlib.import_module(target)
 
-    infos = _run_registering(origin, do_import, what, files)
+    infos = registry.run_registering(origin, do_import, what, files)
     if not infos:
         raise PluginError(
             f"cannot load pass plugin {what}: it registered no pass (call hilo_mlir.register(PassInfo(...)) when it is imported)"
@@ -168,51 +125,3 @@ def _importable(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return False
-
-
-def _run_registering(origin: str, action: Callable[[], object], what: str, files: set[str]) -> list[PassInfo]:
-    """Run ``action`` with ``origin`` recorded on every pass it registers; errors become PluginError."""
-    from hilo_mlir.passmanager import registry
-
-    before = registry.arguments()
-    try:
-        with registry.registering_for(origin):
-            action()
-    except PluginError:
-        raise
-    except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure of user code is one error
-        for arg in registry.arguments() - before:  # nothing half-registered stays behind
-            registry.unregister(arg)
-        raise _fail(what, e, files) from None
-    return [info for a in sorted(registry.arguments() - before) if (info := registry.lookup(a, load=False)) is not None]
-
-
-def load_entry_points() -> list[PassInfo]:
-    """Load every installed ``hilo_mlir.passes`` entry point (once per process); returns their passes."""
-    global _entry_points_loaded
-    if _entry_points_loaded or os.environ.get("HILO_MLIR_NO_ENTRY_POINT_PLUGINS") == "1":
-        return []
-    _entry_points_loaded = True
-    from hilo_mlir.passmanager import entry_points
-
-    if not entry_points.maybe_installed():  # no importlib.metadata scan (~0.2 s) when no package declares one
-        return []
-    from importlib import metadata
-
-    out: list[PassInfo] = []
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        dist = getattr(ep, "dist", None)
-        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
-        mod_name = ep.value.partition(":")[0].strip()
-        try:
-            files = _module_files(mod_name)
-        except (ImportError, ValueError):
-            files = set()
-
-        def action(ep: metadata.EntryPoint = ep) -> None:
-            obj = ep.load()
-            if callable(obj) and not isinstance(obj, type(sys)):
-                obj()
-
-        out += _run_registering(package, action, f"'{ep.name} = {ep.value}' (entry point of {package})", files)
-    return out

@@ -30,6 +30,7 @@ import dataclasses
 import importlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -326,9 +327,64 @@ def _load_builtins() -> None:
     importlib.import_module("hilo_mlir.passes")
 
 
+_entry_points_loaded = False
+
+
+def run_registering(origin: str, action: Callable[[], object], what: str, files: set[str]) -> list[PassInfo]:
+    """Run ``action`` with ``origin`` recorded on every pass it registers; errors become PluginError.
+
+    Loading a plugin: the entry points here, the named ones in :mod:`.plugins` (above the registry).
+    """
+    from hilo_mlir.passmanager.plugin_errors import PluginError, fail
+
+    before = arguments()
+    try:
+        with registering_for(origin):
+            action()
+    except PluginError:
+        raise
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure of user code is one error
+        for arg in arguments() - before:  # nothing half-registered stays behind
+            unregister(arg)
+        raise fail(what, e, files) from None
+    return [info for a in sorted(arguments() - before) if (info := lookup(a, load=False)) is not None]
+
+
+def load_entry_points() -> list[PassInfo]:
+    """Load every installed ``hilo_mlir.passes`` entry point (once per process); returns their passes."""
+    global _entry_points_loaded
+    if _entry_points_loaded or os.environ.get("HILO_MLIR_NO_ENTRY_POINT_PLUGINS") == "1":
+        return []
+    _entry_points_loaded = True
+    from hilo_mlir.passmanager import entry_points
+
+    if not entry_points.maybe_installed():  # no importlib.metadata scan (~0.2 s) when no package declares one
+        return []
+    from importlib import metadata
+
+    from hilo_mlir.passmanager.plugin_errors import module_files
+
+    out: list[PassInfo] = []
+    for ep in sorted(metadata.entry_points(group=entry_points.ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = getattr(ep, "dist", None)
+        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        mod_name = ep.value.partition(":")[0].strip()
+        try:
+            files = module_files(mod_name)
+        except (ImportError, ValueError):
+            files = set()
+
+        def action(ep: metadata.EntryPoint = ep) -> None:
+            obj = ep.load()
+            if callable(obj) and not isinstance(obj, type(sys)):
+                obj()
+
+        out += run_registering(package, action, f"'{ep.name} = {ep.value}' (entry point of {package})", files)
+    return out
+
+
 def _load_entry_points() -> None:
-    # By name, as above: the plugin loader is above the registry (plugins register into it).
-    importlib.import_module("hilo_mlir.passmanager.plugins").load_entry_points()
+    load_entry_points()
 
 
 def _load() -> None:

@@ -35,7 +35,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
-from hilo_mlir.penguin_ref.records import PenguinRefError
+from hilo_mlir.penguin_ref.records import PenguinRefError, op_key
 from hilo_mlir.support.process_groups import Mesh
 
 __all__ = ["Fabric", "Mesh", "mesh_for", "run_devices"]
@@ -106,7 +106,6 @@ def group_device_counts(program) -> set[int]:
 def program_uses_partitions(program) -> bool:
     """True if a statement of ``program`` is a ``partition_id`` or names a channel (``handle > 0``)."""
     from hilo_mlir.penguin_ref.attrs import parse_attr
-    from hilo_mlir.penguin_ref.ops.dispatch import op_key
 
     for st in program.statements:
         if op_key(st) == "partition_id":

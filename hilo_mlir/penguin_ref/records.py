@@ -167,6 +167,23 @@ class Statement:
         return PenguinRefError(f"penguin_ref: cannot execute {self.describe()}{where}: {msg}", loc=loc)
 
 
+def _snake(name: str) -> str:
+    name = name.split(".")[-1]
+    if name.endswith("Op") and len(name) > 2:
+        name = name[:-2]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def op_key(st) -> str | None:
+    """The dispatch key of a statement: the short MLIR op name, or derived from the Python name."""
+    if st.xla_op:
+        x = st.xla_op.strip("'\"")
+        if "." in x:
+            return x.split(".", 1)[1]
+        return x
+    return _snake(st.kind)
+
+
 class InputStatement(Statement):
     """A ``Tensor(...).markInput(...)`` statement: ``input_index`` is the program input it declares
     (the ``index=`` keyword, else the ``input_<n>`` name, else its position), ``spec`` the ``spec=``

@@ -635,7 +635,7 @@ def _write_program_beside(output: str, program: bytes, files: dict) -> None:
     Raises:
         HiloError: the folder cannot be written (or is missing), naming the path and the OS error.
     """
-    from hilo_mlir.driver.packaging import write_program
+    from hilo_mlir.support.packaging import write_program
 
     folder = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):

@@ -84,8 +84,8 @@ def _run_printer(module_op, ctx):
         # As hilo-opt's -o: the folder must exist (a missing one is an error, never
         # created); penguin.py plus its .npy files are renamed into place only once
         # all were written.
-        from hilo_mlir.driver.packaging import write_program
         from hilo_mlir.support.diagnostics import HiloError
+        from hilo_mlir.support.packaging import write_program
 
         folder = os.path.dirname(os.path.abspath(out))
         if not os.path.isdir(folder):

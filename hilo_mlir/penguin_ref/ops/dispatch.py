@@ -9,7 +9,7 @@ Dispatch is on the statement's ``xla_op`` (``'mhlo.add'`` / ``'stablehlo.add'``
 
 from __future__ import annotations
 
-import re
+from hilo_mlir.penguin_ref.records import op_key  # defined below ops/ so that devices.py can use it
 
 IMPLS: dict = {}
 CUSTOM_CALLS: dict = {}
@@ -33,25 +33,8 @@ def custom_call(*targets):
     return deco
 
 
-def _snake(name: str) -> str:
-    name = name.split(".")[-1]
-    if name.endswith("Op") and len(name) > 2:
-        name = name[:-2]
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 SUMMARY_XLA_OPS = {"fusion", "composite"}
 SUMMARY_PY_OPS = {"NeuronTensorOp", "DotFusion", "MulRedSqrt", "Elementwise", "Expm1", "Log1p", "DotSoftmax", "FusionOp", "CompositeOp"}
-
-
-def op_key(st) -> str | None:
-    """The dispatch key of a statement: the short MLIR op name, or derived from the Python name."""
-    if st.xla_op:
-        x = st.xla_op.strip("'\"")
-        if "." in x:
-            return x.split(".", 1)[1]
-        return x
-    return _snake(st.kind)
 
 
 def is_summary(st) -> bool:

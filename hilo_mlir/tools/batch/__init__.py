@@ -21,7 +21,7 @@
   driver stages ``read``, ``parse``, ``validate-input`` (the driver's input
   checks, :func:`hilo_mlir.passes.importing.validation.validate_input`) and ``write``.
 * Outputs: ``OUTDIR/<relative path stem>/penguin.py`` (plus its ``.npy``
-  files), written through :func:`hilo_mlir.driver.packaging.write_program` (staging
+  files), written through :func:`hilo_mlir.support.packaging.write_program` (staging
   folder, rename into place after everything was written). A module that
   fails leaves no staging files behind and does not touch an earlier
   ``penguin.py``. Unrelated files in OUTDIR are never touched.
@@ -50,7 +50,7 @@ _Progress = Progress  # the name the tests and older callers use
 
 def _cleanup_staging(outdir: str, rel_stem: str) -> None:
     """After a failed or killed worker: remove staging folders nobody owns, and the module's folder if it is left empty."""
-    from hilo_mlir.driver.packaging import remove_dead_staging
+    from hilo_mlir.support.packaging import remove_dead_staging
 
     d = os.path.join(outdir, rel_stem)
     if not os.path.isdir(d):

@@ -18,7 +18,7 @@ the client and on every worker, and hilo_mlir importable on the workers.
   :func:`~hilo_mlir.tools.batch.classify.classify` as a local batch: same
   statuses, same diagnostics, same order in the report.
 * Outputs are written by the client, through
-  :func:`hilo_mlir.driver.packaging.write_published` (the same staging,
+  :func:`hilo_mlir.support.packaging.write_published` (the same staging,
   rename and lock as a local compile). A file whose name is not its content's
   hash is refused (``write-failed``).
 * A Dask worker that dies (killed, out of memory) takes its task with it:
@@ -97,7 +97,7 @@ def _read(path: str) -> bytes | None:
 
 
 def _publish(result: dict, outdir: str, item, r: ModuleResult) -> ModuleResult:
-    from hilo_mlir.driver.packaging import write_published
+    from hilo_mlir.support.packaging import write_published
 
     target = os.path.join(outdir, item.rel_stem)
     try:

@@ -27,8 +27,8 @@ def prepare_outdir(outdir: str) -> None:
     Raises:
         HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
     """
-    from hilo_mlir.driver.packaging import dangling_link
     from hilo_mlir.support.diagnostics import HiloError
+    from hilo_mlir.support.packaging import dangling_link
 
     if os.path.exists(outdir) and not os.path.isdir(outdir):
         raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")

@@ -163,8 +163,8 @@ def _cache_lookup(job: WorkerJob, cache: CompileCache, data: bytes, send) -> tup
 
 
 def _publish(job: WorkerJob, source, files, send) -> str:
-    from hilo_mlir.driver.packaging import write_program
     from hilo_mlir.support.diagnostics import out_of_memory
+    from hilo_mlir.support.packaging import write_program
 
     try:
         with out_of_memory("writing the output"):

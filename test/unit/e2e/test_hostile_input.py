@@ -206,7 +206,7 @@ def test_worker_out_of_memory_and_cleanup_kill_are_named():
 
 
 def test_dangling_symlink_outdir(tmp_path):
-    from hilo_mlir.driver.packaging import write_program
+    from hilo_mlir.support.packaging import write_program
     from hilo_mlir.tools.batch import prepare_outdir
 
     link = tmp_path / "out"

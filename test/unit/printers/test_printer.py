@@ -247,7 +247,7 @@ def test_two_processes_give_identical_bytes(tmp_path):
         )
         outs.append({p.name: p.read_bytes() for p in sorted(d.iterdir())})
     assert outs[0] == outs[1]
-    # published under content names (hilo_mlir.driver.packaging): const_<K>.<16 hex digits of the bytes' SHA-256>.npy
+    # published under content names (hilo_mlir.support.packaging): const_<K>.<16 hex digits of the bytes' SHA-256>.npy
     assert [re.sub(r"\.[0-9a-f]{16}\.", ".", n) for n in sorted(outs[0])] == ["const_0.npy", "const_1.npy", "penguin.py"]
 
 

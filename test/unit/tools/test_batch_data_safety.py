@@ -13,9 +13,9 @@ import sys
 import pytest
 from conftest import EXAMPLES, ROOT
 
-from hilo_mlir.driver import packaging
-from hilo_mlir.driver.packaging import write_program
 from hilo_mlir.support import io as io_utils
+from hilo_mlir.support import packaging
+from hilo_mlir.support.packaging import write_program
 
 
 def test_write_program_stages_then_renames_penguin_last(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ import sys
 import time
 import types
 
-from hilo_mlir.driver import packaging
+from hilo_mlir.support import packaging
 
 mode, seconds = sys.argv[1], float(sys.argv[2])
 del sys.argv[1:3]
