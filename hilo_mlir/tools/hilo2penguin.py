@@ -82,7 +82,10 @@ def build_parser() -> ArgumentParser:
 
     ap = ArgumentParser(
         prog=TOOL,
-        description="Compile an mhlo/stablehlo module or an HloModuleProto to a Penguin Python program (penguin.py).",
+        description=(
+            "Compile an mhlo/stablehlo module (MLIR text, bytecode or a portable artifact), an HloModuleProto or HLO text "
+            "to a Penguin Python program (penguin.py)."
+        ),
         epilog=_plugin_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -90,7 +93,10 @@ def build_parser() -> ArgumentParser:
         "inputs",
         nargs="*",
         metavar="INPUT",
-        help="a .mlir file (mhlo or stablehlo) or an HloModuleProto (.pb); with --batch: files or folders",
+        help=(
+            "a .mlir file (mhlo or stablehlo: text, bytecode or a portable artifact), an HloModuleProto (.pb) "
+            "or HLO text (.hlo, .txt); with --batch: files or folders"
+        ),
     )
     ap.add_argument("-o", "--output-dir", dest="outdir", default=None, help="output folder for penguin.py")
     ap.add_argument("--spine", choices=("mhlo", "stablehlo"), default="mhlo", help="which pipeline spine (default mhlo)")

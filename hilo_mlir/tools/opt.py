@@ -145,6 +145,7 @@ class _Run:
         self.drop_outputs = False  # --run-reproducer with -o naming the printer's output: the program goes to -o
         self.on_phase: Callable[[str], None] | None = None  # hears "parsing the input", "running pass 'X'", ... (crash attribution)
         self.program_files: dict = {}  # the printed program's .npy files ({name: bytes}), written beside -o FILE
+        self.printed_programs = 0  # chunks whose output is a Penguin program (not IR)
 
     def steps(self):
         from hilo_mlir.passmanager import pipeline as pl
@@ -271,6 +272,7 @@ class _Run:
                 )
                 return False
             self.program_files = files
+            self.printed_programs += 1
             out.write(src.encode("utf-8"))
             return True
         if args.emit_bytecode:
@@ -519,7 +521,8 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
                 except BaseException as e:  # noqa: BLE001 - reported by the parent as an internal error
                     result = ("internal", type(e).__name__, str(e), diags)
                 # what the parent needs besides the output: the printed program's files, a plugin's source lines
-                data = pickle.dumps(result + ({"program_files": runner.program_files, "sources": runner.sources},))
+                extra = {"program_files": runner.program_files, "sources": runner.sources, "printed_programs": runner.printed_programs}
+                data = pickle.dumps(result + (extra,))
                 iso.write_all(wfd, b"R" + data)
             except BaseException:  # noqa: BLE001
                 code = 3
@@ -551,6 +554,7 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
     kind, a, b, child_diags, extra = pickle.loads(result_bytes)
     diags.extend(child_diags)
     runner.program_files.update(extra["program_files"])
+    runner.printed_programs = extra["printed_programs"]
     for name, text in extra["sources"].items():
         runner.sources.setdefault(name, text)
     if kind == "internal":  # the child's internal error, raised again here as its class (a built-in one) or by name
@@ -564,16 +568,35 @@ def _isolated_chunk(runner: _Run, chunk, buf: io.BytesIO, diags: list) -> bool:
     return bool(a)
 
 
-def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs: bool = False) -> int:
-    from hilo_mlir.support.io import atomic_write_bytes
-    from hilo_mlir.tools.split_input import join_outputs, split_chunks
-    from hilo_mlir.tools.verify_diagnostics import check, expectations
-
+def _split_input_refusal(args, text, filename: str) -> int | None:
+    """The exit code of a ``--split-input-file`` run that cannot start (one error line), else None."""
     if isinstance(text, bytes) and args.split_input_file:
         sys.stderr.write(f"{filename}: error: --split-input-file needs a text input, not MLIR bytecode\n")
         return 1
     if args.emit_bytecode and args.split_input_file:
         return _usage_error("--emit-bytecode cannot be combined with --split-input-file (one module per output)")
+    return None
+
+
+def _many_programs_to_one_file(args, runner, filename: str) -> bool:
+    """True (and one error line) when ``-o FILE`` would get several chunks' Penguin programs joined by ``// -----``."""
+    if args.output == "-" or runner.printed_programs <= 1:
+        return False
+    sys.stderr.write(
+        f"{filename}: error: -o {args.output}: the pipeline printed {runner.printed_programs} Penguin programs "
+        "(one per --split-input-file chunk) and a file holds one; print them to stdout, or compile each module on its own\n"
+    )
+    return True
+
+
+def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs: bool = False) -> int:
+    from hilo_mlir.support.io import atomic_write_bytes
+    from hilo_mlir.tools.split_input import join_outputs, split_chunks
+    from hilo_mlir.tools.verify_diagnostics import check, expectations
+
+    refused = _split_input_refusal(args, text, filename)
+    if refused is not None:
+        return refused
     runner = _Run(args, pipeline_text, pass_flags, filename, sources)
     runner.drop_outputs = drop_outputs
     chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
@@ -612,6 +635,8 @@ def _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outp
         # print to stdout; an output file is never written on failure.
         if args.split_input_file and args.output == "-" and not args.verify_diagnostics:
             sys.stdout.buffer.write(result)
+        return 1
+    if _many_programs_to_one_file(args, runner, filename):
         return 1
     if args.output == "-":
         sys.stdout.flush()

@@ -149,7 +149,7 @@ def run_batch(
     with StopRequest() as stop:
         items = discover(inputs)
         if not items:
-            raise HiloError("no input modules (*.mlir, *.pb) found in " + ", ".join(repr(i) for i in inputs))
+            raise HiloError("no input modules (*.mlir, *.pb, *.hlo, HLO text *.txt) found in " + ", ".join(repr(i) for i in inputs))
         progress = Progress(len(items), stderr, tty)
         if scheduler:
             from hilo_mlir.tools.batch.cluster import compile_batch_on_cluster
