@@ -580,7 +580,7 @@ def _split_input_refusal(args, text, filename: str) -> int | None:
 
 def _many_programs_to_one_file(args, runner, filename: str) -> bool:
     """True (and one error line) when ``-o FILE`` would get several chunks' Penguin programs joined by ``// -----``."""
-    if args.output == "-" or runner.printed_programs <= 1:
+    if args.output in ("-", os.devnull) or runner.printed_programs <= 1:
         return False
     sys.stderr.write(
         f"{filename}: error: -o {args.output}: the pipeline printed {runner.printed_programs} Penguin programs "
