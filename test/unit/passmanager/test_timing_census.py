@@ -15,6 +15,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def test_census_rebuild_after_an_upstream_step_is_in_the_next_steps_time(monkeypatch):
+    monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)  # counts the default mode's census builds
     built = []
     real_init = census_mod.Census.__init__
 

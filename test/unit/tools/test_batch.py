@@ -248,7 +248,9 @@ def test_cli_batch_missing_input_and_empty_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     r = cli("--batch", str(tmp_path / "empty"), "-o", str(tmp_path / "o"))
     assert r.returncode == 1
-    assert r.stderr.strip() == f"hilo2penguin: error: no input modules (*.mlir, *.pb, *.hlo, HLO text *.txt) found in '{tmp_path / 'empty'}'"
+    assert (
+        r.stderr.strip() == f"hilo2penguin: error: no input modules (*.mlir, *.pb, *.hlo, HLO text *.txt) found in '{tmp_path / 'empty'}'"
+    )
 
 
 def test_single_input_mode_refuses_two_inputs(tmp_path):
