@@ -18,20 +18,21 @@ canonicalizer. The census answers instead:
 
 Kept current: the census is a :class:`~hilo_mlir.rewrite.rewriter.Rewriter` listener
 (MLIR's ``RewriterBase::Listener``). An op inserted, erased or moved updates
-names, counts and types at once; the per-function lists take erasures as
-tombstones (compacted when next read) and mark a list *unordered* when an op
-of that name was inserted or moved in that function, so the next
+names, counts and types at once; the per-function lists mark a list *unordered*
+when an op of that name was inserted or moved in that function, so the next
 :meth:`ops_named` of it walks that one function again. A mutation outside the
 rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass.
 
 Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
-tombstone is the *position* of the erased op's entry in its list (found
-through a key -> position map built when the list first loses an op), so an
-address freed by an erase and reused at once by a new op -- the allocator's
-habit -- costs nothing: every insertion and erasure is O(1), and a list is
-compacted once, when next read.
+list is a plain list as the walk built it until it first loses an op; it then
+becomes ``{op key: op}`` (same order) for good, so that every later erasure is
+one dict deletion (no position map to rebuild after a read). An address freed
+by an erase and reused at once by a new op -- the allocator's habit -- costs
+nothing: the erased op's entry left before the new op's came in. Types are
+counted by the type's pointer (a uniqued type: equal pointers are equal types),
+so that no count lookup calls the binding's type equality.
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ if TYPE_CHECKING:
 
 #: ``{op name: [ops in walk order]}``: the ops of one top-level op (or of one inserted or moved op)
 _Index = dict[str, list[ir.Operation]]
+#: the ops of one name in one top-level op: the walk's list, or ``{identity_key(op): op}`` (same order)
+#: once the list lost an op
+_Entries = list[ir.Operation] | dict[int, ir.Operation]
+#: ``{op name: entries}`` of one top-level op: what the census keeps
+_Lists = dict[str, _Entries]
 
 _TUPLE = ir.TupleType.static_typeid
 _SHAPED = frozenset(
@@ -142,6 +148,25 @@ def _live_key(op: ir.Operation) -> int | None:
         return None
 
 
+def _keyed(ops: list[ir.Operation]) -> dict[int, ir.Operation]:
+    """``{identity_key(op): op}`` of a list, in its order (an entry whose wrapper the binding invalidated is dropped;
+    of two entries of one key, the last one's op is kept)."""
+    try:
+        return dict(zip(map(identity_key, ops), ops))
+    except RuntimeError:  # an invalidated wrapper: the slow way
+        out: dict[int, ir.Operation] = {}
+        for o in ops:
+            k = _live_key(o)
+            if k is not None:
+                out[k] = o
+        return out
+
+
+def _ops(entries: _Entries) -> Iterable[ir.Operation]:
+    """The ops of one kept list (a list, or the values of a keyed one), in order."""
+    return entries.values() if isinstance(entries, dict) else entries
+
+
 def _value_types(ops: Iterable[ir.Operation], out: list[ir.Type]) -> None:
     """Append to ``out`` the result types of ``ops`` and the argument types of their regions' blocks."""
     extend = out.extend
@@ -154,21 +179,27 @@ def _value_types(ops: Iterable[ir.Operation], out: list[ir.Type]) -> None:
                     extend(block.arguments.types)
 
 
-def _count_types(counts: dict[ir.Type, int], types: Iterable[ir.Type], delta: int) -> bool:
-    """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves ``counts``.
+#: True when ``hash(ir.Type)`` is the type's pointer (:func:`identity_key`), as checked on the first type
+#: counted; None until then. Types are uniqued, so the pointer is the type's identity; counting by it never
+#: calls the binding's type equality (a dict of ``ir.Type`` keys does, on every hit).
+_HASH_IS_POINTER: bool | None = None
 
-    Returns True if the set of distinct types changed (a type came or went)."""
-    get = counts.get
-    changed = False
-    for t in types:
-        c = get(t, 0) + delta
-        if c > 0:
-            counts[t] = c
-            changed = changed or c == delta
-        else:
-            counts.pop(t, None)
-            changed = True
-    return changed
+
+def _type_key(t: ir.Type) -> int:
+    """The pointer of ``t`` (by ``hash`` when that is the pointer, else by :func:`identity_key`)."""
+    global _HASH_IS_POINTER
+    if _HASH_IS_POINTER is None:
+        _HASH_IS_POINTER = hash(t) == identity_key(t)
+    return hash(t) if _HASH_IS_POINTER else identity_key(t)
+
+
+def _type_keys(types: list[ir.Type]) -> Iterable[int]:
+    """:func:`_type_key` of each of ``types``."""
+    if _HASH_IS_POINTER is None:
+        if not types:
+            return ()
+        _type_key(types[0])
+    return map(hash if _HASH_IS_POINTER else identity_key, types)
 
 
 class Census(Listener):
@@ -196,38 +227,43 @@ class Census(Listener):
         self, module_op: Op, am: AnalysisManager | None = None, *, with_types: bool = False, attr_names: Iterable[str] = ()
     ) -> None:
         self._module_op = module_op
-        self._types: collections.Counter[ir.Type] | None = None
+        #: type pointer -> number of values of that type (None: the types are not taken yet)
+        self._types: dict[int, int] | None = None
+        self._type_objs: dict[int, ir.Type] = {}  # type pointer -> the type (types live as long as the context)
+        self._type_set: frozenset[ir.Type] | None = None  # types(), until the distinct types change
         self._elem_strings: frozenset[str] | None = None  # element_type_strings(), until the distinct types change
         #: ops holding any discardable attribute named in ``attr_names`` at construction
         self.attr_holders: list[ir.Operation] = []
-        self._index: dict[int, _Index] = {}
+        self._index: dict[int, _Lists] = {}
         with_types = with_types or am is not None
         found: list[ir.Type] | None = [] if with_types else None
         wanted = frozenset(attr_names) if attr_names else None
         #: walks of the module this census made (its construction, and :meth:`types` when taken later)
         self.walks = 1
         self._top_names: dict[int, str] = {}  # top-level op key -> its op name
+        index, top_names, holders = self._index, self._top_names, self.attr_holders
         for top in module_op.regions[0].blocks[0].operations:
             top = top.operation
             key = identity_key(top)
-            self._index[key] = _scan(top, found, wanted, self.attr_holders)
-            self._top_names[key] = top.name
+            index[key] = cast(_Lists, _scan(top, found, wanted, holders))
+            top_names[key] = top.name
         counts: dict[str, int] = {}
-        for index in self._index.values():
-            for name, lst in index.items():
-                counts[name] = counts.get(name, 0) + len(lst)
+        get = counts.get
+        for lists in index.values():
+            for name, lst in lists.items():
+                counts[name] = get(name, 0) + len(lst)
         self.counts = counts
         self.names = set(counts)
         self._unordered: dict[int, set[str]] = {}  # top -> names whose list is not in walk order
-        # top -> name -> positions (in that list) of erased ops still listed; a position, not
-        # an address, because a new op may reuse an erased op's address in any list
-        self._tombs: dict[int, dict[str, set[int]]] = {}
-        # top -> name -> {op key: position of its (live) entry}: built when an op of that list is
-        # first erased, dropped when the list is compacted or taken again (None: the key of an entry
-        # whose wrapper the binding invalidated, see _live_key)
-        self._pos: dict[int, dict[str, dict[int | None, int]]] = {}
         if found is not None:
-            self._types = collections.Counter(found)
+            self._take_types(found)
+
+    def _take_types(self, found: list[ir.Type]) -> None:
+        """Start the type counts from ``found`` (every value type of the module)."""
+        keys = list(_type_keys(found))
+        self._types = dict(collections.Counter(keys))
+        self._type_objs.update(zip(keys, found))
+        self._type_set = self._elem_strings = None
 
     # ------------------------------------------------------------------ queries
 
@@ -254,17 +290,14 @@ class Census(Listener):
         unordered = self._unordered.get(key)
         if unordered and not any_order and not unordered.isdisjoint(names):
             index = self._reindex(top, key)
-        else:
-            tombs = self._tombs.get(key)
-            if tombs:
-                for n in names:
-                    if n in tombs:
-                        self._compact(key, n)
         if len(names) == 1:
-            return list(index.get(names[0], ()))
+            entries = index.get(names[0])
+            return [] if entries is None else list(_ops(entries))
         out: list[ir.Operation] = []
         for n in names:
-            out.extend(index.get(n, ()))
+            entries = index.get(n)
+            if entries is not None:
+                out.extend(_ops(entries))
         return out
 
     def types(self) -> frozenset[ir.Type]:
@@ -274,15 +307,16 @@ class Census(Listener):
         the module op has no results and its body block no arguments).
         """
         if self._types is None:
-            for key in list(self._index):
-                self._clean(key)
             found: list[ir.Type] = []
-            for index in self._index.values():
-                for ops in index.values():
-                    _value_types(ops, found)
-            self._types = collections.Counter(found)
+            for lists in self._index.values():
+                for entries in lists.values():
+                    _value_types(_ops(entries), found)
+            self._take_types(found)
             self.walks += 1
-        return frozenset(self._types)
+        if self._type_set is None:
+            objs = self._type_objs
+            self._type_set = frozenset(objs[k] for k in cast("dict[int, int]", self._types))
+        return self._type_set
 
     @property
     def has_types(self) -> bool:
@@ -320,12 +354,10 @@ class Census(Listener):
         kinds it could change (e.g. the many small decomposition functions of the
         StableHLO spine). For an op that is not a top-level op of the module, one walk of it.
         """
-        key = identity_key(top)
-        index = self._index.get(key)
+        index = self._index.get(identity_key(top))
         if index is None:
             return frozenset(_index_of(top))
-        self._clean(key)
-        return frozenset(n for n, lst in index.items() if lst)
+        return frozenset(n for n, entries in index.items() if entries)
 
     def signature_only_functions(self) -> list[ir.Operation]:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
@@ -340,15 +372,14 @@ class Census(Listener):
         out: list[ir.Operation] = []
         top_names = self._top_names
         for key, index in self._index.items():
-            if "func.func" not in index:
+            funcs = index.get("func.func")
+            if not funcs:
                 continue
             if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
                 if len(index) == 1:
-                    self._clean(key)
-                    out.extend(index.get("func.func", ()))  # a function with nothing inside it: a declaration
+                    out.extend(_ops(funcs))  # a function with nothing inside it: a declaration
                 continue
-            self._clean(key)
-            out.extend(index.get("func.func", ()))
+            out.extend(_ops(funcs))
         return out
 
     def may_hold_type(self, *type_strings: str) -> bool:
@@ -359,50 +390,10 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ upkeep
 
-    def _reindex(self, top: Op, key: int) -> _Index:
-        index = self._index[key] = _index_of(top)
+    def _reindex(self, top: Op, key: int) -> _Lists:
+        index = self._index[key] = cast(_Lists, _index_of(top))
         self._unordered.pop(key, None)
-        self._drop_tombs(key)
         return index
-
-    def _drop_tombs(self, key: int) -> None:
-        self._tombs.pop(key, None)
-        self._pos.pop(key, None)
-
-    def _compact(self, top_key: int, name: str) -> None:
-        tombs = self._tombs[top_key]
-        dead = tombs.pop(name)
-        if not tombs:
-            del self._tombs[top_key]
-        pos = self._pos.get(top_key)
-        if pos is not None:
-            pos.pop(name, None)
-        lst = self._index[top_key].get(name)
-        if lst is not None:
-            kept = [o for i, o in enumerate(lst) if i not in dead]
-            if kept:
-                self._index[top_key][name] = kept
-            else:
-                del self._index[top_key][name]
-
-    def _positions(self, top_key: int, name: str) -> dict[int | None, int]:
-        """``{op key: position}`` of the live entries of one list (built once, then kept current)."""
-        by_name = self._pos.setdefault(top_key, {})
-        pos = by_name.get(name)
-        if pos is None:
-            dead = self._tombs.get(top_key, {}).get(name, ())
-            pos = by_name[name] = {}
-            for i, o in enumerate(self._index[top_key].get(name, ())):
-                if i not in dead:
-                    pos[_live_key(o)] = i  # the last live entry of a key wins (an address reused)
-        return pos
-
-    def _clean(self, key: int) -> None:
-        """Compact every tombstoned list of one top-level op (before reading all of them)."""
-        tombs = self._tombs.get(key)
-        if tombs:
-            for n in list(tombs):
-                self._compact(key, n)
 
     def _count(self, name: str, delta: int) -> None:
         c = self.counts.get(name, 0) + delta
@@ -413,40 +404,73 @@ class Census(Listener):
             self.counts.pop(name, None)
             self.names.discard(name)
 
+    def _count_types(self, types: list[ir.Type], delta: int) -> None:
+        """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves the counts
+        (then, or when a type comes, :meth:`types` and :meth:`element_type_strings` are taken again)."""
+        counts = cast("dict[int, int]", self._types)  # called only when the types are taken
+        if len(types) == 1:  # the common case: one result
+            t = types[0]
+            k = _type_key(t)
+            c = counts.get(k, 0) + delta
+            if c > 0:
+                counts[k] = c
+                if c != delta:
+                    return
+                self._type_objs[k] = t
+            else:
+                counts.pop(k, None)
+            self._type_set = self._elem_strings = None
+            return
+        if not types:
+            return
+        get = counts.get
+        changed = False
+        for k, t in zip(_type_keys(types), types):
+            c = get(k, 0) + delta
+            if c > 0:
+                counts[k] = c
+                if c == delta:
+                    changed = True
+                    self._type_objs[k] = t
+            else:
+                counts.pop(k, None)
+                changed = True
+        if changed:
+            self._type_set = self._elem_strings = None
+
     def _add_ops(self, top_key: int, index_of_op: _Index) -> None:
         """Add every op of ``{name: [ops in walk order]}`` (one inserted op and its nested ops) to ``top_key``."""
         index = self._index.get(top_key)
         if index is None:  # a new top-level op
             self._index[top_key] = index = {}
-        unordered = self._unordered.setdefault(top_key, set())
-        by_name = self._pos.get(top_key)
         for name, ops in index_of_op.items():
-            lst = index.get(name)
-            if lst is None:
-                lst = index[name] = []
+            entries = index.get(name)
+            if entries is None:
+                index[name] = list(ops)
             else:
-                unordered.add(name)
-            pos = by_name.get(name) if by_name is not None else None
-            if pos is not None:
-                for i, o in enumerate(ops, len(lst)):
-                    pos[identity_key(o)] = i
-            lst.extend(ops)
+                self._unordered.setdefault(top_key, set()).add(name)
+                if isinstance(entries, dict):
+                    for o in ops:
+                        entries[identity_key(o)] = o
+                else:
+                    entries.extend(ops)
             self._count(name, len(ops))
-        if not unordered:
-            self._unordered.pop(top_key, None)
 
     def _remove_ops(self, top_key: int, index_of_op: _Index) -> None:
-        """Tombstone every op of ``index_of_op`` (ops leaving ``top_key``) in ``top_key``'s lists."""
-        if top_key not in self._index:
+        """Take every op of ``index_of_op`` (ops leaving ``top_key``) out of ``top_key``'s lists."""
+        index = self._index.get(top_key)
+        if index is None:
             return
-        tombs = self._tombs.setdefault(top_key, {})
         for name, ops in index_of_op.items():
-            dead = tombs.setdefault(name, set())
-            pos = self._positions(top_key, name)
-            for o in ops:
-                i = pos.pop(identity_key(o), None)
-                if i is not None:
-                    dead.add(i)
+            entries = index.get(name)
+            if entries is not None:
+                if not isinstance(entries, dict):
+                    entries = index[name] = _keyed(entries)
+                pop = entries.pop
+                for o in ops:
+                    pop(identity_key(o), None)
+                if not entries:
+                    del index[name]
             self._count(name, -len(ops))
 
     # ------------------------------------------------------------------ the rewriter's listener
@@ -456,43 +480,88 @@ class Census(Listener):
             return
         if top not in self._index and top == identity_key(op):  # a new top-level op
             self._top_names[top] = op.name
-        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
-        self._add_ops(top, idx)
+        index = self._index.get(top)
+        if index is None or len(op.regions):
+            idx = _index_of(op)
+            self._add_ops(top, idx)
+            if self._types is not None:
+                self._types_of(idx, 1)
+            return
+        name = op.name  # the common case, one op without regions: what _add_ops and _count do for it
+        entries = index.get(name)
+        if entries is None:
+            index[name] = [op]
+        else:
+            unordered = self._unordered.get(top)
+            if unordered is None:
+                unordered = self._unordered[top] = set()
+            unordered.add(name)
+            if isinstance(entries, dict):
+                entries[identity_key(op)] = op
+            else:
+                entries.append(op)
+        counts = self.counts
+        c = counts.get(name, 0) + 1
+        if c:
+            counts[name] = c
+            self.names.add(name)
+        else:
+            del counts[name]
+            self.names.discard(name)
         if self._types is not None:
-            self._types_of(idx, 1)
+            self._count_types(op.results.types, 1)
 
     def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
         if top is None:
             return
-        if top == identity_key(op):  # a top-level op leaves the module
-            if top not in self._index:
-                return
-            self._clean(top)  # its erased ops were counted out already: drop them first
-            index = self._index.pop(top)
-            self._top_names.pop(top, None)
-            self._clean_removed_top(top)
-            for name, ops in index.items():
-                self._count(name, -len(ops))
-            if self._types is not None:
-                self._types_of(index, -1)
+        index = self._index.get(top)
+        if index is None:  # not in an op the census lists
             return
-        idx = _index_of(op) if len(op.regions) else {op.name: [op]}
-        self._remove_ops(top, idx)
+        key = identity_key(op)
+        if top == key:  # a top-level op leaves the module
+            del self._index[top]
+            self._top_names.pop(top, None)
+            self._unordered.pop(top, None)
+            for name, entries in index.items():
+                self._count(name, -len(entries))
+            if self._types is not None:
+                found: list[ir.Type] = []
+                for entries in index.values():
+                    _value_types(_ops(entries), found)
+                self._count_types(found, -1)
+            return
+        if len(op.regions):
+            idx = _index_of(op)
+            self._remove_ops(top, idx)
+            if self._types is not None:
+                self._types_of(idx, -1)
+            return
+        name = op.name  # the common case, one op without regions: what _remove_ops and _count do for it
+        listed = index.get(name)
+        if listed is not None:
+            keyed = listed if isinstance(listed, dict) else _keyed(listed)
+            keyed.pop(key, None)
+            if keyed:
+                index[name] = keyed
+            else:
+                del index[name]
+        counts = self.counts
+        c = counts.get(name, 0) - 1
+        if c:
+            counts[name] = c
+            self.names.add(name)
+        else:
+            del counts[name]
+            self.names.discard(name)
         if self._types is not None:
-            self._types_of(idx, -1)
+            self._count_types(op.results.types, -1)
 
     def _types_of(self, index_of_ops: _Index, delta: int) -> None:
         """Count the value types of the ops of ``{name: [ops]}`` in (``delta`` 1) or out (-1)."""
         found: list[ir.Type] = []
         for ops in index_of_ops.values():
             _value_types(ops, found)
-        # called only when self._types is not None (each caller checks first)
-        if _count_types(cast("collections.Counter[ir.Type]", self._types), found, delta):
-            self._elem_strings = None
-
-    def _clean_removed_top(self, top: int) -> None:
-        self._unordered.pop(top, None)
-        self._drop_tombs(top)
+        self._count_types(found, delta)
 
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
@@ -504,6 +573,13 @@ class Census(Listener):
         for o, old in zip(ops, old_tops):
             groups.setdefault(old, []).append(o)
         for old, moved in groups.items():
+            if old == new_top:  # moved within one top-level op: only the order of its lists changes
+                if new_top is not None and new_top in self._index:
+                    self._unordered.setdefault(new_top, set()).update(o.name for o in moved)
+                    for o in moved:
+                        if len(o.regions):
+                            self._unordered[new_top].update(_index_of(o))
+                continue
             idx: _Index = {}
             for o in moved:
                 if len(o.regions):
@@ -526,12 +602,12 @@ class Census(Listener):
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:
-            if _count_types(self._types, (old,), -1) | _count_types(self._types, (new,), 1):
-                self._elem_strings = None
+            self._count_types([old], -1)
+            self._count_types([new], 1)
 
     def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
-        if self._types is not None and _count_types(self._types, types, 1 if added else -1):
-            self._elem_strings = None
+        if self._types is not None:
+            self._count_types(types, 1 if added else -1)
 
     # ------------------------------------------------------------------ the checking mode
 
@@ -558,12 +634,11 @@ class Census(Listener):
         elif self._top_names != fresh._top_names:
             out.append("names of top-level ops differ")
         for key, index in self._index.items():
-            self._clean(key)
             f = fresh._index.get(key, {})
             unordered = self._unordered.get(key, set())
             for name in sorted(set(index) | set(f)):
-                a = [identity_key(o) for o in index.get(name, ())]
-                b = [identity_key(o) for o in f.get(name, ())]
+                a = [identity_key(o) for o in _ops(index.get(name) or [])]
+                b = [identity_key(o) for o in _ops(f.get(name) or [])]
                 if name in unordered:
                     a, b = sorted(a), sorted(b)
                 if a != b:
@@ -572,11 +647,20 @@ class Census(Listener):
                         f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})"
                     )
         if self._types is not None:
-            fresh.types()
-            if fresh._types is None or +self._types != +fresh._types:
+            # the slow truth: every value type of a fresh walk, counted by the binding's type equality
+            # (it also checks that counting by pointer, as the census does, merges no two types)
+            found: list[ir.Type] = []
+            for lists in fresh._index.values():
+                for entries in lists.values():
+                    _value_types(_ops(entries), found)
+            objs = self._type_objs
+            kept = collections.Counter({objs[k]: c for k, c in self._types.items()})
+            if kept != collections.Counter(found):
                 out.append("value types differ")
             elif self._elem_strings is not None and self._elem_strings != fresh.element_type_strings():
                 out.append("element type strings differ")
+            elif self._type_set is not None and self._type_set != frozenset(found):
+                out.append("the type set differs")
         return out
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
 
@@ -75,13 +76,14 @@ class AnalysisManager(Listener):
         # scope -> the change bits that drop at least one of its analyses (a change of no such bit,
         # the common case once only self-updating analyses are cached, returns at once)
         self._fragile: dict[int | None, int] = {}
+        self._census: Census | None = None  # the module's census while cached (asked per op by some passes)
         rewriter.add_listener(self)
 
     # ------------------------------------------------------------------ queries
 
     def get(self, cls: type[T], op: Op) -> T:
         """The analysis ``cls`` of ``op``: cached, or built now as ``cls(op, self)``."""
-        op = op.operation if hasattr(op, "operation") else op
+        op = getattr(op, "operation", op)
         key = (cls, identity_key(op))
         inst = self._cache.get(key)
         if inst is None:
@@ -89,14 +91,22 @@ class AnalysisManager(Listener):
             self._store(key, op, inst)
         return cast(T, inst)
 
+    def census(self) -> Census:
+        """The module's :class:`~hilo_mlir.analysis.census.Census`: ``get(Census, module_op)`` without a lookup
+        while it is cached (passes ask for it per op and per function)."""
+        c = self._census
+        if c is None:
+            c = self.get(Census, self.module_op)
+        return c
+
     def cached(self, cls: type[T], op: Op) -> T | None:
         """The analysis ``cls`` of ``op`` if cached and valid, else None (nothing is built)."""
-        op = op.operation if hasattr(op, "operation") else op
+        op = getattr(op, "operation", op)
         return cast("T | None", self._cache.get((cls, identity_key(op))))
 
     def put(self, cls: type, op: Op, inst: object) -> None:
         """Cache ``inst`` as the analysis ``cls`` of ``op`` as the IR is *now*."""
-        op = op.operation if hasattr(op, "operation") else op
+        op = getattr(op, "operation", op)
         key = (cls, identity_key(op))
         self._drop(key)
         self._store(key, op, inst)
@@ -150,6 +160,8 @@ class AnalysisManager(Listener):
         self._fragile[scope] = self._fragile.get(scope, 0) | ~_kept(type(inst))
         if isinstance(inst, Listener):  # an analysis that keeps itself current
             self.rewriter.add_listener(inst)
+        if key[0] is Census and key[1] == self._module_key:
+            self._census = cast(Census, inst)
 
     def _drop(self, key: _Key) -> None:
         inst = self._cache.pop(key, None)
@@ -169,6 +181,8 @@ class AnalysisManager(Listener):
         self._ops.pop(key, None)
         if isinstance(inst, Listener):
             self.rewriter.remove_listener(inst)
+        if inst is not None and inst is self._census:
+            self._census = None
 
     def close(self) -> None:
         """Drop everything and stop listening (the run is over; analyses hold op handles)."""

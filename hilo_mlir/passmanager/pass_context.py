@@ -104,8 +104,10 @@ class Statistics(collections.Counter[str]):
         self._open = not declared  # a pass that declares none (upstream summaries, tests) is not checked
 
     def __setitem__(self, key: str, value: int) -> None:
-        if not self._open and key not in self._exact and not self._matches(key):
-            raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' (declare it in its PassInfo.statistics)")
+        if not self._open and key not in self._exact:
+            if not self._matches(key):
+                raise KeyError(f"pass '{self._owner}' bumps the undeclared statistic '{key}' (declare it in its PassInfo.statistics)")
+            self._exact.add(key)  # a name a placeholder matched: the next bump is one set lookup
         super().__setitem__(key, value)
 
     def _matches(self, key: str) -> bool:
@@ -231,6 +233,8 @@ class PassContext:
     @property
     def census(self) -> Census:
         """The module's :class:`~hilo_mlir.analysis.census.Census` (one walk, then kept current)."""
+        if self.module_op is self.analyses.module_op:  # the run's module: the manager keeps it at hand
+            return self.analyses.census()
         from hilo_mlir.analysis.census import Census
 
         return self.analyses.get(Census, self.module_op)
@@ -242,16 +246,21 @@ class PassContext:
         a module without them instead of walking it.
         """
         names = self.census.names
-        return any(n in names for n in op_names)
+        for n in op_names:
+            if n in names:
+                return True
+        return False
 
-    def ops_named(self, top: ir.Operation, *op_names: str) -> list[ir.Operation]:
+    def ops_named(self, top: ir.Operation, *op_names: str, any_order: bool = False) -> list[ir.Operation]:
         """The ops called any of ``op_names`` inside ``top`` (the op the pass runs on), as a new list.
 
         Walk order (post-order; ops of one block in block order), one name
         after the other; from the census (no walk unless ``top`` changed
-        since the census last listed it).
+        since the census last listed it). ``any_order``: the caller does not need
+        walk order (e.g. "does any of them match?"): a list that moves or insertions
+        left out of order is returned as it is, without a walk of ``top``.
         """
-        ops: list[ir.Operation] = self.census.ops_named(top, *op_names)
+        ops: list[ir.Operation] = self.census.ops_named(top, *op_names, any_order=any_order)
         return ops
 
     def module_element_types(self, if_cached: bool = False) -> frozenset[str] | None:
