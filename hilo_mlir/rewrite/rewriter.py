@@ -135,19 +135,19 @@ def _ip(
     ip: ir.InsertionPoint | None = None,
 ) -> ir.InsertionPoint:
     """One insertion point from exactly one of the placement keywords."""
-    given = [p for p in (before, after, at_end, at_start, ip) if p is not None]
-    if len(given) != 1:
+    given = (before is not None) + (after is not None) + (at_end is not None) + (at_start is not None) + (ip is not None)
+    if given != 1:
         raise TypeError("give exactly one of before=, after=, at_end=, at_start=, ip=")
+    if before is not None:
+        return ir.InsertionPoint(before.operation)
     if ip is not None:
         return ip
-    if before is not None:
-        return ir.InsertionPoint(_as_op(before))
     if at_end is not None:
         return ir.InsertionPoint(at_end)
     if at_start is not None:
         return ir.InsertionPoint.at_block_begin(at_start)
     assert after is not None  # exactly one was given
-    return ir.InsertionPoint.after(_as_op(after))
+    return ir.InsertionPoint.after(after.operation)
 
 
 class Rewriter:
@@ -260,17 +260,19 @@ class Rewriter:
         """``identity_key`` of the top-level op that holds (or is) ``op``; None without a module."""
         if self._module_key is None:
             return None
-        op = _as_op(op)
+        op = op.operation
         if op == self._module_op:  # the module op itself (its .block is not safe to read)
             return None
         block = op.block
         if block is None:
             return None
         hb = hash(block)
+        top = self._block_top.get(hb)
+        if top is not None:
+            return top
         if hb == self._body_hash:
             return identity_key(op)
-        top = self._block_top.get(hb)
-        return top if top is not None else self.top_of_block(block)
+        return self.top_of_block(block)
 
     def _forget_blocks(self) -> None:
         # An erased op frees its blocks; a new block may reuse an address.
@@ -331,7 +333,7 @@ class Rewriter:
     ) -> ir.Operation:
         """Clone ``op`` (its regions included) at the given place; returns the clone."""
         point = _ip(before, after, at_end, at_start, ip)
-        new = _as_op(_as_op(op).clone(ip=point))
+        new = op.operation.clone(ip=point).operation
         self._inserted(new)
         return new
 
