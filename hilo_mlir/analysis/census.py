@@ -574,11 +574,17 @@ class Census(Listener):
             groups.setdefault(old, []).append(o)
         for old, moved in groups.items():
             if old == new_top:  # moved within one top-level op: only the order of its lists changes
-                if new_top is not None and new_top in self._index:
-                    self._unordered.setdefault(new_top, set()).update(o.name for o in moved)
-                    for o in moved:
-                        if len(o.regions):
-                            self._unordered[new_top].update(_index_of(o))
+                index = self._index.get(new_top) if new_top is not None else None
+                if index is None:
+                    continue
+                unordered = self._unordered.setdefault(cast(int, new_top), set())
+                if len(unordered) >= len(index) and unordered.issuperset(index):
+                    continue  # every list of that op is out of order already: no need to read names
+                for o in moved:
+                    if len(o.regions):
+                        unordered.update(_index_of(o))
+                    else:
+                        unordered.add(o.name)
                 continue
             idx: _Index = {}
             for o in moved:

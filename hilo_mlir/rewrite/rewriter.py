@@ -500,18 +500,19 @@ class Rewriter:
         Raises:
             ValueError: an op given twice.
         """
-        moving = [_as_op(o) for o in ops]
+        moving = [o.operation for o in ops]
         if not moving:
             return
-        at = _as_op(anchor)
-        if len({identity_key(o) for o in moving}) != len(moving):
+        at = anchor.operation
+        if len(set(map(identity_key, moving))) != len(moving):
             raise ValueError("move_all_before: an op is given twice")
         new = self.top_of(at)
         if new is not None and new == identity_key(at):
             for o in moving:
                 self.move_before(o, at)
             return
-        olds = [self.top_of(o) for o in moving]
+        top_of = self.top_of
+        olds = [top_of(o) for o in moving]
         moved = 0
         try:
             for o in moving:
