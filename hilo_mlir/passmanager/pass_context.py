@@ -21,6 +21,7 @@ _A = TypeVar("_A")
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
     from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.fusion.fuel import FusionFuel
     from hilo_mlir.fusion.report import FusionReport
     from hilo_mlir.ir.binding import ir
     from hilo_mlir.ir.dialects import DialectTable
@@ -60,7 +61,7 @@ class CompileOutputs:
     Attributes:
         source: the Penguin Python source (the printer, ``*-to-py-penguin``).
         files: files that belong beside ``penguin.py`` (``{name: bytes}``, e.g. ``.npy`` constants).
-        parameters: the printer's parameter table (``{index: record}``).
+        parameters: the printer's parameter table (``{input index: its .npy file name}``).
         histogram: ``[(op name, count)]`` (``mlir-instruction-histogram``).
         fusion_report: the :class:`~hilo_mlir.fusion.report.FusionReport` the fusion passes
             record into (set by the driver to ask for one, or by a pass's ``{report=DIR}``).
@@ -72,11 +73,11 @@ class CompileOutputs:
 
     source: str | None = None
     files: dict[str, bytes] = field(default_factory=dict)
-    parameters: dict[Any, Any] = field(default_factory=dict)
+    parameters: dict[int, str] = field(default_factory=dict)
     histogram: list[tuple[str, int]] | None = None
     fusion_report: FusionReport | None = None
     dialect: str = ""
-    fusion_fuel: Any = None
+    fusion_fuel: FusionFuel | None = None
 
 
 class Statistics(collections.Counter[str]):
