@@ -11,12 +11,20 @@ import collections
 import dataclasses
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from hilo_mlir.support.diagnostics import HiloError
 
 #: an analysis class (:meth:`PassContext.get_analysis`)
 _A = TypeVar("_A")
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _TypeVarWithDefault
+
+    #: a pass's options dataclass (``PassContext[FoldIotaOptions]``); a bare ``PassContext``: Any
+    OptionsT = _TypeVarWithDefault("OptionsT", default=Any)
+else:
+    OptionsT = TypeVar("OptionsT")
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
@@ -179,11 +187,15 @@ class Option:
         return value
 
 
-class PassContext:
+class PassContext(Generic[OptionsT]):
     """What a running pass sees besides its anchor op.
 
+    A pass that declares an options dataclass annotates ``ctx: PassContext[ItsOptions]``
+    (:mod:`hilo_mlir.passmanager.options`): mypy then checks every ``ctx.options.<field>``.
+
     Attributes:
-        options: attribute-style access to option values (``ctx.options.fuse_dot_logistic``).
+        options: the option values: an instance of the pass's ``options_type``
+            (``ctx.options.fuse_dot_logistic``), else of a dataclass made from its :class:`Option` list.
         d: the :class:`DialectTable` the pass was registered for (None if dialect-neutral).
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every IR mutation goes through.
         analyses: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
@@ -213,7 +225,7 @@ class PassContext:
         pipeline_steps: tuple[Step, ...] = (),
     ):
         self.info = info
-        self.options: Any = options_of(info, options)
+        self.options: OptionsT = cast("OptionsT", options_of(info, options))
         self.d: DialectTable | None = info.dialect_table
         self.rewriter = rewriter
         self.analyses = analyses
@@ -295,8 +307,11 @@ _OPTION_TYPES: dict[int, tuple[PassInfo, type]] = {}
 
 
 def options_type(info: PassInfo) -> type:
-    """The frozen dataclass of ``info``'s options (``<DisplayName>Options``): one typed field per declared
-    :class:`Option` (snake_case), its default the option's. Made once per pass."""
+    """The frozen dataclass of ``info``'s options: its declared ``options_type``, else one made from its
+    :class:`Option` list (``<DisplayName>Options``: one typed field per option, snake_case, its default
+    the option's; made once per pass)."""
+    if info.options_type is not None:
+        return info.options_type
     hit = _OPTION_TYPES.get(id(info))
     if hit is not None and hit[0] is info:
         return hit[1]

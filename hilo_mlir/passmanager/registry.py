@@ -91,7 +91,9 @@ class PassInfo:
         run: ``run(op, ctx)``; None for upstream passes.
         anchor: ``"func.func"`` (run once per function) or ``"builtin.module"``.
         dialect: ``"mhlo"``, ``"stablehlo"`` or None (both / neutral).
-        options: the typed options.
+        options: the typed options (derived from ``options_type`` when that is given).
+        options_type: the pass's options dataclass (:mod:`hilo_mlir.passmanager.options`):
+            ``ctx.options`` is an instance of it, and :attr:`options` its fields.
         class_name: the binary's class name (shown in IR dumps and timing).
         source: where the behaviour comes from (seed section or DESIGN.md decision;
             shown only in ``docs/provenance.md``, never in ``--help``).
@@ -128,6 +130,18 @@ class PassInfo:
     reads_pipeline: bool = False
     #: other arguments that name this pass (kebab-case; listed in ``--help``, accepted wherever a pass is named)
     aliases: tuple[str, ...] = ()
+    options_type: type | None = None
+
+    def __post_init__(self) -> None:
+        if self.options_type is None:
+            return
+        from hilo_mlir.passmanager.options import declared_options
+        from hilo_mlir.passmanager.pass_checks import error
+
+        declared = declared_options(self.options_type)
+        if self.options and tuple(self.options) != declared:  # dataclasses.replace() passes the derived ones back
+            raise error(f"pass '{self.argument}': give options_type or options, not both")
+        object.__setattr__(self, "options", declared)
 
     @property
     def dialect_table(self) -> DialectTable | None:
