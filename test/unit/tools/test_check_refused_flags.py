@@ -23,7 +23,12 @@ def test_help_does_not_offer_batch_flags(capsys):
 
 @pytest.mark.parametrize(
     "flags, named",
-    [(["--batch"], "--batch"), (["--jobs", "2"], "--jobs"), (["--report", "r.json"], "--report"), (["--scheduler", "tcp://h:1"], "--scheduler")],
+    [
+        (["--batch"], "--batch"),
+        (["--jobs", "2"], "--jobs"),
+        (["--report", "r.json"], "--report"),
+        (["--scheduler", "tcp://h:1"], "--scheduler"),
+    ],
 )
 def test_batch_flag_is_refused(tmp_path, capsys, flags, named):
     from hilo_mlir.tools import check
