@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hilo_mlir.passmanager.pass_checks import OPTION_TYPES, error
-from hilo_mlir.passmanager.pass_context import Option
+from hilo_mlir.passmanager.pass_context import Option, OptionValue
 
 #: the metadata key of an option's declaration in a dataclass field
 _KEY = "hilo_mlir.option"
@@ -79,5 +79,6 @@ def declared_options(cls: type) -> tuple[Option, ...]:
         t = hints.get(f.name)
         if t not in OPTION_TYPES:
             raise error(f"{cls.__name__}.{f.name}: an option's type is bool, int, float or str, not {t!r}")
-        out.append(Option(f.name.replace("_", "-"), typing.cast("type", t), f.default, decl.help, decl.check, decl.writes_file))
+        default = typing.cast("OptionValue", f.default)  # option() always sets one (checked against the type by register)
+        out.append(Option(f.name.replace("_", "-"), typing.cast("type", t), default, decl.help, decl.check, decl.writes_file))
     return tuple(out)

@@ -137,6 +137,10 @@ class Statistic:
     help: str = ""
 
 
+#: the value of a pass option (its declared type is one of these)
+OptionValue = bool | int | float | str
+
+
 @dataclass(frozen=True)
 class Option:
     """A typed pass option (``{name=value}`` in a pipeline string).
@@ -153,17 +157,17 @@ class Option:
 
     name: str
     type: type
-    default: Any
+    default: OptionValue
     help: str
     check: Callable[[Any], str | None] | None = None
     writes_file: bool = False
 
-    def parse(self, text: str, pass_arg: str) -> Any:
+    def parse(self, text: str, pass_arg: str) -> OptionValue:
         """Parse ``text`` into this option's type and apply :attr:`check`; raise HiloError on a bad value."""
         t = text.strip()
         if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
             t = t[1:-1]
-        value: Any = t
+        value: OptionValue = t
         try:
             if self.type is bool:
                 low = t.lower()
@@ -213,7 +217,7 @@ class PassContext(Generic[OptionsT]):
     def __init__(
         self,
         info: PassInfo,
-        options: dict[str, Any],
+        options: Mapping[str, OptionValue],
         *,
         rewriter: Rewriter,
         analyses: AnalysisManager,
@@ -322,7 +326,7 @@ def options_type(info: PassInfo) -> type:
     return cls
 
 
-def options_of(info: PassInfo, values: dict[str, Any]) -> Any:
+def options_of(info: PassInfo, values: Mapping[str, OptionValue]) -> Any:
     """``values`` (keys kebab- or snake-case) as an instance of :func:`options_type` (``ctx.options``);
     values a pass did not declare (hand-built steps in tests) fall back to plain attributes."""
     given = {k.replace("-", "_"): v for k, v in values.items()}

@@ -39,13 +39,14 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 # re-exported: the API's names (``X as X``: an explicit re-export)
 from hilo_mlir.passmanager.pass_context import CompileOutputs as CompileOutputs
 from hilo_mlir.passmanager.pass_context import Option as Option
+from hilo_mlir.passmanager.pass_context import OptionValue as OptionValue
 from hilo_mlir.passmanager.pass_context import PassContext as PassContext
 from hilo_mlir.passmanager.pass_context import PipelineEnv as PipelineEnv
 from hilo_mlir.passmanager.pass_context import Statistic as Statistic
@@ -65,7 +66,7 @@ class OptionDescription(TypedDict):
 
     name: str
     type: str
-    default: Any  # the option's typed default (bool, int, str, ...): JSON data
+    default: OptionValue  # the option's typed default: JSON data
     help: str
 
 
@@ -169,7 +170,7 @@ class PassInfo:
         known = ", ".join(o.name for o in self.options) or "none"
         raise HiloError(f"pass '{self.argument}' has no option '{name}' (options: {known})")
 
-    def resolve_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, OptionValue]:
         """Defaults overlaid with ``given`` (keys kebab- or snake-case, values typed or text)."""
         vals = {o.name: o.default for o in self.options}
         for k, v in (given or {}).items():
