@@ -67,7 +67,7 @@ class PatternContext(Protocol):
     @property
     def d(self) -> DialectTable | None: ...
 
-    def ops_named(self, top: Any, *op_names: str) -> list[Any]: ...
+    def ops_named(self, top: Any, *op_names: str, any_order: bool = False) -> list[Any]: ...
 
     def module_may_contain(self, *op_names: str) -> bool: ...
 
@@ -177,7 +177,7 @@ def _matches_now(top: Any, names: list[str], by_name: dict[str, list[RewritePatt
     rw.quiet = True
     with top.context, top.location:
         try:
-            for op in rw.ctx.ops_named(top, *names):
+            for op in rw.ctx.ops_named(top, *names, any_order=True):  # a yes/no answer: no walk to restore order
                 for p in by_name[op.name]:
                     rw.pattern = p.name
                     if p.match(op, rw):
