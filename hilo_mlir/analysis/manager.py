@@ -119,8 +119,17 @@ class AnalysisManager(Listener):
 
     def invalidate_all(self) -> None:
         """Drop every analysis (after a mutation the rewriter did not see)."""
-        for key in list(self._cache):
-            self._drop(key)
+        if not self._cache:
+            return
+        for inst in self._cache.values():
+            if isinstance(inst, Listener):
+                self.rewriter.remove_listener(inst)
+        self._cache.clear()
+        self._scope.clear()
+        self._ops.clear()
+        self._by_scope.clear()
+        self._fragile.clear()
+        self._census = None
 
     def notify_change(self, kind: Change, top: int | None) -> None:
         """The rewriter's listener: drop what a change of ``kind`` in ``top`` invalidates."""

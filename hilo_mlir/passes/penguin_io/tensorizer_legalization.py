@@ -93,8 +93,8 @@ def _zero_sized_outputs(main, ret, d, ctx):
 
 def _broadcast_large_splats(module_op, d, threshold, ctx):
     found = []
-    for top in module_op.regions[0].blocks[0].operations:  # the constants from the census, in walk order
-        found.extend(ctx.ops_named(top.operation, d.name("constant")))
+    for top in module_op.regions[0].blocks[0].operations:  # the constants from the census (each rewrite is local: any order)
+        found.extend(ctx.ops_named(top.operation, d.name("constant"), any_order=True))
     rw = ctx.rewriter
     small: dict = {}  # type -> too small / not a static ranked tensor (types are uniqued)
     for op in found:
