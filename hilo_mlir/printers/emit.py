@@ -70,6 +70,9 @@ class Emitter(RegionFunctions):
 
     #: the integer id of an ``ir.Value`` (module docstring); the checking printer uses the value itself
     value_key = staticmethod(hash)
+    #: False in the checking printer: every op through the full path, and no text read from the
+    #: statement-level memos (:meth:`location_close`, the keywords of :meth:`emit`)
+    fast_paths = True
 
     def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
         super().__init__()  # lines, indent, region-function scopes
@@ -314,7 +317,7 @@ class Emitter(RegionFunctions):
         """The text that closes a location prefix: ``", parent='<parent>')"``, or ``")"`` for None (cached per parent)."""
         if parent is None:
             return ")"
-        close = self._closes.get(parent)
+        close = self._closes.get(parent) if self.fast_paths else None
         if close is None:
             close = self._closes[parent] = f", parent={py_literal(parent)})"
         return close
@@ -501,7 +504,7 @@ class Emitter(RegionFunctions):
             self.refs(src_names)
         xla = xla_op or rec.name
         memo_key = (tuple(attrs), xla, xla_first, with_xla)  # the keywords' text is a function of these strings alone
-        keywords = self._keywords.get(memo_key)
+        keywords = self._keywords.get(memo_key) if self.fast_paths else None
         if keywords is None:
             keywords = self._keywords[memo_key] = self.keywords_text(attrs, xla, xla_first, with_xla)
         dl = self.debug_location(rec)
