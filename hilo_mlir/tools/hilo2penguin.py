@@ -220,6 +220,7 @@ def config_from_args(args) -> CompileConfig:
     cfg.model_type = args.model_type
     cfg.max_pass_index = args.max_pass_index
     cfg.fusion_fuel = args.fusion_fuel
+    cfg.input_types = args.input_types or None
     from hilo_mlir.driver.spine_edits import PassEdit
 
     cfg.pass_edits = tuple(PassEdit.parse(kind, text) for kind, text in args.pass_edits)

@@ -36,6 +36,8 @@ def _variants() -> list[tuple[str, CompileConfig]]:
                 if f.name == "model_type":
                     for mt in ("transformer", "unet-inference"):
                         out.append((f"{base_name}-{stablehlo}-{mt}", b.replace(model_type=mt)))
+                elif f.name == "input_types":
+                    out.append((f"{base_name}-{stablehlo}-input_types", b.with_input_types(["tensor<4xf32>", "tensor<2x3xf32>"])))
                 else:
                     out.append((f"{base_name}-{stablehlo}-{f.name}", b.replace(**{f.name: not getattr(b, f.name)})))
     return out
@@ -112,6 +114,52 @@ def test_the_main_job_runs_the_dumped_pipeline():
         dumped = [e.name if e.name != "func.func" else e.children[0].name for e in root.children]
         ran = [p for p in seen if p != "validate-input"]  # the import step's own stage
         assert ran == dumped
+
+
+DYNAMIC = """
+func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = mhlo.add %a, %a : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+
+def test_input_types_are_the_first_step_of_the_dumped_pipeline():
+    """--input-types is ``refine-shapes{input-types=...}`` before the import step, in the dump and in what runs."""
+    cfg = CompileConfig().with_input_types(["tensor<4x32xf32>", "tensor<32x16xf32>"])
+    assert cfg.input_types == "tensor<4x32xf32>,tensor<32x16xf32>"
+    assert _elements(cfg)[:2] == ["refine-shapes{input-types='tensor<4x32xf32>,tensor<32x16xf32>'}", "hilo-import"]
+    assert _elements(cfg)[1:] == _elements(CompileConfig())
+    assert CompileConfig().with_input_types(None) == CompileConfig() == CompileConfig().with_input_types([])
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = hilo2penguin.run(["--dump-pass-pipeline", "--input-types=tensor<4xf32>", "--model-type", "transformer"])
+    assert rc == 0
+    assert buf.getvalue().startswith("builtin.module(refine-shapes{input-types=tensor<4xf32>},hilo-import,call-inliner,")
+    seen: list[str] = []
+
+    class Instr:
+        on_pass_start = staticmethod(seen.append)
+
+    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(), Instr(), input_types="tensor<4xf32>")
+    (root,) = parse_pipeline(spine.pipeline_text(CompileConfig(input_types="tensor<4xf32>")))
+    assert [p for p in seen if p != "validate-input"][:2] == ["refine-shapes", "hilo-import"]
+    assert [p for p in seen if p not in ("validate-input", "stablehlo-legalize-to-hlo")] == [
+        e.name if e.name != "func.func" else e.children[0].name for e in root.children
+    ]
+    assert "shape=(4,)" in src and "?" not in src
+
+
+def test_max_pass_index_counts_the_refinement():
+    """--max-pass-index 1 with input types runs refine-shapes (0) and hilo-import (1), then only the printer."""
+    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(max_pass_index=1), input_types="tensor<4xf32>")
+    bisect = [line for line in src.log if line.startswith("BISECT")]
+    assert bisect[:3] == [
+        "BISECT: running pass (0) refine-shapes",
+        "BISECT: running pass (1) hilo-import",
+        "BISECT: NOT running pass (2) call-inliner",
+    ]
+    assert bisect[-1] == f"BISECT: running pass ({len(bisect) - 1}) mhlo-to-py-penguin" and "shape=(4,)" in src
 
 
 @pytest.mark.parametrize("flag", ["--model-type", "--spine"])
