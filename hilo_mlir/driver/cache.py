@@ -321,7 +321,7 @@ def _write_entry(folder: str, key: CacheKey, input_data: bytes, source: str, fil
         "created": time.time(),
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
+        json.dump(manifest, f, indent=1)  # insertion order: statistics stay in pass order on a hit
 
 
 def _install(tmp: str, final: str) -> bool:

@@ -406,7 +406,13 @@ def _run_parsed(args, pass_flags) -> int:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
                 pipeline_text = str(entries["pipeline"])
-                drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
+                try:
+                    replayed = pl.steps_from_text(pipeline_text, module_root=True)
+                except HiloError as e:
+                    if e.message.startswith("unknown pass"):  # a plugin's pass: the reproducer does not name its plugin
+                        e.message = f"--run-reproducer: {e.message}; if a plugin registers it, add --load-pass-plugin=PATH_OR_MODULE"
+                    raise
+                drop_outputs = _reproducer_files(replayed, args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:
                 text = strip_reproducer(text)
