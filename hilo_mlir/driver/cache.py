@@ -180,9 +180,9 @@ class CacheEntry:
     """
 
     source: str
-    files: dict
-    statistics: dict
-    warnings: list
+    files: dict[str, bytes]
+    statistics: dict[str, dict[str, int]]
+    warnings: list[dict[str, object]]
     path: str
     tier: str = "local"
 

@@ -90,9 +90,9 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
     Raises:
         HiloError: no such step (did-you-mean), or the step does not run (gate off).
     """
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes
 
-    canonical = registry.aliases().get(step, step)  # an alias names its pass's step (remove-optimization-barriers: step 8)
+    canonical = passes.aliases().get(step, step)  # an alias names its pass's step (remove-optimization-barriers: step 8)
     for i, e in enumerate(entries):
         if step in (e.argument, mhlo_names.get(i)) or canonical == e.argument or (e.label != "pre" and step == e.label):
             if not e.enabled:
@@ -109,13 +109,13 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
 
 def _is_bare_self(pipeline: str, argument: str) -> bool:
     """Whether ``pipeline`` is the one pass ``argument`` (or an alias of it), with no options and no nesting."""
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes
     from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
 
     elements = parse_pipeline(pipeline)
     if len(elements) != 1 or elements[0].children is not None or elements[0].options:
         return False
-    return registry.aliases().get(elements[0].name, elements[0].name) == argument
+    return passes.aliases().get(elements[0].name, elements[0].name) == argument
 
 
 def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> list:

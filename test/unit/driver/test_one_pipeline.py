@@ -12,6 +12,7 @@ import pytest
 
 from hilo_mlir.driver import compiler, spine
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
 from hilo_mlir.tools import hilo2penguin
 
@@ -105,11 +106,7 @@ def test_the_main_job_runs_the_dumped_pipeline():
     """The passes the compile starts are the dumped pipeline's, in order (the import step first)."""
     for cfg in (CompileConfig(), CompileConfig.preset("all").replace(stablehlo=True, model_type="transformer")):
         seen: list[str] = []
-
-        class Instr:
-            on_pass_start = staticmethod(seen.append)
-
-        compiler.compile_loaded(compiler.load_module(MODULE, "m.mlir"), cfg, Instr())
+        compiler.compile_loaded(compiler.load_module(MODULE, "m.mlir"), cfg, Instrumentation(on_pass_start=seen.append))
         (root,) = parse_pipeline(spine.pipeline_text(cfg))
         dumped = [e.name if e.name != "func.func" else e.children[0].name for e in root.children]
         ran = [p for p in seen if p != "validate-input"]  # the import step's own stage
@@ -138,10 +135,8 @@ def test_input_types_are_the_first_step_of_the_dumped_pipeline():
     assert buf.getvalue().startswith("builtin.module(refine-shapes{input-types=tensor<4xf32>},hilo-import,call-inliner,")
     seen: list[str] = []
 
-    class Instr:
-        on_pass_start = staticmethod(seen.append)
-
-    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(), Instr(), input_types="tensor<4xf32>")
+    instr = Instrumentation(on_pass_start=seen.append)
+    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(), instr, input_types="tensor<4xf32>")
     (root,) = parse_pipeline(spine.pipeline_text(CompileConfig(input_types="tensor<4xf32>")))
     assert [p for p in seen if p != "validate-input"][:2] == ["refine-shapes", "hilo-import"]
     assert [p for p in seen if p not in ("validate-input", "stablehlo-legalize-to-hlo")] == [
