@@ -9,7 +9,7 @@
 // RUN: not hilo2penguin %S/Inputs/broadcast-beyond-devices.mlir -o %t/c 2>&1 | FileCheck %s --check-prefix=BROADCAST
 // RUN: not test -e %t/c
 
-// BEYOND: collective-groups-bad-input.mlir:19:10: error: 'mhlo.collective_permute' op: source_target_pairs {{\[\[}}0, 1], [1, 2]] name partition 2, but there are 2 partitions (2 device(s): 1 replica(s) x 2 partition(s))
+// BEYOND: collective-groups-bad-input.mlir:23:10: error: 'mhlo.collective_permute' op: source_target_pairs {{\[\[}}0, 1], [1, 2]] name partition 2, but there are 2 partitions (2 device(s): 1 replica(s) x 2 partition(s))
 // BEYOND-NOT: Traceback
 // MISSING: groups-leave-out-a-device.mlir:3:10: error: 'stablehlo.all_reduce' op: its groups {{\[\[}}0, 1], [2, 3]] leave out device 4 of 8 (8 device(s): 1 replica(s) x 8 partition(s))
 // MISSING-NOT: Traceback
