@@ -113,21 +113,24 @@ class EffectOracle:
 
         Decided once per op name (a composite, once per decomposition).
         """
-        name = op.name
-        by_name = self._by_name
-        eff: object = by_name.get(name, _UNKNOWN)
+        eff = self._by_name.get(op.name, _UNKNOWN)
         if eff is _UNKNOWN:
-            short = hlo_short_name(name)
-            if short is None:
-                eff = not (name.startswith("chlo.") or name in PURE_NON_HLO)
-            elif short == "composite":
-                eff = None
-            else:
-                eff = short in SIDE_EFFECTING_OPS
-            by_name[name] = eff
+            eff = self._name_effect(op.name)
         if eff is None:
             return self._composite(op)
         return eff is True
+
+    def _name_effect(self, name: str) -> bool | None:
+        """The own effect of ops called ``name`` (None: a composite, decided by its decomposition); memoized."""
+        short = hlo_short_name(name)
+        if short is None:
+            eff: bool | None = not (name.startswith("chlo.") or name in PURE_NON_HLO)
+        elif short == "composite":
+            eff = None
+        else:
+            eff = short in SIDE_EFFECTING_OPS
+        self._by_name[name] = eff
+        return eff
 
     def _composite(self, op: ir.Operation) -> bool:
         try:
@@ -135,24 +138,38 @@ class EffectOracle:
         except (KeyError, ValueError):
             return True
         key = ("composite", str(callee))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True  # recursion guard: a cycle counts as side-effecting
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        memo[key] = True  # recursion guard: a cycle counts as side-effecting
         f = self._func_table().get(callee)
         res = True
         if f is not None:
-            found = [False]
-
-            def visit(inner: ir.Operation) -> ir.WalkResult:
-                if inner.name != "func.func" and self._leaf_effect(inner):
-                    found[0] = True
-                    return ir.WalkResult.INTERRUPT
-                return ir.WalkResult.ADVANCE
-
-            f.walk(visit)
-            res = found[0]
-        self._memo[key] = res
+            res = self._body_effect(f)
+        memo[key] = res
         return res
+
+    def _body_effect(self, f: Op) -> bool:
+        """Some op inside the function ``f`` (not ``f`` itself) has side effects: one walk, one name read per op."""
+        found = [False]
+        by_name = self._by_name
+        name_effect = self._name_effect
+        advance, interrupt = ir.WalkResult.ADVANCE, ir.WalkResult.INTERRUPT
+
+        def visit(inner: ir.Operation) -> ir.WalkResult:
+            name = inner.name
+            eff = by_name.get(name, _UNKNOWN)
+            if eff is _UNKNOWN:
+                eff = name_effect(name)
+            if eff is None:
+                eff = self._composite(inner)
+            if eff and name != "func.func":
+                found[0] = True
+                return interrupt
+            return advance
+
+        f.walk(visit)
+        return found[0]
 
 
 def has_side_effects(op: Op) -> bool:

@@ -113,8 +113,12 @@ class FlattenControlDep(RewritePattern):
                 rw.erase_op(t)
 
 
+#: one sequence for every call (the drivers resolve its roots once per pass run)
+_PATTERNS = (FlattenControlDep(),)
+
+
 def _run(func_op, ctx):
-    apply_patterns_once(func_op, (FlattenControlDep(),), ctx)
+    apply_patterns_once(func_op, _PATTERNS, ctx)
 
 
 register_twins(

@@ -93,15 +93,15 @@ def match_logistic(div, memo: dict | None = None):
         denominator is an add of an exponential) that fails a check;
         ``(None, None)`` for any other op. ``memo``: see :func:`_splat_one`.
     """
-    pfx = div.name.split(".", 1)[0]
-    d = TABLES.get(pfx)
-    if d is None or not d.is_op(div, "divide"):
+    name = div.name  # read once
+    d = TABLES.get(name.split(".", 1)[0])
+    if d is None or d.short(name) != "divide":
         return None, None
     ops = div.operands
-    num, den = ops[0], ops[1]
-    add = defining_op(den)
+    add = defining_op(ops[1])  # the denominator first: most divides are not candidates
     if not d.is_op(add, "add"):
         return None, None
+    num = ops[0]
     aops = add.operands
     a0, a1 = aops[0], aops[1]
     orders = [(e, cv) for ev, cv in ((a0, a1), (a1, a0)) for e in (defining_op(ev),) if d.is_op(e, "exponential")]
@@ -199,14 +199,17 @@ class RaiseLogistic(RewritePattern):
     def __init__(self, rec: Any = None):
         self.rec = rec  # the fusion report's recorder, or None
         self.memo: dict[int, bool] = {}  # see _splat_one
-        self._found: tuple[Any, Any] | None = None  # (divide, match) of the last match
+        # (divide, the rewriter's action count then, match) of the last match: kept only while nothing changed
+        self._found: tuple[Any, int, Any] | None = None
 
     def match(self, op: Any, rw: PatternRewriter) -> bool:
-        if self._found is not None and self._found[0] == op:
+        found = self._found
+        actions = rw.rewriter.actions
+        if found is not None and found[1] == actions and found[0] == op:
             return True
         m, refusal = match_logistic(op, self.memo)
         if m is not None:
-            self._found = (op, m)
+            self._found = (op, actions, m)
             return True
         if refusal is None:
             return rw.notify_match_failure(op, "not 1/(1+exp(..)): the denominator is not an add of an exponential")
@@ -215,7 +218,7 @@ class RaiseLogistic(RewritePattern):
 
     def rewrite(self, op: Any, rw: PatternRewriter) -> None:
         assert self._found is not None and self._found[0] == op, "matched"
-        x, chain, ones = self._found[1]
+        x, chain, ones = self._found[2]
         self._found = None
         div = op
         if self.rec is not None:

@@ -247,7 +247,7 @@ def _run_fold_iota(func_op: Any, ctx: PassContext[FoldIotaOptions]) -> None:
     power = ctx.d.name("power")
     if not ctx.module_may_contain(power):  # no seed op in the module: nothing to do
         return
-    candidates = len(ctx.ops_named(func_op, power))  # census, no walk
+    candidates = len(ctx.census.ops_named(func_op, power, any_order=True))  # census, no walk (nor a re-sort)
     folded = apply_patterns_once(func_op, (FoldIotaPattern(ctx.options.max_elements),), ctx)
     if candidates > folded:
         ctx.stats["rejected"] += candidates - folded

@@ -133,13 +133,18 @@ class CombineReduceSliceReduce(RewritePattern):
         rw.erase_op(r1)
 
 
+#: one sequence for every call (the drivers resolve its roots once per pass run)
+_PATTERNS = (CombineReduceSliceReduce(),)
+
+
 def _run(func_op: Any, ctx: PatternContext) -> None:
     # Every match has a slice between its two reduces: none in the function (census, no walk), nothing to do.
-    if not ctx.module_may_contain(*_REDUCES) or not ctx.ops_named(func_op, *_SLICES):
+    census = ctx.census
+    if census.names.isdisjoint(_REDUCES) or not census.ops_named(func_op, *_SLICES, any_order=True):
         return
     # One sweep in walk order: an inner (earlier) reduce is visited before the reduces using it, so a
     # combined reduce can feed another match further down.
-    apply_patterns_once(func_op, (CombineReduceSliceReduce(),), ctx)
+    apply_patterns_once(func_op, _PATTERNS, ctx)
 
 
 register(

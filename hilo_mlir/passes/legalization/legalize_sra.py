@@ -46,7 +46,7 @@ def run_legalize_sra(func_op, ctx) -> None:
     touched; shapes must be static (else the op is left alone). Statistic
     ``sra-legalized``.
     """
-    apply_patterns_once(func_op, (UnsignedSRA(),), ctx)
+    apply_patterns_once(func_op, _PATTERNS, ctx)
 
 
 class UnsignedSRA(RewritePattern):
@@ -81,6 +81,10 @@ class UnsignedSRA(RewritePattern):
         rs = make("bitcast_convert", ts, [n])
         s = make("shift_right_arithmetic", ts, [ls, rs])
         rw.replace_op(op, [make("bitcast_convert", t, [s])])
+
+
+#: one sequence for every call (the drivers resolve its roots once per pass run)
+_PATTERNS = (UnsignedSRA(),)
 
 
 register(

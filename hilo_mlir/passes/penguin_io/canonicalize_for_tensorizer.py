@@ -8,7 +8,7 @@ Eight semantics-preserving rewrites that make ops fit the backend (see
 from __future__ import annotations
 
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.ir.utils import attr_is, defining_op, int_list_of
+from hilo_mlir.ir.utils import attr_is, defining_op, int_list, int_list_of
 from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
 
@@ -98,22 +98,42 @@ class ReshapeFold(RewritePattern):
 
 
 class BroadcastToReshape(RewritePattern):
-    """broadcast_in_dim that only inserts size-1 dimensions (increasing dims, same element count) -> reshape."""
+    """broadcast_in_dim that only inserts size-1 dimensions (increasing dims, same element count) -> reshape.
+
+    The answer depends only on the operand type, the result type and
+    ``broadcast_dimensions`` (all uniqued): kept per triple for the pass run
+    (types and attributes are read once per op, shapes once per triple).
+    """
 
     name, roots = "broadcast-to-reshape", ("broadcast_in_dim",)
 
+    def __init__(self) -> None:
+        self.memo: dict[tuple[ir.Type, ir.Type, ir.Attribute | None], str | None] = {}
+
     def match(self, op, rw):
-        s_in, s_out = _static_shape(op.operands[0].type), _static_shape(op.results[0].type)
+        attrs = op.attributes
+        key = (op.operands[0].type, op.results[0].type, attrs["broadcast_dimensions"] if "broadcast_dimensions" in attrs else None)
+        memo = self.memo
+        if key in memo:
+            refusal = memo[key]
+        else:
+            refusal = memo[key] = self._refusal(*key)
+        return refusal is None or rw.notify_match_failure(op, refusal)
+
+    @staticmethod
+    def _refusal(t_in, t_out, dims_attr) -> str | None:
+        """Why a broadcast from ``t_in`` to ``t_out`` over ``dims_attr`` is not a reshape, or None."""
+        s_in, s_out = _static_shape(t_in), _static_shape(t_out)
         if s_in is None or s_out is None:
-            return rw.notify_match_failure(op, "shapes are not static")
-        dims = int_list_of(op.attributes, "broadcast_dimensions")
+            return "shapes are not static"
+        dims = int_list(dims_attr) if dims_attr is not None else []
         if dims != sorted(dims) or len(set(dims)) != len(dims):
-            return rw.notify_match_failure(op, "broadcast_dimensions are not increasing")
+            return "broadcast_dimensions are not increasing"
         if any(s_in[i] != s_out[dim] for i, dim in enumerate(dims)):
-            return rw.notify_match_failure(op, "expands a dimension")
+            return "expands a dimension"
         if any(s_out[j] != 1 for j in range(len(s_out)) if j not in set(dims)):
-            return rw.notify_match_failure(op, "inserts a dimension larger than 1")
-        return True
+            return "inserts a dimension larger than 1"
+        return None
 
     def rewrite(self, op, rw):
         src = op.operands[0]
@@ -222,17 +242,29 @@ class SliceFull(RewritePattern):
         rw.replace_op(op, [op.operands[0]])
 
 
+def make_patterns() -> tuple[RewritePattern, ...]:
+    """The eight rewrites of step 27, in the order of the docs (fresh instances: one set per pass run)."""
+    return (
+        TransposeToReshape(),
+        ReshapeFold(),
+        BroadcastToReshape(),
+        ConvertNoop(),
+        DotToDotGeneral(),
+        CompareConstantRhs(),
+        SelectSplatPredicate(),
+        SliceFull(),
+    )
+
+
 #: the eight rewrites of step 27, in the order of the docs
-PATTERNS: tuple[RewritePattern, ...] = (
-    TransposeToReshape(),
-    ReshapeFold(),
-    BroadcastToReshape(),
-    ConvertNoop(),
-    DotToDotGeneral(),
-    CompareConstantRhs(),
-    SelectSplatPredicate(),
-    SliceFull(),
-)
+PATTERNS: tuple[RewritePattern, ...] = make_patterns()
+
+
+class _RunState:
+    """One pass run's patterns (their memos hold types and attributes of that run's context)."""
+
+    def __init__(self) -> None:
+        self.patterns = make_patterns()
 
 
 def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
@@ -269,7 +301,8 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     skip dynamic ones. Raises nothing. Source: seed 004 step 27 ("8
     sub-rewriters"); the choice of the eight is ours (DESIGN.md decision 8).
     """
-    apply_patterns_once(func_op, PATTERNS, ctx)
+    state = ctx.state
+    apply_patterns_once(func_op, state.patterns if state is not None else make_patterns(), ctx)
 
 
 register_twins(
@@ -279,6 +312,7 @@ register_twins(
     run_canonicalize_for_tensorizer,
     stablehlo_argument="canonicalize-for-penguin",  # the binary's argument of the twin (seed 004, step 27)
     class_name="CanonicalizeForTensorizer",
+    state=_RunState,
     statistics=tuple(p.name for p in PATTERNS),
     source="seed 004 step 27 (StableHLO twin argument 'canonicalize-for-penguin'); rewrites: our interpretation (DESIGN.md catalogue)",
 )
