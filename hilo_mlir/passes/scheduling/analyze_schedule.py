@@ -18,7 +18,7 @@ from hilo_mlir.passmanager.registry import register_twins
 PEAK_ATTR = "neuron.peak_live_bytes"
 
 
-def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, int]:
+def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None = None) -> tuple[int, int, int]:
     """Peak live bytes of the function body in its current order.
 
     Program points are the ops of the entry block, 0..n-1 (the terminator is
@@ -29,7 +29,9 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, 
     are transient to their op and not counted. Bytes per value:
     :func:`~hilo_mlir.ir.utils.type_bytes`; dynamic shapes count 0. ``info``:
     the entry block's :class:`EntryBlock` if the caller has it (read from the
-    IR otherwise).
+    IR otherwise). ``sizes``: ``{hash(type): bytes or None}`` to reuse and fill
+    (types are uniqued in their context: one map serves every function of a
+    module); a fresh one if None.
 
     Returns:
         (peak bytes, index of the first op where the peak is reached, number of
@@ -53,7 +55,8 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, 
     fromkeys = dict.fromkeys
     for i, values in enumerate(info.inputs):
         update(fromkeys(values, i))
-    sizes: dict = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
+    if sizes is None:
+        sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get
 
     def add(v, start):
@@ -87,13 +90,26 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None) -> tuple[int, int, 
     return peak, at, unknown
 
 
+class _AnalyzeState:
+    """Shared by the functions of one run: bytes per distinct type and the stamps made (a module of
+    many small functions pays these once, not once per function). The pass changes no type, so
+    neither map goes stale during the run."""
+
+    def __init__(self) -> None:
+        self.sizes: dict = {}  # hash(type) -> bytes or None
+        self.stamps: dict[int, ir.Attribute] = {}  # peak -> its i64 IntegerAttr
+
+
 def _run_analyze_schedule(func_op, ctx):
     if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
         return  # a declaration
     info = ctx.get_analysis(EntryBlock, func_op)
-    peak, at, unknown = peak_live_bytes(func_op, info)
+    state = ctx.state
+    peak, at, unknown = peak_live_bytes(func_op, info, state.sizes)
     with func_op.context:
-        new = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
+        new = state.stamps.get(peak)
+        if new is None:
+            new = state.stamps[peak] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
         if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
             ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
     ctx.stats["functions"] += 1
@@ -109,5 +125,6 @@ register_twins(
     _run_analyze_schedule,
     class_name="AnalyzeSchedule",
     statistics=("functions", "peak-live-bytes", "values-of-unknown-size"),
+    state=_AnalyzeState,
     source="seed 004 step 18 (gate cfg[0x134]); DESIGN.md catalogue step 18 (our interpretation)",
 )

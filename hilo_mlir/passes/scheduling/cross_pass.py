@@ -193,9 +193,9 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
     entry = func_op.regions[0].blocks[0]
     if all(c.block == entry for c in candidates):
         blocks = [(entry, [o.operation for o in entry.operations])]
+        plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance, candidates)
     else:
-        blocks = _blocks_with_ops(func_op)
-    plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance)
+        plans = _far_uses(_blocks_with_ops(func_op), frozenset(cheap_names), d, ctx.options.distance)
     n_clones = 0
     with func_op.context:
         for plan in plans:
@@ -203,20 +203,26 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
     ctx.stats["clones"] += n_clones
 
 
-def _far_uses(blocks, cheap_names: frozenset, d, dist: int) -> list:
+def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | None = None) -> list:
     """Phase 1 (read only): ``[(producer number, producer, with its constant, far uses)]``.
 
     Producers are numbered from 1 in block order over ``blocks``; a far use is
     ``(position, ancestor in the block, user, operand number)``, sorted by
     position, for each user more than ``dist`` ops after the producer.
+    ``candidates``: with one block, its ops named in ``cheap_names`` (the
+    census's list, any order), visited in block order instead of reading the
+    name of every op of the block.
     """
     plans = []
     serial = 0
     for block, ops in blocks:
         pos = None
-        for i, op in enumerate(ops):
-            if op.name not in cheap_names:
-                continue
+        if candidates is not None:
+            pos = {o: k for k, o in enumerate(ops)}
+            visit = sorted(((pos[c], c) for c in candidates), key=lambda t: t[0])
+        else:
+            visit = [(i, op) for i, op in enumerate(ops) if op.name in cheap_names]
+        for i, op in visit:
             chain = _cheap(op, d)
             if chain is None:
                 continue
@@ -244,26 +250,43 @@ def _far_uses(blocks, cheap_names: frozenset, d, dist: int) -> list:
 
 def _clone_for_far_users(plan, dist: int, rw) -> int:
     """Phase 2 for one producer: clone it before its first far user, share the clone with the
-    later users within ``dist`` of it, erase the producer if left unused; returns the clones made."""
+    later users within ``dist`` of it, erase the producer if left unused; returns the clones made.
+
+    The first clone (of each op of the chain) is stamped; the later ones are clones of it, which
+    carry the stamp already (same name, attributes, type and location as a stamped clone of the
+    producer). The users are rewired in one batch, in the order of ``uses``.
+    """
     sid, producer, with_const, uses = plan
     # Re-derive the constant of a broadcast now: an earlier plan may have
     # rematerialized (and erased) the one it read in phase 1.
     chain = [defining_op(producer.operands[0]), producer] if with_const else [producer]
     stamp = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), sid)
     clone_pos, clone_val = None, None
+    stamped: list | None = None  # the first clone of each op of the chain, stamped
+    rewire = []
     n_clones = 0
     for p, anc, user, k in uses:
         if clone_val is None or p - clone_pos > dist:
-            last = rw.clone(chain[0], before=anc)
-            rw.set_attr(last, REMAT, stamp)
-            if with_const:  # the broadcast's one operand is the constant: use its clone
-                c = rw.clone(chain[1], before=anc)
-                rw.set_operand(c, 0, last.results[0])
-                rw.set_attr(c, REMAT, stamp)
-                last = c
+            if stamped is None:
+                last = rw.clone(chain[0], before=anc)
+                rw.set_attr(last, REMAT, stamp)
+                stamped = [last]
+                if with_const:  # the broadcast's one operand is the constant: use its clone
+                    c = rw.clone(chain[1], before=anc)
+                    rw.set_operand(c, 0, last.results[0])
+                    rw.set_attr(c, REMAT, stamp)
+                    stamped.append(c)
+                    last = c
+            else:
+                last = rw.clone(stamped[0], before=anc)
+                if with_const:
+                    c = rw.clone(stamped[1], before=anc)
+                    rw.set_operand(c, 0, last.results[0])
+                    last = c
             clone_pos, clone_val = p, last.results[0]  # cheap ops have one result
             n_clones += 1
-        rw.set_operand(user, k, clone_val)
+        rewire.append((user, k, clone_val))
+    rw.set_operands(rewire)
     if not any(True for _ in producer.results[0].uses):
         rw.erase_op(producer)
         if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):

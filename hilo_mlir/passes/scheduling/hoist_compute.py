@@ -25,11 +25,13 @@ from hilo_mlir.ir.parameters import is_marker, parameter_indices
 from hilo_mlir.passmanager.registry import register_twins
 
 
-def hoistable_ops(func_op, info: EntryBlock, markers=()) -> list[bool]:
+def hoistable_ops(func_op, info: EntryBlock, markers=(), oracle: EffectOracle | None = None) -> list[bool]:
     """Per op of the entry block: does it read only parameters, constants and hoistable ops, without effects?
 
     ``markers``: the ``custom_call`` ops of the function (nested ones
     included), whose parameter markers name parameters of ``main``.
+    ``oracle``: the :class:`~hilo_mlir.ir.effects.EffectOracle` asked about
+    composites (one per run of the pass serves all its functions); a new one if None.
     """
     block = func_op.regions[0].blocks[0]
     params = parameter_indices(func_op, markers)
@@ -38,7 +40,8 @@ def hoistable_ops(func_op, info: EntryBlock, markers=()) -> list[bool]:
     param_args = {h for h, i in args if i in params}
     block_args = {h for h, _ in args}
     get = {hash(r): i for i, rs in enumerate(info.results) for r in rs}.get
-    oracle = EffectOracle(func_op)  # asked only for a composite's effect (it reads nothing when built)
+    if oracle is None:
+        oracle = EffectOracle(func_op)  # asked only for a composite's effect (it reads nothing when built)
     hoistable = [False] * len(info.ops)
     for k in range(len(info.ops) - 1):
         if info.effect(k, oracle) and not is_marker(info.ops[k]):
@@ -60,6 +63,15 @@ def hoistable_ops(func_op, info: EntryBlock, markers=()) -> list[bool]:
     return hoistable
 
 
+class _HoistState:
+    """Shared by the functions of one run: one effect oracle (the module's function table is read
+    once, not once per function). Only ops of entry blocks move during the run, which changes
+    no op's effect."""
+
+    def __init__(self) -> None:
+        self.oracle: EffectOracle | None = None
+
+
 def _run_hoist_compute(func_op, ctx):
     if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
         return
@@ -69,7 +81,10 @@ def _run_hoist_compute(func_op, ctx):
         return
     d = ctx.d
     calls = ctx.ops_named(func_op, d.name("custom_call")) if ctx.module_may_contain(d.name("custom_call")) else []
-    hoistable = hoistable_ops(func_op, info, calls)
+    state = ctx.state
+    if state.oracle is None:
+        state.oracle = EffectOracle(func_op)
+    hoistable = hoistable_ops(func_op, info, calls, state.oracle)
     first = hoistable.index(False)  # the terminator is never hoistable
     # One batch: each op moved right before the first non-hoistable one, in order.
     to_move = [ops[k] for k in range(first + 1, len(ops)) if hoistable[k]]
@@ -85,6 +100,7 @@ register_twins(
     _run_hoist_compute,
     class_name="HoistCompute",
     statistics=("hoistable", "ops-hoisted"),
+    state=_HoistState,
     source=(
         "seed 004 step 22 (gate cfg[0xE9]); DESIGN.md catalogue step 22 (our interpretation); parameters: "
         "slowChangingIns and the AwsNeuronTransferWithStaticRing markers as seed 002 section 4 reads them"

@@ -299,10 +299,22 @@ def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, li
     return deps, deps[n] + list(range(n))
 
 
+class _PostorderState:
+    """Shared by the functions of one run: the effect answers per op name (and the oracle's
+    per-decomposition memo), so a module of many small functions asks each name once, not once
+    per function. Only ops move during the run, which changes no op's effect."""
+
+    def __init__(self) -> None:
+        self.leaf: LeafEffects | None = None
+
+
 def _run_schedule_postorder(func_op, ctx):
     # The order of schedule_block_postorder on every block of ir_utils.all_blocks(func_op),
     # computed in one visit of the function.
-    tree = _TreeScheduler(LeafEffects(EffectOracle(func_op)), ctx)
+    state = ctx.state
+    if state.leaf is None:
+        state.leaf = LeafEffects(EffectOracle(func_op))
+    tree = _TreeScheduler(state.leaf, ctx)
     entry: list = []
     for r, region in enumerate(func_op.regions):
         for b, block in enumerate(region.blocks):
@@ -321,5 +333,6 @@ register_twins(
     _run_schedule_postorder,
     class_name="SchedulePostorder",
     statistics=("blocks", "ops-moved"),
+    state=_PostorderState,
     source="seed 004 step 17 (gate cfg[0x130]); DESIGN.md catalogue step 17 (our interpretation)",
 )
