@@ -32,7 +32,7 @@ _EXPORTS = {
     "Option": ("passmanager.registry", "Option"),
     "Statistic": ("passmanager.registry", "Statistic"),
     "PassContext": ("passmanager.registry", "PassContext"),
-    "load_plugin": ("passmanager.plugins", "load_plugin"),
+    "load_plugin": ("passes", "load_plugin"),  # with the built-in passes installed first
     "PassEdit": ("driver.spine_edits", "PassEdit"),
 }
 

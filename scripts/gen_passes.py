@@ -66,7 +66,7 @@ def _fmt(v: object) -> str:
 
 
 def render() -> str:
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import registry  # the public lookups (the built-in passes installed)
 
     steps = _steps()
     parts = [HEADER]
@@ -103,9 +103,9 @@ def _gate(gate: str, on: bool) -> str:
 
 def readme_table() -> str:
     """The README's pass table: spine passes in spine order (twins on one row), then the other built-in ones."""
+    from hilo_mlir import registry  # the public lookups (the built-in passes installed)
     from hilo_mlir.driver import spine
     from hilo_mlir.driver.config import CompileConfig
-    from hilo_mlir.passmanager import registry
 
     defaults, every = CompileConfig(), CompileConfig.preset("all")
     mhlo = {s.ordinal: s for s in spine.MHLO_SPINE}
@@ -147,9 +147,9 @@ def gate_table() -> str:
     it turns on, with each pass's summary; ``hilo2penguin --help`` reads it without importing a pass."""
     import json
 
+    from hilo_mlir import registry  # the public lookups (the built-in passes installed)
     from hilo_mlir.driver import spine
     from hilo_mlir.driver.config import CompileConfig
-    from hilo_mlir.passmanager import registry
 
     defaults, every = CompileConfig(), CompileConfig.preset("all")
     gates: dict[str, list[dict[str, str]]] = {g: [] for g in CompileConfig.gate_names()}

@@ -31,7 +31,7 @@ PAGE = os.path.join(ROOT, "docs", "provenance.md")
 
 
 def passes_table() -> str:
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import registry  # the public lookups (the built-in passes installed)
 
     rows = ["| pass | class in the binary | dialect | source |", "|---|---|---|---|"]
     for p in registry.all_passes():

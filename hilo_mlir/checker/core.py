@@ -144,6 +144,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
 
             refine_shapes(loaded, input_types)
         with loaded.context:
+            _single_device_only(loaded.module)
             text = str(loaded.module)
     except CheckError:
         raise
@@ -155,6 +156,32 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     with make_context(), ir.Location.unknown():
         args = signature(ir.Module.parse(plain))
     return Subject(data, filename, plain, args, input_types, allow_unregistered)
+
+
+def _single_device_only(module) -> None:
+    """Refuse a module that declares more than one device (``mhlo.num_replicas`` x ``mhlo.num_partitions``).
+
+    XLA's CPU client here runs one device and the comparison is per program, so an SPMD or replicated
+    program cannot be checked; ``hilo-penguin-run --devices N`` runs its penguin.py on N simulated devices.
+
+    Raises:
+        CheckError: the module declares R x P > 1 devices.
+    """
+    from hilo_mlir.ir.binding import ir
+    from hilo_mlir.ir.dialects import NUM_PARTITIONS_ATTR, NUM_REPLICAS_ATTR
+
+    attrs = module.operation.attributes
+    counts = {}
+    for name in (NUM_REPLICAS_ATTR, NUM_PARTITIONS_ATTR):
+        if name in attrs and isinstance(attrs[name], ir.IntegerAttr):
+            counts[name] = ir.IntegerAttr(attrs[name]).value
+    devices = counts.get(NUM_REPLICAS_ATTR, 1) * counts.get(NUM_PARTITIONS_ATTR, 1)
+    if devices > 1:
+        declared = ", ".join(f"{k} = {v}" for k, v in counts.items())
+        raise CheckError(
+            f"only single-device programs can be checked; this module runs on {devices} devices ({declared}): "
+            f"compile it with hilo2penguin and run penguin.py with 'hilo-penguin-run --devices {devices}'"
+        )
 
 
 def make_inputs(subject: Subject, inputs=None, seed: int = 0, weights: dict | None = None) -> tuple[list, int | None]:

@@ -180,9 +180,9 @@ class CacheEntry:
     """
 
     source: str
-    files: dict
-    statistics: dict
-    warnings: list
+    files: dict[str, bytes]
+    statistics: dict[str, dict[str, int]]
+    warnings: list[dict[str, object]]
     path: str
     tier: str = "local"
 
@@ -321,7 +321,7 @@ def _write_entry(folder: str, key: CacheKey, input_data: bytes, source: str, fil
         "created": time.time(),
     }
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
+        json.dump(manifest, f, indent=1)  # insertion order: statistics stay in pass order on a hit
 
 
 def _install(tmp: str, final: str) -> bool:

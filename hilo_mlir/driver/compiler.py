@@ -76,7 +76,7 @@ def to_mhlo(loaded: LoadedModule, instrumentation: Instrumentation | None = None
     """The import step's bridge alone (:func:`hilo_mlir.passes.importing.stages.to_mhlo`): bring ``loaded`` to mhlo in place."""
     from hilo_mlir.passes.importing import stages
 
-    return stages.to_mhlo(loaded, getattr(instrumentation, "on_pass_start", None), census)
+    return stages.to_mhlo(loaded, instrumentation.on_pass_start if instrumentation is not None else None, census)
 
 
 def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]:
@@ -155,7 +155,7 @@ def _compile_loaded(
 ) -> PenguinSource:
     with gc_paused():
         steps = [step_for("hilo-import"), *build_spine(config)]
-        notify = getattr(instrumentation, "on_pass_start", None)
+        notify = instrumentation.on_pass_start if instrumentation is not None else None
         if input_types:
             from hilo_mlir.driver.frontend.refine import refine_shapes
 
@@ -177,12 +177,8 @@ def _run_pipeline(
     instrumentation: Instrumentation | None,
     fusion_report: str | None = None,
 ) -> PenguinSource:
-    env = PipelineEnv(
-        filename=loaded.filename,
-        debug=bool(getattr(instrumentation, "debug", False)),
-        gates=_gates(config),
-        on_pass_start=getattr(instrumentation, "on_pass_start", None),
-    )
+    instr = instrumentation if instrumentation is not None else Instrumentation()
+    env = PipelineEnv(filename=loaded.filename, debug=instr.debug, gates=_gates(config), on_pass_start=instr.on_pass_start)
     outputs = CompileOutputs()
     report: FusionReport | None = None
     if fusion_report is not None:
@@ -195,7 +191,7 @@ def _run_pipeline(
         outputs.fusion_fuel = FusionFuel(config.fusion_fuel)
     pipe = Pipeline(
         steps,
-        instrumentation=instrumentation,
+        instrumentation=instr,
         env=env,
         outputs=outputs,
         verify_each=config.verify_each,

@@ -21,10 +21,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from hilo_mlir import passes
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.driver.spine_edits import apply_edits, edited_rows
-from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.steps import Step, step_for
+from hilo_mlir.support.diagnostics import HiloError
 
 log = logging.getLogger("hilo_mlir")
 
@@ -172,13 +173,13 @@ def _step(entry: SpineEntry, config: CompileConfig) -> Step:
 
 def _checked(entries: list[SpineEntry], skip_missing: bool) -> list[SpineEntry]:
     """``entries`` whose pass is registered; an enabled spine step that is not is an error (or left out, ``skip_missing``)."""
-    known = {p.argument for p in registry.all_passes(plugins=False)}  # a plugin's pass is never a spine step
+    known = {p.argument for p in passes.all_passes(plugins=False)}  # a plugin's pass is never a spine step
     out = []
     for e in entries:
         if e.label != "pre" and e.enabled and e.argument not in known:
             if skip_missing:
                 continue
-            raise registry.HiloError(f"spine step {e.label} '{e.argument}' is not registered")
+            raise HiloError(f"spine step {e.label} '{e.argument}' is not registered")
         out.append(e)
     return out
 

@@ -84,9 +84,9 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
     Raises:
         HiloError: no such step (did-you-mean), or the step does not run (gate off).
     """
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes
 
-    canonical = registry.aliases().get(step, step)  # an alias names its pass's step (remove-optimization-barriers: step 8)
+    canonical = passes.aliases().get(step, step)  # an alias names its pass's step (remove-optimization-barriers: step 8)
     for i, e in enumerate(entries):
         if step in (e.argument, mhlo_names.get(i)) or canonical == e.argument or (e.label != "pre" and step == e.label):
             if not e.enabled:

@@ -25,7 +25,9 @@ KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 #: kebab-case with at most one ``{placeholder}`` (a name that is only a placeholder, e.g. the
 #: histogram's ``{op-name}``, is one statistic per value)
 _STAT = re.compile(r"^(?!-)(?=.)(?:[a-z][a-z0-9]*(?:-[a-z0-9]+)*)?(?:-?\{[a-z][a-z0-9_-]*\}(?:-[a-z0-9]+)*)?$")
-_HERE = {os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), n)) for n in ("registry.py", "pass_checks.py")}
+_HERE = {
+    os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), n)) for n in ("registry.py", "pass_checks.py", "options.py")
+}
 ANCHORS = ("func.func", "builtin.module")
 DIALECTS = (None, "mhlo", "stablehlo")
 OPTION_TYPES = (bool, int, float, str)
@@ -34,7 +36,8 @@ OPTION_TYPES = (bool, int, float, str)
 def caller_location() -> str | None:
     """``loc("file":line:col)`` of the innermost frame outside the registry (the ``register`` call)."""
     for fs in reversed(traceback.extract_stack()):
-        if os.path.realpath(fs.filename) not in _HERE and not fs.filename.startswith("<frozen"):
+        # "<string>": the __init__ a dataclass generates (PassInfo's runs __post_init__ here)
+        if os.path.realpath(fs.filename) not in _HERE and not fs.filename.startswith(("<frozen", "<string>")):
             return f'loc("{fs.filename}":{fs.lineno}:{(fs.colno or 0) + 1})'
     return None
 

@@ -11,7 +11,7 @@ import collections
 import dataclasses
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from hilo_mlir.support.diagnostics import HiloError
 
@@ -19,8 +19,17 @@ from hilo_mlir.support.diagnostics import HiloError
 _A = TypeVar("_A")
 
 if TYPE_CHECKING:
+    from typing_extensions import TypeVar as _TypeVarWithDefault
+
+    #: a pass's options dataclass (``PassContext[FoldIotaOptions]``); a bare ``PassContext``: Any
+    OptionsT = _TypeVarWithDefault("OptionsT", default=Any)
+else:
+    OptionsT = TypeVar("OptionsT")
+
+if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
     from hilo_mlir.analysis.manager import AnalysisManager
+    from hilo_mlir.fusion.fuel import FusionFuel
     from hilo_mlir.fusion.report import FusionReport
     from hilo_mlir.ir.binding import ir
     from hilo_mlir.ir.dialects import DialectTable
@@ -60,7 +69,7 @@ class CompileOutputs:
     Attributes:
         source: the Penguin Python source (the printer, ``*-to-py-penguin``).
         files: files that belong beside ``penguin.py`` (``{name: bytes}``, e.g. ``.npy`` constants).
-        parameters: the printer's parameter table (``{index: record}``).
+        parameters: the printer's parameter table (``{input index: its .npy file name}``).
         histogram: ``[(op name, count)]`` (``mlir-instruction-histogram``).
         fusion_report: the :class:`~hilo_mlir.fusion.report.FusionReport` the fusion passes
             record into (set by the driver to ask for one, or by a pass's ``{report=DIR}``).
@@ -72,11 +81,11 @@ class CompileOutputs:
 
     source: str | None = None
     files: dict[str, bytes] = field(default_factory=dict)
-    parameters: dict[Any, Any] = field(default_factory=dict)
+    parameters: dict[int, str] = field(default_factory=dict)
     histogram: list[tuple[str, int]] | None = None
     fusion_report: FusionReport | None = None
     dialect: str = ""
-    fusion_fuel: Any = None
+    fusion_fuel: FusionFuel | None = None
 
 
 class Statistics(collections.Counter[str]):
@@ -128,6 +137,10 @@ class Statistic:
     help: str = ""
 
 
+#: the value of a pass option (its declared type is one of these)
+OptionValue = bool | int | float | str
+
+
 @dataclass(frozen=True)
 class Option:
     """A typed pass option (``{name=value}`` in a pipeline string).
@@ -144,17 +157,17 @@ class Option:
 
     name: str
     type: type
-    default: Any
+    default: OptionValue
     help: str
     check: Callable[[Any], str | None] | None = None
     writes_file: bool = False
 
-    def parse(self, text: str, pass_arg: str) -> Any:
+    def parse(self, text: str, pass_arg: str) -> OptionValue:
         """Parse ``text`` into this option's type and apply :attr:`check`; raise HiloError on a bad value."""
         t = text.strip()
         if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
             t = t[1:-1]
-        value: Any = t
+        value: OptionValue = t
         try:
             if self.type is bool:
                 low = t.lower()
@@ -178,11 +191,15 @@ class Option:
         return value
 
 
-class PassContext:
+class PassContext(Generic[OptionsT]):
     """What a running pass sees besides its anchor op.
 
+    A pass that declares an options dataclass annotates ``ctx: PassContext[ItsOptions]``
+    (:mod:`hilo_mlir.passmanager.options`): mypy then checks every ``ctx.options.<field>``.
+
     Attributes:
-        options: attribute-style access to option values (``ctx.options.fuse_dot_logistic``).
+        options: the option values: an instance of the pass's ``options_type``
+            (``ctx.options.fuse_dot_logistic``), else of a dataclass made from its :class:`Option` list.
         d: the :class:`DialectTable` the pass was registered for (None if dialect-neutral).
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every IR mutation goes through.
         analyses: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`.
@@ -200,7 +217,7 @@ class PassContext:
     def __init__(
         self,
         info: PassInfo,
-        options: dict[str, Any],
+        options: Mapping[str, OptionValue],
         *,
         rewriter: Rewriter,
         analyses: AnalysisManager,
@@ -212,7 +229,7 @@ class PassContext:
         pipeline_steps: tuple[Step, ...] = (),
     ):
         self.info = info
-        self.options: Any = options_of(info, options)
+        self.options: OptionsT = cast("OptionsT", options_of(info, options))
         self.d: DialectTable | None = info.dialect_table
         self.rewriter = rewriter
         self.analyses = analyses
@@ -294,8 +311,11 @@ _OPTION_TYPES: dict[int, tuple[PassInfo, type]] = {}
 
 
 def options_type(info: PassInfo) -> type:
-    """The frozen dataclass of ``info``'s options (``<DisplayName>Options``): one typed field per declared
-    :class:`Option` (snake_case), its default the option's. Made once per pass."""
+    """The frozen dataclass of ``info``'s options: its declared ``options_type``, else one made from its
+    :class:`Option` list (``<DisplayName>Options``: one typed field per option, snake_case, its default
+    the option's; made once per pass)."""
+    if info.options_type is not None:
+        return info.options_type
     hit = _OPTION_TYPES.get(id(info))
     if hit is not None and hit[0] is info:
         return hit[1]
@@ -306,7 +326,7 @@ def options_type(info: PassInfo) -> type:
     return cls
 
 
-def options_of(info: PassInfo, values: dict[str, Any]) -> Any:
+def options_of(info: PassInfo, values: Mapping[str, OptionValue]) -> Any:
     """``values`` (keys kebab- or snake-case) as an instance of :func:`options_type` (``ctx.options``);
     values a pass did not declare (hand-built steps in tests) fall back to plain attributes."""
     given = {k.replace("-", "_"): v for k, v in values.items()}

@@ -32,7 +32,7 @@ import contextlib
 import dataclasses
 import gc
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager import registry
@@ -94,13 +94,17 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _as_instrumentation(instr: Any) -> Instrumentation:
-    """``instr`` as an :class:`Instrumentation` (an object with some of its attributes is copied)."""
+def _as_instrumentation(instr: Instrumentation | None) -> Instrumentation:
+    """``instr``, or the default :class:`Instrumentation` (nothing reported) for None.
+
+    Raises:
+        TypeError: ``instr`` is not an :class:`Instrumentation` (construct one: its fields are the ``--mlir-*`` flags).
+    """
     if instr is None:
         return Instrumentation()
-    if isinstance(instr, Instrumentation):
-        return instr
-    return Instrumentation(**{f.name: getattr(instr, f.name) for f in dataclasses.fields(Instrumentation) if hasattr(instr, f.name)})
+    if not isinstance(instr, Instrumentation):
+        raise TypeError(f"instrumentation must be an Instrumentation or None, not {type(instr).__name__}")
+    return instr
 
 
 class Pipeline:
@@ -141,7 +145,7 @@ class Pipeline:
     def __init__(
         self,
         steps: Sequence[Step],
-        instrumentation: Any = None,
+        instrumentation: Instrumentation | None = None,
         env: PipelineEnv | None = None,
         outputs: CompileOutputs | None = None,
         verify_each: bool = True,
@@ -363,7 +367,7 @@ class Pipeline:
     def _per_function(self, step: Step) -> bool:
         return any(inst.runs_per_op(step) for inst in self.instruments)
 
-    def _before_op(self, step: Step, current: list[Any]) -> Any:
+    def _before_op(self, step: Step, current: list[Any]) -> Callable[[Any], None]:
         def before(anchor: Any) -> None:
             current[0] = anchor
             for inst in self.instruments:
@@ -371,7 +375,7 @@ class Pipeline:
 
         return before
 
-    def _after_op(self, step: Step) -> Any:
+    def _after_op(self, step: Step) -> Callable[[Any, bool], None]:
         def after(anchor: Any, changed: bool) -> None:
             for inst in reversed(self.instruments):
                 inst.run_after_op(step, anchor, changed)

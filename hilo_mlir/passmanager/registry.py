@@ -20,6 +20,15 @@ A registered pass runs
 Upstream C++ passes (``canonicalize``, ``cse``, ...) are also listed here as
 :class:`PassInfo` with ``upstream=True`` so that ``--help`` and the pipeline
 parser know them; they run through the binding's ``PassManager``.
+
+This module is the store, below the passes: the pass families import it to
+register themselves, and it imports none of them. The built-in passes reach it
+through a loader that :mod:`hilo_mlir.passes` installs when it is imported
+(:func:`install_builtins`; as ``mlir-opt`` calls ``registerAllPasses()``): from
+then on the lookups here (:func:`get`, :func:`lookup`, :func:`all_passes`, ...)
+import every built-in family on first use. The tools and the driver call them
+through :mod:`hilo_mlir.passes` (the loading front end), which guarantees that;
+before anything imported it, they see only what was registered so far.
 """
 
 from __future__ import annotations
@@ -27,17 +36,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 # re-exported: the API's names (``X as X``: an explicit re-export)
 from hilo_mlir.passmanager.pass_context import CompileOutputs as CompileOutputs
 from hilo_mlir.passmanager.pass_context import Option as Option
+from hilo_mlir.passmanager.pass_context import OptionValue as OptionValue
 from hilo_mlir.passmanager.pass_context import PassContext as PassContext
 from hilo_mlir.passmanager.pass_context import PipelineEnv as PipelineEnv
 from hilo_mlir.passmanager.pass_context import Statistic as Statistic
@@ -57,7 +66,7 @@ class OptionDescription(TypedDict):
 
     name: str
     type: str
-    default: Any  # the option's typed default (bool, int, str, ...): JSON data
+    default: OptionValue  # the option's typed default: JSON data
     help: str
 
 
@@ -83,7 +92,9 @@ class PassInfo:
         run: ``run(op, ctx)``; None for upstream passes.
         anchor: ``"func.func"`` (run once per function) or ``"builtin.module"``.
         dialect: ``"mhlo"``, ``"stablehlo"`` or None (both / neutral).
-        options: the typed options.
+        options: the typed options (derived from ``options_type`` when that is given).
+        options_type: the pass's options dataclass (:mod:`hilo_mlir.passmanager.options`):
+            ``ctx.options`` is an instance of it, and :attr:`options` its fields.
         class_name: the binary's class name (shown in IR dumps and timing).
         source: where the behaviour comes from (seed section or DESIGN.md decision;
             shown only in ``docs/provenance.md``, never in ``--help``).
@@ -120,6 +131,18 @@ class PassInfo:
     reads_pipeline: bool = False
     #: other arguments that name this pass (kebab-case; listed in ``--help``, accepted wherever a pass is named)
     aliases: tuple[str, ...] = ()
+    options_type: type | None = None
+
+    def __post_init__(self) -> None:
+        if self.options_type is None:
+            return
+        from hilo_mlir.passmanager.options import declared_options
+        from hilo_mlir.passmanager.pass_checks import error
+
+        declared = declared_options(self.options_type)
+        if self.options and tuple(self.options) != declared:  # dataclasses.replace() passes the derived ones back
+            raise error(f"pass '{self.argument}': give options_type or options, not both")
+        object.__setattr__(self, "options", declared)
 
     @property
     def dialect_table(self) -> DialectTable | None:
@@ -147,7 +170,7 @@ class PassInfo:
         known = ", ".join(o.name for o in self.options) or "none"
         raise HiloError(f"pass '{self.argument}' has no option '{name}' (options: {known})")
 
-    def resolve_options(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, OptionValue]:
         """Defaults overlaid with ``given`` (keys kebab- or snake-case, values typed or text)."""
         vals = {o.name: o.default for o in self.options}
         for k, v in (given or {}).items():
@@ -317,14 +340,27 @@ def register_twins(
     return a, b
 
 
+#: what registers the built-in passes (installed by :mod:`hilo_mlir.passes`); None: nothing installed yet
+_BUILTINS_LOADER: Callable[[], object] | None = None
+
+
+def install_builtins(loader: Callable[[], object]) -> None:
+    """Make ``loader`` the function that registers the built-in passes (:mod:`hilo_mlir.passes` does, on import).
+
+    The registry calls it once, on first use (:func:`load`, :func:`lookup`,
+    :func:`all_passes`, ...); the registry itself imports no pass (it is below
+    them). Installing it again replaces it; one already called is not called again.
+    """
+    global _BUILTINS_LOADER
+    _BUILTINS_LOADER = loader
+
+
 def _load_builtins() -> None:
     global _LOADED
-    if _LOADED:
+    if _LOADED or _BUILTINS_LOADER is None:
         return
     _LOADED = True
-    # Pass families register themselves on import of hilo_mlir.passes. By name: the
-    # registry is below the passes, which register into it.
-    importlib.import_module("hilo_mlir.passes")
+    _BUILTINS_LOADER()
 
 
 _entry_points_loaded = False
@@ -395,7 +431,8 @@ def _load() -> None:
 def load(plugins: bool = True) -> None:
     """Import every built-in pass family and (``plugins``) the installed plugins' entry points (once per process).
 
-    Entry points are otherwise discovered lazily: when a pass name is not
+    The built-in families: through the loader :mod:`hilo_mlir.passes` installs
+    (:func:`install_builtins`); none before it is imported. Entry points are otherwise discovered lazily: when a pass name is not
     built in (:func:`get`, :func:`lookup`), or every pass is listed
     (:func:`all_passes`, ``--help``), or a plugin is named.
     """
@@ -532,15 +569,8 @@ def descriptions() -> list[PassDescription]:
 
 def write_manifest(path: str = MANIFEST) -> None:
     """Write the manifest of the built-in passes (run after adding or changing a pass:
-    ``python3 -m hilo_mlir.passmanager.registry``; a test fails while it is stale)."""
+    ``python3 -m hilo_mlir.passes``; a test fails while it is stale)."""
     data = {"passes": [describe(p) for p in all_passes() if not p.origin]}
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-
-
-if __name__ == "__main__":
-    from hilo_mlir.passmanager import registry as _registry  # the module the passes register into, not __main__
-
-    _registry.write_manifest()
-    print(f"wrote {_registry.MANIFEST}")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hilo_mlir.passmanager import registry
 from hilo_mlir.passmanager.pipeline_parser import Element, parse_options, parse_pipeline
-from hilo_mlir.passmanager.registry import PassInfo
+from hilo_mlir.passmanager.registry import OptionValue, PassInfo
 from hilo_mlir.support.diagnostics import HiloError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Step:
 
     info: PassInfo | None
     argument: str
-    options: dict[str, Any] = field(default_factory=dict)  # option name -> its typed value
+    options: dict[str, OptionValue] = field(default_factory=dict)  # option name -> its typed value
     cpp_text: str | None = None  # the textual pipeline for the binding (C++ passes)
     anchor: str = "builtin.module"
 

@@ -11,6 +11,7 @@ one error line, no traceback.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -20,7 +21,7 @@ from hilo_mlir.tools.common import run_main
 TOOL = "hilo-check"
 
 #: hilo2penguin flags that make no sense for a check
-_REFUSED = (("--batch", "batch"), ("--jobs", "jobs"), ("--report", "report"))
+_REFUSED = (("--batch", "batch"), ("--jobs", "jobs"), ("--report", "report"), ("--scheduler", "scheduler"))
 
 
 def build_parser():
@@ -28,10 +29,17 @@ def build_parser():
 
     ap = hilo2penguin.build_parser()
     ap.prog = TOOL
+    refused = {flag for flag, _ in _REFUSED}
+    for action in ap._actions:  # refused below: not offered in --help either
+        if refused.intersection(action.option_strings):
+            action.help = argparse.SUPPRESS
+    for group in ap._action_groups:
+        if group.title == "batch mode":  # what is left of it: --timeout
+            group.title = "time limit"
     ap.description = (
         "Compile a model, run penguin.py on the reference backend, the model on XLA CPU and an f64 truth (the model "
         "widened to f64), and judge every output: as accurate as XLA, or less accurate (then bisect to the pass and "
-        "the fusion cluster that caused it). Every hilo2penguin flag is accepted; -o DIR receives check_report.json, "
+        "the fusion cluster that caused it). Every hilo2penguin flag except batch mode's is accepted; -o DIR receives check_report.json, "
         "the Model Explorer graph and the reproducer."
     )
     g = ap.add_argument_group("checking")

@@ -213,15 +213,13 @@ def check_pass_filters(args) -> None:
     before, after = printed_pass_filters(args)
     if not before and not after:
         return
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes  # the registry's lookups, with the built-in passes installed
 
-    known = {n for p in registry.descriptions() for n in [p["argument"], *p.get("aliases", ())]}
-    known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
+    known = {n for p in passes.descriptions() for n in [p["argument"], *p.get("aliases", ())]}
+    known |= {n for p in passes.plugin_passes() for n in (p.argument, *p.aliases)}
     if any(n not in known for n in before + after):  # maybe an installed plugin's pass
-        from hilo_mlir.passmanager import plugins
-
-        plugins.load_entry_points()
-        known |= {n for p in registry.plugin_passes() for n in (p.argument, *p.aliases)}
+        passes.load_entry_points()
+        known |= {n for p in passes.plugin_passes() for n in (p.argument, *p.aliases)}
     for flag, names in (("--mlir-print-ir-before", before), ("--mlir-print-ir-after", after)):
         for n in names:
             if n not in known:
@@ -322,11 +320,11 @@ def load_plugins(argv: list[str], entry_points: bool = True) -> None:
 
         if not entry_points or not installed.maybe_installed():
             return  # nothing to load: the registry (and the bindings) stay unimported
-    from hilo_mlir.passmanager import plugins
+    from hilo_mlir import passes  # plugins load after the built-in passes (a name they take is refused)
 
-    plugins.load_entry_points()
+    passes.load_entry_points()
     for p in paths:
-        plugins.load_plugin(p)
+        passes.load_plugin(p)
 
 
 def render_error(e, tool: str, filename=None, sources=None) -> str:

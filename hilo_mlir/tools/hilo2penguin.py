@@ -168,7 +168,9 @@ def build_parser() -> ArgumentParser:
     b.add_argument(
         "--batch",
         action="store_true",
-        help="compile every module of INPUTS (files or folders, recursively *.mlir/*.pb) into OUTDIR/<stem>/penguin.py",
+        help="compile every module of INPUTS (files or folders, recursively *.mlir, *.pb, *.hlo and HLO-text *.txt) into "
+        "OUTDIR/<stem>/penguin.py; the per-compile flags --debug, --input-types, --weights, --fusion-report, --mlir-timing, "
+        "--mlir-pass-statistics, --mlir-print-ir-* and the crash reproducer need a single input",
     )
     b.add_argument(
         "--jobs",
@@ -285,6 +287,14 @@ def _check_inputs(args) -> str | None:
             ("--weights", bool(args.weights)),
             ("--fusion-report", args.fusion_report is not None),
             ("--debug", args.debug),
+            ("--mlir-timing", args.mlir_timing),
+            ("--mlir-pass-statistics", args.mlir_pass_statistics),
+            ("--mlir-print-ir-before-all", args.mlir_print_ir_before_all),
+            ("--mlir-print-ir-after-all", args.mlir_print_ir_after_all),
+            ("--mlir-print-ir-before", bool(args.mlir_print_ir_before)),
+            ("--mlir-print-ir-after", bool(args.mlir_print_ir_after)),
+            ("--mlir-print-ir-after-failure", args.mlir_print_ir_after_failure),
+            ("--mlir-pass-pipeline-crash-reproducer", args.mlir_pass_pipeline_crash_reproducer is not None),
         ):
             if given:
                 return f"{flag} needs a single input, not --batch"

@@ -82,25 +82,25 @@ def build_parser(pass_flags=()) -> ArgumentParser:
 
 def _collect_pass_flags(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """Pull ``--<registered pass>[=<opts>]`` flags out of argv, keeping their order."""
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes  # the registry's lookups, with the built-in passes installed
 
-    known = {p.argument for p in registry.all_passes(plugins=False)} | set(registry.aliases(load=False))
+    known = {p.argument for p in passes.all_passes(plugins=False)} | set(passes.aliases(load=False))
     flags = set(build_parser()._option_string_actions)
     for a in argv:
         name = a[2:].partition("=")[0]
         if a.startswith("--") and not a.startswith("--mlir-") and name not in known and "--" + name not in flags:
             # not built in: maybe an installed plugin's pass
-            known = {p.argument for p in registry.all_passes()} | set(registry.aliases(load=False))
+            known = {p.argument for p in passes.all_passes()} | set(passes.aliases(load=False))
             break
-    rest, passes = [], []
+    rest, found = [], []
     for a in argv:
         if a.startswith("--") and not a.startswith("--mlir-"):
             name, _, val = a[2:].partition("=")
             if name in known:
-                passes.append((name, val))
+                found.append((name, val))
                 continue
         rest.append(a)
-    return rest, passes
+    return rest, found
 
 
 def _mlir_handler(captured: list, filename: str):
@@ -319,13 +319,13 @@ def _run_argv(argv: list[str]) -> int:
 
             sys.stdout.write(help_text(build_parser()))
             return 0
-        from hilo_mlir.passmanager import registry
+        from hilo_mlir import passes  # the registry's lookups, with the built-in passes installed
         from hilo_mlir.support import signals
 
-        registry.load(plugins=False)  # the heavy imports, while SIGINT is still deferred
+        passes.load(plugins=False)  # the heavy imports, while SIGINT is still deferred
         signals.resume()
         argv, pass_flags = _collect_pass_flags(argv)
-        args = build_parser([p.argument for p in registry.all_passes(plugins=False)]).parse_args(argv)
+        args = build_parser([p.argument for p in passes.all_passes(plugins=False)]).parse_args(argv)
         if args.version:
             from hilo_mlir.tools.flags import version_text
 
@@ -341,9 +341,9 @@ def _run_argv(argv: list[str]) -> int:
 
 
 def _all_passes():
-    from hilo_mlir.passmanager import registry
+    from hilo_mlir import passes  # the registry's lookups, with the built-in passes installed
 
-    return registry.all_passes()
+    return passes.all_passes()
 
 
 def _read(args) -> tuple[str, str | bytes]:
@@ -406,7 +406,13 @@ def _run_parsed(args, pass_flags) -> int:
                     raise HiloError("--run-reproducer runs the reproducer's own pipeline: do not give passes too")
                 text, entries = found
                 pipeline_text = str(entries["pipeline"])
-                drop_outputs = _reproducer_files(pl.steps_from_text(pipeline_text, module_root=True), args)
+                try:
+                    replayed = pl.steps_from_text(pipeline_text, module_root=True)
+                except HiloError as e:
+                    if e.message.startswith("unknown pass"):  # a plugin's pass: the reproducer does not name its plugin
+                        e.message = f"--run-reproducer: {e.message}; if a plugin registers it, add --load-pass-plugin=PATH_OR_MODULE"
+                    raise
+                drop_outputs = _reproducer_files(replayed, args)
                 args.verify_each = bool(entries.get("verify_each", True))
             else:
                 text = strip_reproducer(text)

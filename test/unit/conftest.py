@@ -10,6 +10,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "lib"))
 import test_passes  # noqa: E402,F401
 
+# As in the tools, the registry's lookups see the built-in passes (hilo_mlir.passes installs them).
+import hilo_mlir.passes  # noqa: E402,F401
+
 # The compile cache (on by default in the JAX flow) stays off in the suite: a test compiles what it
 # tests, and nothing is written to ~/.cache. The cache's own tests turn it on in their temporary folders.
 os.environ["HILO_MLIR_CACHE"] = "0"

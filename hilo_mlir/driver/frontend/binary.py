@@ -80,8 +80,7 @@ def _touch(module) -> None:
 
 def _read_in_child(data: bytes, filename: str, kind: str, allow_unregistered: bool):
     """The child's work: returns ``(header, payload)`` for :func:`~hilo_mlir.support.isolation.run_in_child`."""
-    from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error
-    from hilo_mlir.driver.frontend.hlo import HLO_KINDS
+    from hilo_mlir.driver.frontend.formats import HLO_KINDS, deserialize_portable, explain_parse_error
     from hilo_mlir.ir.binding import ir, make_context
     from hilo_mlir.support.diagnostics import from_mlir_error
 

@@ -10,6 +10,18 @@ import re
 
 from hilo_mlir.support.diagnostics import HiloError
 
+#: First bytes of HLO text (``HloModule name, ...``), after optional blank lines.
+_HLO_TEXT = re.compile(rb"\A\s*HloModule\s")
+
+#: Input kinds the HLO importer reads (:func:`hilo_mlir.driver.frontend.hlo.import_hlo`).
+HLO_KINDS = ("proto", "hlotext")
+
+
+def is_hlo_text(data: bytes) -> bool:
+    """True for HLO text (``HloModule ...`` first: XLA's dumps, ``compiled.as_text()``), whatever the file is named."""
+    return _HLO_TEXT.match(data[:4096]) is not None
+
+
 _QUANT_TYPE = re.compile(r'`!"quant"<"([^`]*)">`')
 
 

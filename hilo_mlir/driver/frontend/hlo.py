@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, cast
 
+from hilo_mlir.driver.frontend.formats import HLO_KINDS, is_hlo_text  # noqa: F401 - told apart before this module loads
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.partitioning import PARTITION_RECIPE, sharding_splits  # noqa: F401 - shared with the MLIR route
 
@@ -44,11 +45,6 @@ if TYPE_CHECKING:
 
     from typing_extensions import Buffer
 
-#: First bytes of HLO text (``HloModule name, ...``), after optional blank lines.
-_HLO_TEXT = re.compile(rb"\A\s*HloModule\s")
-
-#: Input kinds this module imports (:func:`import_hlo`).
-HLO_KINDS = ("proto", "hlotext")
 
 #: Discardable op attributes the HLO importer writes for physical layouts.
 LAYOUT_OP_ATTRS = ("result_layout", "source_layout", "xla_shape")
@@ -73,11 +69,6 @@ USE_INSTEAD = (
     "jax.jit(f).lower(...).compiler_ir('hlo')), or, for a sharded program, the dump after "
     "spmd-partitioning (XLA_FLAGS='--xla_dump_to=DIR --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=spmd-partitioning')"
 )
-
-
-def is_hlo_text(data: bytes) -> bool:
-    """True for HLO text (``HloModule ...`` first: XLA's dumps, ``compiled.as_text()``), whatever the file is named."""
-    return _HLO_TEXT.match(data[:4096]) is not None
 
 
 def _file_loc(filename: str, line: int, col: int) -> str:

@@ -9,8 +9,7 @@ The dialect of a module is detected from its op census when it is compiled
 from __future__ import annotations
 
 from hilo_mlir.analysis.census import detect_dialect
-from hilo_mlir.driver.frontend.formats import deserialize_portable, explain_parse_error, hlo_proto_to_bytecode
-from hilo_mlir.driver.frontend.hlo import HLO_KINDS  # the kinds read by the HLO importer
+from hilo_mlir.driver.frontend.formats import HLO_KINDS, deserialize_portable, explain_parse_error, hlo_proto_to_bytecode, is_hlo_text
 from hilo_mlir.support.diagnostics import HiloError, from_mlir_error
 from hilo_mlir.support.loaded import LoadedModule
 
@@ -60,8 +59,6 @@ def input_kind(filename: str, data: bytes) -> str:
     """What the input is, by content: ``"proto"`` (named ``*.pb``), ``"portable"`` (a StableHLO portable
     artifact), ``"bytecode"`` (other MLIR bytecode), ``"hlotext"`` (XLA's HLO text: ``HloModule ...``,
     whatever the file is named) or ``"text"`` (MLIR text)."""
-    from hilo_mlir.driver.frontend.hlo import is_hlo_text
-
     if is_hlo_proto(filename, data):
         return "proto"
     if data.startswith(BYTECODE_MAGIC):

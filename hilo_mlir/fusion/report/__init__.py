@@ -24,23 +24,27 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 
 from hilo_mlir.fusion.report.capture import Recorder
 from hilo_mlir.fusion.report.record import Cluster, FusionReport, Refusal
 from hilo_mlir.fusion.report.vocabulary import REASONS, RefusalReason, code_of, statistic_for
 from hilo_mlir.ir.utils import enclosing_module, func_name, op_key, top_funcs
+from hilo_mlir.passmanager.options import declared_options, option
 from hilo_mlir.passmanager.registry import Option
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.io import atomic_write_text
 
 __all__ = [
     "REASONS",
+    "REPORT_HELP",
     "REPORT_OPTION",
     "Cluster",
     "FusionReport",
     "Recorder",
     "Refusal",
     "RefusalReason",
+    "ReportOptions",
     "ReportRun",
     "code_of",
     "function_done",
@@ -49,13 +53,19 @@ __all__ = [
     "write_report",
 ]
 
+#: the ``--help`` line of the ``report`` option every recording pass declares
+REPORT_HELP = "write fusion_report.json and fusion_report.html (every cluster formed, every candidate refused and why) to this folder"
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """The options of a recording pass that has no other: ``{report=DIR}``."""
+
+    report: str = option("", REPORT_HELP)
+
+
 #: the ``report`` option every recording pass declares
-REPORT_OPTION = Option(
-    "report",
-    str,
-    "",
-    "write fusion_report.json and fusion_report.html (every cluster formed, every candidate refused and why) to this folder",
-)
+REPORT_OPTION: Option = declared_options(ReportOptions)[0]
 
 JSON_NAME = "fusion_report.json"
 HTML_NAME = "fusion_report.html"

@@ -7,18 +7,25 @@ dominance allows (:func:`_coalesce`). Seed 004 step 11 and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from hilo_mlir.fusion.order import operand_def_ops
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import op_key, type_bytes
-from hilo_mlir.passmanager.registry import Option, register_twins
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import register_twins
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 #: Collective kinds the coalescer groups (short names, both dialects).
 _COALESCED = ("all_gather", "all_reduce", "reduce_scatter")
 _PLURAL = {"all_gather": "AllGathers", "all_reduce": "AllReduces", "reduce_scatter": "ReduceScatters"}
 
 
-def _coalesce(func_op, ctx):
+def _coalesce(func_op, ctx: PassContext[CoalesceCollectiveOpsOptions]):
     """Move same-kind collectives with equal groups next to each other (per block).
 
     Key: (kind, ``replica_groups``, ``use_global_device_ids``, ``channel_handle``
@@ -48,6 +55,7 @@ def _coalesce(func_op, ctx):
     ``Not Coalescing AllGathers as we have partially coalesced AllGathers in input.``
     """
     d = ctx.d
+    assert d is not None, "registered for one dialect"
     if not ctx.module_may_contain(*[d.name(k) for k in _COALESCED]):
         ctx.stats["collectives-moved"] += 0  # the statistic is reported even when nothing moved
         return  # no collective of a coalesced kind in the module
@@ -59,8 +67,8 @@ def _coalesce(func_op, ctx):
     blocks, partial = [], set()
 
     def visit(op):
-        if d.is_op(op, *_COALESCED) and len(op.operands) > 1:
-            partial.add(d.short(op))
+        if d.is_op(op, *_COALESCED) and len(op.operands) > 1 and (kind := d.short(op)) is not None:
+            partial.add(kind)
         for r in op.regions:
             for b in r.blocks:
                 blocks.append(b)
@@ -207,17 +215,22 @@ def _channel_type(op) -> str:
     return str(op.attributes["channel_handle"]).split("type", 1)[-1]
 
 
+@dataclass(frozen=True)
+class CoalesceCollectiveOpsOptions:
+    """The options of ``coalesce-collective-ops`` and its StableHLO twin."""
+
+    all_gather_max_bytes: int = option(1 << 30, "byte cap of one all_gather window")
+    all_reduce_max_bytes: int = option(1 << 30, "byte cap of one all_reduce window")
+    reduce_scatter_max_bytes: int = option(1 << 30, "byte cap of one reduce_scatter window")
+
+
 register_twins(
     "coalesce-collective-ops",
     "Move same-kind collectives with equal replica_groups next to each other where dominance allows",
     _coalesce,
     class_name="CoalesceCollectiveOps",
     statistics=("collectives-moved", "operands-hoisted"),
-    options=(
-        Option("all-gather-max-bytes", int, 1 << 30, "byte cap of one all_gather window"),
-        Option("all-reduce-max-bytes", int, 1 << 30, "byte cap of one all_reduce window"),
-        Option("reduce-scatter-max-bytes", int, 1 << 30, "byte cap of one reduce_scatter window"),
-    ),
+    options_type=CoalesceCollectiveOpsOptions,
     source=(
         "seed 004 step 11 and 'CoalesceCollectiveOps (step 11)' (@0x20931d0, message @0x348e00); DESIGN.md row 11; "
         "hoisting the pure ops computing an operand above the window is ours (issue 22: XLA's SPMD output)"

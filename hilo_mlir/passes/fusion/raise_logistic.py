@@ -266,7 +266,7 @@ register(
         anchor="func.func",
         dialect=None,
         class_name="RaiseLogistic",
-        options=(fusion_report.REPORT_OPTION,),
+        options_type=fusion_report.ReportOptions,
         state=_RaiseLogisticState,
         statistics=(Statistic("raised-logistic", "1/(1+exp(-x)) chains raised to logistic(x)"),),
         source="ours (issue 3); runs before the spine when CompileConfig.raise_logistic is set",

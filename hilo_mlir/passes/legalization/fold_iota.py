@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.utils import defining_op, int_list
-from hilo_mlir.passmanager.registry import Option, register_twins
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import register_twins
 from hilo_mlir.rewrite.pattern import PatternRewriter, RewritePattern, apply_patterns_once
 
 if TYPE_CHECKING:
@@ -240,7 +242,7 @@ class FoldIotaPattern(RewritePattern):
         _erase_if_dead(op, rw)
 
 
-def _run_fold_iota(func_op: Any, ctx: PassContext) -> None:
+def _run_fold_iota(func_op: Any, ctx: PassContext[FoldIotaOptions]) -> None:
     assert ctx.d is not None, "registered for one dialect"
     power = ctx.d.name("power")
     if not ctx.module_may_contain(power):  # no seed op in the module: nothing to do
@@ -251,12 +253,19 @@ def _run_fold_iota(func_op: Any, ctx: PassContext) -> None:
         ctx.stats["rejected"] += candidates - folded
 
 
+@dataclass(frozen=True)
+class FoldIotaOptions:
+    """The options of ``fold-iota`` and ``stablehlo-fold-iota``."""
+
+    max_elements: int = option(1 << 20, "largest result (elements) folded into a constant")
+
+
 register_twins(
     "fold-iota",
     "Fold power(broadcast_in_dim(c), multiply(iota, s)) into a dense constant",
     _run_fold_iota,
     class_name="FoldIota",
-    options=(Option("max-elements", int, 1 << 20, "largest result (elements) folded into a constant"),),
+    options_type=FoldIotaOptions,
     statistics=("folded", "rejected"),
     source="seed 004 'Misc Pass Reference' (FoldIota) and step 16 (gate cfg[0x118]); DESIGN.md catalogue step 16",
 )

@@ -316,7 +316,7 @@ register_twins(
     "Softmax subgraph exp(x - max(x)) / sum(exp(x - max(x))) -> custom_call @AwsFSPattern5",
     _run,
     class_name="ConvertFSPatternToCustomCalls",
-    options=(fusion_report.REPORT_OPTION,),
+    options_type=fusion_report.ReportOptions,
     state=_FSPatternState,
     statistics=(Statistic("softmax-patterns", "softmax subgraphs replaced by one custom_call"),),
     source="seed 004 step 12 and 'FS is an unresolved opaque label'; DESIGN.md decision 7 (our interpretation)",

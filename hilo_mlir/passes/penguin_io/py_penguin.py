@@ -8,10 +8,18 @@ or writes them to the file named by the ``output`` option (the ``.npy``
 files beside it).
 """
 
-import os
+from __future__ import annotations
 
-from hilo_mlir.passmanager.registry import Option, PassInfo, register
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.printers import DEFAULT_INLINE_LIMIT, DEFAULT_MODEL_TYPE, DEFAULT_ROOT, MODEL_TYPES, print_program
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 
 def _root_reason(value: str) -> str | None:
@@ -30,36 +38,28 @@ def _model_type_reason(value: str) -> str | None:
     return None if value in MODEL_TYPES else f"expected one of: {', '.join(MODEL_TYPES)}"
 
 
-_OPTIONS = (
-    Option(
-        "root",
-        str,
-        DEFAULT_ROOT,
-        "Penguin module root the program imports (its support module is the root's sibling)",
-        check=_root_reason,
-    ),
-    Option(
-        "model-type",
-        str,
-        DEFAULT_MODEL_TYPE,
-        "model-type of the Function prologue: generic, transformer or unet-inference",
-        check=_model_type_reason,
-    ),
-    Option(
-        "output", str, "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver", writes_file=True
-    ),
-    Option(
-        "inline-constant-max-elements",
-        int,
-        DEFAULT_INLINE_LIMIT,
-        "non-splat constants with more elements are written to .npy files beside penguin.py",
-    ),
-)
+@dataclass(frozen=True)
+class PyPenguinOptions:
+    """The options of ``mhlo-to-py-penguin`` and ``stablehlo-to-py-penguin``."""
+
+    root: str = option(
+        DEFAULT_ROOT, "Penguin module root the program imports (its support module is the root's sibling)", check=_root_reason
+    )
+    model_type: str = option(
+        DEFAULT_MODEL_TYPE, "model-type of the Function prologue: generic, transformer or unet-inference", check=_model_type_reason
+    )
+    output: str = option(
+        "", "write penguin.py here ('-' = stdout; the folder must exist); default: keep it for the driver", writes_file=True
+    )
+    inline_constant_max_elements: int = option(
+        DEFAULT_INLINE_LIMIT, "non-splat constants with more elements are written to .npy files beside penguin.py"
+    )
 
 
-def _run_printer(module_op, ctx):
+def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
     counts: dict = {}
     parameters: dict = {}
+    assert ctx.info.dialect is not None, "registered for one dialect"
     src, files = print_program(
         module_op,
         dialect=ctx.info.dialect,
@@ -107,7 +107,7 @@ for _arg, _dialect, _cls in (
             _run_printer,
             anchor="builtin.module",
             dialect=_dialect,
-            options=_OPTIONS,
+            options_type=PyPenguinOptions,
             class_name=_cls,
             statistics=("statements", "npy-files"),
             terminal=True,

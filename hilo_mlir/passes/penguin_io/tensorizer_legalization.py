@@ -10,11 +10,18 @@ StableHLO twin's two extra stages); the copy op and the naming are ours
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.interface_attrs import name_list
 from hilo_mlir.ir.utils import attr_is, defining_op, entry_block, find_main, is_block_arg_of, op_key, terminator
-from hilo_mlir.passmanager.registry import Option, PassInfo, register
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import PassInfo, register
 from hilo_mlir.support.diagnostics import HiloError
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 
 def _stamp(ctx, op, key, attr) -> bool:
@@ -117,7 +124,7 @@ def _broadcast_large_splats(module_op, d, threshold, ctx):
         ctx.stats["large-splats-broadcast"] += 1
 
 
-def _stablehlo_stages(module_op, ctx) -> None:
+def _stablehlo_stages(module_op, ctx: PassContext[StableHLOTensorizerLegalizationOptions]) -> None:
     """The StableHLO twin's two extra stages (zero-sized outputs, large splats); see
     :func:`run_tensorizer_legalization`."""
     main = find_main(module_op)
@@ -222,6 +229,15 @@ register(
         source=_TL_SOURCE,
     )
 )
+
+
+@dataclass(frozen=True)
+class StableHLOTensorizerLegalizationOptions:
+    """The options of ``stablehlo-tensorizer-legalization``."""
+
+    splat_threshold: int = option(4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)")
+
+
 register(
     PassInfo(
         "stablehlo-tensorizer-legalization",
@@ -229,11 +245,7 @@ register(
         run_stablehlo_tensorizer_legalization,
         anchor="builtin.module",
         dialect="stablehlo",
-        options=(
-            Option(
-                "splat-threshold", int, 4096, "splat constants with at least this many elements become scalar + broadcast_in_dim (0 = off)"
-            ),
-        ),
+        options_type=StableHLOTensorizerLegalizationOptions,
         class_name="StableHLOTensorizerLegalization",
         statistics=_TL_STATS + ("zero-sized-outputs", "large-splats-broadcast"),
         source=_TL_SOURCE,

@@ -38,10 +38,17 @@ that hold one (from the census: usually the entry block alone).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_OPS
 from hilo_mlir.ir.utils import attr_is, defining_op
-from hilo_mlir.passmanager.registry import Option, register_twins
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import register_twins
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 ATTR = "neuron.CrossPassTensor"
 REMAT = "neuron.remat.value"
@@ -169,8 +176,9 @@ def _blocks_with_ops(func_op):
     return out
 
 
-def _rematerialize(func_op, ctx):
+def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
     d = ctx.d
+    assert d is not None, "registered for one dialect"
     cheap_names = (d.name("constant"), d.name("iota"), d.name("broadcast_in_dim"))
     if not ctx.module_may_contain(*cheap_names):
         ctx.stats["clones"] += 0  # the statistic is reported (as 0) whenever the pass ran
@@ -284,12 +292,21 @@ register_twins(
     statistics=("values-stamped",),
     source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
 )
+
+
+@dataclass(frozen=True)
+class RematerializeOptions:
+    """The options of ``rematerialize`` and ``stablehlo-rematerialize``."""
+
+    distance: int = option(16, "a user more than this many ops after the producer gets a clone")
+
+
 register_twins(
     "rematerialize",
     "Clone cheap producers (constant, iota, broadcast of a constant) next to far users; stamp neuron.remat.value",
     _rematerialize,
     class_name="Rematerialize",
     statistics=("clones",),
-    options=(Option("distance", int, 16, "a user more than this many ops after the producer gets a clone"),),
+    options_type=RematerializeOptions,
     source="seed 004 step 10 (same gate as step 9) and the neuron.* attribute census; DESIGN.md row 10 (our definition)",
 )

@@ -237,7 +237,7 @@ register_twins(
     "Pair an independent reduce_scatter and all_gather into one ScheduleFusion cluster (shared codegen)",
     _run,
     class_name="ScheduleFusion",
-    options=(fusion_report.REPORT_OPTION,),
+    options_type=fusion_report.ReportOptions,
     statistics=("fused-pairs", "dependent-pairs", "refused-pairs", "partners-moved"),
     state=_ScheduleFusionState,
     source=(

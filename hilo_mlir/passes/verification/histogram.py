@@ -7,9 +7,15 @@ is one symbol on both spines). The report format is ours.
 from __future__ import annotations
 
 import collections
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.passmanager.registry import Option, PassInfo, register
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import PassInfo, register
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 
 def instruction_histogram(module_op) -> list[tuple[str, int]]:
@@ -39,7 +45,7 @@ def format_histogram(rows) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_histogram(module_op, ctx) -> None:
+def run_histogram(module_op, ctx: PassContext[HistogramOptions]) -> None:
     """Count every op in the module by name and report it.
 
     The counts always go to the pass statistics (``--mlir-pass-statistics``,
@@ -66,13 +72,20 @@ def run_histogram(module_op, ctx) -> None:
         atomic_write_text(out, text)
 
 
+@dataclass(frozen=True)
+class HistogramOptions:
+    """The options of ``mlir-instruction-histogram``."""
+
+    output: str = option("", "'-' = stderr, a path = write the report there; '' = statistics only", writes_file=True)
+
+
 register(
     PassInfo(
         "mlir-instruction-histogram",
         "Op-count histogram of the module (statistics; stderr with output=-, or a file)",
         run_histogram,
         anchor="builtin.module",
-        options=(Option("output", str, "", "'-' = stderr, a path = write the report there; '' = statistics only", writes_file=True),),
+        options_type=HistogramOptions,
         class_name="MLIRInstructionHistogram",
         statistics=("{op-name}",),  # one statistic per op name counted
         source="seed 004 step 31 (createMLIRInstructionHistogram, shared by both spines)",

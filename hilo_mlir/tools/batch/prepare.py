@@ -7,12 +7,12 @@ import os
 
 def preload(items) -> None:
     """Import everything the children need once, before forking."""
+    from hilo_mlir import passes
     from hilo_mlir.driver import compiler  # noqa: F401
     from hilo_mlir.driver.frontend import binary  # noqa: F401
     from hilo_mlir.ir import binding as ir
-    from hilo_mlir.passmanager import registry
 
-    registry.load(plugins=False)  # installed plugins: only when a pass name is not built in
+    passes.load(plugins=False)  # installed plugins: only when a pass name is not built in
     ir._register_passes_once()
     if any(it.path.endswith(".pb") for it in items):
         from jaxlib import xla_client  # noqa: F401 - else every worker imports it

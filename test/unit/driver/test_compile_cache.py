@@ -272,6 +272,9 @@ def test_jax_flow_cache_on_by_default(tmp_path, monkeypatch):
     assert (p1.source.cache, p2.source.cache) == ("miss", "local")
     assert str(p1.source) == str(p2.source) and p1.files == p2.files
     assert p2.statistics == p1.statistics
+    order = [(k, list(v.items())) for k, v in p1.statistics.items()]
+    assert [(k, list(v.items())) for k, v in p2.statistics.items()] == order  # pass order on a hit too
+    assert [k for k, _ in order] != sorted(k for k, _ in order)  # (so the line above can tell)
     assert hj.compile(f, *args, spine="stablehlo", cache=False).source.__dict__.get("cache") is None
     monkeypatch.setenv("HILO_MLIR_CHECK_CACHE", "1")
     assert hj.compile(f, *args, spine="stablehlo").source.cache == "checked"

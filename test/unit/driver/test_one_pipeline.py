@@ -12,6 +12,7 @@ import pytest
 
 from hilo_mlir.driver import compiler, spine
 from hilo_mlir.driver.config import CompileConfig
+from hilo_mlir.passmanager.instrumentation import Instrumentation
 from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
 from hilo_mlir.tools import hilo2penguin
 
@@ -103,11 +104,7 @@ def test_the_main_job_runs_the_dumped_pipeline():
     """The passes the compile starts are the dumped pipeline's, in order (the import step first)."""
     for cfg in (CompileConfig(), CompileConfig.preset("all").replace(stablehlo=True, model_type="transformer")):
         seen: list[str] = []
-
-        class Instr:
-            on_pass_start = staticmethod(seen.append)
-
-        compiler.compile_loaded(compiler.load_module(MODULE, "m.mlir"), cfg, Instr())
+        compiler.compile_loaded(compiler.load_module(MODULE, "m.mlir"), cfg, Instrumentation(on_pass_start=seen.append))
         (root,) = parse_pipeline(spine.pipeline_text(cfg))
         dumped = [e.name if e.name != "func.func" else e.children[0].name for e in root.children]
         ran = [p for p in seen if p != "validate-input"]  # the import step's own stage

@@ -167,17 +167,13 @@ def test_mx_on_the_mhlo_spine_is_refused_before_any_pass():
     """Seed 002: the MX path has no MHLO twin. One located error per MX op, before any spine pass runs."""
     from hilo_mlir.driver.compiler import compile_loaded, load_module, resolve_config
     from hilo_mlir.passes.importing.printability import UnprintableOps
+    from hilo_mlir.passmanager.instrumentation import Instrumentation
 
-    started = []
-
-    class Watch:
-        debug = False
-
-        def on_pass_start(self, name):
-            started.append(name)
-
+    started: list[str] = []
     with pytest.raises(UnprintableOps) as info:
-        compile_loaded(load_module(MX, "mx.mlir"), resolve_config(None, "mhlo"), instrumentation=Watch())
+        compile_loaded(
+            load_module(MX, "mx.mlir"), resolve_config(None, "mhlo"), instrumentation=Instrumentation(on_pass_start=started.append)
+        )
     lines = info.value.lines("mx.mlir")
     assert lines == [
         "mx.mlir:3:10: error: custom_call @QuantizeMX is printed on the StableHLO spine only (the MX path has no MHLO "

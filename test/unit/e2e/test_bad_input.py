@@ -100,15 +100,12 @@ def test_rejected_with_one_located_line(name, expected, spine):
 
 def test_dynamic_shapes_refused_before_any_rewrite():
     """validate_input runs before stablehlo-legalize-to-hlo and every spine pass."""
-    seen = []
+    from hilo_mlir.passmanager.instrumentation import Instrumentation
 
-    class Instr:
-        on_pass_start = staticmethod(seen.append)
-        print_before_all = print_after_all = False
-
+    seen: list[str] = []
     loaded = compiler.load_module(open(_path("dynamic-shape.mlir"), "rb").read(), _path("dynamic-shape.mlir"))
     with pytest.raises(HiloError, match="dynamic shape"):
-        compiler.compile_loaded(loaded, CompileConfig.preset("all"), instrumentation=Instr())
+        compiler.compile_loaded(loaded, CompileConfig.preset("all"), instrumentation=Instrumentation(on_pass_start=seen.append))
     assert seen == ["hilo-import", "validate-input"]
     # the module is untouched (still stablehlo: no rewrite happened)
     assert "stablehlo.convert" in str(loaded.module)
@@ -271,16 +268,14 @@ def test_chlo_ops_are_decomposed_by_the_driver(spine):
 
     from hilo_mlir import penguin_ref, testing
     from hilo_mlir.ir.binding import ir, make_context
+    from hilo_mlir.passmanager.instrumentation import Instrumentation
 
     text = open(_path("chlo.mlir")).read()
-    seen = []
-
-    class Instr:
-        on_pass_start = staticmethod(seen.append)
-        print_before_all = print_after_all = False
-
+    seen: list[str] = []
     loaded = compiler.load_module(text, _path("chlo.mlir"))
-    src = compiler.compile_loaded(loaded, CompileConfig.preset("all").replace(stablehlo=spine == "stablehlo"), Instr())
+    src = compiler.compile_loaded(
+        loaded, CompileConfig.preset("all").replace(stablehlo=spine == "stablehlo"), Instrumentation(on_pass_start=seen.append)
+    )
     assert seen[:4] == ["hilo-import", "validate-input", "chlo-legalize-to-stablehlo", "stablehlo-legalize-to-hlo"]
     assert "xla_op='chlo." not in src
     with make_context():

@@ -140,6 +140,7 @@ def test_add_to_pass_manager_runs_the_same_core():
 
 def test_a_pass_reads_typed_options():
     import dataclasses
+    import typing
 
     from hilo_mlir.passmanager.pass_context import options_type
     from hilo_mlir.passmanager.registry import get
@@ -148,7 +149,9 @@ def test_a_pass_reads_typed_options():
     info = get("neuron-op-fusion")
     cls = options_type(info)
     assert cls.__name__ == "NeuronOpFusionOptions" and dataclasses.is_dataclass(cls)
-    assert {f.name: (f.type, f.default) for f in dataclasses.fields(cls)}["fuse_dot_logistic"] == (bool, False)
+    assert cls is info.options_type  # declared beside the pass (hilo_mlir.passmanager.options)
+    assert typing.get_type_hints(cls)["fuse_dot_logistic"] is bool
+    assert {f.name: f.default for f in dataclasses.fields(cls)}["fuse_dot_logistic"] is False
     seen = {}
 
     def run(op, ctx):

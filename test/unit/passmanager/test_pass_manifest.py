@@ -15,7 +15,7 @@ def test_manifest_equals_the_live_registry():
     with open(registry.MANIFEST, encoding="utf-8") as f:
         stored = json.load(f)["passes"]
     live = json.loads(json.dumps([registry.describe(p) for p in registry.all_passes() if not p.origin]))
-    assert stored == live, "hilo_mlir/passes/manifest.json is stale: run 'python3 -m hilo_mlir.passmanager.registry'"
+    assert stored == live, "hilo_mlir/passes/manifest.json is stale: run 'python3 -m hilo_mlir.passes'"
 
 
 def test_help_lists_every_pass_without_importing_the_bindings():

@@ -23,6 +23,9 @@ beyond the binary's elementwise set: ``EXTENDED_ELEMENTWISE_OPS``; each also a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import DECOMPOSITION_ATTR, STABLEHLO
@@ -33,7 +36,11 @@ from hilo_mlir.passes.fusion.op_fusion.elementwise import fuse_elementwise, grow
 from hilo_mlir.passes.fusion.op_fusion.mul_red_sqrt import fuse_mul_red_sqrt
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun, OpFusionState
 from hilo_mlir.passes.fusion.op_fusion.transcendental import fuse_expm1, fuse_log1p, fuse_sub_exp
-from hilo_mlir.passmanager.registry import Option, Statistic, register_twins
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import Statistic, register_twins
+
+if TYPE_CHECKING:
+    from hilo_mlir.passmanager.pass_context import PassContext
 
 __all__ = [
     "SUB_PASSES",
@@ -73,7 +80,7 @@ def _decomposition_names(module_op, ctx) -> set:
     return state.decompositions
 
 
-def run_op_fusion(func_op, ctx) -> None:
+def run_op_fusion(func_op, ctx: PassContext[NeuronOpFusionOptions]) -> None:
     """Run the enabled sub-passes on one ``func.func`` in the driver's order (see module docstring)."""
     rec = fusion_report.recorder(ctx, func_op)
     try:
@@ -109,21 +116,24 @@ def _run_op_fusion(func_op, ctx, rec) -> None:
 
 _KINDS_HELP = "(per FusionKind)"
 
+
+@dataclass(frozen=True)
+class NeuronOpFusionOptions:
+    """The options of ``neuron-op-fusion`` and its StableHLO twin (the gates of the sub-passes, :data:`SUB_PASSES`)."""
+
+    fuse_dot_logistic: bool = option(False, "Also fuse dot+logistic (DotLogistic) and the RMSNorm core (MulRedSqrt)")
+    general_elementwise_fusion: bool = option(
+        False, "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate"
+    )
+    report: str = option("", fusion_report.REPORT_HELP)
+
+
 register_twins(
     "neuron-op-fusion",
     "Fuse HLO idioms into FusionKind-tagged fusions (SubExp; DotLogistic, MulRedSqrt; Expm1, Log1p, Elementwise)",
     run_op_fusion,
     class_name="NeuronOpFusion",
-    options=(
-        Option("fuse-dot-logistic", bool, False, "Also fuse dot+logistic (DotLogistic) and the RMSNorm core (MulRedSqrt)"),
-        Option(
-            "general-elementwise-fusion",
-            bool,
-            False,
-            "Also expand and fuse expm1/log1p (Expm1, Log1p) and grow Elementwise clusters from reduce/concatenate",
-        ),
-        fusion_report.REPORT_OPTION,
-    ),
+    options_type=NeuronOpFusionOptions,
     statistics=(
         Statistic("clusters-{kind}", f"fused ops made {_KINDS_HELP}"),
         Statistic("ops-absorbed-{kind}", f"ops moved into fused ops {_KINDS_HELP}"),
