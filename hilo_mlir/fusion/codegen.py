@@ -137,13 +137,14 @@ def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types,
 def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types):
     """A ``neuron.<kind>`` composite before the last member and its new decomposition;
     returns ``(op, the decomposition's entry block)``."""
-    module_op = enclosing_module(cluster.last)
-    if module_op is None:
-        raise ValueError("cluster is not inside a builtin.module")
-    namer = namer if namer is not None else SymbolNamer(module_op)
+    if namer is None:
+        module_op = enclosing_module(cluster.last)
+        if module_op is None:
+            raise ValueError("cluster is not inside a builtin.module")
+        namer = SymbolNamer(module_op)
     sym = namer.fresh(decomposition_base(cluster.kind))
     memo = namer.attributes
-    body = new_decomposition(rewriter, module_op.regions[0].blocks[0], sym, in_types, out_types, loc, [loc] * len(in_types), memo)
+    body = new_decomposition(rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), memo)
     fused = rewriter.create(
         d.fusion,
         results=out_types,
@@ -165,7 +166,7 @@ def codegen(
         d: the dialect table (``MHLO`` / ``STABLEHLO``).
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every mutation goes through.
         order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
-        namer: a :class:`SymbolNamer` for the module (composites; one is made if None).
+        namer: a :class:`SymbolNamer` for the module holding the cluster (composites; one is made if None).
         fuel: ``(FusionFuel, pass argument)`` of the run (``--fusion-fuel``), or None: a legal
             cluster takes one unit; with none left it is refused (``out-of-fuel``), IR untouched.
 

@@ -38,11 +38,18 @@ class SymbolNamer:
     def __init__(self, module_op):
         self.module_op = as_op(module_op)
         self.attributes: dict = {}
+        self._body = None  # the module's body block, once asked (module_body)
         self.taken = set()
         for o in self.module_op.regions[0].blocks[0].operations:
             if "sym_name" in o.operation.attributes:
                 self.taken.add(ir.StringAttr(o.operation.attributes["sym_name"]).value)
         self._next: dict[str, int] = {}
+
+    def module_body(self):
+        """The module's body block (where decompositions are appended; read once)."""
+        if self._body is None:
+            self._body = self.module_op.regions[0].blocks[0]
+        return self._body
 
     def fresh(self, base: str) -> str:
         """``base`` if free, else ``base.N`` with the smallest free N >= 1."""
