@@ -1,8 +1,8 @@
 """Bisection of a less-accurate output: first the spine pass, then the fusion cluster.
 
-1. **Spine.** The module after the import step and the spine up to index k
-   (``--max-pass-index k``: index 1 is the first spine pass, as
-   ``--dump-pass-pipeline`` lists them) runs through the mhlo/stablehlo -> XLA
+1. **Spine.** The module after the import step and the spine up to its k-th pass
+   (``--max-pass-index``, counted as ``--dump-pass-pipeline`` lists the steps: the
+   import step is 0, or 1 after ``refine-shapes`` with input types) runs through the mhlo/stablehlo -> XLA
    path (fusions and composites inlined) and is judged against the f64 truth
    with the same rule as the full check, for the outputs that failed. A prefix
    XLA cannot run (a neuron custom call the spine introduced) is run instead
@@ -39,7 +39,8 @@ class Bisection:
 
     Attributes:
         outputs: the less-accurate outputs it followed.
-        pass_index: the culprit's ``--max-pass-index`` (0: the import step; None: the printer or backend).
+        pass_index: the culprit's ``--max-pass-index`` (the import step's index -- 0, or 1 after
+            ``refine-shapes`` -- when the import step is the culprit; None: the printer or backend).
         pass_name: the culprit pass with its options.
         path: how the failing prefix was run: ``xla`` or ``penguin``.
         ops: ops the culprit pass created or changed: ``{"op", "loc"}``.
@@ -85,12 +86,15 @@ class Bisection:
 
 class _Prober:
     def __init__(self, subject, cfg, inputs, out_x, out_t, outputs):
-        from hilo_mlir.driver.compiler import build_spine
+        from hilo_mlir.driver.spine import pipeline_steps
 
-        self.subject, self.cfg, self.inputs = subject, cfg, inputs
+        self.subject, self.cfg, self.inputs = subject, cfg.with_input_types(subject.input_types), inputs
         self.out_x, self.out_t, self.outputs = out_x, out_t, outputs
-        steps = build_spine(cfg)
-        self.steps = [s for s in steps if not (s.info is not None and s.info.terminal)]
+        steps = pipeline_steps(self.cfg)
+        head = next(i for i, s in enumerate(steps) if s.argument == "hilo-import") + 1
+        self.head = steps[:head]  # refine-shapes (with input types), hilo-import
+        self.base = head - 1  # the pipeline index of hilo-import: spine prefix k is --max-pass-index base + k
+        self.steps = [s for s in steps[head:] if not (s.info is not None and s.info.terminal)]
         self.trace: list = []
 
     def prefix(self, k: int, fuel: int | None = None):
@@ -98,24 +102,20 @@ class _Prober:
         from hilo_mlir.driver.compiler import _gates, load_module
         from hilo_mlir.fusion.fuel import FusionFuel
         from hilo_mlir.passmanager.pass_context import CompileOutputs, PipelineEnv
-        from hilo_mlir.passmanager.pipeline import Pipeline, step_for
+        from hilo_mlir.passmanager.pipeline import Pipeline
         from hilo_mlir.passmanager.reproducer import snapshot
 
         s = self.subject
         loaded = load_module(s.data, s.filename, allow_unregistered=s.allow_unregistered)
-        if s.input_types:
-            from hilo_mlir.driver.frontend.refine import refine_shapes
-
-            refine_shapes(loaded, s.input_types)
         tank = FusionFuel(fuel)
         env = PipelineEnv(filename=s.filename, gates=_gates(self.cfg))
-        # index 0 is hilo-import, as in the driver's pipeline and --dump-pass-pipeline
+        # indices as in the driver's pipeline and --dump-pass-pipeline
         pipe = Pipeline(
-            [step_for("hilo-import"), *self.steps],
+            [*self.head, *self.steps],
             env=env,
             outputs=CompileOutputs(fusion_fuel=tank),
             verify_each=False,
-            max_pass_index=k,
+            max_pass_index=self.base + k,
         )
         with loaded.context:
             pipe.run(loaded.module)
@@ -130,7 +130,7 @@ class _Prober:
         except CheckError:
             path = "penguin"
             try:
-                src = _compile(self.subject, self.cfg.replace(max_pass_index=k, fusion_fuel=fuel))
+                src = _compile(self.subject, self.cfg.replace(max_pass_index=self.base + k, fusion_fuel=fuel))
                 outs = ev.run_penguin(src, self.inputs)
             except CheckError as e:
                 raise CheckError(f"bisection: cannot run the prefix ending at pass ({k}): {e.message}") from None
@@ -202,7 +202,7 @@ def bisect_failure(subject, cfg, inputs, out_x, out_t, outputs: list[int], out_d
     b = Bisection(outputs=list(outputs))
     n = len(p.steps)
     if p.fails(0):
-        b.pass_index, b.pass_name, b.path = 0, "hilo-import", p.last_path
+        b.pass_index, b.pass_name, b.path = p.base, "hilo-import", p.last_path
         b.note = "the module is already less accurate after the import step (validation, sharding strip, bridge to mhlo)"
         b.trace = p.trace
         return b
@@ -213,7 +213,7 @@ def bisect_failure(subject, cfg, inputs, out_x, out_t, outputs: list[int], out_d
     k = _first_failing(0, n, p.fails)
     p.fails(k)  # the path of the culprit prefix
     step = p.steps[k - 1]
-    b.pass_index, b.pass_name, b.path = k, step.text(), p.last_path
+    b.pass_index, b.pass_name, b.path = p.base + k, step.text(), p.last_path
     before, _ = p.prefix(k - 1)
     after, spent = p.prefix(k)
     b.ops = changed_ops(before, after, subject.filename)

@@ -140,9 +140,10 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     try:
         loaded = load_module(data, filename, allow_unregistered=allow_unregistered, isolate=not isinstance(data, str))
         if input_types:
-            from hilo_mlir.driver.frontend.refine import refine_shapes
+            from hilo_mlir.driver.config import input_types_text
+            from hilo_mlir.passes.importing.refine_shapes import refine_module
 
-            refine_shapes(loaded, input_types)
+            refine_module(loaded.module.operation, input_types_text(input_types) or "", filename)
         with loaded.context:
             _single_device_only(loaded.module)
             text = str(loaded.module)

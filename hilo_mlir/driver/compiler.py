@@ -3,7 +3,7 @@
 ``compile_file`` / ``compile_module`` / ``compile_loaded``: an mhlo or
 stablehlo module (text or bytecode) or a serialized ``HloModuleProto`` goes
 in; one :class:`~hilo_mlir.passmanager.pipeline.Pipeline` runs the steps of
-:func:`hilo_mlir.driver.spine.pipeline_steps` -- the import step
+:func:`hilo_mlir.driver.spine.pipeline_steps` -- ``refine-shapes`` when input types are given, the import step
 ``hilo-import`` (:mod:`hilo_mlir.passes.importing.stages`: validation, the
 sharding strip, the printability check, the bridge to mhlo), then the spine
 chosen by ``config.stablehlo`` -- and the terminal printer's Penguin Python
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.driver.frontend.loading import LoadedModule, detect_dialect, load_module  # noqa: F401 (public API)
-from hilo_mlir.passmanager.pipeline import CompileOutputs, Instrumentation, Pipeline, PipelineEnv, Step, gc_paused, step_for
-from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8, out_of_memory
+from hilo_mlir.passmanager.pipeline import CompileOutputs, Instrumentation, Pipeline, PipelineEnv, Step, gc_paused
+from hilo_mlir.support.diagnostics import NOT_UTF8_MESSAGE, HiloError, capture_diagnostics, not_utf8
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
@@ -119,18 +119,20 @@ def compile_loaded(
     """Run the driver's stages and the spine on an already-loaded module; returns the Penguin source.
 
     ``input_types`` (a comma-separated string or a list, one static tensor
-    type per argument of ``main``): specialize a shape-polymorphic module
-    first (:func:`~hilo_mlir.driver.frontend.refine.refine_shapes`, stage
-    ``refine-shapes``).
+    type per argument of ``main``; else ``config.input_types``): specialize a
+    shape-polymorphic module first: the pipeline starts with
+    ``refine-shapes{input-types=...}`` (:mod:`hilo_mlir.passes.importing.refine_shapes`).
 
     ``fusion_report``: a folder to write ``fusion_report.json`` and
     ``fusion_report.html`` to (every cluster the fusion passes formed and every
     candidate they refused; ``docs/fusion_report.md``), after a successful
     compile; the report is also ``PenguinSource.fusion_report``.
 
-    Order: one pipeline, ``hilo-import`` (validation before any rewrite, the
-    sharding strip, the printability check, the stablehlo -> mhlo bridge),
-    then the spine. ``instrumentation.on_pass_start`` (if set) hears
+    Order: one pipeline (:func:`hilo_mlir.driver.spine.pipeline_steps`, what
+    ``--dump-pass-pipeline`` prints): ``refine-shapes`` when input types are
+    given, ``hilo-import`` (validation before any rewrite, the sharding strip,
+    the printability check, the stablehlo -> mhlo bridge), then the spine.
+    ``instrumentation.on_pass_start`` (if set) hears ``refine-shapes``,
     ``hilo-import``, ``validate-input``, the bridge's passes and every spine
     pass before it starts (the batch engine uses it to name the pass a crash
     happened in).
@@ -153,17 +155,11 @@ def _compile_loaded(
     input_types: str | Sequence[str] | None,
     fusion_report: str | None,
 ) -> PenguinSource:
-    with gc_paused():
-        steps = [step_for("hilo-import"), *build_spine(config)]
-        notify = instrumentation.on_pass_start if instrumentation is not None else None
-        if input_types:
-            from hilo_mlir.driver.frontend.refine import refine_shapes
+    from hilo_mlir.driver import spine
 
-            if notify:
-                notify("refine-shapes")
-            with out_of_memory("refining the shapes"):
-                refine_shapes(loaded, input_types)
-        return _run_pipeline(loaded, config, steps, instrumentation, fusion_report)
+    with gc_paused():
+        config = config.with_input_types(input_types)
+        return _run_pipeline(loaded, config, spine.pipeline_steps(config), instrumentation, fusion_report)
 
 
 def _gates(config: CompileConfig) -> dict[str, bool]:

@@ -9,11 +9,21 @@ on. Where the binary keeps each gate: ``CompileConfig.PROVENANCE`` and
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+
+def input_types_text(input_types: str | Sequence[str] | None) -> str | None:
+    """``input_types`` (a comma-separated string or a list of type strings) as the ``input-types``
+    option of ``refine-shapes`` spells it (comma-separated); None when no type is given."""
+    if not input_types:
+        return None
+    return input_types if isinstance(input_types, str) else ",".join(str(t) for t in input_types)
+
+
 #: Fields of CompileConfig that are not gates of a pipeline step.
-_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits", "max_pass_index", "fusion_fuel"})
+_NOT_GATES = frozenset({"stablehlo", "verify_each", "model_type", "pass_edits", "max_pass_index", "fusion_fuel", "input_types"})
 
 
 @dataclass
@@ -66,12 +76,17 @@ class CompileConfig:
             order. Build them with :meth:`insert_pass_after` and friends
             (``hilo2penguin --insert-pass-after`` ...).
         max_pass_index: not a gate: ``--max-pass-index N`` (LLVM's ``-opt-bisect-limit``):
-            spine steps with an index above N are skipped (index 0 is the import step,
-            1 the first pass of the spine, as ``--dump-pass-pipeline`` lists them; the
-            printer always runs). None: every step runs.
+            steps with an index above N are skipped (index 0 is the first step as
+            ``--dump-pass-pipeline`` lists them: the import step, or ``refine-shapes``
+            when ``input_types`` is given; the printer always runs). None: every step runs.
         fusion_fuel: not a gate: ``--fusion-fuel N`` (XLA's ``--xla_fuel``): the
             clusters the fusing passes may form in total; 0 gives a fusion-free
             program. None: unlimited (the output is byte-identical to no flag).
+        input_types: not a gate: ``--input-types`` (the API's ``input_types=``): the
+            static types of ``main``'s arguments, comma-separated
+            (``"tensor<4x32xf32>,tensor<32x16xf32>"``); the pipeline then starts with
+            ``refine-shapes{input-types=...}``. None: no refinement. Set it with
+            :meth:`with_input_types` (a list is accepted there).
     """
 
     canonicalize: bool = False
@@ -103,6 +118,7 @@ class CompileConfig:
     pass_edits: tuple = ()
     max_pass_index: int | None = None
     fusion_fuel: int | None = None
+    input_types: str | None = None
 
     #: Where the binary keeps each gate (``docs/provenance.md``; never shown to users).
     PROVENANCE: ClassVar[dict] = {
@@ -147,6 +163,12 @@ class CompileConfig:
 
     def replace(self, **kw) -> CompileConfig:
         return dataclasses.replace(self, **kw)
+
+    def with_input_types(self, input_types: str | Sequence[str] | None) -> CompileConfig:
+        """A copy that specializes ``main`` to ``input_types`` (a comma-separated string or a list of
+        type strings, one per argument); ``None`` or empty: this config unchanged."""
+        text = input_types_text(input_types)
+        return self if text is None else self.replace(input_types=text)
 
     def _edit(self, kind: str, step: str, pipeline: str = "") -> CompileConfig:
         from hilo_mlir.driver.spine_edits import PassEdit

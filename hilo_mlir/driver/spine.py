@@ -12,7 +12,8 @@ with its label, gate and whether it runs), :func:`build_spine` the steps
 ``hilo2penguin`` runs (the one translation of a config into steps; it logs
 ``MHLO Lowering Enabled`` / ``StableHLO Lowering Enabled`` at info level, as the
 binary's ``registerMLIRCompilePasses`` does when it picks the spine), :func:`pipeline_text` the one textual pipeline
-``--dump-pass-pipeline`` prints (the import step first, every option), and
+``--dump-pass-pipeline`` prints (``refine-shapes`` with ``--input-types``, the import step, every
+option), and
 :func:`list_spine` the ``--list-spine`` table.
 """
 
@@ -209,8 +210,10 @@ def build_spine(config: CompileConfig, skip_missing: bool = False) -> list[Step]
 
 
 def pipeline_steps(config: CompileConfig) -> list[Step]:
-    """Everything ``hilo2penguin`` runs for ``config``, in order: the import step, then :func:`build_spine`."""
-    return [import_step(), *build_spine(config)]
+    """Everything ``hilo2penguin`` runs for ``config``, in order: ``refine-shapes{input-types=...}`` when
+    ``config.input_types`` is given, the import step, then :func:`build_spine`."""
+    refine = [step_for("refine-shapes", input_types=config.input_types)] if config.input_types else []
+    return [*refine, import_step(), *build_spine(config)]
 
 
 def import_step() -> Step:
@@ -219,8 +222,8 @@ def import_step() -> Step:
 
 
 def pipeline_text(config: CompileConfig) -> str:
-    """``builtin.module(hilo-import,...)``: everything ``hilo2penguin`` runs for ``config``, every
-    option spelled out, as ``hilo-opt --pass-pipeline`` accepts it."""
+    """``builtin.module(hilo-import,...)``: everything ``hilo2penguin`` runs for ``config``
+    (:func:`pipeline_steps`), every option spelled out, as ``hilo-opt --pass-pipeline`` accepts it."""
     return "builtin.module(" + ",".join(s.text(full=True) for s in pipeline_steps(config)) + ")"
 
 

@@ -13,6 +13,12 @@ repeatable), and ``CompileConfig.pass_edits`` for the API, are
   ``raise-logistic``, the passes before the spine, by argument.
 * ``PASS`` is pipeline text: one pass with options (``my-pass{factor=2}``), or
   several, nested as in ``--pass-pipeline`` (``func.func(cse),canonicalize``).
+* A step replaced by its own pass with no options (``--replace-pass
+  32=mhlo-to-py-penguin``, an alias of it too) keeps the options the
+  configuration gives the step (``--model-type``, the fusion options of step
+  15, step 1a's ``allow-xla-features``): it is the configured step. With
+  options written (``mhlo-to-py-penguin{root=x}``) the pass runs with exactly
+  those, every other option at its default, as for any other pass.
 
 Errors (:class:`~hilo_mlir.support.diagnostics.HiloError`): an unknown step (with a
 did-you-mean), a step whose gate is off (it does not run, so it has no
@@ -101,6 +107,17 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
     raise HiloError(f"unknown spine step '{step}'{hint}; steps are pass arguments or numbers, see --list-spine")
 
 
+def _is_bare_self(pipeline: str, argument: str) -> bool:
+    """Whether ``pipeline`` is the one pass ``argument`` (or an alias of it), with no options and no nesting."""
+    from hilo_mlir import passes
+    from hilo_mlir.passmanager.pipeline_parser import parse_pipeline
+
+    elements = parse_pipeline(pipeline)
+    if len(elements) != 1 or elements[0].children is not None or elements[0].options:
+        return False
+    return passes.aliases().get(elements[0].name, elements[0].name) == argument
+
+
 def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> list:
     """The edited spine as rows ``(entry, step, note)``, in run order.
 
@@ -141,7 +158,7 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
         elif edit.kind == "insert-before":
             before.setdefault(i, []).extend(new)
         elif edit.kind == "replace":
-            replaced[i] = new
+            replaced[i] = [steps_of(entries[i])] if _is_bare_self(edit.pipeline, entries[i].argument) else new
         else:
             disabled.add(i)
     rows: list = []

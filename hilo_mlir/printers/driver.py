@@ -41,7 +41,7 @@ from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
 from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
 from hilo_mlir.printers.records import NO_TERMINATOR, OpRecord, format_statement, op_record
 from hilo_mlir.support.diagnostics import HiloError
-from hilo_mlir.support.pysource import check_program, py_literal
+from hilo_mlir.support.pysource import check_program
 
 #: the key of the dispatch table's handler for ops with regions that have no handler of their own
 REGIONS = "(regions)"
@@ -121,9 +121,10 @@ class PenguinPrinter(Emitter):
         self.call_stack: list[str] = []
         self.symbols: dict = {}
         self._op_info: dict[str, tuple] = {}  # op name -> (name_reason, attribute-dependent, handler)
-        # op name -> (Python op name, repr of the name, is a constant) for ops print_block prints from the caches:
-        # supported by name alone, no handler except the constant one
+        # op name -> (Python op name, repr of the name, is a constant, its ", xla_op=..." keyword) for ops print_block
+        # prints from the caches: supported by name alone, no handler except the constant one
         self._generic: dict[str, tuple] = {}
+        self._callees: dict[str, str] = {}  # op name -> "m<K>.<PyOp>" of the ops print_block prints from the caches
 
     # -- module ------------------------------------------------------------------------------
     def print_module(self, module) -> str:
@@ -248,39 +249,54 @@ class PenguinPrinter(Emitter):
         """
         recs, term = snapshot if snapshot is not None else self.read_block(block)
         generic = self._generic if self.fast_paths else {}
-        names, ok_dsts, counter, locs = self.names, self.ok_dsts, self.per_op_counter, self.loc_by_key
-        lines, indent, parents = self.lines, self.indent, self.parent_stack  # the same objects for the whole block
+        names, ok_dsts, counter, locs, callees = self.names, self.ok_dsts, self.per_op_counter, self.loc_by_key, self._callees
+        # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
+        lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
+        close = self.location_close(parents[-1] if parents else None)
         for rec in recs:
-            name, srcs, results, tkeys, lkey, nregions, items = rec[1], rec[2], rec[3], rec[5], rec[7], rec[8], rec[9]
+            name = rec[1]
             g = generic.get(name)
-            if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
-                dsts: Any = ok_dsts.get(tkeys)  # a str whenever src is not None below
+            if g is not None and rec[9] is not None and self.bound_types_ok and (g[2] or not rec[8]):
+                dsts: Any = ok_dsts.get(rec[5])  # a str whenever src is not None below
                 try:
-                    src = [names[i] for i in srcs] if dsts is not None else None
+                    src = [names[i] for i in rec[2]] if dsts is not None else None
                 except KeyError:
                     src = None
                 if src is None:
                     tail = None
                 elif g[2]:
-                    tail = self._constant_tail(items)
+                    tail = self._constant_tail(rec[9])
                 else:
-                    tail = self.attr_tail(items) if items else ""
+                    tail = self.attr_tail(rec[9]) if rec[9] else ""
                 if tail is not None:
-                    if self.scopes:
+                    if scopes:
                         self.refs(src)
                     counter[name] = counter.get(name, 0) + 1
-                    result_names = self.fresh_names(len(results))
-                    for r, n in zip(results, result_names):
-                        names[r] = n
-                    base = locs.get(lkey) or self.location_base(rec)
-                    dl = f"{base}, parent={py_literal(parents[-1])})" if parents else base + ")"
-                    callee = f"{self.aliases.get('ir') or self.mod('ir')}.{g[0]}"
-                    lines.append(format_statement(indent, result_names, callee, src, dsts, f"{tail}, xla_op={g[1]}", dl))
+                    results = rec[3]
+                    if len(results) == 1:  # fresh_names(1), inline
+                        result_names = [f"v{self.next_value}"]
+                        self.next_value += 1
+                        if scopes:
+                            local_depth[result_names[0]] = len(scopes)
+                        names[results[0]] = result_names[0]
+                    else:
+                        result_names = self.fresh_names(len(results))
+                        for r, n in zip(results, result_names):
+                            names[r] = n
+                    base = locs.get(rec[7]) or self.location_base(rec)
+                    callee = callees.get(name) or self._callee(name, g[0])
+                    lines.append(format_statement(indent, result_names, callee, src, dsts, tail + g[3], base + close))
                     continue
             sub = self._print_op(rec)
             if sub is not None:
                 yield sub
+                close = self.location_close(parents[-1] if parents else None)
         return term
+
+    def _callee(self, name: str, py_op: str) -> str:
+        """``m<K>.<PyOp>`` of a generic op printed from the caches (cached per op name; allocates ``ir``'s alias first)."""
+        callee = self._callees[name] = f"{self.aliases.get('ir') or self.mod('ir')}.{py_op}"
+        return callee
 
     def _constant_tail(self, items) -> str | None:
         """The keywords of a constant whose value was rendered before (``", value=..."`` first), else None."""
@@ -312,9 +328,9 @@ class PenguinPrinter(Emitter):
         info = self._op_info[name] = (_sup.name_reason(name), _sup.attribute_dependent(name), handler)
         if info[:2] == (None, False) and name not in TERMINATORS:
             if handler is None:
-                self._generic[name] = (self.py_op_name(name), self.xla_repr(name), False)
+                self._generic[name] = (self.py_op_name(name), self.xla_repr(name), False, f", xla_op={self.xla_repr(name)}")
             elif short == "constant":
-                self._generic[name] = ("ConstantOp", self.xla_repr(name), True)
+                self._generic[name] = ("ConstantOp", self.xla_repr(name), True, f", xla_op={self.xla_repr(name)}")
         return info
 
     def _print_op(self, rec: OpRecord):
@@ -332,7 +348,7 @@ class PenguinPrinter(Emitter):
         op = rec.op
         reason, attr_dependent, handler = self._info(rec.name)
         if attr_dependent:
-            reason = _sup.op_reason(op, self.dialect)
+            reason = _sup.op_reason(op, self.dialect, rec.items)
         if reason:
             self._unsupported(op, reason)
         names = self.names

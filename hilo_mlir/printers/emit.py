@@ -70,6 +70,9 @@ class Emitter(RegionFunctions):
 
     #: the integer id of an ``ir.Value`` (module docstring); the checking printer uses the value itself
     value_key = staticmethod(hash)
+    #: False in the checking printer: every op through the full path, and no text read from the
+    #: statement-level memos (:meth:`location_close`, the keywords of :meth:`emit`)
+    fast_paths = True
 
     def __init__(self, root: str = DEFAULT_ROOT, filename: str | None = None, inline_limit: int = DEFAULT_INLINE_LIMIT):
         super().__init__()  # lines, indent, region-function scopes
@@ -98,6 +101,8 @@ class Emitter(RegionFunctions):
         self._spec_cache: dict[int, str] = {}
         self._attr_cache: dict[int, str] = {}
         self._loc_cache: dict[str, str] = {}
+        self._keywords: dict[tuple, str] = {}  # (keyword pairs, xla_op, xla_first, with_xla) -> the statement's keywords text
+        self._closes: dict[str, str] = {}  # parent handle -> the text closing a location (location_close)
         self._dsts_cache: dict[tuple, str] = {}
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
@@ -305,8 +310,17 @@ class Emitter(RegionFunctions):
     def with_parent(self, base: str) -> str:
         """Close a location prefix, adding ``parent=`` the innermost enclosing handle."""
         if self.parent_stack:
-            return f"{base}, parent={py_literal(self.parent_stack[-1])})"
+            return base + self.location_close(self.parent_stack[-1])
         return base + ")"
+
+    def location_close(self, parent: str | None) -> str:
+        """The text that closes a location prefix: ``", parent='<parent>')"``, or ``")"`` for None (cached per parent)."""
+        if parent is None:
+            return ")"
+        close = self._closes.get(parent) if self.fast_paths else None
+        if close is None:
+            close = self._closes[parent] = f", parent={py_literal(parent)})"
+        return close
 
     def location_text(self, text: str) -> str:
         """The ``DebugLocation(...`` prefix for the text of a location (file/line/col/name)."""
@@ -488,18 +502,25 @@ class Emitter(RegionFunctions):
         """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
         if self.scopes:
             self.refs(src_names)
-        if attrs:
-            attrs = unique_keywords(attrs)
-        xla = self.xla_repr(xla_op or rec.name)
-        if not with_xla:
-            keywords = keyword_text(attrs)
-        elif xla_first:
-            keywords = f", xla_op={xla}" + keyword_text(attrs)
-        else:
-            keywords = keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
+        xla = xla_op or rec.name
+        memo_key = (tuple(attrs), xla, xla_first, with_xla)  # the keywords' text is a function of these strings alone
+        keywords = self._keywords.get(memo_key) if self.fast_paths else None
+        if keywords is None:
+            keywords = self._keywords[memo_key] = self.keywords_text(attrs, xla, xla_first, with_xla)
         dl = self.debug_location(rec)
         callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
         self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))
+
+    def keywords_text(self, attrs, xla_op: str, xla_first: bool = False, with_xla: bool = True) -> str:
+        """The keywords of a statement between ``dsts`` and ``dl`` (see :meth:`statement`; uncached, :meth:`emit` caches it)."""
+        if attrs:
+            attrs = unique_keywords(attrs)
+        xla = self.xla_repr(xla_op)
+        if not with_xla:
+            return keyword_text(attrs)
+        if xla_first:
+            return f", xla_op={xla}" + keyword_text(attrs)
+        return keyword_text(attrs) + f", xla_op={xla}" if attrs else f", xla_op={xla}"
 
 
 def unique_keywords(attrs):

@@ -25,12 +25,13 @@ from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import py_literal
 
 
-def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
+def print_group(p, rec, header: str | None, attrs, block, xla_op: str, snapshot=None):
     """Walk generator: header statement (unless ``header`` is None: transparent), body, ``setResults``.
 
     The body block's arguments are bound to the group's operand names (a
     body without arguments captures the operands implicitly); the group's
-    results are bound to the names the body returns.
+    results are bound to the names the body returns. ``snapshot``: the
+    body's :meth:`~.driver.PenguinPrinter.read_block` when the caller read it already.
 
     Raises:
         HiloError: operand/argument or result/return count mismatch.
@@ -48,7 +49,7 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str):
     try:
         if args:
             p.bind_args(block, args, operand_names)
-        ret = yield p.print_block(block)
+        ret = yield p.print_block(block, snapshot)
     finally:
         if handle is not None:
             p.parent_stack.pop()
@@ -67,7 +68,7 @@ def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str
     p.refs(operand_names)
     handle = p.fresh()
     dsts = p.dsts_of(rec)
-    keywords = f", xla_op={py_literal(xla_op)}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
+    keywords = f", xla_op={p.xla_repr(xla_op)}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
     dl = p.debug_location(rec)
     callee = f"{p.mod('frontend.XlaFE')}.{header}"
     p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
@@ -117,13 +118,12 @@ def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
     items = [("op", py_literal(py_name))]
     if hilo_fusion_op is not None:
         items.append(("hilo_fusion_op", py_literal(hilo_fusion_op)))
+    snapshot = None
     if kind == "MulRedSqrt":
-        red = None
-        for o in block.operations:
-            if _sup.hlo_short(o.operation.name) == "reduce":
-                red = o.operation
-                break
+        snapshot = p.read_block(block)  # the body is read once: here for its reduce, then printed from the snapshot
+        red = next((r for r in snapshot[0] if _sup.hlo_short(r.name) == "reduce"), None)
         if red is None:
             raise HiloError(f"MulRedSqrt '{rec.name}' has no reduce in its body (reduce_dims)", loc=rec.op.location)
-        items.append(("reduce_dims", p.attr_value(red.attributes["dimensions"])))
-    return print_group(p, rec, "NeuronTensorOp", items, block, MHLO.fusion)
+        dims = next((a for k, a in red.items if k == "dimensions"), None) if red.items is not None else None
+        items.append(("reduce_dims", p.attr_value(dims if dims is not None else red.op.attributes["dimensions"])))
+    return print_group(p, rec, "NeuronTensorOp", items, block, MHLO.fusion, snapshot)

@@ -188,12 +188,10 @@ def hlo_short(name: str) -> str | None:
     return None
 
 
-def custom_call_target(op) -> str:
-    """The ``call_target_name`` of a custom_call op ('' if absent)."""
-    attrs = op.attributes
-    if "call_target_name" in attrs:
-        return ir.StringAttr(attrs["call_target_name"]).value
-    return ""
+def custom_call_target(op, items=None) -> str:
+    """The ``call_target_name`` of a custom_call op ('' if absent); ``items``: ``op.attributes.items()`` if read already."""
+    a = _attr_named(op, "call_target_name", items)
+    return "" if a is None else ir.StringAttr(a).value
 
 
 def custom_call_py_op(target: str) -> str | None:
@@ -257,25 +255,28 @@ def attribute_dependent(name: str) -> bool:
     return hlo_short(name) in _ATTR_DEPENDENT
 
 
-def op_reason(op, printer: str | None = None) -> str | None:
-    """The op-level part of :func:`unsupported_reason` (no type checks); ``printer``: as there."""
+def op_reason(op, printer: str | None = None, items=None) -> str | None:
+    """The op-level part of :func:`unsupported_reason` (no type checks); ``printer``: as there.
+
+    ``items``: ``op.attributes.items()`` when the caller read them already (the printer's op record), else None.
+    """
     name = op.name
     r = name_reason(name)
     if r is not None:
         return r
     short = hlo_short(name)
     if short == "custom_call":
-        target = custom_call_target(op)
+        target = custom_call_target(op, items)
         if custom_call_py_op(target) is None:
             return f"unsupported custom_call target '{target}'"
         if printer == "mhlo" and target in STABLEHLO_ONLY_TARGETS:
             return stablehlo_only_reason(target)
     elif short == "fusion":
-        kind = _str_attr(op, "FusionKind")
+        kind = _str_attr(op, "FusionKind", items)
         if kind not in FUSION_KINDS:
             return f"unknown FusionKind '{kind or ''}' on '{name}'"
     elif short == "composite":
-        kind = _str_attr(op, "CompositeKind")
+        kind = _str_attr(op, "CompositeKind", items)
         if kind is not None and kind not in COMPOSITE_KINDS:
             return f"unknown CompositeKind '{kind}' on '{name}'"
     return None
@@ -316,11 +317,21 @@ def unsupported_reason(op, _type_cache: dict | None = None, printer: str | None 
     return None
 
 
-def _str_attr(op, key: str) -> str | None:
-    attrs = op.attributes
-    if key not in attrs:
+def _attr_named(op, key: str, items=None):
+    """The attribute ``key`` of ``op`` (read from ``items``, ``op.attributes.items()``, when given), or None."""
+    if items is not None:
+        for k, a in items:
+            if k == key:
+                return a
         return None
-    a = attrs[key]
+    attrs = op.attributes
+    return attrs[key] if key in attrs else None
+
+
+def _str_attr(op, key: str, items=None) -> str | None:
+    a = _attr_named(op, key, items)
+    if a is None:
+        return None
     if a.typeid == ir.StringAttr.static_typeid:
         return ir.StringAttr(a).value
     return str(a)

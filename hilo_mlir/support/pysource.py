@@ -83,6 +83,8 @@ def py_literal(value: Any) -> str:
     Raises:
         TypeError: any other type (a printer bug, never the input's fault).
     """
+    if type(value) is str:  # the common case: a scalar string, quoted as _scalar quotes it
+        return repr(value)
     # iterative post-order: a stack of (value, rendered children or None)
     out: list[str] = []
     stack: list[tuple[Any, bool]] = [(value, False)]

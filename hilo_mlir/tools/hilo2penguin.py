@@ -150,7 +150,13 @@ def build_parser() -> ArgumentParser:
     for flag, kind, meta, text in (
         ("--insert-pass-after", "insert-after", "STEP=PASS", "run PASS[{options}] right after STEP (repeatable)"),
         ("--insert-pass-before", "insert-before", "STEP=PASS", "run PASS[{options}] right before STEP (repeatable)"),
-        ("--replace-pass", "replace", "STEP=PASS", "run PASS[{options}] instead of STEP"),
+        (
+            "--replace-pass",
+            "replace",
+            "STEP=PASS",
+            "run PASS[{options}] instead of STEP; STEP's own pass without options keeps the options the other flags give it "
+            "(e.g. --model-type), with options it runs with exactly those",
+        ),
         ("--disable-pass", "disable", "STEP", "do not run STEP"),
     ):
         e.add_argument(flag, dest="pass_edits", action="append", default=[], type=_edit(kind), metavar=meta, help=text)
@@ -222,6 +228,7 @@ def config_from_args(args) -> CompileConfig:
     cfg.model_type = args.model_type
     cfg.max_pass_index = args.max_pass_index
     cfg.fusion_fuel = args.fusion_fuel
+    cfg.input_types = args.input_types or None
     from hilo_mlir.driver.spine_edits import PassEdit
 
     cfg.pass_edits = tuple(PassEdit.parse(kind, text) for kind, text in args.pass_edits)

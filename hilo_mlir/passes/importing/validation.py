@@ -205,7 +205,7 @@ def _check_constant_sizes(module, census, fname) -> None:
 
 
 #: collectives whose groups are checked against the module's replicas x partitions
-_GROUPED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute")
+_GROUPED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast", "collective_permute")
 
 
 def _module_count(module, name: str) -> int | None:

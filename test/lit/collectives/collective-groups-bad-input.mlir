@@ -6,11 +6,15 @@
 // RUN: not test -e %t/a
 // RUN: not hilo2penguin %S/Inputs/groups-leave-out-a-device.mlir -o %t/b --spine stablehlo 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not test -e %t/b
+// RUN: not hilo2penguin %S/Inputs/broadcast-beyond-devices.mlir -o %t/c 2>&1 | FileCheck %s --check-prefix=BROADCAST
+// RUN: not test -e %t/c
 
-// BEYOND: collective-groups-bad-input.mlir:19:10: error: 'mhlo.collective_permute' op: source_target_pairs {{\[\[}}0, 1], [1, 2]] name partition 2, but there are 2 partitions (2 device(s): 1 replica(s) x 2 partition(s))
+// BEYOND: collective-groups-bad-input.mlir:23:10: error: 'mhlo.collective_permute' op: source_target_pairs {{\[\[}}0, 1], [1, 2]] name partition 2, but there are 2 partitions (2 device(s): 1 replica(s) x 2 partition(s))
 // BEYOND-NOT: Traceback
 // MISSING: groups-leave-out-a-device.mlir:3:10: error: 'stablehlo.all_reduce' op: its groups {{\[\[}}0, 1], [2, 3]] leave out device 4 of 8 (8 device(s): 1 replica(s) x 8 partition(s))
 // MISSING-NOT: Traceback
+// BROADCAST: broadcast-beyond-devices.mlir:3:10: error: 'stablehlo.collective_broadcast' op: its groups {{\[\[}}0, 5]] name partition 5, but there are 1 partitions (2 device(s): 2 replica(s) x 1 partition(s))
+// BROADCAST-NOT: Traceback
 
 module @m attributes {mhlo.num_partitions = 2 : i32} {
   func.func @main(%x: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>) {

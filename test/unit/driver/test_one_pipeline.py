@@ -37,6 +37,8 @@ def _variants() -> list[tuple[str, CompileConfig]]:
                 if f.name == "model_type":
                     for mt in ("transformer", "unet-inference"):
                         out.append((f"{base_name}-{stablehlo}-{mt}", b.replace(model_type=mt)))
+                elif f.name == "input_types":
+                    out.append((f"{base_name}-{stablehlo}-input_types", b.with_input_types(["tensor<4xf32>", "tensor<2x3xf32>"])))
                 else:
                     out.append((f"{base_name}-{stablehlo}-{f.name}", b.replace(**{f.name: not getattr(b, f.name)})))
     return out
@@ -111,6 +113,50 @@ def test_the_main_job_runs_the_dumped_pipeline():
         assert ran == dumped
 
 
+DYNAMIC = """
+func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = mhlo.add %a, %a : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+
+def test_input_types_are_the_first_step_of_the_dumped_pipeline():
+    """--input-types is ``refine-shapes{input-types=...}`` before the import step, in the dump and in what runs."""
+    cfg = CompileConfig().with_input_types(["tensor<4x32xf32>", "tensor<32x16xf32>"])
+    assert cfg.input_types == "tensor<4x32xf32>,tensor<32x16xf32>"
+    assert _elements(cfg)[:2] == ["refine-shapes{input-types='tensor<4x32xf32>,tensor<32x16xf32>'}", "hilo-import"]
+    assert _elements(cfg)[1:] == _elements(CompileConfig())
+    assert CompileConfig().with_input_types(None) == CompileConfig() == CompileConfig().with_input_types([])
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = hilo2penguin.run(["--dump-pass-pipeline", "--input-types=tensor<4xf32>", "--model-type", "transformer"])
+    assert rc == 0
+    assert buf.getvalue().startswith("builtin.module(refine-shapes{input-types=tensor<4xf32>},hilo-import,call-inliner,")
+    seen: list[str] = []
+
+    instr = Instrumentation(on_pass_start=seen.append)
+    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(), instr, input_types="tensor<4xf32>")
+    (root,) = parse_pipeline(spine.pipeline_text(CompileConfig(input_types="tensor<4xf32>")))
+    assert [p for p in seen if p != "validate-input"][:2] == ["refine-shapes", "hilo-import"]
+    assert [p for p in seen if p not in ("validate-input", "stablehlo-legalize-to-hlo")] == [
+        e.name if e.name != "func.func" else e.children[0].name for e in root.children
+    ]
+    assert "shape=(4,)" in src and "?" not in src
+
+
+def test_max_pass_index_counts_the_refinement():
+    """--max-pass-index 1 with input types runs refine-shapes (0) and hilo-import (1), then only the printer."""
+    src = compiler.compile_loaded(compiler.load_module(DYNAMIC, "d.mlir"), CompileConfig(max_pass_index=1), input_types="tensor<4xf32>")
+    bisect = [line for line in src.log if line.startswith("BISECT")]
+    assert bisect[:3] == [
+        "BISECT: running pass (0) refine-shapes",
+        "BISECT: running pass (1) hilo-import",
+        "BISECT: NOT running pass (2) call-inliner",
+    ]
+    assert bisect[-1] == f"BISECT: running pass ({len(bisect) - 1}) mhlo-to-py-penguin" and "shape=(4,)" in src
+
+
 @pytest.mark.parametrize("flag", ["--model-type", "--spine"])
 def test_list_spine_and_dump_agree(flag):
     value = "transformer" if flag == "--model-type" else "stablehlo"
@@ -118,3 +164,48 @@ def test_list_spine_and_dump_agree(flag):
     listed = [line.split()[1] for line in spine.list_spine(cfg).splitlines()[1:] if not line.split()[1].startswith("(")]
     dumped = _elements(cfg)[1:]
     assert [d.split("{")[0].removeprefix("func.func(") for d in dumped] == [x.split("{")[0] for x in listed]
+
+
+def _derived_variants() -> list[tuple[str, CompileConfig]]:
+    """Configs where a CompileConfig field gives a step options: model-type (printer), the two fusion
+    options (step 15), the StableHLO spine (step 1a's allow-xla-features), on the default and "all" presets."""
+    out = []
+    for base_name, base in (("default", CompileConfig(op_fusion=True)), ("all", CompileConfig.preset("all"))):
+        for stablehlo in (False, True):
+            b = base.replace(stablehlo=stablehlo)
+            out.append((f"{base_name}-{stablehlo}", b))
+            for mt in ("transformer", "unet-inference"):
+                out.append((f"{base_name}-{stablehlo}-{mt}", b.replace(model_type=mt)))
+            for f in ("fuse_dot_logistic", "general_elementwise_fusion"):
+                out.append((f"{base_name}-{stablehlo}-{f}", b.replace(**{f: not getattr(b, f)})))
+    return out
+
+
+def test_a_step_replaced_by_its_bare_pass_keeps_the_configured_options():
+    """``--replace-pass STEP=<its own pass>`` with no options is the configured step, for every step and every
+    config-derived option (issue 28: ``--replace-pass X=X`` wrote the default model-type)."""
+    derived = 0
+    for name, cfg in _derived_variants():
+        base = _elements(cfg)
+        configured = {s.argument: s for s in spine.build_spine(cfg)}
+        for e in spine.spine_entries(cfg):
+            if not e.enabled:
+                continue
+            where = e.argument if e.label == "pre" else e.label
+            assert _elements(cfg.replace_pass(where, e.argument)) == base, (name, e.argument)
+            derived += configured[e.argument].text() != e.argument  # the step has non-default options
+    assert derived >= 20  # model-type, fusion options and 1a were among them
+
+
+def test_a_bare_replacement_keeps_model_type_and_written_options_are_exact():
+    cfg = CompileConfig(model_type="transformer")
+    assert "model-type=transformer" in spine.pipeline_text(cfg.replace_pass("32", "mhlo-to-py-penguin"))
+    written = spine.pipeline_text(cfg.replace_pass("mhlo-to-py-penguin", "mhlo-to-py-penguin{root=my.backend}"))
+    assert "mhlo-to-py-penguin{inline-constant-max-elements=256 model-type=generic output= root=my.backend}" in written
+    shlo = CompileConfig(stablehlo=True, op_fusion=True, fuse_dot_logistic=True)
+    assert _elements(shlo.replace_pass("1a", "hlo-legalize-to-stablehlo")) == _elements(shlo)
+    assert "allow-xla-features=false" in spine.pipeline_text(shlo.replace_pass("1a", "hlo-legalize-to-stablehlo{allow-xla-features=false}"))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = hilo2penguin.run(["--dump-pass-pipeline", "--model-type", "transformer", "--replace-pass", "32=mhlo-to-py-penguin"])
+    assert rc == 0 and "model-type=transformer" in buf.getvalue() and "model-type=generic" not in buf.getvalue()

@@ -14,6 +14,7 @@ import pytest
 from conftest import EXAMPLES, ROOT
 
 from hilo_mlir.driver import compiler
+from hilo_mlir.driver import spine as spine_mod
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.passes.importing import sharding, stages
 from hilo_mlir.passes.importing.sharding import PARTITION_RECIPE
@@ -326,13 +327,13 @@ def test_memory_error_anywhere_is_out_of_memory_while_phase(monkeypatch, where, 
     if where == "validate":
         monkeypatch.setattr(stages, "validate_input", boom)
     else:
-        real = compiler.build_spine
+        real = spine_mod.build_spine  # pipeline_steps builds the spine through it
 
         def build(config, skip_missing=False):
             info = PassInfo("test-oom", "test-only", boom, anchor="builtin.module")
             return real(config, skip_missing)[:2] + [Step(info, "test-oom", {}, anchor="builtin.module")]
 
-        monkeypatch.setattr(compiler, "build_spine", build)
+        monkeypatch.setattr(spine_mod, "build_spine", build)
     with pytest.raises(HiloError) as e:
         compiler.compile_module(BIG_CONSTANT, filename="c.mlir")
     assert e.value.format() == f"error: out of memory while {phase}"

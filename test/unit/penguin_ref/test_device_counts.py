@@ -16,7 +16,7 @@ from hilo_mlir.driver.frontend.hlo import header_device_counts
 from hilo_mlir.penguin_ref.records import PenguinRefError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARDED = os.path.join(HERE, "..", "..", "lit", "import", "Inputs", "sharded.after_spmd-partitioning.txt")
+SHARDED = os.path.join(HERE, "..", "..", "lit", "importing", "Inputs", "sharded.after_spmd-partitioning.txt")
 
 
 @pytest.mark.parametrize(

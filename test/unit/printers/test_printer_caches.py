@@ -54,6 +54,9 @@ CACHES = (
     "dot_texts",
     "_op_info",
     "_generic",
+    "_callees",
+    "_closes",
+    "_keywords",
 )
 
 

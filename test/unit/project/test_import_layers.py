@@ -25,7 +25,23 @@ from conftest import ROOT
 PACKAGE = ROOT / "hilo_mlir"
 
 #: the layers, top first, as README "Layout" lists them: a layer imports only the ones before it
-ORDER = ["support", "ir", "rewrite", "analysis", "passmanager", "fusion", "passes", "printers", "penguin_ref", "driver", "checker", "tools"]
+#: ``testing`` (the tests' oracle) sits right below ``checker``, its one user in the package: nothing on the
+#: compiler path may import it.
+ORDER = [
+    "support",
+    "ir",
+    "rewrite",
+    "analysis",
+    "passmanager",
+    "fusion",
+    "passes",
+    "printers",
+    "penguin_ref",
+    "driver",
+    "testing",
+    "checker",
+    "tools",
+]
 #: the public API (``__init__.py``, ``jax.py``, ``registry.py``): above every layer
 TOP = {"jax", "registry"}
 
@@ -156,6 +172,8 @@ def test_the_checker_finds_edges_and_cycles():
     graph = _graph()
     assert "hilo_mlir.ir.dialects" in graph["hilo_mlir.passmanager.registry"]  # `from hilo_mlir.ir.dialects import ...` in a function
     assert "hilo_mlir.printers.emit" in graph["hilo_mlir.printers.driver"]
+    assert "hilo_mlir.testing" in graph["hilo_mlir.checker.evaluate"]  # checker above testing, inside a function
+    assert FORBIDDEN["testing"] >= {"checker", "tools"} and "testing" in FORBIDDEN["driver"]
     assert "hilo_mlir.passes.importing.stages" in graph["hilo_mlir.passes.importing.hilo_import"]  # inside a function
     assert "hilo_mlir.fusion.report" not in graph["hilo_mlir.passmanager.pass_context"]  # under TYPE_CHECKING only
     assert _literal_import(ast.parse('importlib.import_module("hilo_mlir.passes")').body[0].value) == "hilo_mlir.passes"

@@ -48,3 +48,16 @@ def test_the_transforms_folders_are_pass_families():
     folders = {p.name for p in (UNIT / "transforms").iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert folders <= families, folders - families
     assert {"legalization", "collectives", "fusion", "scheduling", "penguin_io", "verification"} <= folders
+
+
+#: lit folders that are not a pass family: the tools, the printer and its reference backend, plugins, reliability
+LIT_OTHER = {"driver", "tools", "printer", "penguin_ref", "plugins", "reliability"}
+
+
+def test_the_lit_folders_are_pass_families():
+    """test/lit/<family>/ uses the names of hilo_mlir/passes/<family>/ (no op_fusion/ beside passes/fusion/)."""
+    families = _subpackages(PACKAGE / "passes")
+    lit = UNIT.parent / "lit"
+    folders = {p.name for p in lit.iterdir() if p.is_dir() and p.name not in ("Output", "__pycache__")}
+    assert folders - LIT_OTHER <= families, (folders - LIT_OTHER) - families
+    assert families <= folders, families - folders

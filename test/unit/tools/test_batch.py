@@ -13,7 +13,7 @@ import time
 import pytest
 from conftest import EXAMPLES, ROOT
 
-from hilo_mlir.driver import compiler
+from hilo_mlir.driver import spine
 from hilo_mlir.driver.config import CompileConfig
 from hilo_mlir.passes.importing import stages
 from hilo_mlir.passmanager.pipeline import Step
@@ -148,14 +148,14 @@ def test_cli_batch_real_llvm_abort_is_isolated(tmp_path, monkeypatch):
 
 def _with_extra_step(monkeypatch, argument, fn):
     """Make every compile run ``fn`` as a pass right after the spine's first step (inherited by forked workers)."""
-    real = compiler.build_spine
+    real = spine.build_spine  # pipeline_steps builds the spine through it
 
     def build(config, skip_missing=True):
         steps = real(config, skip_missing)
         info = PassInfo(argument, "test-only", fn, anchor="builtin.module")
         return steps[:1] + [Step(info, argument, {}, anchor="builtin.module")] + steps[1:]
 
-    monkeypatch.setattr(compiler, "build_spine", build)
+    monkeypatch.setattr(spine, "build_spine", build)
 
 
 def _items(tmp_path, n=2):

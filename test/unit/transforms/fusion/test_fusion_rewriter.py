@@ -32,14 +32,14 @@ LIT = pathlib.Path(__file__).resolve().parents[3] / "lit"
 
 #: lit file -> [(preparation pipeline or "", the fusion pass under test)]
 CASES = {
-    "op_fusion/dot_logistic.mlir": [("", "neuron-op-fusion{fuse-dot-logistic=true}"), ("", "neuron-op-fusion")],
-    "op_fusion/transcendental.mlir": [("", "neuron-op-fusion{general-elementwise-fusion=true}")],
-    "op_fusion/elementwise.mlir": [("", "neuron-op-fusion{general-elementwise-fusion=true}")],
-    "op_fusion/mul_red_sqrt.mlir": [("", "neuron-op-fusion{fuse-dot-logistic=true}")],
-    "op_fusion/stablehlo.mlir": [("", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}")],
-    "op_fusion/cluster.mlir": [("", "test-fusion-cluster"), ("", "stablehlo-test-fusion-cluster")],
-    "op_fusion/fusion_to_composite.mlir": [("", "fusion-to-composite")],
-    "op_fusion/raise_logistic.mlir": [("", "raise-logistic"), ("raise-logistic", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true}")],
+    "fusion/dot_logistic.mlir": [("", "neuron-op-fusion{fuse-dot-logistic=true}"), ("", "neuron-op-fusion")],
+    "fusion/transcendental.mlir": [("", "neuron-op-fusion{general-elementwise-fusion=true}")],
+    "fusion/elementwise.mlir": [("", "neuron-op-fusion{general-elementwise-fusion=true}")],
+    "fusion/mul_red_sqrt.mlir": [("", "neuron-op-fusion{fuse-dot-logistic=true}")],
+    "fusion/stablehlo.mlir": [("", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true general-elementwise-fusion=true}")],
+    "fusion/cluster.mlir": [("", "test-fusion-cluster"), ("", "stablehlo-test-fusion-cluster")],
+    "fusion/fusion_to_composite.mlir": [("", "fusion-to-composite")],
+    "fusion/raise_logistic.mlir": [("", "raise-logistic"), ("raise-logistic", "stablehlo-neuron-op-fusion{fuse-dot-logistic=true}")],
     "legalization/convert-fs-pattern-to-custom-calls.mlir": [
         ("", "stablehlo-convert-fs-pattern-to-custom-calls"),
         ("stablehlo-legalize-to-hlo", "convert-fs-pattern-to-custom-calls"),

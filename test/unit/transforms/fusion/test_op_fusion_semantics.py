@@ -1,6 +1,6 @@
 """Semantics of NeuronOpFusion, fusion-to-composite and raise-logistic (issue 3, "Semantics").
 
-Every function of every lit file under test/lit/op_fusion is evaluated with
+Every function of every lit file under test/lit/fusion is evaluated with
 the StableHLO reference interpreter before and after its pass (fusion bodies
 inlined, composites legalized to calls): encapsulating rewrites are bit-exact.
 Expm1/Log1p expansions (exp(x)-1, log(x+1)) change the math; their error is
@@ -22,7 +22,7 @@ from test_op_fusion_helpers import fuse, kinds, run_pipeline, same_numbers
 from hilo_mlir import testing
 from hilo_mlir.ir.binding import ir, make_context
 
-LIT = pathlib.Path(__file__).resolve().parents[3] / "lit" / "op_fusion"
+LIT = pathlib.Path(__file__).resolve().parents[3] / "lit" / "fusion"
 
 #: lit file -> the pipelines whose output is checked against the input.
 PIPELINES = {

@@ -1,9 +1,11 @@
-"""Shape refinement: a shape-polymorphic module (``tensor<?x32xf32>``, JAX's ``shape_assertion`` calls) made static.
+"""``refine-shapes{input-types=...}``: a shape-polymorphic module (``tensor<?x32xf32>``, JAX's
+``shape_assertion`` calls) made static; the first step of the pipeline when input types are given.
 
 ``hilo2penguin IN --input-types='tensor<4x32xf32>,tensor<32x16xf32>'`` (and
 ``input_types=`` in the API; :func:`hilo_mlir.jax.compile` derives them from
-concrete arguments) specializes ``main``'s arguments and refines every
-shape, before the driver's input checks:
+concrete arguments) puts this pass before ``hilo-import`` in the one pipeline
+(``--dump-pass-pipeline`` shows it with its option). It specializes ``main``'s
+arguments and refines every shape:
 
 1. each given type must be a static ranked tensor that ``main``'s argument
    admits (same rank and element type, equal where the argument is static);
@@ -13,17 +15,23 @@ shape, before the driver's input checks:
 3. the binding's ``refine_polymorphic_shapes`` (JAX's own: the upstream
    ``stablehlo-refine-shapes`` and ``stablehlo-canonicalize-dynamism``, then
    every ``shape_assertion`` checked and removed) refines the rest; a
-   violated assertion is an error quoting JAX's message.
+   violated assertion is an error quoting JAX's message. Its result replaces
+   the module's body and attributes in place (through the rewriter).
 
 A module with dynamic entry arguments and no input types is refused by
-validation with a hint naming this option.
+``hilo-import``'s validation with a hint naming the option.
 """
 
 from __future__ import annotations
 
 import io
+from typing import Any
 
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.analysis.census import detect_dialect
+from hilo_mlir.passes.importing.validation import entry_function
+from hilo_mlir.passmanager.registry import Option, PassContext, PassInfo, register
+from hilo_mlir.rewrite.rewriter import Rewriter
+from hilo_mlir.support.diagnostics import HiloError, out_of_memory
 
 
 def split_types(text: str) -> list[str]:
@@ -46,10 +54,10 @@ def split_types(text: str) -> list[str]:
     return out
 
 
-def _parse_types(input_types, filename):
+def _parse_types(input_types: str, filename: str | None) -> tuple[list[str], list[Any]]:
     from hilo_mlir.ir.binding import ir
 
-    texts = split_types(input_types) if isinstance(input_types, str) else [str(t) for t in input_types]
+    texts = split_types(input_types)
     types = []
     for i, t in enumerate(texts):
         try:
@@ -59,7 +67,7 @@ def _parse_types(input_types, filename):
     return texts, types
 
 
-def _check_admits(entry, texts, types, filename) -> None:
+def _check_admits(entry: Any, texts: list[str], types: list[Any], filename: str | None) -> None:
     """Each given type is static and fits ``main``'s argument (rank, element type, static dimensions)."""
     from hilo_mlir.ir.binding import ir
 
@@ -101,39 +109,60 @@ def _assertion_message(text: str) -> str:
     return " ".join(text.split())
 
 
-def refine_shapes(loaded, input_types) -> None:
-    """Specialize ``loaded.module``'s ``main`` to ``input_types`` and refine every shape (in place; see the module doc).
+def _adopt(module_op: Any, refined: Any, rewriter: Rewriter) -> None:
+    """Give ``module_op`` the body and attributes of the module ``refined`` (same context), through ``rewriter``."""
+    body = module_op.regions[0].blocks[0]
+    for old in list(body.operations):
+        rewriter.erase_op(old)
+    for new in list(refined.body.operations):
+        op = new.operation
+        op.detach_from_parent()
+        rewriter.insert(op, at_end=body)
+    attrs = refined.operation.attributes
+    new_attrs = {attrs[i].name: attrs[i].attr for i in range(len(attrs))}
+    for name in [module_op.attributes[i].name for i in range(len(module_op.attributes))]:
+        if name not in new_attrs:
+            rewriter.remove_attr(module_op, name)
+    for name, attr in new_attrs.items():
+        if name not in module_op.attributes or module_op.attributes[name] != attr:
+            rewriter.set_attr(module_op, name, attr)
+
+
+def refine_module(module_op: Any, input_types: str, filename: str | None, rewriter: Rewriter | None = None) -> None:
+    """Specialize ``main`` of ``module_op`` (a ``builtin.module`` op) to ``input_types`` and refine every shape, in place.
 
     Args:
-        loaded: the :class:`~hilo_mlir.driver.frontend.loading.LoadedModule`; its
-            ``module`` is replaced by the refined one.
-        input_types: a comma-separated string or a list of type strings, one per argument of ``main``.
+        module_op: the module (an ``ir.Operation`` or the ``ModuleOp`` view).
+        input_types: the types, comma-separated (:func:`split_types`), one per argument of ``main``.
+        filename: the input's name, for diagnostics.
+        rewriter: the rewriter the new body is put in place with (the pass's); default: a fresh one.
 
     Raises:
         HiloError: a type that does not parse or does not fit ``main``, a
             shape assertion that fails (JAX's message quoted), a shape that
-            stays dynamic.
+            stays dynamic; located at ``main``.
     """
-    from hilo_mlir.driver.frontend.loading import detect_dialect
     from hilo_mlir.ir.binding import ir, passmanager
-    from hilo_mlir.passes.importing.validation import entry_function
 
-    fname = loaded.filename
-    with loaded.context:
-        entry = entry_function(loaded.module, fname)
-        texts, types = _parse_types(input_types, fname)
-        _check_admits(entry, texts, types, fname)
+    op = module_op.operation
+    module = op.opview
+    rewriter = rewriter if rewriter is not None else Rewriter(op)
+    with op.context:
+        entry = entry_function(module, filename)
+        texts, types = _parse_types(input_types, filename)
+        _check_admits(entry, texts, types, filename)
         entry_loc = entry.location
         passes = []
-        if detect_dialect(loaded.module) in ("mhlo", "mixed"):
+        if detect_dialect(module) in ("mhlo", "mixed"):
             passes.append("hlo-legalize-to-stablehlo")
         passes.append("stablehlo-refine-arguments{types=" + ",".join(str(t) for t in types) + "}")
+        rewriter.notify_unknown_change()  # upstream C++ passes, then the binding's refinement
         try:
-            passmanager.PassManager.parse("builtin.module(" + ",".join(passes) + ")").run(loaded.module.operation)
+            passmanager.PassManager.parse("builtin.module(" + ",".join(passes) + ")").run(op)
         except ir.MLIRError as e:
-            raise HiloError(f"cannot give @main the input types: {' '.join(str(e).split())}", loc=entry_loc, filename=fname) from None
+            raise HiloError(f"cannot give @main the input types: {' '.join(str(e).split())}", loc=entry_loc, filename=filename) from None
         buf = io.BytesIO()
-        loaded.module.operation.write_bytecode(buf)
+        op.write_bytecode(buf)
         from jaxlib import xla_client  # imported only to refine
 
         try:
@@ -144,10 +173,35 @@ def refine_shapes(loaded, input_types) -> None:
             text = str(e)
             if "shape_assertion" in text:
                 raise HiloError(
-                    f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=entry_loc, filename=fname
+                    f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=entry_loc, filename=filename
                 ) from None
             raise HiloError(
-                f"shape refinement failed for these input types: {_assertion_message(text)}", loc=entry_loc, filename=fname
+                f"shape refinement failed for these input types: {_assertion_message(text)}", loc=entry_loc, filename=filename
             ) from None
-        loaded.module = ir.Module.parse(refined)
-    loaded.dialect = ""
+        _adopt(op, ir.Module.parse(refined), rewriter)
+
+
+def _run(module_op: Any, ctx: PassContext) -> None:
+    """Specialize ``main`` to the ``input-types`` and refine every shape (see the module doc)."""
+    with out_of_memory("refining the shapes"):
+        refine_module(module_op, ctx.options.input_types, ctx.env.filename, ctx.rewriter)
+
+
+register(
+    PassInfo(
+        "refine-shapes",
+        "Specialize a shape-polymorphic main to static input types and refine every shape",
+        _run,
+        anchor="builtin.module",
+        class_name="RefineShapes",
+        options=(
+            Option(
+                "input-types",
+                str,
+                "",
+                "the static types of main's arguments, comma-separated, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>'",
+            ),
+        ),
+        source="ours: hilo2penguin --input-types (JAX's refine_polymorphic_shapes after stablehlo-refine-arguments)",
+    )
+)
