@@ -183,14 +183,26 @@ class FusionCluster:
         self.live_outs, self._outside_uses = self._scan_results(results, result_keys, internal)
 
     def _scan_results(self, results, result_keys, internal: dict):
-        """``(live-outs, [(owner op, operand number, live-out index)])`` from the member results."""
+        """``(live-outs, [(owner op, operand number, live-out index)])`` from the member results.
+
+        A result of the last member that no member uses is a live-out whose every use is
+        outside and after the cluster: its uses are not listed (:attr:`_rewired_whole` gets
+        its live-out index; the codegen replaces all its uses at once).
+        """
         block, members = self.block, self.members
         live_outs: list = []
         outside_uses: list = []
-        for rs, ks in zip(results, result_keys):
+        whole: list = []
+        last = len(results) - 1
+        for i, (rs, ks) in enumerate(zip(results, result_keys)):
             for r, rk in zip(rs, ks):
                 n_in = internal.get(rk, 0)
                 if n_in == 0:
+                    if i == last:
+                        if _has_more_uses(r, 0):
+                            whole.append(len(live_outs))
+                            live_outs.append(r)
+                        continue
                     outside = [(as_op(use.owner), use.operand_number) for use in r.uses]
                 elif _has_more_uses(r, n_in):
                     outside = []
@@ -206,6 +218,7 @@ class FusionCluster:
                     live_outs.append(r)
                     for o, n in outside:
                         outside_uses.append((o, n, k))
+        self._rewired_whole = whole
         return live_outs, outside_uses
 
     # -- legality ------------------------------------------------------------------
@@ -269,6 +282,8 @@ class FusionCluster:
         users: list = [[] for _ in self.live_outs]
         for owner, _n, k in self._outside_uses:
             users[k].append(owner)
+        for k in self._rewired_whole:  # every use is outside (read now: only a fusion report asks)
+            users[k] = [as_op(use.owner) for use in self.live_outs[k].uses]
         return users
 
     def is_convex(self) -> bool:

@@ -102,6 +102,9 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
 def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, order, loc) -> None:
     """Move the members into ``body`` before a new ``term_name`` of the live-outs; rewire
     live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results."""
+    results = list(fused.results)
+    for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
+        rewriter.replace_all_uses_with(cluster.live_outs[k], results[k])
     term = rewriter.create(term_name, operands=list(cluster.live_outs), loc=loc, at_end=body)
     arg_of = dict(zip(cluster._live_in_keys, body.arguments))
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
@@ -111,9 +114,9 @@ def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, or
         for m in cluster.members:
             order.note_erased(m)
     rewriter.move_all_before(cluster.members, term)
-    rewriter.set_operands([(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses])
-    results = list(fused.results)
-    rewriter.set_operands([(owner, n, results[k]) for owner, n, k in cluster._outside_uses])
+    updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
+    updates += [(owner, n, results[k]) for owner, n, k in cluster._outside_uses]
+    rewriter.set_operands(updates)
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types):
@@ -134,17 +137,19 @@ def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types,
 def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types):
     """A ``neuron.<kind>`` composite before the last member and its new decomposition;
     returns ``(op, the decomposition's entry block)``."""
-    module_op = enclosing_module(cluster.last)
-    if module_op is None:
-        raise ValueError("cluster is not inside a builtin.module")
-    namer = namer if namer is not None else SymbolNamer(module_op)
+    if namer is None:
+        module_op = enclosing_module(cluster.last)
+        if module_op is None:
+            raise ValueError("cluster is not inside a builtin.module")
+        namer = SymbolNamer(module_op)
     sym = namer.fresh(decomposition_base(cluster.kind))
-    body = new_decomposition(rewriter, module_op.regions[0].blocks[0], sym, in_types, out_types, loc, [loc] * len(in_types))
+    memo = namer.attributes
+    body = new_decomposition(rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), memo)
     fused = rewriter.create(
         d.fusion,
         results=out_types,
         operands=list(cluster.live_ins),
-        attributes=composite_attributes(cluster.kind, sym),
+        attributes=composite_attributes(cluster.kind, sym, memo),
         loc=loc,
         before=cluster.last,
     )
@@ -161,7 +166,7 @@ def codegen(
         d: the dialect table (``MHLO`` / ``STABLEHLO``).
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` every mutation goes through.
         order: the pass's :class:`OrderIndex` (kept current); default: the cluster's.
-        namer: a :class:`SymbolNamer` for the module (composites; one is made if None).
+        namer: a :class:`SymbolNamer` for the module holding the cluster (composites; one is made if None).
         fuel: ``(FusionFuel, pass argument)`` of the run (``--fusion-fuel``), or None: a legal
             cluster takes one unit; with none left it is refused (``out-of-fuel``), IR untouched.
 

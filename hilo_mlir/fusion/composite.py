@@ -28,15 +28,28 @@ class SymbolNamer:
         module_op: the ``builtin.module``; the ``sym_name`` of its top-level
             ops are taken at construction (names handed out later are
             remembered).
+
+    Attributes:
+        attributes: a memo of uniqued attributes of the module's context for
+            :func:`composite_attributes` and :func:`new_decomposition` (the
+            attributes every composite of one kind shares are made once).
     """
 
     def __init__(self, module_op):
         self.module_op = as_op(module_op)
+        self.attributes: dict = {}
+        self._body = None  # the module's body block, once asked (module_body)
         self.taken = set()
         for o in self.module_op.regions[0].blocks[0].operations:
             if "sym_name" in o.operation.attributes:
                 self.taken.add(ir.StringAttr(o.operation.attributes["sym_name"]).value)
         self._next: dict[str, int] = {}
+
+    def module_body(self):
+        """The module's body block (where decompositions are appended; read once)."""
+        if self._body is None:
+            self._body = self.module_op.regions[0].blocks[0]
+        return self._body
 
     def fresh(self, base: str) -> str:
         """``base`` if free, else ``base.N`` with the smallest free N >= 1."""
@@ -57,32 +70,51 @@ def decomposition_base(kind: str) -> str:
     return f"{COMPOSITE_NAMESPACE}.{kind}.impl"
 
 
-def composite_attributes(kind: str, sym: str) -> dict:
+def composite_attributes(kind: str, sym: str, memo: dict | None = None) -> dict:
     """The attributes of ``stablehlo.composite "neuron.<kind>"`` calling decomposition ``@sym``.
 
     ``{name = "neuron.<kind>", composite_attributes = {}, decomposition = @sym,
     version = 1 : i32, CompositeKind = "<kind>"}``. Needs an active context.
+    ``memo``: :attr:`SymbolNamer.attributes` of the module (the attributes that only
+    depend on ``kind`` are then made once per kind).
     """
+    fixed = memo.get(kind) if memo is not None else None
+    if fixed is None:
+        fixed = (
+            ir.StringAttr.get(f"{COMPOSITE_NAMESPACE}.{kind}"),
+            ir.DictAttr.get({}),
+            ir.IntegerAttr.get(ir.IntegerType.get_signless(32), COMPOSITE_VERSION),
+            ir.StringAttr.get(kind),
+        )
+        if memo is not None:
+            memo[kind] = fixed
+    name, attrs, version, kind_attr = fixed
     return {
-        "name": ir.StringAttr.get(f"{COMPOSITE_NAMESPACE}.{kind}"),
-        "composite_attributes": ir.DictAttr.get({}),
+        "name": name,
+        "composite_attributes": attrs,
         DECOMPOSITION_ATTR: ir.FlatSymbolRefAttr.get(sym),
-        "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), COMPOSITE_VERSION),
-        COMPOSITE_KIND_ATTR: ir.StringAttr.get(kind),
+        "version": version,
+        COMPOSITE_KIND_ATTR: kind_attr,
     }
 
 
-def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs):
+def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs, memo: dict | None = None):
     """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
 
     Returns its entry block (empty, one argument per input type, at ``arg_locs``).
+    ``memo``: as for :func:`composite_attributes`.
     """
+    private = memo.get("private") if memo is not None else None
+    if private is None:
+        private = ir.StringAttr.get("private")
+        if memo is not None:
+            memo["private"] = private
     fn = rewriter.create(
         "func.func",
         attributes={
             "sym_name": ir.StringAttr.get(sym),
             "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
-            "sym_visibility": ir.StringAttr.get("private"),
+            "sym_visibility": private,
         },
         regions=1,
         loc=loc,

@@ -28,7 +28,7 @@ import math
 
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import SOFTMAX
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.ir.utils import int_list, is_reduction_identity, reducer_kind
 from hilo_mlir.passmanager.registry import Statistic, register_twins
 
@@ -175,7 +175,7 @@ def _reduced_dim(map_s, map_m, n: int, div, ctx):
 
 
 def _match(div, d, ctx):
-    """``((x, dim, ops of the subgraph), None)``; ``(None, (reason code, culprit))`` for a candidate
+    """``((x, dim, ops of the subgraph, the same in erasure order), None)``; ``(None, (reason code, culprit))`` for a candidate
     (a divide of an exponential) that fails a check; ``(None, None)`` for any other divide."""
     e, den = div.operands[0], div.operands[1]
     exp = _def(e, d, "exponential")  # the cheapest test first
@@ -211,20 +211,23 @@ def _match(div, d, ctx):
     if rsum is None or rmax is None:
         ctx.debug(f"divide at {div.location}: not sum(exp(x - max(x))) over one dimension")
         return None, ("not-softmax-reduces", None)
-    return (x, dim, [div, exp] + chain_s + [rsum, sub] + chain_m + [rmax]), None
+    # the subgraph from the root up, and the same ops with every op after its users (the
+    # erasure order): exp feeds both div and rsum; each chain lists an op before its producer
+    ops = [div, exp, *chain_s, rsum, sub, *chain_m, rmax]
+    return (x, dim, ops, [div, *chain_s, rsum, exp, sub, *chain_m, rmax]), None
 
 
 def _user_outside(ops, root):
     """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none."""
-    members = list(ops)
+    members = {identity_key(m) for m in ops}  # the subgraph has ~10 ops: one pointer read each
     for op in ops:
         if op == root:
             continue
         for r in op.results:
             for use in r.uses:
-                owner = use.owner.operation
-                if not any(owner == m for m in members):  # the subgraph has at most ~12 ops
-                    return owner
+                owner = use.owner
+                if identity_key(owner) not in members:
+                    return owner.operation
     return None
 
 
@@ -241,19 +244,22 @@ def _run(func_op, ctx):
         fusion_report.function_done(ctx, func_op)
 
 
-def _erase_subgraph(ops, rw) -> None:
-    """Erase ``ops`` (a matched subgraph whose root's uses are gone), users before producers."""
-    pending = list(ops)
-    while pending:
-        rest = []
-        for op in pending:
+def _erase_subgraph(ops, rw, check: bool) -> None:
+    """Erase ``ops``: a matched subgraph whose root's uses are gone, every op listed after its users.
+
+    :func:`_user_outside` found no user outside the subgraph, so each op has no use
+    left when its turn comes: no use list is read. ``check`` (the checking mode,
+    ``HILO_MLIR_CHECK_ANALYSES=1``): check it before each erasure (an op erased with
+    uses would leave dangling operands).
+    """
+    if check:
+        for op in ops:
             if any(True for r in op.results for _ in r.uses):
-                rest.append(op)
-            else:
-                rw.erase_op(op)
-        if len(rest) == len(pending):
-            break  # cannot happen after _user_outside; never loop forever
-        pending = rest
+                raise AssertionError(f"convert-fs-pattern-to-custom-calls: '{op.name}' at {op.location} still has uses when erased")
+            rw.erase_op(op)
+        return
+    for op in ops:
+        rw.erase_op(op)
 
 
 def _refuse(rec, div, code: str, culprit=None) -> None:
@@ -267,6 +273,9 @@ def _refuse(rec, div, code: str, culprit=None) -> None:
 def _rewrite(divs, d, ctx, rec) -> int:
     n = 0
     rw = ctx.rewriter
+    check = checking_mode_enabled()
+    call_name = d.name("custom_call")
+    attributes_of: dict = {}  # dim -> the custom call's attributes (uniqued by the context: made once per run)
     # A divide can only be erased as the root of its own match, so handles stay valid.
     for div in divs:
         m, refusal = _match(div, d, ctx)
@@ -274,7 +283,7 @@ def _rewrite(divs, d, ctx, rec) -> int:
             if refusal is not None:
                 _refuse(rec, div, *refusal)
             continue
-        x, dim, ops = m
+        x, dim, ops, erase_order = m
         outside = _user_outside(ops, div)
         if outside is not None:
             ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
@@ -282,20 +291,17 @@ def _rewrite(divs, d, ctx, rec) -> int:
             continue
         if rec is not None:
             rec.formed(RULE, SOFTMAX, list(reversed(ops)))
-        with div.context, div.location:
-            call = rw.create(
-                d.name("custom_call"),
-                results=[div.results[0].type],
-                operands=[x],
-                attributes={
+        attributes = attributes_of.get(dim)
+        if attributes is None:
+            with div.context:
+                attributes = attributes_of[dim] = {
                     "call_target_name": ir.StringAttr.get(TARGET),
                     "backend_config": ir.StringAttr.get('{"dim": %d}' % dim),  # noqa: UP031 - %d as the binary prints it
-                },
-                loc=div.location,
-                before=div,
-            )
-        rw.replace_all_uses_with(div.results[0], call.results[0])
-        _erase_subgraph(ops, rw)
+                }
+        res = div.result  # a divide has one result
+        call = rw.create(call_name, results=[res.type], operands=[x], attributes=attributes, loc=div.location, before=div)
+        rw.replace_all_uses_with(res, call.result)
+        _erase_subgraph(erase_order, rw, check)
         n += 1
         ctx.stats["softmax-patterns"] += 1
     return n
