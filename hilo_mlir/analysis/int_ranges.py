@@ -186,7 +186,7 @@ def _full(info: TypeInfo) -> RangeValue:
     if info is None:
         return None
     if info[0] == "tuple":
-        return tuple(_full(i) for i in cast("tuple[TypeInfo, ...]", info[1]))
+        return tuple(_full(i) for i in info[1])
     w, s, none = cast(ScalarInfo, info)
     return IntRange.empty(w, s) if none else IntRange.full(w, s)
 
@@ -196,7 +196,7 @@ def _fit(r: RangeValue, info: TypeInfo) -> RangeValue:
     if info is None or r is None:
         return None
     if info[0] == "tuple" or isinstance(r, tuple):
-        return r if isinstance(r, tuple) and info[0] == "tuple" and len(r) == len(cast("tuple[TypeInfo, ...]", info[1])) else _full(info)
+        return r if isinstance(r, tuple) and info[0] == "tuple" and len(r) == len(info[1]) else _full(info)
     w, s, none = cast(ScalarInfo, info)
     if none:
         return IntRange.empty(w, s)
@@ -404,7 +404,7 @@ class _Walk(RegionRules):
         a = self.get(op.operands[0])
         info = self.info(op.results[0].type)
         if isinstance(a, IntRange) and info is not None and info[0] == a.width:
-            return self.put_results(op, [L.bitcast(a, cast(ScalarInfo, info)[1])])
+            return self.put_results(op, [L.bitcast(a, info[1])])
         self.full_results(op)
 
     # -- structure -------------------------------------------------------------------

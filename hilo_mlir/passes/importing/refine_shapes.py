@@ -25,11 +25,13 @@ A module with dynamic entry arguments and no input types is refused by
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import Any
 
 from hilo_mlir.analysis.census import detect_dialect
 from hilo_mlir.passes.importing.validation import entry_function
-from hilo_mlir.passmanager.registry import Option, PassContext, PassInfo, register
+from hilo_mlir.passmanager.options import option
+from hilo_mlir.passmanager.registry import PassContext, PassInfo, register
 from hilo_mlir.rewrite.rewriter import Rewriter
 from hilo_mlir.support.diagnostics import HiloError, out_of_memory
 
@@ -181,10 +183,17 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
         _adopt(op, ir.Module.parse(refined), rewriter)
 
 
-def _run(module_op: Any, ctx: PassContext) -> None:
+def _run(module_op: Any, ctx: PassContext[RefineShapesOptions]) -> None:
     """Specialize ``main`` to the ``input-types`` and refine every shape (see the module doc)."""
     with out_of_memory("refining the shapes"):
         refine_module(module_op, ctx.options.input_types, ctx.env.filename, ctx.rewriter)
+
+
+@dataclass(frozen=True)
+class RefineShapesOptions:
+    """The options of ``refine-shapes``."""
+
+    input_types: str = option("", "the static types of main's arguments, comma-separated, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>'")
 
 
 register(
@@ -194,14 +203,7 @@ register(
         _run,
         anchor="builtin.module",
         class_name="RefineShapes",
-        options=(
-            Option(
-                "input-types",
-                str,
-                "",
-                "the static types of main's arguments, comma-separated, e.g. 'tensor<4x32xf32>,tensor<32x16xf32>'",
-            ),
-        ),
+        options_type=RefineShapesOptions,
         source="ours: hilo2penguin --input-types (JAX's refine_polymorphic_shapes after stablehlo-refine-arguments)",
     )
 )

@@ -138,7 +138,7 @@ def run_import_stages(
     Raises:
         HiloError: the first refused construct, an unprintable op, a failing bridge.
     """
-    from hilo_mlir.passes.penguin_io.penguinize_io import protect_markers  # keep step 26's markers alive through steps 1 and 13
+    from hilo_mlir.passes.importing.markers import protect_markers  # keep step 26's markers alive through steps 1 and 13
 
     if on_pass_start is not None:
         on_pass_start("validate-input")
