@@ -45,6 +45,7 @@ def evaluable(text: str) -> str:
             _expand_softmax_calls(m)
             if any(op.operation.name == "func.func" for op in list(m.body.operations)[1:]):
                 # composites' decompositions (and the softmax functions) inlined: XLA and the graph see plain ops
+                import hilo_mlir.passes  # noqa: F401 - installs the built-in passes (the registry's front end)
                 from hilo_mlir.passmanager.pipeline import Pipeline
 
                 Pipeline.from_text("builtin.module(call-inliner)", verify_each=False, check_analyses=False).run(m)

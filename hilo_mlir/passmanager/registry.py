@@ -501,6 +501,8 @@ def get(argument: str) -> PassInfo:
 
     close = difflib.get_close_matches(argument, list(_REGISTRY) + list(_ALIASES), n=3)
     hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    if _BUILTINS_LOADER is None:  # a caller below the front end asked before anything imported hilo_mlir.passes
+        hint += "; the built-in passes are not loaded in this process: import hilo_mlir.passes first"
     raise HiloError(f"unknown pass '{argument}'{hint}")
 
 

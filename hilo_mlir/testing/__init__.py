@@ -204,6 +204,7 @@ def run_passes(text: str, passes: str) -> tuple[str, dict]:
     Raises:
         HiloError: as the pipeline does (pass failures, verifier failures).
     """
+    import hilo_mlir.passes  # noqa: F401 - installs the built-in passes (the registry's front end)
     from hilo_mlir.passmanager.pipeline import Pipeline
 
     ctx = make_context()
