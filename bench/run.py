@@ -230,6 +230,7 @@ import sys, time
 sys.path.insert(0, sys.argv[1])
 import models
 from hilo_mlir.ir.binding import ir, make_context
+import hilo_mlir.passes  # installs the built-in passes into the registry (its front end)
 from hilo_mlir.passmanager.pipeline import Pipeline, step_for
 text = models.call_chain(int(sys.argv[2]))
 with make_context():
@@ -262,6 +263,8 @@ def process_section(repeat: int, depths: list[int], tmp: str) -> dict:
         r = subprocess.run([py, "-c", _INLINER, HERE, str(d)], capture_output=True, text=True, env=ENV, timeout=1200)
         line = [x for x in r.stdout.splitlines() if x.startswith("BENCH")]
         inliner[str(d)] = round(float(line[0].split()[1]), 3) if line else None
+        if not line:  # say why, never a silent None in the table
+            print(f"bench: call-inliner at depth {d} failed: {r.stderr.strip()[-800:]}", file=sys.stderr)
     out["call_inliner_s"] = inliner
     return out
 
