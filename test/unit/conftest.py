@@ -61,6 +61,8 @@ def _verify_after_every_pass(request, monkeypatch):
     spine tests) also run the analysis checking mode."""
     if request.node.get_closest_marker("check_analyses"):
         monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    if request.node.get_closest_marker("no_check_analyses"):  # the checking mode walks and re-matches on purpose
+        monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
     if request.node.get_closest_marker("binary_verification"):
         return
     from hilo_mlir.passmanager import pipeline

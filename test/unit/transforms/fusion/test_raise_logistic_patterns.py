@@ -2,6 +2,7 @@
 through notify_match_failure, the statistic from the driver's rewrites, and no walk: the census lists the
 divides, and a module without one asks no pattern."""
 
+import pytest
 from pattern_probe_util import run_probed
 
 from hilo_mlir.passes.fusion.raise_logistic import LogisticRefusal, RaiseLogistic, _ReportRefusals
@@ -55,6 +56,7 @@ def test_the_report_listener_hears_only_candidates():
     assert str(LogisticRefusal("type-mismatch", None, None)) == "type-mismatch"
 
 
+@pytest.mark.no_check_analyses  # counts walks/matches of the fast path
 def test_a_raise_is_counted_and_costs_no_walk(monkeypatch):
     probe = run_probed(monkeypatch, "raise-logistic", SIGMOID, RaiseLogistic)
     assert probe.stats == {"raised-logistic": 1}

@@ -1,6 +1,7 @@
 """fold-iota on the pattern layer: the seed's reject reasons through notify_match_failure, 'rejected' from the
 census, one fold per match (the look-ahead's values are reused), and no walk for an absent power."""
 
+import pytest
 from pattern_probe_util import run_probed
 
 from hilo_mlir.passes.legalization import fold_iota
@@ -36,6 +37,7 @@ def test_the_seeds_reason_is_a_match_failure(monkeypatch):
     assert "stablehlo.power" in probe.text
 
 
+@pytest.mark.no_check_analyses  # counts walks/matches of the fast path
 def test_a_fold_is_computed_once_and_counted(monkeypatch):
     folds = []
     real = fold_iota.match_fold_iota

@@ -1,6 +1,7 @@
 """neuron-inst-combine on the pattern layer: its refusals through notify_match_failure, its statistic from the
 driver's rewrites, and no walk of the IR for an absent root kind (nor for a sweep: the census lists the reduces)."""
 
+import pytest
 from pattern_probe_util import run_probed
 
 from hilo_mlir.passes.legalization.inst_combine import CombineReduceSliceReduce
@@ -39,6 +40,7 @@ def test_refusals_are_match_failures_with_exact_reasons(monkeypatch):
     assert quiet.log == [] and quiet.text == probe.text
 
 
+@pytest.mark.no_check_analyses  # counts walks/matches of the fast path
 def test_a_combination_is_counted_once_and_costs_no_walk(monkeypatch):
     probe = run_probed(monkeypatch, "neuron-inst-combine", COMBINABLE, CombineReduceSliceReduce)
     assert probe.stats == {"reduces-combined": 1}

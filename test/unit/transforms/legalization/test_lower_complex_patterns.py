@@ -1,6 +1,7 @@
 """lower-complex(+extra) on the pattern layer: refusals through notify_match_failure with exact reasons, the
 statistic from the driver's rewrites, and no walk for absent root kinds."""
 
+import pytest
 from pattern_probe_util import run_probed
 
 from hilo_mlir.passes.legalization.lower_complex import LowerComplexOp
@@ -26,6 +27,7 @@ func.func @f(%a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
 P = "[stablehlo-lower-complex] lower-complex-op: "
 
 
+@pytest.mark.no_check_analyses  # counts walks/matches of the fast path
 def test_refusals_are_match_failures_with_exact_reasons(monkeypatch):
     probe = run_probed(monkeypatch, "stablehlo-lower-complex", MIXED, LowerComplexOp, debug=True)
     # with --debug the sweep runs without the look-ahead: one match per root op, in walk order
