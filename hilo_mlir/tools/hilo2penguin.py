@@ -428,9 +428,11 @@ def _import_reproducer(e: HiloError, path: str, before: str, cfg) -> None:
     from hilo_mlir.driver import spine
     from hilo_mlir.passmanager.reproducer import write_reproducer
 
-    e.notes = list(e.notes) + [
-        write_reproducer(path, before, spine.pipeline_text(cfg), verify_each=cfg.verify_each, failing=e.pass_name or "HiloImport")
-    ]
+    try:
+        pipeline = spine.pipeline_text(cfg)
+    except HiloError:  # the pipeline itself cannot be built (a bad spine edit): that is the error, nothing to replay
+        return
+    e.notes = list(e.notes) + [write_reproducer(path, before, pipeline, verify_each=cfg.verify_each, failing=e.pass_name or "HiloImport")]
 
 
 def _one_line(text: str) -> str:
