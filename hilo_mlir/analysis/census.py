@@ -500,14 +500,7 @@ class Census(Listener):
                 entries[identity_key(op)] = op
             else:
                 entries.append(op)
-        counts = self.counts
-        c = counts.get(name, 0) + 1
-        if c:
-            counts[name] = c
-            self.names.add(name)
-        else:
-            del counts[name]
-            self.names.discard(name)
+        self._count(name, 1)
         if self._types is not None:
             self._count_types(op.results.types, 1)
 
@@ -545,14 +538,7 @@ class Census(Listener):
                 index[name] = keyed
             else:
                 del index[name]
-        counts = self.counts
-        c = counts.get(name, 0) - 1
-        if c:
-            counts[name] = c
-            self.names.add(name)
-        else:
-            del counts[name]
-            self.names.discard(name)
+        self._count(name, -1)
         if self._types is not None:
             self._count_types(op.results.types, -1)
 
