@@ -10,20 +10,29 @@ canonicalizer. The census answers instead:
 * :meth:`Census.ops_named` -- per top-level op (usually a ``func.func``), the
   ops of some names in walk order (post-order: nested ops before their parent;
   ops of one block in block order);
-* :meth:`Census.types` -- every result and block-argument type (a multiset
-  underneath, so that erasing the last value of a type removes it), taken in
-  the same walk as the names when a pipeline run builds the census, else on
-  first request; :meth:`Census.may_hold_type` ("is there a token?") answers
-  from it.
+* the value types (results and block arguments), taken when first asked for
+  (:meth:`Census.any_type`, :meth:`Census.has_element_type`, :meth:`Census.types`,
+  :meth:`Census.element_type_strings`), as a *set* of distinct types, at one of two
+  levels: every value (``FULL``) or, for element-type questions, every value but the
+  results of the :data:`ELEMENTWISE` kinds (``ELEMENTS``: the verifier holds their
+  element type to their operands', so the element types are the same; on L512 that
+  skips half the ops). Op kinds without results (returns) are never read, op kinds
+  without regions (:data:`REGION_FREE`) are not asked for their regions.
 
 Kept current: the census is a :class:`~hilo_mlir.rewrite.rewriter.Rewriter` listener
 (MLIR's ``RewriterBase::Listener``). An op inserted, erased or moved updates
-names, counts and types at once; the per-function lists mark a list *unordered*
+names and counts at once; the per-function lists mark a list *unordered*
 when an op of that name was inserted or moved in that function, so the next
-:meth:`ops_named` of it walks that one function again. A mutation outside the
-rewriter is not seen: the analysis manager drops the census on
+:meth:`ops_named` of it walks that one function again. Types, once taken: an
+inserted op adds its types; an erasure reads nothing and marks the set *stale*
+(it may hold types no value has any more: a superset). A question answers from
+the set as it is when the answer is "no" (a superset saying no is exact); a
+"yes" from a stale set takes the types again first. So every answer is exact,
+and erasures, the common mutation of a rewrite, cost no type read. A mutation
+outside the rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
-and the checking mode compares it with a fresh one after every pass.
+and the checking mode compares it with a fresh one after every pass (the type
+set with every value type read without the shortcuts above).
 
 Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
 list is a plain list as the walk built it until it first loses an op; it then
@@ -31,14 +40,13 @@ becomes ``{op key: op}`` (same order) for good, so that every later erasure is
 one dict deletion (no position map to rebuild after a read). An address freed
 by an erase and reused at once by a new op -- the allocator's habit -- costs
 nothing: the erased op's entry left before the new op's came in. Types are
-counted by the type's pointer (a uniqued type: equal pointers are equal types),
-so that no count lookup calls the binding's type equality.
+keyed by the type's pointer (a uniqued type: equal pointers are equal types),
+so that no lookup calls the binding's type equality.
 """
 
 from __future__ import annotations
 
-import collections
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.ir.binding import identity_key, ir
@@ -66,6 +74,103 @@ _SHAPED = frozenset(
         ir.UnrankedMemRefType.static_typeid,
     )
 )
+
+_HLO = ("mhlo", "stablehlo")
+
+#: Op kinds with no results and no regions (terminators): a type question never reads them.
+NO_RESULTS = frozenset(("func.return", "mhlo.return", "stablehlo.return"))
+
+#: Elementwise op kinds whose verifier requires every result to have the element type of the
+#: operands (mhlo: compatible types, stablehlo: the same element type; there is no quantized
+#: type in a context of ours) and that have at least one operand and no region. The element
+#: type of such a result is the element type of its first operand, a value defined earlier
+#: (SSA dominance) by an op or a block argument: following first operands ends at a value that
+#: is not such a result. So the element types of the module are those of every value but these
+#: results (the ``ELEMENTS`` level of the type set). Not their whole types: ``add`` of two
+#: ``tensor<4xf32>`` may verify with a ``tensor<?xf32>`` result. Not ``abs`` (complex -> real),
+#: ``select`` (its first operand is ``i1``), ``convert``, ``compare``, ``real``, ``imag``.
+ELEMENTWISE = frozenset(
+    f"{d}.{k}"
+    for d in _HLO
+    for k in (
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "remainder",
+        "maximum",
+        "minimum",
+        "power",
+        "atan2",
+        "and",
+        "or",
+        "xor",
+        "shift_left",
+        "shift_right_arithmetic",
+        "shift_right_logical",
+        "negate",
+        "exponential",
+        "exponential_minus_one",
+        "log",
+        "log_plus_one",
+        "logistic",
+        "sqrt",
+        "rsqrt",
+        "cbrt",
+        "tanh",
+        "sine",
+        "cosine",
+        "tan",
+        "floor",
+        "ceil",
+        "round_nearest_afz",
+        "round_nearest_even",
+        "sign",
+        "not",
+        "popcnt",
+        "count_leading_zeros",
+    )
+)
+
+#: Op kinds that have no region (their op definitions declare none): a type read does not ask
+#: them for regions (a binding call per op). Any other kind is asked.
+REGION_FREE = (
+    NO_RESULTS
+    | ELEMENTWISE
+    | frozenset(
+        f"{d}.{k}"
+        for d in _HLO
+        for k in (
+            "abs",
+            "broadcast_in_dim",
+            "compare",
+            "concatenate",
+            "constant",
+            "convert",
+            "custom_call",
+            "dot",
+            "dot_general",
+            "dynamic_slice",
+            "dynamic_update_slice",
+            "gather",
+            "get_tuple_element",
+            "iota",
+            "pad",
+            "reshape",
+            "select",
+            "slice",
+            "transpose",
+            "tuple",
+        )
+    )
+    | frozenset(("func.call",))
+)
+
+#: Levels of a census's type set: not taken, element types only (every value but the results of
+#: :data:`ELEMENTWISE` kinds), every value.
+_NONE, ELEMENTS, FULL = 0, 1, 2
+#: per level: the op kinds whose results a type read skips
+_SKIPPED = {ELEMENTS: NO_RESULTS | ELEMENTWISE, FULL: NO_RESULTS}
 
 
 def walk_named(top: Op, names: Sequence[str]) -> list[ir.Operation]:
@@ -105,8 +210,9 @@ def _index_of(top: Op) -> _Index:
 
 def _scan(top: Op, types: list[ir.Type] | None, wanted_attrs: frozenset[str] | None, holders: list[ir.Operation]) -> _Index:
     """:func:`_index_of` of ``top``, in the same walk also appending to ``types`` (when given) every
-    result and block-argument type, and to ``holders`` (when ``wanted_attrs`` is given) every op
-    holding one of those discardable attributes. One callback per op: the census's one walk."""
+    result and block-argument type (the ``FULL`` level: :data:`NO_RESULTS` kinds are not read, the
+    :data:`REGION_FREE` ones not asked for regions), and to ``holders`` (when ``wanted_attrs`` is
+    given) every op holding one of those discardable attributes. One callback per op: the census's one walk."""
     if types is None and wanted_attrs is None:
         return _index_of(top)
     index: _Index = {}
@@ -115,6 +221,7 @@ def _scan(top: Op, types: list[ir.Type] | None, wanted_attrs: frozenset[str] | N
     extend = types.extend if types is not None else None
     hold = holders.append
     disjoint = wanted_attrs.isdisjoint if wanted_attrs is not None else None
+    no_results, region_free = NO_RESULTS, REGION_FREE
 
     def visit(o: ir.Operation) -> ir.WalkResult:  # nothing here may raise (an exception in a walk callback aborts)
         name = o.name
@@ -123,13 +230,14 @@ def _scan(top: Op, types: list[ir.Type] | None, wanted_attrs: frozenset[str] | N
             index[name] = [o]
         else:
             lst.append(o)
-        if extend is not None:
+        if extend is not None and name not in no_results:
             extend(o.results.types)
-            regions = o.regions
-            if len(regions):
-                for region in regions:
-                    for block in region.blocks:
-                        extend(block.arguments.types)
+            if name not in region_free:
+                regions = o.regions
+                if len(regions):
+                    for region in regions:
+                        for block in region.blocks:
+                            extend(block.arguments.types)
         if disjoint is not None:
             attrs = o.attributes
             if len(attrs) and not disjoint(attrs):
@@ -168,7 +276,8 @@ def _ops(entries: _Entries) -> Iterable[ir.Operation]:
 
 
 def _value_types(ops: Iterable[ir.Operation], out: list[ir.Type]) -> None:
-    """Append to ``out`` the result types of ``ops`` and the argument types of their regions' blocks."""
+    """Append to ``out`` the result types of ``ops`` and the argument types of their regions' blocks
+    (every op asked: the slow truth)."""
     extend = out.extend
     for o in ops:
         extend(o.results.types)
@@ -177,6 +286,24 @@ def _value_types(ops: Iterable[ir.Operation], out: list[ir.Type]) -> None:
             for region in regions:
                 for block in region.blocks:
                     extend(block.arguments.types)
+
+
+def _read_types(
+    lists: Iterable[tuple[str, Iterable[ir.Operation]]], level: int, out: list[ir.Type], only: frozenset[str] | None = None
+) -> None:
+    """Append to ``out`` the value types of the ops of ``(name, ops)`` pairs at ``level`` (``ELEMENTS``
+    or ``FULL``): the kinds :data:`_SKIPPED` at that level are not read, the :data:`REGION_FREE` ones
+    not asked for regions. ``only``: read only the kinds in it (raising a set from ``ELEMENTS`` to ``FULL``)."""
+    skipped = _SKIPPED[level]
+    extend = out.extend
+    for name, ops in lists:
+        if name in skipped or (only is not None and name not in only):
+            continue
+        if name in REGION_FREE:
+            for o in ops:
+                extend(o.results.types)
+        else:
+            _value_types(ops, out)
 
 
 #: True when ``hash(ir.Type)`` is the type's pointer (:func:`identity_key`), as checked on the first type
@@ -202,16 +329,33 @@ def _type_keys(types: list[ir.Type]) -> Iterable[int]:
     return map(hash if _HASH_IS_POINTER else identity_key, types)
 
 
+def _element_strings_of(types: Iterable[ir.Type]) -> frozenset[str]:
+    """``str`` of the element type of each of ``types``, looking through shaped and tuple types (a
+    type that is neither is itself): ``{"f32", "!mhlo.token"}``."""
+    out: set[str] = set()
+    stack = list(types)
+    while stack:
+        t = stack.pop()
+        tid = t.typeid
+        if tid == _TUPLE:
+            tt = ir.TupleType(t)
+            stack.extend(tt.get_type(i) for i in range(tt.num_types))
+        elif tid in _SHAPED:
+            out.add(str(ir.ShapedType(t).element_type))
+        else:
+            out.add(str(t))
+    return frozenset(out)
+
+
 class Census(Listener):
     """Op names, counts, a per-function op index and value types of one module (see module doc).
 
     Args:
         module_op: the ``builtin.module`` ``ir.Operation``.
         am: the analysis manager building it (unused: the census needs no other analysis).
-        with_types: also take :meth:`types` now, in the same walk as the names. Always
-            so when built by a pipeline run's analysis manager (``am`` given: the census of
-            a run, rebuilt after each upstream pass, answers type questions such as "is
-            there a token?" without a second pass over the ops).
+        with_types: also take the types now, every value (``FULL``), in the same walk as the
+            names (the import's input census: validation asks for every type at once). Else
+            they are taken when first asked for, at the level the question needs.
         attr_names: also list, in :attr:`attr_holders`, the ops holding any of
             these discardable attributes *at construction* (the driver's
             sharding strip; not kept current), in the same walk.
@@ -227,18 +371,21 @@ class Census(Listener):
         self, module_op: Op, am: AnalysisManager | None = None, *, with_types: bool = False, attr_names: Iterable[str] = ()
     ) -> None:
         self._module_op = module_op
-        #: type pointer -> number of values of that type (None: the types are not taken yet)
-        self._types: dict[int, int] | None = None
-        self._type_objs: dict[int, ir.Type] = {}  # type pointer -> the type (types live as long as the context)
-        self._type_set: frozenset[ir.Type] | None = None  # types(), until the distinct types change
-        self._elem_strings: frozenset[str] | None = None  # element_type_strings(), until the distinct types change
+        #: type pointer -> the type (types live as long as the context): the distinct value types at
+        #: :attr:`type_level`, a superset of them while :attr:`types_stale`; None until taken
+        self._types: dict[int, ir.Type] | None = None
+        #: ``ELEMENTS`` or ``FULL`` once the types are taken (0 before)
+        self.type_level = _NONE
+        #: a value may have left since the types were taken: the set may hold types no value has
+        self.types_stale = False
+        self._type_set: frozenset[ir.Type] | None = None  # frozenset of _types' values, until they change
+        self._elem_strings: frozenset[str] | None = None  # element type strings of _types, until they change
         #: ops holding any discardable attribute named in ``attr_names`` at construction
         self.attr_holders: list[ir.Operation] = []
         self._index: dict[int, _Lists] = {}
-        with_types = with_types or am is not None
         found: list[ir.Type] | None = [] if with_types else None
         wanted = frozenset(attr_names) if attr_names else None
-        #: walks of the module this census made (its construction, and :meth:`types` when taken later)
+        #: reads of the module this census made: its construction's walk, and every time it took the types
         self.walks = 1
         self._top_names: dict[int, str] = {}  # top-level op key -> its op name
         index, top_names, holders = self._index, self._top_names, self.attr_holders
@@ -256,16 +403,57 @@ class Census(Listener):
         self.names = set(counts)
         self._unordered: dict[int, set[str]] = {}  # top -> names whose list is not in walk order
         if found is not None:
-            self._take_types(found)
+            self._set_types(found, FULL)
 
-    def _take_types(self, found: list[ir.Type]) -> None:
-        """Start the type counts from ``found`` (every value type of the module)."""
-        keys = list(_type_keys(found))
-        self._types = dict(collections.Counter(keys))
-        self._type_objs.update(zip(keys, found))
+    def _set_types(self, found: list[ir.Type], level: int) -> None:
+        """Start the type set from ``found`` (the value types of the module at ``level``): exact, not stale."""
+        self._types = dict(zip(_type_keys(found), found))
+        self.type_level = level
+        self.types_stale = False
         self._type_set = self._elem_strings = None
 
-    # ------------------------------------------------------------------ queries
+    def _take_types(self, level: int) -> dict[int, ir.Type]:
+        """The kept type set, at ``level`` or above: as it is if taken at such a level (stale or not),
+        raised from ``ELEMENTS`` to ``FULL`` (reading only the kinds ``ELEMENTS`` skipped), else taken
+        from the census's own op lists (no walk of the module)."""
+        types = self._types
+        if types is not None and self.type_level >= level:
+            return types
+        found: list[ir.Type] = []
+        pairs = ((name, _ops(entries)) for lists in self._index.values() for name, entries in lists.items())
+        self.walks += 1
+        if types is not None:  # ELEMENTS -> FULL: add the results the lower level skipped
+            _read_types(pairs, FULL, found, only=ELEMENTWISE)
+            self._add_types(found)
+            self.type_level = FULL
+            return types
+        _read_types(pairs, level, found)
+        self._set_types(found, level)
+        return cast("dict[int, ir.Type]", self._types)
+
+    def _retake_types(self) -> dict[int, ir.Type]:
+        """The exact type set at the current level, read again (a stale set said "yes")."""
+        level = self.type_level
+        self._types = None
+        return self._take_types(level)
+
+    def _add_types(self, types: list[ir.Type]) -> None:
+        """Add ``types`` (of values that came into the module) to the taken set."""
+        known = cast("dict[int, ir.Type]", self._types)
+        if len(types) == 1:  # the common case: one result
+            t = types[0]
+            k = _type_key(t)
+            if k not in known:
+                known[k] = t
+                self._type_set = self._elem_strings = None
+            return
+        added = False
+        for k, t in zip(_type_keys(types), types):
+            if k not in known:
+                known[k] = t
+                added = True
+        if added:
+            self._type_set = self._elem_strings = None
 
     def ops_named(self, top: Op, *names: str, any_order: bool = False) -> list[ir.Operation]:
         """The ops called any of ``names`` inside the top-level op ``top`` (``top`` included).
@@ -301,51 +489,76 @@ class Census(Listener):
         return out
 
     def types(self) -> frozenset[ir.Type]:
-        """Every type of an op result or block argument in the module (``ir.Type``; taken once, then kept).
+        """Every type of an op result or block argument in the module (``ir.Type``), exact.
 
-        Read from the census's own op lists (every op nested in the module;
-        the module op has no results and its body block no arguments).
+        Taken from the census's own op lists when first asked (every op nested in
+        the module; the module op has no results and its body block no arguments),
+        then kept; taken again when stale. A question with a predicate is cheaper:
+        :meth:`any_type` reads again only when the answer is "yes".
         """
-        if self._types is None:
-            found: list[ir.Type] = []
-            for lists in self._index.values():
-                for entries in lists.values():
-                    _value_types(_ops(entries), found)
-            self._take_types(found)
-            self.walks += 1
+        self._take_types(FULL)
+        if self.types_stale:
+            self._retake_types()
+        return self._frozen_types()
+
+    def _frozen_types(self) -> frozenset[ir.Type]:
         if self._type_set is None:
-            objs = self._type_objs
-            self._type_set = frozenset(objs[k] for k in cast("dict[int, int]", self._types))
+            self._type_set = frozenset(cast("dict[int, ir.Type]", self._types).values())
         return self._type_set
+
+    def any_type(self, pred: Callable[[ir.Type], object]) -> bool:
+        """True if ``pred`` holds for the type of some op result or block argument in the module.
+
+        ``pred`` is called once per distinct type (it may be called on a type no value
+        has any more, when the kept set is stale; a "yes" is then checked on the types
+        read again). E.g. ``census.any_type(lambda t: type_reason(t) is not None)``.
+        """
+        types = self._take_types(FULL)
+        if not any(pred(t) for t in list(types.values())):
+            return False
+        if not self.types_stale:
+            return True
+        return any(pred(t) for t in list(self._retake_types().values()))
 
     @property
     def has_types(self) -> bool:
-        """True once :meth:`types` was taken (a caller with a cheaper check may prefer it otherwise)."""
+        """True once the types were taken at some level (a caller with a cheaper check may prefer it otherwise)."""
         return self._types is not None
 
     def element_type_strings(self) -> frozenset[str]:
-        """``str`` of every element type in :meth:`types`, looking through shaped and tuple types.
+        """``str`` of every element type of a value in the module, looking through shaped and tuple types, exact.
 
         E.g. ``{"f32", "i64", "!mhlo.token"}``; a non-shaped, non-tuple type is itself.
-        Kept until the set of distinct types changes (asking again costs nothing).
+        From the ``ELEMENTS`` level (or ``FULL`` when taken); kept until the set of distinct
+        types changes (asking again costs nothing); taken again when stale.
         """
-        types = self.types()
-        if self._elem_strings is not None:
-            return self._elem_strings
-        out: set[str] = set()
-        stack = list(types)
-        while stack:
-            t = stack.pop()
-            tid = t.typeid
-            if tid == _TUPLE:
-                tt = ir.TupleType(t)
-                stack.extend(tt.get_type(i) for i in range(tt.num_types))
-            elif tid in _SHAPED:
-                out.add(str(ir.ShapedType(t).element_type))
-            else:
-                out.add(str(t))
-        self._elem_strings = frozenset(out)
+        self._take_types(ELEMENTS)
+        if self.types_stale:
+            self._retake_types()
+        return self._element_strings()
+
+    def _element_strings(self) -> frozenset[str]:
+        """``str`` of every element type in the kept set (stale or not)."""
+        if self._elem_strings is None:
+            self._elem_strings = _element_strings_of(cast("dict[int, ir.Type]", self._types).values())
         return self._elem_strings
+
+    def any_element_type(self, pred: Callable[[str], object]) -> bool:
+        """True if ``pred`` holds for some element type string of :meth:`element_type_strings`
+        (read again only when a stale set says "yes"), e.g. ``lambda e: e.startswith("complex<")``."""
+        self._take_types(ELEMENTS)
+        if not any(pred(e) for e in self._element_strings()):
+            return False
+        if not self.types_stale:
+            return True
+        self._retake_types()
+        return any(pred(e) for e in self._element_strings())
+
+    def has_element_type(self, *type_strings: str) -> bool:
+        """True if some value in the module has one of ``type_strings`` as its type or element type
+        (e.g. ``"!mhlo.token"``, also inside tuples; ``"i64"``); see :meth:`any_element_type`."""
+        wanted = frozenset(type_strings)
+        return self.any_element_type(wanted.__contains__)
 
     def names_in(self, top: Op) -> frozenset[str]:
         """The op names that occur inside the top-level op ``top`` (``top``'s own name included), no walk.
@@ -383,10 +596,8 @@ class Census(Listener):
         return out
 
     def may_hold_type(self, *type_strings: str) -> bool:
-        """False only if no value in the module has any of ``type_strings`` as its type or element
-        type (e.g. ``"!mhlo.token"``, also inside tuples); from :meth:`element_type_strings`, no walk
-        once the types are taken."""
-        return not self.element_type_strings().isdisjoint(type_strings)
+        """:meth:`has_element_type` (kept for callers that ask "is there a token?")."""
+        return self.has_element_type(*type_strings)
 
     # ------------------------------------------------------------------ upkeep
 
@@ -403,40 +614,6 @@ class Census(Listener):
         else:
             self.counts.pop(name, None)
             self.names.discard(name)
-
-    def _count_types(self, types: list[ir.Type], delta: int) -> None:
-        """Add ``delta`` (+1 or -1) to the count of each of ``types``; a count that reaches 0 leaves the counts
-        (then, or when a type comes, :meth:`types` and :meth:`element_type_strings` are taken again)."""
-        counts = cast("dict[int, int]", self._types)  # called only when the types are taken
-        if len(types) == 1:  # the common case: one result
-            t = types[0]
-            k = _type_key(t)
-            c = counts.get(k, 0) + delta
-            if c > 0:
-                counts[k] = c
-                if c != delta:
-                    return
-                self._type_objs[k] = t
-            else:
-                counts.pop(k, None)
-            self._type_set = self._elem_strings = None
-            return
-        if not types:
-            return
-        get = counts.get
-        changed = False
-        for k, t in zip(_type_keys(types), types):
-            c = get(k, 0) + delta
-            if c > 0:
-                counts[k] = c
-                if c == delta:
-                    changed = True
-                    self._type_objs[k] = t
-            else:
-                counts.pop(k, None)
-                changed = True
-        if changed:
-            self._type_set = self._elem_strings = None
 
     def _add_ops(self, top_key: int, index_of_op: _Index) -> None:
         """Add every op of ``{name: [ops in walk order]}`` (one inserted op and its nested ops) to ``top_key``."""
@@ -478,16 +655,19 @@ class Census(Listener):
     def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
         if top is None:
             return
-        if top not in self._index and top == identity_key(op):  # a new top-level op
-            self._top_names[top] = op.name
         index = self._index.get(top)
-        if index is None or len(op.regions):
+        name = op.name
+        if index is None and top == identity_key(op):  # a new top-level op
+            self._top_names[top] = name
+        if index is None or (name not in REGION_FREE and len(op.regions)):
             idx = _index_of(op)
             self._add_ops(top, idx)
             if self._types is not None:
-                self._types_of(idx, 1)
+                found: list[ir.Type] = []
+                _read_types(idx.items(), self.type_level, found)
+                self._add_types(found)
             return
-        name = op.name  # the common case, one op without regions: what _add_ops and _count do for it
+        # the common case, one op without regions: what _add_ops and _count do for it
         entries = index.get(name)
         if entries is None:
             index[name] = [op]
@@ -500,9 +680,15 @@ class Census(Listener):
                 entries[identity_key(op)] = op
             else:
                 entries.append(op)
-        self._count(name, 1)
-        if self._types is not None:
-            self._count_types(op.results.types, 1)
+        counts = self.counts
+        c = counts.get(name)
+        if c is None:
+            counts[name] = 1
+            self.names.add(name)
+        else:
+            counts[name] = c + 1
+        if self._types is not None and name not in _SKIPPED[self.type_level]:
+            self._add_types(op.results.types)
 
     def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
         if top is None:
@@ -511,25 +697,20 @@ class Census(Listener):
         if index is None:  # not in an op the census lists
             return
         key = identity_key(op)
+        if self._types is not None:
+            self.types_stale = True  # nothing read: the set may now hold a type no value has
         if top == key:  # a top-level op leaves the module
             del self._index[top]
             self._top_names.pop(top, None)
             self._unordered.pop(top, None)
             for name, entries in index.items():
                 self._count(name, -len(entries))
-            if self._types is not None:
-                found: list[ir.Type] = []
-                for entries in index.values():
-                    _value_types(_ops(entries), found)
-                self._count_types(found, -1)
             return
-        if len(op.regions):
-            idx = _index_of(op)
-            self._remove_ops(top, idx)
-            if self._types is not None:
-                self._types_of(idx, -1)
+        name = op.name
+        if name not in REGION_FREE and len(op.regions):
+            self._remove_ops(top, _index_of(op))
             return
-        name = op.name  # the common case, one op without regions: what _remove_ops and _count do for it
+        # the common case, one op without regions: what _remove_ops and _count do for it
         listed = index.get(name)
         if listed is not None:
             keyed = listed if isinstance(listed, dict) else _keyed(listed)
@@ -538,16 +719,13 @@ class Census(Listener):
                 index[name] = keyed
             else:
                 del index[name]
-        self._count(name, -1)
-        if self._types is not None:
-            self._count_types(op.results.types, -1)
-
-    def _types_of(self, index_of_ops: _Index, delta: int) -> None:
-        """Count the value types of the ops of ``{name: [ops]}`` in (``delta`` 1) or out (-1)."""
-        found: list[ir.Type] = []
-        for ops in index_of_ops.values():
-            _value_types(ops, found)
-        self._count_types(found, delta)
+        counts = self.counts
+        c = counts.get(name, 0) - 1
+        if c:
+            counts[name] = c
+        else:
+            counts.pop(name, None)
+            self.names.discard(name)
 
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
@@ -594,12 +772,15 @@ class Census(Listener):
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:
-            self._count_types([old], -1)
-            self._count_types([new], 1)
+            self._add_types([new])
+            self.types_stale = True  # ``old`` may have been the last value of its type
 
     def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
         if self._types is not None:
-            self._count_types(types, 1 if added else -1)
+            if added:
+                self._add_types(types)
+            elif types:
+                self.types_stale = True
 
     # ------------------------------------------------------------------ the checking mode
 
@@ -639,21 +820,39 @@ class Census(Listener):
                         f" (kept {len(a)}, actual {len(b)}{', order' if len(a) == len(b) else ''})"
                     )
         if self._types is not None:
-            # the slow truth: every value type of a fresh walk, counted by the binding's type equality
-            # (it also checks that counting by pointer, as the census does, merges no two types)
-            found: list[ir.Type] = []
-            for lists in fresh._index.values():
-                for entries in lists.values():
-                    _value_types(_ops(entries), found)
-            objs = self._type_objs
-            kept = collections.Counter({objs[k]: c for k, c in self._types.items()})
-            if kept != collections.Counter(found):
-                out.append("value types differ")
-            elif self._elem_strings is not None and self._elem_strings != fresh.element_type_strings():
-                out.append("element type strings differ")
-            elif self._type_set is not None and self._type_set != frozenset(found):
-                out.append("the type set differs")
+            out.extend(self._type_differences(fresh))
         return out
+
+    def _type_differences(self, fresh: Census) -> list[str]:
+        """How the kept type set differs from the slow truth: every value type of ``fresh``'s ops, each op
+        read (no kind skipped), compared by the binding's type equality (which also checks that keying by
+        pointer merges no two types). Exact when not stale, a superset when stale; at ``ELEMENTS`` the
+        element type strings must be those of every value (the :data:`ELEMENTWISE` argument)."""
+        found: list[ir.Type] = []
+        for lists in fresh._index.values():
+            for entries in lists.values():
+                _value_types(_ops(entries), found)
+        truth = frozenset(found)
+        kept = frozenset(cast("dict[int, ir.Type]", self._types).values())
+        if len(kept) != len(self._types or ()):
+            return ["two kept types are equal"]
+        elems = _element_strings_of(truth)
+        kept_elems = self._element_strings()
+        if self.types_stale:
+            if self.type_level == FULL and not kept >= truth:
+                return ["value types differ (a type of the module is missing)"]
+            if not kept_elems >= elems:
+                return ["element type strings differ (one of the module is missing)"]
+            return []
+        if self.type_level == FULL and kept != truth:
+            return ["value types differ"]
+        if self.type_level == ELEMENTS and not kept <= truth:
+            return ["value types differ"]
+        if kept_elems != elems:
+            return ["element type strings differ"]
+        if self._type_set is not None and self._type_set != kept:
+            return ["the type set differs"]
+        return []
 
 
 def detect_dialect(module: ir.Module, census: Census | None = None) -> str:

@@ -285,7 +285,7 @@ class PassContext(Generic[OptionsT]):
 
         With ``if_cached``, None when the census has not taken the types yet
         (a pass with a cheaper check of its own uses that instead of paying
-        for the walk).
+        for the read). A yes/no question is cheaper with :meth:`module_has_element_type`.
         """
         census = self.census
         if if_cached and not census.has_types:
@@ -293,10 +293,29 @@ class PassContext(Generic[OptionsT]):
         strings: frozenset[str] = census.element_type_strings()
         return strings
 
+    def module_has_element_type(self, *type_strings: str) -> bool:
+        """True if some value of the module has one of ``type_strings`` (e.g. ``"i64"``) as its type or
+        element type (also inside tuples); from the census (its element type set, no walk once taken)."""
+        return self.census.has_element_type(*type_strings)
+
+    def any_element_type(self, pred: Callable[[str], object], if_cached: bool = False) -> bool | None:
+        """True if ``pred`` holds for some element type string of the module (see :meth:`module_element_types`;
+        None with ``if_cached`` when the census has not taken the types yet)."""
+        census = self.census
+        if if_cached and not census.has_types:
+            return None
+        return census.any_element_type(pred)
+
     def value_types(self) -> frozenset[ir.Type]:
-        """Every type of an op result or block argument in the module (a frozenset of ``ir.Type``)."""
+        """Every type of an op result or block argument in the module (a frozenset of ``ir.Type``).
+        A yes/no question is cheaper with :meth:`any_value_type`."""
         types: frozenset[ir.Type] = self.census.types()
         return types
+
+    def any_value_type(self, pred: Callable[[ir.Type], object]) -> bool:
+        """True if ``pred`` holds for the type of some op result or block argument of the module
+        (``pred`` is called once per distinct type; from the census, no walk once taken)."""
+        return self.census.any_type(pred)
 
     def op_counts(self) -> dict[str, int]:
         """``{op name: number of ops}`` over every op nested in the module (the module op excluded).

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, MutableMapping
-from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Protocol
 
 from hilo_mlir.ir.binding import ir
@@ -21,7 +20,7 @@ class CensusQueries(Protocol):
     """What :func:`may_need_retype` asks of the running pass's context
     (:class:`~hilo_mlir.passmanager.pass_context.PassContext`, answered from the op census)."""
 
-    def module_element_types(self) -> AbstractSet[str] | None: ...
+    def module_has_element_type(self, *type_strings: str) -> bool: ...
 
     def module_may_contain(self, *op_names: str) -> bool: ...
 
@@ -88,11 +87,11 @@ def may_need_retype(
 
     Answered from the pipeline's census: no value of the module has
     an element type in ``element_types`` (strings as in
-    :meth:`registry.PassContext.module_element_types`, e.g. ``"i64"``), none
+    :meth:`registry.PassContext.module_element_types`, e.g. ``"i64"``; asked with
+    :meth:`~registry.PassContext.module_has_element_type`), none
     of ``op_names`` (full op names the pass rewrites or rejects whatever the
     types) occurs, and no ``func.func`` has a ``function_type`` that
     ``convert`` changes (a declaration's signature is not a value type).
-    Without a pipeline (no census) the answer is always True.
 
     Args:
         ctx: the running pass's :class:`~hilo_mlir.passmanager.registry.PassContext`.
@@ -101,8 +100,7 @@ def may_need_retype(
         element_types: element type strings the pass rewrites.
         op_names: op names that make the pass act on their own.
     """
-    elems = ctx.module_element_types()
-    if elems is None or not elems.isdisjoint(element_types):
+    if ctx.module_has_element_type(*element_types):
         return True
     if op_names and ctx.module_may_contain(*op_names):
         return True

@@ -343,9 +343,9 @@ def _is_static(t: ir.Type) -> bool:
 def _may_lower(func_op: Any, d: DialectTable, kinds: tuple[str, ...], ctx: PassContext) -> bool:
     """False only if no candidate works on complex values (then the pass has nothing to do)."""
     # _lower_one leaves an op alone at once unless its first operand is complex.
-    elems = ctx.module_element_types(if_cached=True)  # free if an earlier step took the type census
-    if elems is not None:
-        return any(e.startswith("complex<") for e in elems)
+    has = ctx.any_element_type(lambda e: e.startswith("complex<"), if_cached=True)  # free if an earlier step took the types
+    if has is not None:
+        return has
     memo: dict[ir.Type, bool] = {}  # type -> complex? (types are uniqued: they hash by pointer)
     for op in ctx.ops_named(func_op, *[d.name(k) for k in kinds]):  # from the census, no walk
         t = op.operands[0].type

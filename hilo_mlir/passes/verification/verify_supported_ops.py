@@ -18,8 +18,8 @@ the first one and counting the rest. The IR is never changed.
 
 Cost: the op census usually answers without a walk
 (:func:`_census_says_supported`: names, the few attribute-dependent ops,
-and the set of value types); the walk runs only when that check finds
-something to report.
+and the set of value types, read once per census and asked with a
+predicate); the walk runs only when that check finds something to report.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _census_says_supported(module_op, ctx) -> bool:
                 if op_reason(op, ctx.d.prefix):
                     return False
     cache: dict = {}
-    return not any(type_reason(t, cache) for t in ctx.value_types())
+    return not ctx.any_value_type(lambda t: type_reason(t, cache))
 
 
 def _run(module_op, ctx):

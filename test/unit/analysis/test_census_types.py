@@ -1,10 +1,10 @@
-"""The census's type set: taken in its one walk, rebuilt with it after an upstream pass, kept
+"""The census's type set: taken in its one walk or when asked after an upstream pass, kept
 current by the rewriter, equal to a fresh walk in the checking mode; its rebuild is charged to a
 ``--mlir-timing`` row; the twin check takes no census of its own after a dialect-preserving upstream step."""
 
 import pytest
 
-from hilo_mlir.analysis.census import Census
+from hilo_mlir.analysis.census import ELEMENTS, Census
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.passmanager.instrumentation import Instrumentation
@@ -48,7 +48,7 @@ def test_census_takes_names_and_types_in_one_walk():
         assert [str(f.attributes["sym_name"]) for f in both.signature_only_functions()] == ['"decl"']
 
 
-def test_census_after_an_upstream_pass_has_its_types_and_equals_a_fresh_walk():
+def test_census_after_an_upstream_pass_takes_its_types_when_asked_and_equals_a_fresh_walk():
     seen: list = []
     info = _reader(seen)
     with make_context():
@@ -58,8 +58,9 @@ def test_census_after_an_upstream_pass_has_its_types_and_equals_a_fresh_walk():
         first, second = seen
         assert first is not second  # the upstream step dropped it; the next pass got a rebuilt one
         assert not first.has_types
-        assert second.has_types and second.walks == 1  # rebuilt by the run: names and types in one walk
+        assert not second.has_types and second.walks == 1  # rebuilt by the run: the names; types when asked
         assert second.element_type_strings() == {"f32", "f16"}  # canonicalize removed the only i64 value
+        assert second.type_level == ELEMENTS and second.walks == 2  # element types: the adds were not read
         assert second.differences(Census(m.operation)) == []
 
 

@@ -276,9 +276,10 @@ def test_attribute_stamping_passes_keep_the_census_and_reruns_record_nothing():
 @pytest.mark.parametrize("text,lowered", [(COMPLEX_ADD, True), (COMPLEX_UNTOUCHED, False), (F32_ONLY, False)])
 def test_lower_complex_uses_a_type_census_an_earlier_step_took(text, lowered):
     def take_types(module_op, ctx):
-        # a pipeline run's census takes the types in its one walk: already there
-        assert ctx.module_element_types(if_cached=True) == ctx.module_element_types()
-        assert ctx.module_element_types(if_cached=True) is not None
+        # a pipeline run's census takes the types when first asked, then keeps them
+        assert ctx.module_element_types(if_cached=True) is None
+        taken = ctx.module_element_types()
+        assert taken is not None and ctx.module_element_types(if_cached=True) == taken
 
     info = registry.PassInfo("test-take-types", "takes the type census", take_types, anchor="builtin.module")
     with make_context():

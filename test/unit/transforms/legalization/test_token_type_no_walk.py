@@ -35,9 +35,10 @@ func.func @main(%a: tensor<2xf32>, %t: !stablehlo.token) -> (tensor<2xf32>, !sta
 
 
 def _counting(monkeypatch):
-    """Count what would walk or scan the module for the token pass."""
-    calls = {"value-types": 0, "patterns": 0, "first-required": 0}
-    value_types, patterns, first = census_mod._value_types, token_type.apply_patterns_once, token_type._first_required
+    """Count what would walk or scan the module for the token pass ("type-reads": the census taking its
+    types from its op lists, once per census, when the pass asks)."""
+    calls = {"type-reads": 0, "patterns": 0, "first-required": 0}
+    value_types, patterns, first = census_mod._read_types, token_type.apply_patterns_once, token_type._first_required
 
     def count(name, f):
         def wrapped(*a, **k):
@@ -46,7 +47,7 @@ def _counting(monkeypatch):
 
         return wrapped
 
-    monkeypatch.setattr(census_mod, "_value_types", count("value-types", value_types))
+    monkeypatch.setattr(census_mod, "_read_types", count("type-reads", value_types))
     monkeypatch.setattr(token_type, "apply_patterns_once", count("patterns", patterns))
     monkeypatch.setattr(token_type, "_first_required", count("first-required", first))
     return calls
@@ -66,23 +67,23 @@ def _run(text, census=None, check=True):
 def test_no_token_no_walk(monkeypatch):
     calls = _counting(monkeypatch)
     pipe, out = _run(NO_TOKEN, check=False)
-    assert calls == {"value-types": 0, "patterns": 0, "first-required": 0}
+    assert calls == {"type-reads": 1, "patterns": 0, "first-required": 0}
     assert pipe.changes[-1][1] == Change.NONE
     assert "tensor<ui8>" not in out
 
 
 def test_no_token_no_walk_after_a_handed_over_census_without_types(monkeypatch):
-    # the upstream step drops the handed-over census; the one rebuilt for the pass has the types
+    # the upstream step drops the handed-over census; the one rebuilt for the pass reads its types once
     calls = _counting(monkeypatch)
     _run(NO_TOKEN, census=lambda m: Census(m.operation), check=False)
-    assert calls["value-types"] == 0 and calls["patterns"] == 0
+    assert calls["type-reads"] == 1 and calls["patterns"] == 0
 
 
 def test_token_in_a_declaration_only_is_still_rewritten(monkeypatch):
     calls = _counting(monkeypatch)
     pipe, out = _run(DECLARED_TOKEN, check=False)
     assert calls["patterns"] == 1
-    assert calls["value-types"] == 0
+    assert calls["type-reads"] == 1
     assert "func.func private @decl(tensor<ui8>) -> tensor<2xf32>" in out
     assert pipe.stats["StableHLOReplaceTokenTypeWithU8"]["signatures-rewritten"] == 1
 
