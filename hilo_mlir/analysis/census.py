@@ -727,6 +727,38 @@ class Census(Listener):
             counts.pop(name, None)
             self.names.discard(name)
 
+    def notify_erasing_all(self, ops: list[ir.Operation], tops: list[int | None]) -> None:
+        """:meth:`notify_erasing` for a batch: the common case (an op without regions in a listed
+        top-level op) is a name read, a key and two dict updates per op."""
+        all_index, counts, names = self._index, self.counts, self.names
+        if self._types is not None:
+            self.types_stale = True
+        for op, top in zip(ops, tops):
+            if top is None:
+                continue
+            index = all_index.get(top)
+            if index is None:
+                continue
+            name = op.name
+            key = identity_key(op)
+            if top == key or name not in REGION_FREE:
+                self.notify_erasing(op, top)  # a top-level op, or maybe regions: the general path
+                continue
+            listed = index.get(name)
+            if listed is not None:
+                keyed = listed if isinstance(listed, dict) else _keyed(listed)
+                keyed.pop(key, None)
+                if keyed:
+                    index[name] = keyed
+                else:
+                    del index[name]
+            c = counts.get(name, 0) - 1
+            if c:
+                counts[name] = c
+            else:
+                counts.pop(name, None)
+                names.discard(name)
+
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
 

@@ -159,6 +159,13 @@ class AnalysisManager(Listener):
             for key in list(self._by_scope.get(top, ())):
                 self._drop(key)
 
+    def notify_erasing_all(self, ops: list[ir.Operation], tops: list[int | None]) -> None:
+        """:meth:`notify_erasing` for a batch (the common case, no analysis scoped to a top-level op: nothing read)."""
+        by_scope = self._by_scope
+        for op, top in zip(ops, tops):
+            if top is not None and top in by_scope:
+                self.notify_erasing(op, top)
+
     # ------------------------------------------------------------------ internals
 
     def _store(self, key: _Key, op: Op, inst: object) -> None:

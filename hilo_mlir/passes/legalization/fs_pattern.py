@@ -256,10 +256,9 @@ def _erase_subgraph(ops, rw, check: bool) -> None:
         for op in ops:
             if any(True for r in op.results for _ in r.uses):
                 raise AssertionError(f"convert-fs-pattern-to-custom-calls: '{op.name}' at {op.location} still has uses when erased")
-            rw.erase_op(op)
+            rw.erase_ops([op])  # the batch path, one op at a time
         return
-    for op in ops:
-        rw.erase_op(op)
+    rw.erase_ops(ops)
 
 
 def _refuse(rec, div, code: str, culprit=None) -> None:
