@@ -35,9 +35,12 @@ and the checking mode compares it with a fresh one after every pass (the type
 set with every value type read without the shortcuts above).
 
 Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
-list is a plain list as the walk built it until it first loses an op; it then
-becomes ``{op key: op}`` (same order) for good, so that every later erasure is
-one dict deletion (no position map to rebuild after a read). An address freed
+list is a plain list as the walk built it; an op it loses is first only noted
+(its key, *pending*), and the list becomes ``{op key: op}`` (same order, the
+pending ops left out) for good when it is next read, gains an op or has lost
+all of them. A list nobody reads again (the common case: the next upstream
+step drops the census) is never keyed; after keying every erasure is one dict
+deletion. An address freed
 by an erase and reused at once by a new op -- the allocator's habit -- costs
 nothing: the erased op's entry left before the new op's came in. Types are
 keyed by the type's pointer (a uniqued type: equal pointers are equal types),
@@ -402,6 +405,8 @@ class Census(Listener):
         self.counts = counts
         self.names = set(counts)
         self._unordered: dict[int, set[str]] = {}  # top -> names whose list is not in walk order
+        #: top -> name -> keys of the ops its (plain) list lost since built: left out when it is keyed
+        self._pending: dict[int, dict[str, set[int]]] = {}
         if found is not None:
             self._set_types(found, FULL)
 
@@ -420,6 +425,7 @@ class Census(Listener):
         if types is not None and self.type_level >= level:
             return types
         found: list[ir.Type] = []
+        self._settle_all()
         pairs = ((name, _ops(entries)) for lists in self._index.values() for name, entries in lists.items())
         self.walks += 1
         if types is not None:  # ELEMENTS -> FULL: add the results the lower level skipped
@@ -478,6 +484,11 @@ class Census(Listener):
         unordered = self._unordered.get(key)
         if unordered and not any_order and not unordered.isdisjoint(names):
             index = self._reindex(top, key)
+        pending = self._pending.get(key)
+        if pending:
+            for n in names:
+                if n in pending:
+                    self._settle(key, n)
         if len(names) == 1:
             entries = index.get(names[0])
             return [] if entries is None else list(_ops(entries))
@@ -584,6 +595,7 @@ class Census(Listener):
         """
         out: list[ir.Operation] = []
         top_names = self._top_names
+        self._settle_all()
         for key, index in self._index.items():
             funcs = index.get("func.func")
             if not funcs:
@@ -604,7 +616,47 @@ class Census(Listener):
     def _reindex(self, top: Op, key: int) -> _Lists:
         index = self._index[key] = cast(_Lists, _index_of(top))
         self._unordered.pop(key, None)
+        self._pending.pop(key, None)
         return index
+
+    def _settle(self, top: int, name: str) -> None:
+        """Key the list of ``name`` in ``top`` now, its pending ops left out (dropped when none is left)."""
+        pending = self._pending[top]
+        gone = pending.pop(name)
+        if not pending:
+            del self._pending[top]
+        index = self._index[top]
+        entries = index[name]
+        keyed = entries if isinstance(entries, dict) else _keyed(entries)
+        for k in gone:
+            keyed.pop(k, None)
+        if keyed:
+            index[name] = keyed
+        else:
+            del index[name]
+
+    def _settle_all(self) -> None:
+        """:meth:`_settle` every list with pending ops (before reading every list)."""
+        for top in list(self._pending):
+            for name in list(self._pending.get(top, ())):
+                self._settle(top, name)
+
+    def _lose(self, top: int, index: _Lists, name: str, entries: _Entries, key: int) -> None:
+        """The list ``entries`` of ``name`` in ``top`` loses the op of ``key``: a deletion when keyed, else noted."""
+        if isinstance(entries, dict):
+            entries.pop(key, None)
+            if not entries:
+                del index[name]
+            return
+        by_name = self._pending.get(top)
+        if by_name is None:
+            by_name = self._pending[top] = {}
+        gone = by_name.get(name)
+        if gone is None:
+            gone = by_name[name] = set()
+        gone.add(key)
+        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
+            self._settle(top, name)
 
     def _count(self, name: str, delta: int) -> None:
         c = self.counts.get(name, 0) + delta
@@ -620,7 +672,10 @@ class Census(Listener):
         index = self._index.get(top_key)
         if index is None:  # a new top-level op
             self._index[top_key] = index = {}
+        pending = self._pending.get(top_key)
         for name, ops in index_of_op.items():
+            if pending and name in pending:
+                self._settle(top_key, name)
             entries = index.get(name)
             if entries is None:
                 index[name] = list(ops)
@@ -639,15 +694,11 @@ class Census(Listener):
         if index is None:
             return
         for name, ops in index_of_op.items():
-            entries = index.get(name)
-            if entries is not None:
-                if not isinstance(entries, dict):
-                    entries = index[name] = _keyed(entries)
-                pop = entries.pop
-                for o in ops:
-                    pop(identity_key(o), None)
-                if not entries:
-                    del index[name]
+            for o in ops:
+                entries = index.get(name)
+                if entries is None:
+                    break
+                self._lose(top_key, index, name, entries, identity_key(o))
             self._count(name, -len(ops))
 
     # ------------------------------------------------------------------ the rewriter's listener
@@ -668,6 +719,9 @@ class Census(Listener):
                 self._add_types(found)
             return
         # the common case, one op without regions: what _add_ops and _count do for it
+        pending = self._pending.get(top)
+        if pending and name in pending:
+            self._settle(top, name)  # keyed before it gains an op (a pending key may be the new op's address)
         entries = index.get(name)
         if entries is None:
             index[name] = [op]
@@ -700,6 +754,9 @@ class Census(Listener):
         if self._types is not None:
             self.types_stale = True  # nothing read: the set may now hold a type no value has
         if top == key:  # a top-level op leaves the module
+            for name in list(self._pending.get(top, ())):
+                self._settle(top, name)
+            index = self._index.get(top, {})
             del self._index[top]
             self._top_names.pop(top, None)
             self._unordered.pop(top, None)
@@ -713,12 +770,7 @@ class Census(Listener):
         # the common case, one op without regions: what _remove_ops and _count do for it
         listed = index.get(name)
         if listed is not None:
-            keyed = listed if isinstance(listed, dict) else _keyed(listed)
-            keyed.pop(key, None)
-            if keyed:
-                index[name] = keyed
-            else:
-                del index[name]
+            self._lose(top, index, name, listed, key)
         counts = self.counts
         c = counts.get(name, 0) - 1
         if c:
@@ -746,12 +798,7 @@ class Census(Listener):
                 continue
             listed = index.get(name)
             if listed is not None:
-                keyed = listed if isinstance(listed, dict) else _keyed(listed)
-                keyed.pop(key, None)
-                if keyed:
-                    index[name] = keyed
-                else:
-                    del index[name]
+                self._lose(top, index, name, listed, key)
             c = counts.get(name, 0) - 1
             if c:
                 counts[name] = c
@@ -824,6 +871,7 @@ class Census(Listener):
         types must be equal as a multiset if this census took them.
         """
         out: list[str] = []
+        self._settle_all()  # what a read would see
         if self.counts != fresh.counts:
             names = sorted(set(self.counts) | set(fresh.counts))
             diff = [
