@@ -59,9 +59,8 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
         sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get
 
-    def add(v, start):
+    def add(t, h, start):
         nonlocal unknown
-        t = v.type
         th = hash(t)
         b = sizes.get(th, -1)
         if b == -1:
@@ -71,17 +70,17 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
             return
         if b == 0:
             return
-        end = get_last(hash(v), start)
+        end = get_last(h, start)
         if end < start:
             end = start
         delta[start] += b
         delta[end + 1] -= b
 
     for a in block.arguments:
-        add(a, 0)
-    for i, rs in enumerate(info.results):
-        for r in rs:
-            add(r, i)
+        add(a.type, hash(a), 0)
+    for i, (rs, ids) in enumerate(zip(info.results, info.result_ids)):
+        for r, h in zip(rs, ids):
+            add(r.type, h, i)
     peak, at, cur = 0, 0, 0
     for i in range(n):
         cur += delta[i]
@@ -116,7 +115,8 @@ def _run_analyze_schedule(func_op, ctx):
     ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
     if unknown:
         ctx.stats["values-of-unknown-size"] += unknown
-    ctx.debug(f"@{func_name(func_op)}: peak live bytes {peak} at op #{at}")
+    if ctx.debugging:
+        ctx.debug(f"@{func_name(func_op)}: peak live bytes {peak} at op #{at}")
 
 
 register_twins(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 
-from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
+from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
@@ -178,16 +178,38 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 class _BlockRead:
     """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
 
-    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "result_ids", "results", "walk_operands")
 
     def __init__(self, ops):
         self.ops = ops
         self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
+        self.result_ids: list = [None] * len(ops)  # per op: hash of its results (read with the inputs)
+        self.results: list | None = None  # per op: its result values (the entry block only)
         self.walk_operands: list = []  # operands of the block's ops, nested first (post-order)
         self.any_effect = False
         self.any_composite = False  # a composite takes part in some op's effect
         self.effect_at: list = []  # body positions of side-effecting ops, ascending
         self.effects: list | None = None  # per op: True/False, None if a composite takes part
+
+
+def _results(o) -> list:
+    """The result values of ``o``. Most ops have one: ``o.result`` reads it in one crossing
+    (``o.results`` makes a list object, then a view per result); the others raise ValueError."""
+    try:
+        return [o.result]
+    except ValueError:
+        return list(o.results)
+
+
+def _read_results(r: _BlockRead, keep_values: bool) -> None:
+    """Fill ``r.result_ids`` (and ``r.results`` if ``keep_values``) from the ops of ``r``."""
+    ops = r.ops
+    values = [_results(o) for o in ops[:-1]]
+    if ops:
+        values.append(list(ops[-1].results))  # the terminator: usually none
+    r.result_ids = [list(map(hash, rs)) for rs in values]
+    if keep_values:
+        r.results = values
 
 
 class _TreeScheduler:
@@ -211,6 +233,8 @@ class _TreeScheduler:
         if want_effects:
             r.effects = [False] * len(r.ops)
         by_name, leaf = self.leaf.by_name, self.leaf
+        if keep_inputs:
+            _read_results(r, want_effects)
         for k, o in enumerate(r.ops):
             opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
             name = o.name
@@ -257,14 +281,12 @@ class _TreeScheduler:
         r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
         if scheduled:
             self.blocks += 1
-        results = None
         if entry is not None:
-            results = [list(o.results) for o in r.ops]
-            effects = r.effects if r.effects is not None else []  # always read for the entry block
-            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, effects))
+            assert r.results is not None and r.effects is not None, "read for the entry block"
+            entry.append(EntryBlock.from_parts(r.ops, r.inputs, r.results, r.effects, r.result_ids))
         if not scheduled or n < 2:  # one body op (or none) cannot move
             return r
-        order_pos = postorder_positions(n, *_dependencies(r, results, n))
+        order_pos = postorder_positions(n, *_dependencies(r, n))
         if order_pos != list(range(n)):
             _apply_order(r.ops, order_pos, self.ctx.rewriter)
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
@@ -273,17 +295,14 @@ class _TreeScheduler:
         return r
 
 
-def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, list]:
+def _dependencies(r: _BlockRead, n: int) -> tuple[list, list]:
     """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
 
     ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
     the previous side-effecting op; roots: the terminator's producers, then
     every body op in order.
     """
-    if results is None:
-        prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
-    else:
-        prod = {hash(v): i for i, rs in enumerate(results) for v in rs}
+    prod = {h: i for i, rs in enumerate(r.result_ids) for h in rs}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
@@ -313,7 +332,7 @@ def _run_schedule_postorder(func_op, ctx):
     # computed in one visit of the function.
     state = ctx.state
     if state.leaf is None:
-        state.leaf = LeafEffects(EffectOracle(func_op))
+        state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
     tree = _TreeScheduler(state.leaf, ctx)
     entry: list = []
     for r, region in enumerate(func_op.regions):
