@@ -59,8 +59,9 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
         sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get
 
-    def add(t, h, start):
+    def add(v, start):
         nonlocal unknown
+        t = v.type
         th = hash(t)
         b = sizes.get(th, -1)
         if b == -1:
@@ -70,17 +71,17 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
             return
         if b == 0:
             return
-        end = get_last(h, start)
+        end = get_last(hash(v), start)
         if end < start:
             end = start
         delta[start] += b
         delta[end + 1] -= b
 
     for a in block.arguments:
-        add(a.type, hash(a), 0)
-    for i, (rs, ids) in enumerate(zip(info.results, info.result_ids)):
-        for r, h in zip(rs, ids):
-            add(r.type, h, i)
+        add(a, 0)
+    for i, rs in enumerate(info.results):
+        for r in rs:
+            add(r, i)
     peak, at, cur = 0, 0, 0
     for i in range(n):
         cur += delta[i]
@@ -100,9 +101,11 @@ class _AnalyzeState:
 
 
 def _run_analyze_schedule(func_op, ctx):
-    if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
-        return  # a declaration
-    info = ctx.get_analysis(EntryBlock, func_op)
+    info = ctx.analyses.cached(EntryBlock, func_op)  # usually schedule-postorder's: a body, no read
+    if info is None:
+        if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
+            return  # a declaration
+        info = ctx.get_analysis(EntryBlock, func_op)
     state = ctx.state
     peak, at, unknown = peak_live_bytes(func_op, info, state.sizes)
     with func_op.context:

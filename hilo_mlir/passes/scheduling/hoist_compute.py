@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir.parameters import is_marker, parameter_indices
+from hilo_mlir.ir.parameters import attribute_parameters, is_marker, parameter_indices
 from hilo_mlir.passmanager.registry import register_twins
 
 
@@ -34,7 +34,8 @@ def hoistable_ops(func_op, info: EntryBlock, markers=(), oracle: EffectOracle | 
     composites (one per run of the pass serves all its functions); a new one if None.
     """
     block = func_op.regions[0].blocks[0]
-    params = parameter_indices(func_op, markers)
+    # the markers name parameters of main only: with none, main's name is not read
+    params = parameter_indices(func_op, markers) if markers else attribute_parameters(func_op)
     # Values keyed by hash(value) (the C++ pointer); ops by position.
     if params:
         args = [(hash(a), a.arg_number) for a in block.arguments]
@@ -78,9 +79,11 @@ class _HoistState:
 
 
 def _run_hoist_compute(func_op, ctx):
-    if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
-        return
-    info = ctx.get_analysis(EntryBlock, func_op)
+    info = ctx.analyses.cached(EntryBlock, func_op)  # usually schedule-postorder's: a body, no read
+    if info is None:
+        if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
+            return
+        info = ctx.get_analysis(EntryBlock, func_op)
     ops = info.ops
     if not ops:
         return

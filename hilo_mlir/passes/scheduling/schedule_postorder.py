@@ -16,7 +16,10 @@ leave it valid.
 Cost: every op is read once for the whole function (its operands serve both
 its own block's dependencies and, as captures, those of the op of the
 enclosing block that holds it); values are keyed by ``hash(value)`` (the C++
-pointer, no binding call on lookup).
+pointer, no binding call on lookup); the entry block's result ids go to the
+EntryBlock for the passes after. A composite's effect is decided from the census's op names of
+its decomposition (:class:`~hilo_mlir.analysis.entry_block.CensusEffectOracle`),
+not by walking that function.
 """
 
 from __future__ import annotations
@@ -178,38 +181,16 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 class _BlockRead:
     """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
 
-    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "result_ids", "results", "walk_operands")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
 
     def __init__(self, ops):
         self.ops = ops
         self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
-        self.result_ids: list = [None] * len(ops)  # per op: hash of its results (read with the inputs)
-        self.results: list | None = None  # per op: its result values (the entry block only)
         self.walk_operands: list = []  # operands of the block's ops, nested first (post-order)
         self.any_effect = False
         self.any_composite = False  # a composite takes part in some op's effect
         self.effect_at: list = []  # body positions of side-effecting ops, ascending
         self.effects: list | None = None  # per op: True/False, None if a composite takes part
-
-
-def _results(o) -> list:
-    """The result values of ``o``. Most ops have one: ``o.result`` reads it in one crossing
-    (``o.results`` makes a list object, then a view per result); the others raise ValueError."""
-    try:
-        return [o.result]
-    except ValueError:
-        return list(o.results)
-
-
-def _read_results(r: _BlockRead, keep_values: bool) -> None:
-    """Fill ``r.result_ids`` (and ``r.results`` if ``keep_values``) from the ops of ``r``."""
-    ops = r.ops
-    values = [_results(o) for o in ops[:-1]]
-    if ops:
-        values.append(list(ops[-1].results))  # the terminator: usually none
-    r.result_ids = [list(map(hash, rs)) for rs in values]
-    if keep_values:
-        r.results = values
 
 
 class _TreeScheduler:
@@ -233,8 +214,6 @@ class _TreeScheduler:
         if want_effects:
             r.effects = [False] * len(r.ops)
         by_name, leaf = self.leaf.by_name, self.leaf
-        if keep_inputs:
-            _read_results(r, want_effects)
         for k, o in enumerate(r.ops):
             opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
             name = o.name
@@ -281,12 +260,15 @@ class _TreeScheduler:
         r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
         if scheduled:
             self.blocks += 1
+        result_ids = None
         if entry is not None:
-            assert r.results is not None and r.effects is not None, "read for the entry block"
-            entry.append(EntryBlock.from_parts(r.ops, r.inputs, r.results, r.effects, r.result_ids))
+            assert r.effects is not None, "read for the entry block"
+            info = EntryBlock.from_parts(r.ops, r.inputs, [list(o.results) for o in r.ops], r.effects)
+            entry.append(info)
+            result_ids = info.result_ids
         if not scheduled or n < 2:  # one body op (or none) cannot move
             return r
-        order_pos = postorder_positions(n, *_dependencies(r, n))
+        order_pos = postorder_positions(n, *_dependencies(r, result_ids, n))
         if order_pos != list(range(n)):
             _apply_order(r.ops, order_pos, self.ctx.rewriter)
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
@@ -295,14 +277,18 @@ class _TreeScheduler:
         return r
 
 
-def _dependencies(r: _BlockRead, n: int) -> tuple[list, list]:
+def _dependencies(r: _BlockRead, result_ids: list | None, n: int) -> tuple[list, list]:
     """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
 
     ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
     the previous side-effecting op; roots: the terminator's producers, then
-    every body op in order.
+    every body op in order. ``result_ids``: the ids of each op's results if
+    read already (the entry block's), else read here.
     """
-    prod = {h: i for i, rs in enumerate(r.result_ids) for h in rs}
+    if result_ids is None:
+        prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
+    else:
+        prod = {h: i for i, ids in enumerate(result_ids) for h in ids}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
