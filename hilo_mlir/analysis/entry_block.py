@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.ir.dialects import hlo_short_name
-from hilo_mlir.ir.effects import EffectOracle
+from hilo_mlir.ir.effects import _UNKNOWN, EffectOracle
 from hilo_mlir.ir.utils import block_ops
 from hilo_mlir.rewrite.rewriter import Change
 
 if TYPE_CHECKING:
+    from hilo_mlir.analysis.census import Census
     from hilo_mlir.analysis.manager import AnalysisManager
     from hilo_mlir.ir.handles import Op, Value
 
@@ -61,6 +62,52 @@ class LeafEffects:
             if not is_composite(name):
                 self.by_name[name] = r
         return r
+
+
+class CensusEffectOracle(EffectOracle):
+    """An :class:`~hilo_mlir.ir.effects.EffectOracle` that answers a composite's decomposition from the
+    census's op names (:meth:`~hilo_mlir.analysis.census.Census.names_in`) instead of walking it.
+
+    The oracle's model decides a function body by the names of the ops in it
+    (any side-effecting name; a composite among them by its own decomposition,
+    recursively), so the set of names the census keeps for the function gives
+    the same answer with no IR read. The StableHLO spine's ``main`` holds one
+    composite per fused cluster, each with its own decomposition function: the
+    walks of those functions were most of schedule-postorder's cost there.
+
+    The checking mode (``HILO_MLIR_CHECK_ANALYSES=1``) compares every answer
+    with the oracle's walk and raises AssertionError on a difference.
+
+    Args:
+        anchor_op: as :class:`~hilo_mlir.ir.effects.EffectOracle`.
+        census: the module's census (kept current by the rewriter).
+    """
+
+    def __init__(self, anchor_op: Op, census: Census) -> None:
+        super().__init__(anchor_op)
+        self._census = census
+        self._check = checking_mode_enabled()
+
+    def _body_effect(self, f: Op) -> bool:
+        names = self._census.names_in(f)
+        found = False
+        by_name, name_effect = self._by_name, self._name_effect
+        for name in sorted(names):  # sorted: the same visiting order on every run
+            if name == "func.func":
+                continue
+            eff = by_name.get(name, _UNKNOWN)
+            if eff is _UNKNOWN:
+                eff = name_effect(name)
+            if eff is None:  # composites: each by its decomposition
+                eff = any(self._composite(op) for op in self._census.ops_named(f, name, any_order=True))
+            if eff:
+                found = True
+                break
+        if self._check:
+            slow = EffectOracle._body_effect(self, f)
+            if slow != found:
+                raise AssertionError(f"CensusEffectOracle: the census says {found} for a function body, a walk says {slow}")
+        return found
 
 
 def is_composite(name: str) -> bool:
@@ -107,12 +154,13 @@ class EntryBlock:
             operands and of the operands of every op nested in its regions (its
             captures among them); unordered, may repeat.
         results: the op's result values.
+        result_ids: ``hash`` of each of them (the same order).
         effects: may the op (or an op nested in it) have side effects: True or
             False, decided by op names; None when a ``composite`` takes part
             (ask :meth:`effect`).
     """
 
-    __slots__ = ("effects", "inputs", "ops", "results")
+    __slots__ = ("effects", "inputs", "ops", "result_ids", "results")
 
     #: the change kinds that leave it valid (module doc)
     preserved_by = Change.ATTRIBUTE | Change.TYPE
@@ -123,6 +171,7 @@ class EntryBlock:
         self.ops: list[ir.Operation] = block_ops(func_op.regions[0].blocks[0])
         self.inputs: list[list[int]] = []
         self.results: list[list[Value]] = []
+        self.result_ids: list[list[int]] = []
         self.effects: list[bool | None] = []
         e: bool | None
         for o in self.ops:
@@ -136,16 +185,25 @@ class EntryBlock:
                     e = leaf(o, name)
                 composite = is_composite(name)
             self.inputs.append(values)
-            self.results.append(list(o.results))
+            results: list[Value] = list(o.results)
+            self.results.append(results)
+            self.result_ids.append(list(map(hash, results)))
             self.effects.append(None if composite else bool(e))
 
     @classmethod
     def from_parts(
-        cls, ops: list[ir.Operation], inputs: list[list[int]], results: list[list[Value]], effects: list[bool | None]
+        cls,
+        ops: list[ir.Operation],
+        inputs: list[list[int]],
+        results: list[list[Value]],
+        effects: list[bool | None],
+        result_ids: list[list[int]] | None = None,
     ) -> EntryBlock:
-        """An entry block read by a pass while it rewrote it (fields as in the class doc)."""
+        """An entry block read by a pass while it rewrote it (fields as in the class doc; ``result_ids``
+        hashed from ``results`` if None)."""
         self = cls.__new__(cls)
         self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
+        self.result_ids = result_ids if result_ids is not None else [list(map(hash, rs)) for rs in results]
         return self
 
     def permuted(self, order: list[int]) -> EntryBlock:
@@ -156,6 +214,7 @@ class EntryBlock:
             [self.inputs[i] for i in order],
             [self.results[i] for i in order],
             [self.effects[i] for i in order],
+            [self.result_ids[i] for i in order],
         )
 
     def effect(self, k: int, oracle: EffectOracle) -> bool:
@@ -174,7 +233,7 @@ class EntryBlock:
             what: list[str] = []
             if set(self.inputs[k]) != set(fresh.inputs[k]):
                 what.append("inputs")
-            if [hash(r) for r in self.results[k]] != [hash(r) for r in fresh.results[k]]:
+            if self.result_ids[k] != fresh.result_ids[k] or [hash(r) for r in self.results[k]] != self.result_ids[k]:
                 what.append("results")
             if self.effects[k] != fresh.effects[k]:
                 what.append("effects")

@@ -101,9 +101,11 @@ class _AnalyzeState:
 
 
 def _run_analyze_schedule(func_op, ctx):
-    if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
-        return  # a declaration
-    info = ctx.get_analysis(EntryBlock, func_op)
+    info = ctx.analyses.cached(EntryBlock, func_op)  # usually schedule-postorder's: a body, no read
+    if info is None:
+        if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
+            return  # a declaration
+        info = ctx.get_analysis(EntryBlock, func_op)
     state = ctx.state
     peak, at, unknown = peak_live_bytes(func_op, info, state.sizes)
     with func_op.context:
@@ -116,7 +118,8 @@ def _run_analyze_schedule(func_op, ctx):
     ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
     if unknown:
         ctx.stats["values-of-unknown-size"] += unknown
-    ctx.debug(f"@{func_name(func_op)}: peak live bytes {peak} at op #{at}")
+    if ctx.debugging:
+        ctx.debug(f"@{func_name(func_op)}: peak live bytes {peak} at op #{at}")
 
 
 register_twins(

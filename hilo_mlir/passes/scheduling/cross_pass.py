@@ -186,14 +186,16 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
     # Only blocks holding a candidate need an order index. Usually that is the
     # entry block alone (census: no walk); otherwise list every block, in the
     # order that numbers the producers.
-    candidates = ctx.ops_named(func_op, *cheap_names)
+    constants, iotas, broadcasts = (ctx.ops_named(func_op, n) for n in cheap_names)
+    candidates = constants + iotas + broadcasts
     if not candidates:
         ctx.stats["clones"] += 0
         return
     entry = func_op.regions[0].blocks[0]
     if all(c.block == entry for c in candidates):
         blocks = [(entry, [o.operation for o in entry.operations])]
-        plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance, candidates)
+        chains = _chains(constants, iotas, broadcasts)
+        plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance, candidates, chains)
     else:
         plans = _far_uses(_blocks_with_ops(func_op), frozenset(cheap_names), d, ctx.options.distance)
     n_clones = 0
@@ -203,7 +205,27 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
     ctx.stats["clones"] += n_clones
 
 
-def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | None = None) -> list:
+def _chains(constants: list, iotas: list, broadcasts: list) -> dict:
+    """:func:`_cheap` of every op of the census's lists of a function's constants, iotas and
+    broadcast_in_dims (``{op: chain or None}``), with their names known and a broadcast's source
+    found among the constants by its result id (no view of the source op is made).
+
+    A broadcast's operand produced by a constant is produced by one of ``constants`` (a function
+    sees no value from outside it), so this is :func:`_cheap` of each op.
+    """
+
+    def alone(op):
+        return None if len(op.regions) or len(op.results) != 1 else [op]
+
+    out = {op: alone(op) for op in constants + iotas}
+    by_result = {hash(c.results[0]): c for c in constants if out[c] is not None}
+    for op in broadcasts:
+        src = by_result.get(hash(op.operands[0]))  # usually None: nothing else is read then
+        out[op] = None if src is None or alone(op) is None else [src, op]
+    return out
+
+
+def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | None = None, chains: dict | None = None) -> list:
     """Phase 1 (read only): ``[(producer number, producer, with its constant, far uses)]``.
 
     Producers are numbered from 1 in block order over ``blocks``; a far use is
@@ -211,7 +233,8 @@ def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | N
     position, for each user more than ``dist`` ops after the producer.
     ``candidates``: with one block, its ops named in ``cheap_names`` (the
     census's list, any order), visited in block order instead of reading the
-    name of every op of the block.
+    name of every op of the block; ``chains``: their :func:`_cheap` answers
+    if known (:func:`_chains`).
     """
     plans = []
     serial = 0
@@ -223,7 +246,7 @@ def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | N
         else:
             visit = [(i, op) for i, op in enumerate(ops) if op.name in cheap_names]
         for i, op in visit:
-            chain = _cheap(op, d)
+            chain = _cheap(op, d) if chains is None else chains[op]
             if chain is None:
                 continue
             serial += 1

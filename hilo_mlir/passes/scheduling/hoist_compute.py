@@ -19,9 +19,9 @@ compute, and its results (the loaded parameter) count as parameters.
 
 from __future__ import annotations
 
-from hilo_mlir.analysis.entry_block import EntryBlock
+from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir.parameters import is_marker, parameter_indices
+from hilo_mlir.ir.parameters import attribute_parameters, is_marker, parameter_indices
 from hilo_mlir.passmanager.registry import register_twins
 
 
@@ -34,22 +34,28 @@ def hoistable_ops(func_op, info: EntryBlock, markers=(), oracle: EffectOracle | 
     composites (one per run of the pass serves all its functions); a new one if None.
     """
     block = func_op.regions[0].blocks[0]
-    params = parameter_indices(func_op, markers)
+    # the markers name parameters of main only: with none, main's name is not read
+    params = parameter_indices(func_op, markers) if markers else attribute_parameters(func_op)
     # Values keyed by hash(value) (the C++ pointer); ops by position.
-    args = [(hash(a), a.arg_number) for a in block.arguments]
-    param_args = {h for h, i in args if i in params}
-    block_args = {h for h, _ in args}
-    get = {hash(r): i for i, rs in enumerate(info.results) for r in rs}.get
+    if params:
+        args = [(hash(a), a.arg_number) for a in block.arguments]
+        param_args = {h for h, i in args if i in params}
+        block_args = {h for h, _ in args}
+    else:  # no parameter (every decomposition function): the argument numbers are not read
+        param_args = set()
+        block_args = set(map(hash, block.arguments))
+    get = {h: i for i, rs in enumerate(info.result_ids) for h in rs}.get
     if oracle is None:
         oracle = EffectOracle(func_op)  # asked only for a composite's effect (it reads nothing when built)
     hoistable = [False] * len(info.ops)
+    inputs = info.inputs
     for k in range(len(info.ops) - 1):
-        if info.effect(k, oracle) and not is_marker(info.ops[k]):
-            continue
         # The op reads entry-block values: its operands and what its regions
-        # capture (other values in its inputs are defined inside it).
+        # capture (other values in its inputs are defined inside it). Those
+        # are checked first (Python ints): the effect, which may ask the
+        # oracle about a composite's decomposition, only for an op they allow.
         ok = True
-        for h in info.inputs[k]:
+        for h in inputs[k]:
             p = get(h)
             if p is None:
                 if h in block_args and h not in param_args:
@@ -58,7 +64,7 @@ def hoistable_ops(func_op, info: EntryBlock, markers=(), oracle: EffectOracle | 
             elif not hoistable[p]:
                 ok = False
                 break
-        if ok:
+        if ok and not (info.effect(k, oracle) and not is_marker(info.ops[k])):
             hoistable[k] = True
     return hoistable
 
@@ -73,9 +79,11 @@ class _HoistState:
 
 
 def _run_hoist_compute(func_op, ctx):
-    if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
-        return
-    info = ctx.get_analysis(EntryBlock, func_op)
+    info = ctx.analyses.cached(EntryBlock, func_op)  # usually schedule-postorder's: a body, no read
+    if info is None:
+        if len(func_op.regions) == 0 or len(func_op.regions[0].blocks) == 0:
+            return
+        info = ctx.get_analysis(EntryBlock, func_op)
     ops = info.ops
     if not ops:
         return
@@ -83,7 +91,7 @@ def _run_hoist_compute(func_op, ctx):
     calls = ctx.ops_named(func_op, d.name("custom_call")) if ctx.module_may_contain(d.name("custom_call")) else []
     state = ctx.state
     if state.oracle is None:
-        state.oracle = EffectOracle(func_op)
+        state.oracle = CensusEffectOracle(func_op, ctx.census)
     hoistable = hoistable_ops(func_op, info, calls, state.oracle)
     first = hoistable.index(False)  # the terminator is never hoistable
     # One batch: each op moved right before the first non-hoistable one, in order.

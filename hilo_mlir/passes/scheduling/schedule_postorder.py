@@ -16,14 +16,17 @@ leave it valid.
 Cost: every op is read once for the whole function (its operands serve both
 its own block's dependencies and, as captures, those of the op of the
 enclosing block that holds it); values are keyed by ``hash(value)`` (the C++
-pointer, no binding call on lookup).
+pointer, no binding call on lookup); the entry block's result ids go to the
+EntryBlock for the passes after. A composite's effect is decided from the census's op names of
+its decomposition (:class:`~hilo_mlir.analysis.entry_block.CensusEffectOracle`),
+not by walking that function.
 """
 
 from __future__ import annotations
 
 import bisect
 
-from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, is_composite
+from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
@@ -257,14 +260,15 @@ class _TreeScheduler:
         r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
         if scheduled:
             self.blocks += 1
-        results = None
+        result_ids = None
         if entry is not None:
-            results = [list(o.results) for o in r.ops]
-            effects = r.effects if r.effects is not None else []  # always read for the entry block
-            entry.append(EntryBlock.from_parts(r.ops, r.inputs, results, effects))
+            assert r.effects is not None, "read for the entry block"
+            info = EntryBlock.from_parts(r.ops, r.inputs, [list(o.results) for o in r.ops], r.effects)
+            entry.append(info)
+            result_ids = info.result_ids
         if not scheduled or n < 2:  # one body op (or none) cannot move
             return r
-        order_pos = postorder_positions(n, *_dependencies(r, results, n))
+        order_pos = postorder_positions(n, *_dependencies(r, result_ids, n))
         if order_pos != list(range(n)):
             _apply_order(r.ops, order_pos, self.ctx.rewriter)
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
@@ -273,17 +277,18 @@ class _TreeScheduler:
         return r
 
 
-def _dependencies(r: _BlockRead, results: list | None, n: int) -> tuple[list, list]:
+def _dependencies(r: _BlockRead, result_ids: list | None, n: int) -> tuple[list, list]:
     """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
 
     ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
     the previous side-effecting op; roots: the terminator's producers, then
-    every body op in order.
+    every body op in order. ``result_ids``: the ids of each op's results if
+    read already (the entry block's), else read here.
     """
-    if results is None:
+    if result_ids is None:
         prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
     else:
-        prod = {hash(v): i for i, rs in enumerate(results) for v in rs}
+        prod = {h: i for i, ids in enumerate(result_ids) for h in ids}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
@@ -313,7 +318,7 @@ def _run_schedule_postorder(func_op, ctx):
     # computed in one visit of the function.
     state = ctx.state
     if state.leaf is None:
-        state.leaf = LeafEffects(EffectOracle(func_op))
+        state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
     tree = _TreeScheduler(state.leaf, ctx)
     entry: list = []
     for r, region in enumerate(func_op.regions):
