@@ -72,8 +72,10 @@ def terminator(block: ir.Block) -> ir.Operation:
     ``block.operations`` walks the whole block: ~9 ms on a 30k-op ``main``), else the count.
     """
     try:
-        term: ir.Operation = ir.InsertionPoint.at_block_terminator(block).ref_operation.operation
-        return term
+        ref = ir.InsertionPoint.at_block_terminator(block).ref_operation
+        if ref is not None:
+            term: ir.Operation = ref.operation
+            return term
     except ValueError:  # empty, or the last op is not a terminator (unverified IR)
         pass
     ops = block.operations
