@@ -148,6 +148,17 @@ def func_type(f: Op) -> ir.FunctionType:
     return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
 
 
+def num_inputs(f: Op) -> int:
+    """The number of inputs of the ``func.func`` ``f``: its entry block's argument count (O(1); the
+    verifier holds it to the ``function_type``), or the type's for a declaration. ``len(func_type(f).inputs)``
+    builds a list of every input type (~8 ms for the 3,585 parameters of L512's ``main``)."""
+    blocks = f.regions[0].blocks
+    if len(blocks):
+        n: int = len(blocks[0].arguments)
+        return n
+    return len(func_type(f).inputs)
+
+
 def entry_block(f: Op) -> ir.Block:
     """The first block of the function's body."""
     block: ir.Block = f.regions[0].blocks[0]
