@@ -66,7 +66,18 @@ def defining_op(v: Value) -> ir.Operation | None:
 
 
 def terminator(block: ir.Block) -> ir.Operation:
-    """The last op of ``block`` (its terminator in a well-formed block)."""
+    """The last op of ``block`` (its terminator in a well-formed block).
+
+    O(1) when that op is a terminator (the binding's insertion point before it; counting
+    ``block.operations`` walks the whole block: ~9 ms on a 30k-op ``main``), else the count.
+    """
+    try:
+        ref = ir.InsertionPoint.at_block_terminator(block).ref_operation
+        if ref is not None:
+            term: ir.Operation = ref.operation
+            return term
+    except ValueError:  # empty, or the last op is not a terminator (unverified IR)
+        pass
     ops = block.operations
     last: ir.Operation = ops[len(ops) - 1].operation
     return last
@@ -111,6 +122,12 @@ def find_main(module_op: Op | ir.Module, required: bool = True) -> ir.Operation 
         HiloError: no ``@main`` and ``required``; names the functions found.
     """
     mop = module_op.operation  # Operation, OpView and Module all have it (an Operation's is itself)
+    try:  # the symbol table (built in C++): no Python read per top-level op; symbols are unique in valid IR
+        found = ir.SymbolTable(mop)["main"].operation
+        if found.name == "func.func":
+            return found
+    except (KeyError, TypeError, ValueError, RuntimeError):  # no @main, or not a symbol table: the scan says so
+        pass
     funcs = top_funcs(mop)
     for f in funcs:
         if func_name(f) == "main":
@@ -129,6 +146,17 @@ def find_main(module_op: Op | ir.Module, required: bool = True) -> ir.Operation 
 def func_type(f: Op) -> ir.FunctionType:
     """The ``function_type`` of a ``func.func``."""
     return ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+
+
+def num_inputs(f: Op) -> int:
+    """The number of inputs of the ``func.func`` ``f``: its entry block's argument count (O(1); the
+    verifier holds it to the ``function_type``), or the type's for a declaration. ``len(func_type(f).inputs)``
+    builds a list of every input type (~8 ms for the 3,585 parameters of L512's ``main``)."""
+    blocks = f.regions[0].blocks
+    if len(blocks):
+        n: int = len(blocks[0].arguments)
+        return n
+    return len(func_type(f).inputs)
 
 
 def entry_block(f: Op) -> ir.Block:

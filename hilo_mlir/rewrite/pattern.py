@@ -27,8 +27,10 @@ Drivers:
 What they cost (the candidates come from the module's census; no walk unless a
 rewrite needs the pre-order of several root kinds):
 
-* root kinds the census says are absent from the module are never asked about;
-  none present: nothing is read at all;
+* root kinds the census says are absent from the module, or from the function
+  the driver runs on (``Census.names_in``: a lookup for a top-level op, no
+  walk), are never asked about; none present: nothing is read at all (most
+  of the StableHLO spine's decomposition functions cost that lookup alone);
 * the candidates of a kind are the census's list of it in the op (for a
   module-anchored pass, each top-level op's list: no walk of the module);
 * unless someone listens for match failures (``--debug``, a listener), every
@@ -79,6 +81,8 @@ class CandidateCensus(Protocol):
     def names(self) -> set[str]: ...
 
     def ops_named(self, top: Any, *names: str, any_order: bool = False) -> list[Any]: ...
+
+    def names_in(self, top: Any) -> frozenset[str]: ...
 
 
 class PatternContext(Protocol):
@@ -272,8 +276,7 @@ class _Run:
 
     def _is_module(self) -> bool:
         if self._module is None:
-            top, mod = self.top, getattr(self.ctx, "module_op", None)
-            self._module = mod is not None and (top is mod or (top.name == "builtin.module" and identity_key(top) == identity_key(mod)))
+            self._module = _is_module(self.top, self.ctx)
         return self._module
 
     def candidates(self, names: Sequence[str], any_order: bool) -> list[Any]:
@@ -415,15 +418,30 @@ class _Run:
             rw.quiet = False
 
 
+def _is_module(top: Any, ctx: PatternContext) -> bool:
+    """``top`` is the module the pass runs on (not one of its functions)."""
+    mod = getattr(ctx, "module_op", None)
+    return mod is not None and (top is mod or (top.name == "builtin.module" and identity_key(top) == identity_key(mod)))
+
+
 def _apply_once(top: Any, patterns: Sequence[RewritePattern], ctx: PatternContext, listener: MatchFailureListener | None) -> int:
     run = _pass_run(ctx)
     by_name = run.root_names(patterns, ctx.d)
     census = ctx.census
     names = census.names
     present = [n for n in by_name if n in names]  # the root kinds the census says occur in the module (no walk)
+    module = False
+    if present:
+        module = _is_module(top, ctx)
+        if not module:
+            # ... and in ``top`` itself (no walk for a top-level op): a function holding none of them, such
+            # as most of the StableHLO spine's decomposition functions, costs this lookup and nothing else
+            inside = census.names_in(top)
+            present = [n for n in present if n in inside]
     if not present and not run.checking:
         return 0
     driver = _Run(top, by_name, ctx, listener, census, run.checking)
+    driver._module = module if present else None
     if run.checking:
         driver.check_absent(present)
         if not present:

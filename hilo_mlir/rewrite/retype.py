@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, MutableMapping
 from typing import TYPE_CHECKING, Protocol
 
-from hilo_mlir.ir.binding import ir
+from hilo_mlir.ir.binding import checking_mode_enabled, ir
+from hilo_mlir.support.diagnostics import HiloError
 
 if TYPE_CHECKING:
     from hilo_mlir.ir.handles import Op
@@ -14,6 +15,10 @@ if TYPE_CHECKING:
 
 #: ``type -> new type``, or None to keep the type
 TypeConverter = Callable[[ir.Type], ir.Type | None]
+
+
+class RetypeCheckError(HiloError):
+    """The checking mode found :func:`may_need_retype`'s census answer different from reading every signature."""
 
 
 class CensusQueries(Protocol):
@@ -106,11 +111,30 @@ def may_need_retype(
         return True
     if not ctx.module_may_contain("func.func"):
         return False
+    # A function with a body has its signature's types as value types (entry-block arguments, the
+    # return's operands), already asked above: only the census's signature-only functions (declarations)
+    # are read, not the signature of each of the StableHLO spine's 1,536 decomposition functions.
+    census = getattr(ctx, "census", None)
+    signature_only = getattr(census, "signature_only_functions", None)
+    if signature_only is None:
+        return _changes_a_signature(_all_functions(ctx, module_op), convert)
+    answer = _changes_a_signature(signature_only(), convert)
+    if not answer and checking_mode_enabled() and _changes_a_signature(_all_functions(ctx, module_op), convert):
+        raise RetypeCheckError("may_need_retype check failed: a signature changes that the census's signature-only functions do not show")
+    return answer
+
+
+def _all_functions(ctx: CensusQueries, module_op: Op) -> Iterable[ir.Operation]:
     for top in module_op.regions[0].blocks[0].operations:
-        for f in ctx.ops_named(top.operation, "func.func"):
-            ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-            if any(convert(t) is not None for t in ft.inputs) or any(convert(t) is not None for t in ft.results):
-                return True
+        yield from ctx.ops_named(top.operation, "func.func")
+
+
+def _changes_a_signature(funcs: Iterable[ir.Operation], convert: TypeConverter) -> bool:
+    """True if ``convert`` changes a type of the ``function_type`` of any of ``funcs``."""
+    for f in funcs:
+        ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+        if any(convert(t) is not None for t in ft.inputs) or any(convert(t) is not None for t in ft.results):
+            return True
     return False
 
 

@@ -225,10 +225,9 @@ class RaiseLogistic(RewritePattern):
             self.rec.formed(RULE, LOGISTIC, [*chain, div])
         d = TABLES[div.name.split(".", 1)[0]]
         res = div.result
-        loc = div.location
         rewriter = rw.rewriter
-        with div.context, loc:
-            lg = rewriter.create(d.name("logistic"), results=[res.type], operands=[x], loc=loc, before=div)
+        # the location and the insertion point carry the context: no context manager to enter
+        lg = rewriter.create(d.name("logistic"), results=[res.type], operands=[x], loc=div.location, before=div)
         rewriter.replace_all_uses_with(res, lg.result)
         rewriter.erase_op(div)
         for o in reversed(chain):  # add, exponential, negate: each now unused

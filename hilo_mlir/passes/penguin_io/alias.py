@@ -30,12 +30,12 @@ from hilo_mlir.ir.interface_attrs import aliasing_output
 from hilo_mlir.ir.utils import (
     defining_op,
     dict_items,
-    dict_list,
     entry_block,
     find_main,
     func_type,
     int_list_of,
     is_block_arg_of,
+    num_inputs,
     op_key,
     terminator,
 )
@@ -53,14 +53,15 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
             argument and output types that differ, or two arguments aliasing
             one output.
     """
-    ft = func_type(main)
-    n_in, n_out = len(ft.inputs), len(ft.results)
+    n_in, n_out = num_inputs(main), len(func_type(main).results)  # not a list of every input type
     pairs = set()
     if "arg_attrs" in main.attributes:
-        for i, a in enumerate(dict_list(main, "arg_attrs", n_in)):
-            items = dict_items(a)
-            if "tf.aliasing_output" in items:
-                k = aliasing_output(main, items)
+        # one name lookup per argument; the dictionary is read only when it holds the alias (thousands of
+        # parameters, a few donated)
+        for i, a in enumerate(ir.ArrayAttr(main.attributes["arg_attrs"])):
+            da = ir.DictAttr(a)
+            if "tf.aliasing_output" in da:
+                k = aliasing_output(main, da)
                 if k is None or not 0 <= k < n_out:
                     raise HiloError(f"argument #{i} of @main: tf.aliasing_output = {k} but @main has {n_out} results", loc=main.location)
                 pairs.add((i, k))
@@ -81,18 +82,31 @@ def declared_aliases(module_op, main) -> list[tuple[int, int]]:
             if not (0 <= i < n_in and 0 <= k < n_out):
                 raise HiloError(f"'{key}' entry {e}: parameter {i} / output {k} out of range", loc=main.location)
             pairs.add((i, k))
+    _check_pairs(main, pairs)
+    return sorted(pairs)
+
+
+def _check_pairs(main, pairs: set[tuple[int, int]]) -> None:
+    """No output aliases two arguments; each aliased argument has its output's type (the types read only then).
+
+    Raises:
+        HiloError: two arguments aliasing one output, or differing types.
+    """
     by_output: dict[int, int] = {}  # output index -> the argument it aliases
     for i, k in sorted(pairs):
         if k in by_output:
             raise HiloError(f"@main output {k} is declared to alias both argument #{by_output[k]} and argument #{i}", loc=main.location)
         by_output[k] = i
+    if not pairs:
+        return
+    ft = func_type(main)
+    inputs, results = ft.inputs, ft.results
     for i, k in pairs:
-        if ft.inputs[i] != ft.results[k]:
+        if inputs[i] != results[k]:
             raise HiloError(
-                f"@main argument #{i} ({ft.inputs[i]}) is declared to alias output {k} of a different type ({ft.results[k]})",
+                f"@main argument #{i} ({inputs[i]}) is declared to alias output {k} of a different type ({results[k]})",
                 loc=main.location,
             )
-    return sorted(pairs)
 
 
 def is_aliasing_copy(op) -> bool:

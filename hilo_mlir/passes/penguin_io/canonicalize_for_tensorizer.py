@@ -49,17 +49,38 @@ _MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE
 
 
 class TransposeToReshape(RewritePattern):
-    """transpose whose permutation keeps the non-unit dimensions in order -> reshape (identity -> operand)."""
+    """transpose whose permutation keeps the non-unit dimensions in order -> reshape (identity -> operand).
+
+    The answer depends only on the operand type and ``permutation`` (both uniqued): kept per
+    pair for the pass run (two reads per op; the shape and the permutation once per pair).
+    """
 
     name, roots = "transpose-to-reshape", ("transpose",)
 
+    def __init__(self) -> None:
+        self.memo: dict[tuple[ir.Type, ir.Attribute | None], str | None] = {}
+
     def match(self, op, rw):
-        shape = _static_shape(op.operands[0].type)
+        try:
+            perm = op.attributes["permutation"]
+        except KeyError:  # required by the verifier: not met here
+            perm = None
+        key = (op.operands[0].type, perm)
+        memo = self.memo
+        if key in memo:
+            refusal = memo[key]
+        else:
+            refusal = memo[key] = self._refusal(*key)
+        return refusal is None or rw.notify_match_failure(op, refusal)
+
+    @staticmethod
+    def _refusal(t_in, perm_attr) -> str | None:
+        """Why a transpose of a ``t_in`` by ``perm_attr`` is not a reshape, or None."""
+        shape = _static_shape(t_in)
         if shape is None:
-            return rw.notify_match_failure(op, "operand shape is not static")
-        perm = int_list_of(op.attributes, "permutation")
-        non_unit = [p for p in perm if shape[p] != 1]
-        return non_unit == sorted(non_unit) or rw.notify_match_failure(op, "moves non-unit dimensions")
+            return "operand shape is not static"
+        non_unit = [p for p in (int_list(perm_attr) if perm_attr is not None else []) if shape[p] != 1]
+        return None if non_unit == sorted(non_unit) else "moves non-unit dimensions"
 
     def rewrite(self, op, rw):
         src = op.operands[0]
@@ -111,8 +132,11 @@ class BroadcastToReshape(RewritePattern):
         self.memo: dict[tuple[ir.Type, ir.Type, ir.Attribute | None], str | None] = {}
 
     def match(self, op, rw):
-        attrs = op.attributes
-        key = (op.operands[0].type, op.results[0].type, attrs["broadcast_dimensions"] if "broadcast_dimensions" in attrs else None)
+        try:
+            dims = op.attributes["broadcast_dimensions"]
+        except KeyError:  # required by the verifier: not met here
+            dims = None
+        key = (op.operands[0].type, op.results[0].type, dims)
         memo = self.memo
         if key in memo:
             refusal = memo[key]

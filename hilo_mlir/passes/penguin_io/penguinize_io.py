@@ -69,6 +69,7 @@ from hilo_mlir.ir.utils import (
     find_main,
     func_type,
     int_list_of,
+    num_inputs,
     op_key,
     terminator,
 )
@@ -346,7 +347,7 @@ def _run(module_op, d, ctx) -> None:
     rw = ctx.rewriter
     main = find_main(module_op)  # action 2 (needed by action 1 to count arguments)
     check_interface(module_op, main)  # every attribute read below: one located error if malformed
-    n_args = len(func_type(main).inputs)
+    n_args = num_inputs(main)
     names = _input_names(module_op, main, n_args)  # action 1
     _set_attr(rw, main, "input_names", ir.ArrayAttr.get([ir.StringAttr.get(s) for s in names]))
     if any(isinstance(t, ir.TupleType) for t in func_type(main).results):

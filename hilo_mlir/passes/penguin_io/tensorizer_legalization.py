@@ -92,9 +92,17 @@ def _zero_sized_outputs(main, ret, d, ctx):
 
 
 def _broadcast_large_splats(module_op, d, threshold, ctx):
-    found = []
-    for top in module_op.regions[0].blocks[0].operations:  # the constants from the census (each rewrite is local: any order)
-        found.extend(ctx.ops_named(top.operation, d.name("constant"), any_order=True))
+    name = d.name("constant")
+    left = ctx.op_counts().get(name, 0)  # the census's count of them in the module: stop once all are found
+    found: list = []
+    if left:
+        for top in module_op.regions[0].blocks[0].operations:  # the constants from the census (each rewrite is local: any order)
+            ops = ctx.ops_named(top.operation, name, any_order=True)
+            if ops:
+                found.extend(ops)
+                left -= len(ops)
+                if left <= 0:
+                    break
     rw = ctx.rewriter
     small: dict = {}  # type -> too small / not a static ranked tensor (types are uniqued)
     for op in found:
