@@ -229,9 +229,7 @@ class RaiseLogistic(RewritePattern):
         # the location and the insertion point carry the context: no context manager to enter
         lg = rewriter.create(d.name("logistic"), results=[res.type], operands=[x], loc=div.location, before=div)
         rewriter.replace_all_uses_with(res, lg.result)
-        rewriter.erase_op(div)
-        for o in reversed(chain):  # add, exponential, negate: each now unused
-            rewriter.erase_op(o)
+        rewriter.erase_ops([div, *reversed(chain)])  # users first: divide, add, exponential, negate
         # Keys first: erasing one producer chain may erase the other producer
         # (numerator broadcast(c) and the add's own c), which must then not be touched.
         keyed = [(op_key(o), o) for o in ones if o is not None]
