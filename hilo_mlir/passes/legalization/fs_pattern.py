@@ -217,8 +217,38 @@ def _match(div, d, ctx):
     return (x, dim, ops, [div, *chain_s, rsum, exp, sub, *chain_m, rmax]), None
 
 
-def _user_outside(ops, root):
-    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none."""
+def _has_more_uses(v, n: int) -> bool:
+    """``v`` has more than ``n`` uses (reads at most ``n + 1`` use-list entries, never their owners)."""
+    i = 0
+    for _ in v.uses:
+        i += 1
+        if i > n:
+            return True
+    return False
+
+
+def _user_outside(ops, root, exp=None, check: bool = False):
+    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none.
+
+    ``exp`` (the matched ``exponential``; the others of ``ops`` but ``root`` have one result
+    each): the fast test. :func:`_match` saw every op of ``ops`` but ``root`` feed an operand
+    of another op of ``ops`` (``exp`` two: the divide and the sum), so an op whose result has
+    no more uses than that has no user outside; the owners of the uses (and the slow scan
+    below, the truth) are read only when some result has more. ``check`` (the checking
+    mode, ``HILO_MLIR_CHECK_ANALYSES=1``): run the slow scan too and compare.
+    """
+    if exp is not None:
+        fast = True
+        for op in ops:
+            if op is not root and _has_more_uses(op.result, 2 if op is exp else 1):
+                fast = False
+                break
+        if fast:
+            if check:
+                slow = _user_outside(ops, root)
+                if slow is not None:
+                    raise AssertionError(f"convert-fs-pattern-to-custom-calls: the use-count test missed the user '{slow.name}'")
+            return None
     members = {identity_key(m) for m in ops}  # the subgraph has ~10 ops: one pointer read each
     for op in ops:
         if op == root:
@@ -284,7 +314,7 @@ def _rewrite(divs, d, ctx, rec) -> int:
                 _refuse(rec, div, *refusal)
             continue
         x, dim, ops, erase_order = m
-        outside = _user_outside(ops, div)
+        outside = _user_outside(ops, div, ops[1], check)  # ops[1]: the exponential
         if outside is not None:
             ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
             _refuse(rec, div, "intermediate-used-outside", outside)
