@@ -118,8 +118,10 @@ SOFTMAX = """func.func @main(%x: tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<5x
 def _fresh_attribute_memo():
     """fs-pattern memoises attribute reads by pointer for one run: clear it around each test (as ``_run`` does)."""
     fs_pattern._INTS.clear()
+    fs_pattern._IDENTITY.clear()
     yield
     fs_pattern._INTS.clear()
+    fs_pattern._IDENTITY.clear()
 
 
 def _matched(text):
@@ -158,3 +160,22 @@ def test_fs_intermediate_used_outside_is_named_by_the_slow_scan(used, check):
 
 def _ret_types(used):
     return "tensor<5x3xf32>, tensor<3xf32>" if used == "%t" else "tensor<5x3xf32>, tensor<5x3xf32>"
+
+
+def test_fs_reduction_identity_memo_keeps_constants_only():
+    with make_context(), ir.Location.unknown():
+        m, _div, ops = _matched(SOFTMAX.replace("%OUT", "%x"))
+        fs_pattern._IDENTITY.clear()
+        rsum, rmax = ops[3], ops[6]
+        assert fs_pattern._is_identity(rsum.operands[1], STABLEHLO, "add", True) is True
+        assert fs_pattern._is_identity(rmax.operands[1], STABLEHLO, "maximum", True) is True
+        assert fs_pattern._is_identity(rmax.operands[1], STABLEHLO, "add", True) is False  # -inf is no sum's identity
+        assert len(fs_pattern._IDENTITY) == 3
+        assert fs_pattern._is_identity(rsum.operands[1], STABLEHLO, "add", True) is True  # from the memo, checked
+        x = list(m.body.operations)[0].regions[0].blocks[0].arguments[0]
+        assert fs_pattern._is_identity(x, STABLEHLO, "add", True) is False
+        assert len(fs_pattern._IDENTITY) == 3  # a block argument is not memoised
+        fs_pattern._IDENTITY[(hash(rsum.operands[1]), "add")] = False  # a stale entry: the checking mode finds it
+        with pytest.raises(AssertionError, match="stale reduction-identity memo"):
+            fs_pattern._is_identity(rsum.operands[1], STABLEHLO, "add", True)
+        fs_pattern._IDENTITY.clear()
