@@ -186,22 +186,31 @@ class FusionCluster:
         """``(live-outs, [(owner op, operand number, live-out index)])`` from the member results.
 
         A result of the last member that no member uses is a live-out whose every use is
-        outside and after the cluster: its uses are not listed (:attr:`_rewired_whole` gets
-        its live-out index; the codegen replaces all its uses at once).
+        outside and after the cluster (no dependent op can come from it): with one use, that
+        use goes to :attr:`_after_uses` (``(owner, operand number, live-out index)``, rewired
+        with the others); with more, its uses are not listed (:attr:`_rewired_whole` gets its
+        live-out index; the codegen replaces all its uses at once).
         """
         block, members = self.block, self.members
         live_outs: list = []
         outside_uses: list = []
         whole: list = []
+        after: list = []
         last = len(results) - 1
         for i, (rs, ks) in enumerate(zip(results, result_keys)):
             for r, rk in zip(rs, ks):
                 n_in = internal.get(rk, 0)
                 if n_in == 0:
                     if i == last:
-                        if _has_more_uses(r, 0):
+                        uses = iter(r.uses)
+                        first = next(uses, None)
+                        if first is None:
+                            continue
+                        if next(uses, None) is None:
+                            after.append((as_op(first.owner), first.operand_number, len(live_outs)))
+                        else:
                             whole.append(len(live_outs))
-                            live_outs.append(r)
+                        live_outs.append(r)
                         continue
                     outside = [(as_op(use.owner), use.operand_number) for use in r.uses]
                 elif _has_more_uses(r, n_in):
@@ -219,6 +228,7 @@ class FusionCluster:
                     for o, n in outside:
                         outside_uses.append((o, n, k))
         self._rewired_whole = whole
+        self._after_uses = after
         return live_outs, outside_uses
 
     # -- legality ------------------------------------------------------------------
@@ -281,6 +291,8 @@ class FusionCluster:
         """For each live-out (same order), the ops outside the cluster using it (one entry per use)."""
         users: list = [[] for _ in self.live_outs]
         for owner, _n, k in self._outside_uses:
+            users[k].append(owner)
+        for owner, _n, k in self._after_uses:
             users[k].append(owner)
         for k in self._rewired_whole:  # every use is outside (read now: only a fusion report asks)
             users[k] = [as_op(use.owner) for use in self.live_outs[k].uses]

@@ -99,46 +99,50 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, body, fused, term_name: str, rewriter, order, loc) -> None:
-    """Move the members into ``body`` before a new ``term_name`` of the live-outs; rewire
-    live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results."""
-    results = list(fused.results)
+def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc) -> None:
+    """Move ``members`` (the cluster's, in block order) into ``body`` before a new ``term_name`` of the
+    live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results."""
+    live_outs = cluster.live_outs
+    results = [fused.result] if len(live_outs) == 1 else list(fused.results)
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
-        rewriter.replace_all_uses_with(cluster.live_outs[k], results[k])
-    term = rewriter.create(term_name, operands=list(cluster.live_outs), loc=loc, at_end=body)
-    arg_of = dict(zip(cluster._live_in_keys, body.arguments))
+        rewriter.replace_all_uses_with(live_outs[k], results[k])
+    term = rewriter.create(term_name, operands=live_outs, loc=loc, at_end=body)
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
     if track:
-        order.note_inserted_before(fused, cluster.last)
-    if track:
-        for m in cluster.members:
+        order.note_inserted_before(fused, members[-1])
+        for m in members:
             order.note_erased(m)
-    rewriter.move_all_before(cluster.members, term)
-    updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
-    updates += [(owner, n, results[k]) for owner, n, k in cluster._outside_uses]
-    rewriter.set_operands(updates)
+    rewriter.move_all_before(members, term)
+    updates = []
+    if cluster._inside_uses:
+        arg_of = dict(zip(cluster._live_in_keys, body.arguments))
+        updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
+    for outside in (cluster._outside_uses, cluster._after_uses):
+        if outside:
+            updates += [(owner, n, results[k]) for owner, n, k in outside]
+    if updates:
+        rewriter.set_operands(updates)
 
 
-def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types):
-    """An ``mhlo.fusion`` before the last member; returns ``(op, its body block)``."""
-    fused = rewriter.create(
-        d.fusion,
-        results=out_types,
-        operands=list(cluster.live_ins),
-        attributes={FUSION_KIND_ATTR: ir.StringAttr.get(cluster.kind)},
-        regions=1,
-        loc=loc,
-        before=cluster.last,
-    )
+def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None = None):
+    """An ``mhlo.fusion`` before ``last`` (the last member); returns ``(op, its body block)``.
+    ``memo``: attributes made once per kind (:attr:`SymbolNamer.attributes`-like, one context)."""
+    kind = cluster.kind
+    attrs = memo.get(kind) if memo is not None else None
+    if attrs is None:
+        attrs = {FUSION_KIND_ATTR: ir.StringAttr.get(kind)}
+        if memo is not None:
+            memo[kind] = attrs
+    fused = rewriter.create(d.fusion, results=out_types, operands=cluster.live_ins, attributes=attrs, regions=1, loc=loc, before=last)
     body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types))
     return fused, body
 
 
-def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types):
-    """A ``neuron.<kind>`` composite before the last member and its new decomposition;
+def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types, last):
+    """A ``neuron.<kind>`` composite before ``last`` (the last member) and its new decomposition;
     returns ``(op, the decomposition's entry block)``."""
     if namer is None:
-        module_op = enclosing_module(cluster.last)
+        module_op = enclosing_module(last)
         if module_op is None:
             raise ValueError("cluster is not inside a builtin.module")
         namer = SymbolNamer(module_op)
@@ -148,16 +152,22 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
     fused = rewriter.create(
         d.fusion,
         results=out_types,
-        operands=list(cluster.live_ins),
+        operands=cluster.live_ins,
         attributes=composite_attributes(cluster.kind, sym, memo),
         loc=loc,
-        before=cluster.last,
+        before=last,
     )
     return fused, body
 
 
 def codegen(
-    cluster: FusionCluster, d: DialectTable, rewriter, order: OrderIndex | None = None, namer: SymbolNamer | None = None, fuel=None
+    cluster: FusionCluster,
+    d: DialectTable,
+    rewriter,
+    order: OrderIndex | None = None,
+    namer: SymbolNamer | None = None,
+    fuel=None,
+    memo: dict | None = None,
 ):
     """Turn ``cluster`` into one fused op (see the module doc for the form).
 
@@ -169,6 +179,8 @@ def codegen(
         namer: a :class:`SymbolNamer` for the module holding the cluster (composites; one is made if None).
         fuel: ``(FusionFuel, pass argument)`` of the run (``--fusion-fuel``), or None: a legal
             cluster takes one unit; with none left it is refused (``out-of-fuel``), IR untouched.
+        memo: a dict the caller keeps for one context (MHLO): the ``FusionKind`` attribute of each
+            kind is made once (composites use ``namer.attributes``).
 
     Returns:
         The fused ``ir.Operation``, or None when :func:`check_legal` refuses the
@@ -191,16 +203,19 @@ def codegen(
     if refusal is not None:
         cluster.refusal = refusal
         return None
-    with cluster.last.context:
-        loc = ir.Location.fused([m.location for m in cluster.members])
+    members = list(cluster.members)
+    last = members[-1]
+    with last.context:
+        loc = ir.Location.fused([m.location for m in members])
         out_types = [v.type for v in cluster.live_outs]
         in_types = [v.type for v in cluster.live_ins]
         if d.fusion_is_composite:
-            fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types)
+            fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
         else:
-            fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types)
-        _fill_body(cluster, body, fused, d.fusion_body_terminator, rewriter, order, loc)
-    recursively_move_dependent_ops(fused, dependent, rewriter, order)
+            fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
+        _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc)
+    if dependent:
+        recursively_move_dependent_ops(fused, dependent, rewriter, order)
     cluster.fused = fused
     cluster.moved = dependent
     return fused

@@ -102,18 +102,25 @@ def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc,
     """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
 
     Returns its entry block (empty, one argument per input type, at ``arg_locs``).
-    ``memo``: as for :func:`composite_attributes`.
+    ``memo``: as for :func:`composite_attributes` (also keeps the ``function_type`` attribute of
+    each signature: types are uniqued, so they key it by their hash, the C++ pointer).
     """
     private = memo.get("private") if memo is not None else None
     if private is None:
         private = ir.StringAttr.get("private")
         if memo is not None:
             memo["private"] = private
+    sig = ("function_type", tuple(map(hash, in_types)), tuple(map(hash, out_types)))
+    fn_type = memo.get(sig) if memo is not None else None
+    if fn_type is None:
+        fn_type = ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types))
+        if memo is not None:
+            memo[sig] = fn_type
     fn = rewriter.create(
         "func.func",
         attributes={
             "sym_name": ir.StringAttr.get(sym),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types)),
+            "function_type": fn_type,
             "sym_visibility": private,
         },
         regions=1,

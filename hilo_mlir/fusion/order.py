@@ -312,6 +312,12 @@ class OrderIndex(Listener):
     def notify_moved(self, op, old_top, new_top) -> None:
         self.note_erased(op)  # unknown until a note places it again
 
+    def notify_moved_all(self, ops, old_tops, new_top) -> None:
+        if not self._of:
+            return  # nothing indexed
+        for op in ops:
+            self.note_erased(op)
+
     # -- queries ---------------------------------------------------------------------
 
     def _order_of_key(self, op, k: int) -> _BlockOrder:

@@ -48,40 +48,55 @@ def _ints(attr) -> list[int]:
     return hit
 
 
-def _def(v, d, *shorts):
-    owner = v.owner  # one binding call: an OpView, or a Block for a block argument
+#: reduction-identity answers of the reduce inits that are constants, by value key (the pass erases no
+#: constant, so such a key cannot be reused by another value while it runs); cleared per run.
+_IDENTITY: dict = {}
+
+#: "the producer was not read" (a producer is an ``ir.Operation`` or None for a block argument)
+_UNREAD = object()
+
+
+def _producer(v):
+    """The ``ir.Operation`` defining ``v``, or None for a block argument (one binding call: the owner)."""
+    owner = v.owner  # an OpView, or a Block for a block argument
     if isinstance(owner, ir.Block):
         return None
-    op = owner.operation
-    return op if d.is_op(op, *shorts) else None
+    return owner.operation
+
+
+def _def(v, d, *shorts):
+    op = _producer(v)
+    return op if op is not None and d.is_op(op, *shorts) else None
 
 
 def _unbroadcast(v, d, chain):
     """Follow broadcast_in_dim / size-1 reshape producers back from ``v``.
 
-    Returns ``(source value, mapping)``: ``mapping[i]`` is the dimension of
+    Returns ``(source value, mapping, its producer)``: ``mapping[i]`` is the dimension of
     ``v`` that dimension ``i`` of the source becomes (None for a size-1 source
-    dimension that was dropped or broadcast). ``chain`` collects the ops.
+    dimension that was dropped or broadcast); the producer of the source value as
+    :func:`_producer` gives it, or :data:`_UNREAD`. ``chain`` collects the ops.
     """
     vt = v.type  # builtin types come downcast: isinstance is the typeid test without a call
     if not isinstance(vt, ir.RankedTensorType):
-        return v, []
+        return v, [], _UNREAD
     mapping = list(range(vt.rank))
     while True:
-        op = _def(v, d, "broadcast_in_dim", "reshape")
-        if op is None:
-            return v, mapping
+        op = _producer(v)
+        short = d.short(op) if op is not None else None
+        if short != "broadcast_in_dim" and short != "reshape":
+            return v, mapping, op
         src = op.operands[0]
         st = src.type
         if not isinstance(st, ir.RankedTensorType):
-            return v, mapping
+            return v, mapping, op
         sshape = st.shape  # one binding call (each .shape builds a new list)
-        if d.is_op(op, "broadcast_in_dim"):
+        if short == "broadcast_in_dim":
             new = _through_broadcast(op, sshape, mapping)
         else:
             new = _through_reshape(op, sshape, mapping)
             if new is None:
-                return v, mapping  # a real reshape: stop here
+                return v, mapping, op  # a real reshape: stop here
         mapping = new
         chain.append(op)
         v = src
@@ -117,12 +132,14 @@ def _through_reshape(op, sshape, mapping: list):
 
 def _is_neg_inf_splat(v, d) -> bool:
     while True:
-        op = _def(v, d, "broadcast_in_dim")
-        if op is None:
+        c = _producer(v)
+        if c is None:
+            return False
+        short = d.short(c)
+        if short != "broadcast_in_dim":
             break
-        v = op.operands[0]
-    c = _def(v, d, "constant")
-    if c is None:
+        v = c.operands[0]
+    if short != "constant":
         return False
     try:
         dense = ir.DenseElementsAttr(c.attributes["value"])
@@ -134,32 +151,55 @@ def _is_neg_inf_splat(v, d) -> bool:
     return math.isinf(f) and f < 0
 
 
-def _reduce_over(v, d, kind, dim_x, x=None):
-    """``v`` is a single-operand ``kind``-reduce over exactly ``[dim_x]`` (of ``x`` if given)."""
-    r = _def(v, d, "reduce")
-    if r is None or len(r.operands) != 2 or len(r.results) != 1:
+def _is_identity(v, d, kind: str, check: bool) -> bool:
+    """:func:`is_reduction_identity` of ``v``, memoised in :data:`_IDENTITY` when ``v`` is a constant's
+    result (``check``: the checking mode compares a memoised answer with the function)."""
+    key = (hash(v), kind)
+    hit = _IDENTITY.get(key)
+    if hit is not None:
+        if check and hit != is_reduction_identity(v, kind):
+            raise AssertionError(f"convert-fs-pattern-to-custom-calls: stale reduction-identity memo for a '{kind}' init")
+        return hit
+    ok = is_reduction_identity(v, kind)
+    if _def(v, d, "constant") is not None:
+        _IDENTITY[key] = ok
+    return ok
+
+
+def _reduce_over(v, d, kind, dim_x, x=None, r=_UNREAD, check: bool = False):
+    """``v`` is a single-operand ``kind``-reduce over exactly ``[dim_x]`` (of ``x`` if given).
+    ``r``: the producer of ``v`` when already read (:func:`_unbroadcast`)."""
+    if r is _UNREAD:
+        r = _producer(v)
+    if r is None or not d.is_op(r, "reduce"):
+        return None
+    operands = r.operands
+    if len(operands) != 2 or len(r.results) != 1:
         return None
     if _ints(r.attributes["dimensions"]) != [dim_x]:
         return None
-    if reducer_kind(r, d) != kind or not is_reduction_identity(r.operands[1], kind):
+    if reducer_kind(r, d) != kind or not _is_identity(operands[1], d, kind, check):
         return None
-    if x is not None and r.operands[0] != x:
+    if x is not None and operands[0] != x:
         return None
     return r
 
 
-def _shift_source(v, d):
-    """Strip the optional ``maximum(-inf, m)`` from the shift's source: ``(m, maximum op or None)``,
-    or ``(None, maximum op)`` when it is a maximum against anything but a splat -inf."""
-    maxop = _def(v, d, "maximum")
-    if maxop is None:
-        return v, None
-    a, b = maxop.operands[0], maxop.operands[1]
+def _shift_source(v, d, p=_UNREAD):
+    """Strip the optional ``maximum(-inf, m)`` from the shift's source: ``(m, maximum op or None, m's producer
+    or _UNREAD)``, or ``(None, maximum op, _UNREAD)`` when it is a maximum against anything but a splat -inf.
+    ``p``: the producer of ``v`` when already read."""
+    if p is _UNREAD:
+        p = _producer(v)
+    if p is None or not d.is_op(p, "maximum"):
+        return v, None, p
+    operands = p.operands
+    a, b = operands[0], operands[1]
     if _is_neg_inf_splat(a, d):
-        return b, maxop
+        return b, p, _UNREAD
     if _is_neg_inf_splat(b, d):
-        return a, maxop
-    return None, maxop
+        return a, p, _UNREAD
+    return None, p, _UNREAD
 
 
 def _reduced_dim(map_s, map_m, n: int, div, ctx):
@@ -174,31 +214,35 @@ def _reduced_dim(map_s, map_m, n: int, div, ctx):
     return missing[0], None
 
 
-def _match(div, d, ctx):
+def _match(div, d, ctx, check: bool = False):
     """``((x, dim, ops of the subgraph, the same in erasure order), None)``; ``(None, (reason code, culprit))`` for a candidate
-    (a divide of an exponential) that fails a check; ``(None, None)`` for any other divide."""
-    e, den = div.operands[0], div.operands[1]
+    (a divide of an exponential) that fails a check; ``(None, None)`` for any other divide.
+    ``check``: the checking mode (memoised answers are compared with the slow truth)."""
+    operands = div.operands
+    e = operands[0]
     exp = _def(e, d, "exponential")  # the cheapest test first
     if exp is None:
         return None, None
-    rtype = div.results[0].type
+    den = operands[1]
+    rtype = div.result.type
     if not isinstance(rtype, ir.RankedTensorType) or not rtype.has_static_shape:  # builtin types come downcast
         return None, ("dynamic-shape", None)
     if not isinstance(rtype.element_type, ir.FloatType):
         return None, ("dtype-not-float", None)
     n = rtype.rank
     chain_s: list = []
-    s_val, map_s = _unbroadcast(den, d, chain_s)
+    s_val, map_s, s_producer = _unbroadcast(den, d, chain_s)
     sub = _def(exp.operands[0], d, "subtract")
     if sub is None:
         ctx.debug(f"divide at {div.location}: exponential operand is not a subtract")
         return None, ("exp-operand-not-subtract", exp)
-    x = sub.operands[0]
+    sub_operands = sub.operands
+    x = sub_operands[0]
     if x.type != rtype:
         return None, ("type-mismatch", sub)
     chain_m: list = []
-    m_val, map_m = _unbroadcast(sub.operands[1], d, chain_m)
-    m_val, maxop = _shift_source(m_val, d)
+    m_val, map_m, m_producer = _unbroadcast(sub_operands[1], d, chain_m)
+    m_val, maxop, m_producer = _shift_source(m_val, d, m_producer)
     if m_val is None:
         return None, ("max-not-against-neg-inf", maxop)
     if maxop is not None:
@@ -206,8 +250,8 @@ def _match(div, d, ctx):
     dim, code = _reduced_dim(map_s, map_m, n, div, ctx)
     if dim is None:
         return None, (code, None)
-    rsum = _reduce_over(s_val, d, "add", dim, e)
-    rmax = _reduce_over(m_val, d, "maximum", dim, x)
+    rsum = _reduce_over(s_val, d, "add", dim, e, s_producer, check)
+    rmax = _reduce_over(m_val, d, "maximum", dim, x, m_producer, check)
     if rsum is None or rmax is None:
         ctx.debug(f"divide at {div.location}: not sum(exp(x - max(x))) over one dimension")
         return None, ("not-softmax-reduces", None)
@@ -217,8 +261,38 @@ def _match(div, d, ctx):
     return (x, dim, ops, [div, *chain_s, rsum, exp, sub, *chain_m, rmax]), None
 
 
-def _user_outside(ops, root):
-    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none."""
+def _has_more_uses(v, n: int) -> bool:
+    """``v`` has more than ``n`` uses (reads at most ``n + 1`` use-list entries, never their owners)."""
+    i = 0
+    for _ in v.uses:
+        i += 1
+        if i > n:
+            return True
+    return False
+
+
+def _user_outside(ops, root, exp=None, check: bool = False):
+    """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none.
+
+    ``exp`` (the matched ``exponential``; the others of ``ops`` but ``root`` have one result
+    each): the fast test. :func:`_match` saw every op of ``ops`` but ``root`` feed an operand
+    of another op of ``ops`` (``exp`` two: the divide and the sum), so an op whose result has
+    no more uses than that has no user outside; the owners of the uses (and the slow scan
+    below, the truth) are read only when some result has more. ``check`` (the checking
+    mode, ``HILO_MLIR_CHECK_ANALYSES=1``): run the slow scan too and compare.
+    """
+    if exp is not None:
+        fast = True
+        for op in ops:
+            if op is not root and _has_more_uses(op.result, 2 if op is exp else 1):
+                fast = False
+                break
+        if fast:
+            if check:
+                slow = _user_outside(ops, root)
+                if slow is not None:
+                    raise AssertionError(f"convert-fs-pattern-to-custom-calls: the use-count test missed the user '{slow.name}'")
+            return None
     members = {identity_key(m) for m in ops}  # the subgraph has ~10 ops: one pointer read each
     for op in ops:
         if op == root:
@@ -237,10 +311,12 @@ def _run(func_op, ctx):
     # The candidates, from the census (walk order, no walk of the function).
     divs = ctx.ops_named(func_op, d.name("divide"))
     _INTS.clear()
+    _IDENTITY.clear()
     try:
         _rewrite(divs, d, ctx, rec)
     finally:
         _INTS.clear()  # attribute pointers are only stable while their context lives
+        _IDENTITY.clear()  # value keys only while the run erases no constant
         fusion_report.function_done(ctx, func_op)
 
 
@@ -277,13 +353,13 @@ def _rewrite(divs, d, ctx, rec) -> int:
     attributes_of: dict = {}  # dim -> the custom call's attributes (uniqued by the context: made once per run)
     # A divide can only be erased as the root of its own match, so handles stay valid.
     for div in divs:
-        m, refusal = _match(div, d, ctx)
+        m, refusal = _match(div, d, ctx, check)
         if m is None:
             if refusal is not None:
                 _refuse(rec, div, *refusal)
             continue
         x, dim, ops, erase_order = m
-        outside = _user_outside(ops, div)
+        outside = _user_outside(ops, div, ops[1], check)  # ops[1]: the exponential
         if outside is not None:
             ctx.debug(f"divide at {div.location}: a softmax intermediate has users outside the pattern")
             _refuse(rec, div, "intermediate-used-outside", outside)

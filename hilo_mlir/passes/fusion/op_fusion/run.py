@@ -73,6 +73,8 @@ class FusionRun:
         self.const_memo: dict = {}
         self.reordered = False
         self.erased: set = set()
+        self._fuel: tuple | None = None  # (FusionFuel or None, pass argument), read on the first emit
+        self._attrs: dict = {}  # codegen's memo of the FusionKind attributes (one context)
         # the match-failure channel: refusals go to --debug and to the report's recorder
         self._failures = PatternRewriter(ctx, listener=rec)
         self.listening = rec is not None or ctx.debugging
@@ -155,7 +157,10 @@ class FusionRun:
         namer = self.namer() if self.d.fusion_is_composite else None
         rec = self.rec
         captured = rec.capture_cluster(rule, cluster, anchor) if rec is not None else None
-        fused = codegen(cluster, self.d, self.rw, self.order, namer, fuel=(fuel_of(self.ctx), self.ctx.info.argument))
+        fuel = self._fuel
+        if fuel is None:
+            fuel = self._fuel = (fuel_of(self.ctx), self.ctx.info.argument)
+        fused = codegen(cluster, self.d, self.rw, self.order, namer, fuel=fuel, memo=self._attrs)
         if rec is not None:
             rec.file_cluster(captured, cluster.refusal)
         st = self.ctx.stats
