@@ -54,7 +54,10 @@ CACHES = (
     "dot_texts",
     "_op_info",
     "_generic",
-    "_callees",
+    "_heads",
+    "_stmt_tails",
+    "_no_regions",
+    "value_types",
     "_closes",
     "_keywords",
 )
