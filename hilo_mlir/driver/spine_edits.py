@@ -28,7 +28,6 @@ disable of one step.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from hilo_mlir.support.diagnostics import HiloError
@@ -102,6 +101,8 @@ def resolve_step(step: str, entries, mhlo_names: dict) -> int:
                 )
             return i
     known = [e.argument for e in entries] + [e.label for e in entries if e.label != "pre"]
+    import difflib  # only for a step that is not in the spine
+
     close = difflib.get_close_matches(step, known, n=3)
     hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
     raise HiloError(f"unknown spine step '{step}'{hint}; steps are pass arguments or numbers, see --list-spine")

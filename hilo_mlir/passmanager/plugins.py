@@ -23,7 +23,6 @@ line (``plugin.py:12:1: error: cannot load pass plugin ...``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -86,6 +85,8 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
             else {os.path.realpath(os.path.join(os.path.dirname(path), n)) for n in os.listdir(os.path.dirname(path)) if n.endswith(".py")}
         )
         stem = os.path.splitext(os.path.basename(os.path.dirname(path) if path.endswith("__init__.py") else path))[0]
+        import hashlib  # here: ~10 ms of start-up, and only a plugin file needs it
+
         name = f"hilo_mlir_plugin_{stem}_{hashlib.sha1(key.encode()).hexdigest()[:8]}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:

@@ -37,13 +37,15 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 STAGING_PREFIX = ".hilo-staging-"
 _HASH_LEN = 16
@@ -51,14 +53,22 @@ _HASH_LEN = 16
 _CONTENT_NAME = re.compile(r"^(?P<stem>[^./][^/]*?)\.(?P<hash>[0-9a-f]{16})(?P<ext>\.[A-Za-z0-9]+)$")
 
 
+def _sha256(data: bytes = b"") -> _Hash:
+    """``hashlib.sha256(data)``; hashlib is imported on first use (~10 ms of start-up a program with no extra file
+    never needs)."""
+    import hashlib
+
+    return hashlib.sha256(data)
+
+
 def content_name(name: str, data: bytes) -> str:
     """``const_0.npy`` -> ``const_0.<first 16 hex digits of sha256(data)>.npy``."""
     stem, ext = os.path.splitext(name)
-    return f"{stem}.{hashlib.sha256(data).hexdigest()[:_HASH_LEN]}{ext}"
+    return f"{stem}.{_sha256(data).hexdigest()[:_HASH_LEN]}{ext}"
 
 
 def _file_hash(path: str) -> str | None:
-    h = hashlib.sha256()
+    h = _sha256()
     try:
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -263,7 +273,7 @@ def write_published(
     published = {n: bytes(d) for n, d in published.items()}
     for name, data in published.items():
         m = _CONTENT_NAME.match(name)
-        if os.path.basename(name) != name or not m or hashlib.sha256(data).hexdigest()[:_HASH_LEN] != m.group("hash"):
+        if os.path.basename(name) != name or not m or _sha256(data).hexdigest()[:_HASH_LEN] != m.group("hash"):
             raise ValueError(f"'{name}' is not named by its content")
     _make_outdir(outdir)
     with _Lock(outdir):  # no dead-owner sweep can see the new staging folder before it is locked

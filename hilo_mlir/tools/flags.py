@@ -20,7 +20,6 @@ Importing this module does not import the bindings.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 
 from hilo_mlir.tools.common import bool_flag
@@ -109,6 +108,8 @@ def suggest(flag: str, known: list[str]) -> str | None:
     prefixed = sorted(k for k in known if k.startswith(flag))
     if prefixed:
         return prefixed[0]
+    import difflib  # only for a misspelt flag
+
     close = difflib.get_close_matches(flag, known, n=1, cutoff=0.6)
     return close[0] if close else None
 
@@ -223,6 +224,8 @@ def check_pass_filters(args) -> None:
     for flag, names in (("--mlir-print-ir-before", before), ("--mlir-print-ir-after", after)):
         for n in names:
             if n not in known:
+                import difflib  # only for a misspelt name
+
                 close = difflib.get_close_matches(n, sorted(known), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise UsageError(f"{flag}: unknown pass '{n}'{hint}")

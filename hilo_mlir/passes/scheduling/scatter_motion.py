@@ -11,8 +11,6 @@ fractional keys as scatters move.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from hilo_mlir.passmanager.registry import register_twins
 
 
@@ -31,6 +29,8 @@ class _BlockOrder:
     """The order of one block's ops as a doubly linked list with fractional keys (moves in O(1))."""
 
     def __init__(self, ops: list):
+        from fractions import Fraction  # here, not at import: ~6 ms of start-up for a pass that rarely moves anything
+
         self.pos = {o: i for i, o in enumerate(ops)}
         self.key = {o: Fraction(i) for i, o in enumerate(ops)}
         self.prev = {o: (ops[i - 1] if i else None) for i, o in enumerate(ops)}

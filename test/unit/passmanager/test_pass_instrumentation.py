@@ -165,3 +165,18 @@ def test_a_pass_reads_typed_options():
     assert type(opts).__name__ == "TestOptionsOptions" and opts.fuse_dot_logistic is True and opts.general_elementwise_fusion is False
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.fuse_dot_logistic = False
+
+
+def test_passes_without_options_share_one_empty_options_class():
+    import dataclasses
+
+    from hilo_mlir.passmanager.pass_context import NoOptions, options_of, options_type
+    from hilo_mlir.passmanager.registry import get
+
+    a, b = get("call-inliner"), get("neuron-control-dep-tuple-simplifier")
+    assert a.options == () or not a.options
+    assert options_type(a) is NoOptions and options_type(b) is NoOptions
+    assert dataclasses.fields(NoOptions) == ()
+    assert isinstance(options_of(a, {}), NoOptions)
+    # a value the pass did not declare (hand-built steps) still reads as an attribute
+    assert options_of(a, {"extra-flag": 3}).extra_flag == 3
