@@ -58,6 +58,9 @@ CACHES = (
     "_stmt_tails",
     "_no_regions",
     "value_types",
+    "_stmt_memo",
+    "header_parts",
+    "strings",
     "_closes",
     "_keywords",
 )

@@ -145,3 +145,47 @@ def test_read_block_reads_attributes_only_when_there_are_some_and_regions_from_o
         frecs, _ = full.read_block(body)
         assert [(r.name, r.nregions, r.items == ()) for r in frecs] == [("mhlo.add", 0, True), ("mhlo.reduce", 1, False)]
         assert full._no_regions == {}
+
+
+GROUPS = """
+func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %0 = "mhlo.fusion"(%a) ({
+  ^bb0(%x: tensor<2xf32>):
+    %1 = mhlo.exponential %x : tensor<2xf32> loc("e")
+    mhlo.return %1 : tensor<2xf32>
+  }) {FusionKind = "Elementwise"} : (tensor<2xf32>) -> tensor<2xf32> loc("g")
+  %2 = "mhlo.fusion"(%0) ({
+  ^bb0(%x: tensor<2xf32>):
+    %3 = mhlo.exponential %x : tensor<2xf32> loc("e")
+    mhlo.return %3 : tensor<2xf32>
+  }) {FusionKind = "Elementwise"} : (tensor<2xf32>) -> tensor<2xf32> loc("g")
+  %4 = "mhlo.fusion"(%2) ({
+  ^bb0(%x: tensor<2xf32>):
+    %5 = mhlo.exponential %x : tensor<2xf32> loc("e")
+    mhlo.return %5 : tensor<2xf32>
+  }) {FusionKind = "Elementwise"} : (tensor<2xf32>) -> tensor<2xf32> loc("h")
+  return %0, %2, %4 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_group_headers_share_one_rendering_per_key():
+    with make_context():
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(ir.Module.parse(GROUPS).operation)
+        ref = _Checking(filename="in.mlir").print_module(ir.Module.parse(GROUPS).operation)
+    assert src == ref
+    spec = "dsts=[m1.TensorSpec(shape=(2,), dtype='float32')]"
+    headers = [line for line in src.split("\n") if "NeuronTensorOp" in line]
+    assert headers == [
+        f"v1 = m3.NeuronTensorOp(srcs=[input_0], {spec}, xla_op='mhlo.fusion', op='Elementwise', "
+        "dl=m2.DebugLocation(file='', line=0, col=0, name='g'))",
+        f"v3 = m3.NeuronTensorOp(srcs=[v2], {spec}, xla_op='mhlo.fusion', op='Elementwise', "
+        "dl=m2.DebugLocation(file='', line=0, col=0, name='g'))",
+        f"v5 = m3.NeuronTensorOp(srcs=[v4], {spec}, xla_op='mhlo.fusion', op='Elementwise', "
+        "dl=m2.DebugLocation(file='', line=0, col=0, name='h'))",
+    ]
+    assert len(p.header_parts) == 2  # v3 read v1's entry; v5 (another location) has its own
+    assert p.strings and list(p.strings.values()) == ["Elementwise"]  # one FusionKind attribute, read once
+    # the body ops close with their own group's handle, whatever entry their text came from
+    assert [line.rsplit("parent=", 1)[1] for line in src.split("\n") if "ExponentialOp" in line] == ["'v1'))", "'v3'))", "'v5'))"]
