@@ -278,6 +278,7 @@ class PenguinPrinter(Emitter):
         recs, term = snapshot if snapshot is not None else self.read_block(block)
         generic = self._generic if self.fast_paths else {}
         names, counter, stmts, heads = self.names, self.per_op_counter, self._stmt_tails, self._heads
+        name_of = names.__getitem__
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
         lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
         close = self.location_close(parents[-1] if parents else None)
@@ -287,7 +288,7 @@ class PenguinPrinter(Emitter):
             items = rec[9]
             if g is not None and items is not None and self.bound_types_ok and (g[2] or not rec[8]):
                 try:
-                    src = [names[i] for i in rec[2]]
+                    src = list(map(name_of, rec[2]))
                 except KeyError:
                     src = None
                 if src is not None:
