@@ -77,7 +77,24 @@ class StableHloPrinter(PenguinPrinter):
     handlers = HANDLERS
 
 
+class _Checking:
+    """Mixin of the checking printers: every op through the full path and no memo read
+    (``fast_paths = False``), values keyed on the binding objects instead of their integer ids."""
+
+    fast_paths = False
+    value_key = staticmethod(lambda v: v)
+
+
+class CheckingMhloPrinter(_Checking, MhloPrinter):
+    """:class:`MhloPrinter` without its fast paths: the slow truth the checking mode compares it with."""
+
+
+class CheckingStableHloPrinter(_Checking, StableHloPrinter):
+    """:class:`StableHloPrinter` without its fast paths."""
+
+
 PRINTERS = {"mhlo": MhloPrinter, "stablehlo": StableHloPrinter}
+CHECKING_PRINTERS = {"mhlo": CheckingMhloPrinter, "stablehlo": CheckingStableHloPrinter}
 
 
 def print_program(
@@ -89,6 +106,7 @@ def print_program(
     stats: dict | None = None,
     model_type: str = DEFAULT_MODEL_TYPE,
     parameters: dict | None = None,
+    checking: bool = False,
 ) -> tuple[str, dict]:
     """Print ``module`` as Penguin Python; returns ``(source, files)``.
 
@@ -102,6 +120,8 @@ def print_program(
             (``{mlir op name: n}``, the printer's per-op counter).
         model_type: the prologue's ``model-type`` (``generic``, ``transformer``, ``unet-inference``).
         parameters: if given, receives ``{input index: np_file}`` of the parameter inputs.
+        checking: print with the checking printer (no fast path, no memo: the slow
+            truth of the checking mode, ``HILO_MLIR_CHECK_ANALYSES=1``); the same bytes.
 
     Returns:
         The source text and ``{file name: bytes}`` of the ``.npy`` files that
@@ -113,7 +133,8 @@ def print_program(
             ``NCC_EVRF036``, unknown custom-call targets, an unknown model type.
     """
     op = module.operation if hasattr(module, "operation") else module
-    printer = PRINTERS.get(dialect or "mhlo", MhloPrinter)(root=root, filename=filename, inline_limit=inline_limit, model_type=model_type)
+    table = CHECKING_PRINTERS if checking else PRINTERS
+    printer = table.get(dialect or "mhlo", table["mhlo"])(root=root, filename=filename, inline_limit=inline_limit, model_type=model_type)
     src = printer.print_module(op)
     if stats is not None:
         stats.update(printer.per_op_counter)

@@ -53,7 +53,24 @@ def _shape_of(p, t) -> tuple:
     return shape
 
 
-def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None) -> None:
+def _lhs_type(p, rec):
+    """The type of ``rec``'s operand 0: from :attr:`~.emit.Emitter.value_types` when the walk noted it, else read."""
+    t = p.value_types.get(rec.srcs[0]) if p.fast_paths and rec.srcs else None
+    return t if t is not None else rec.op.operands[0].type
+
+
+def _memo_key(p, rec, lhs):
+    """The key of a contraction's statement memo (:meth:`~.emit.Emitter.statement_from_memo`), or None (not memoised).
+
+    The statement and its MACs are a function of the op name, the result types,
+    the location, the attributes and the lhs type alone.
+    """
+    if rec.items is None or not p.fast_paths:
+        return None
+    return ("dot", rec.name, rec.tkeys, rec.lkey, tuple(rec.items), hash(lhs))
+
+
+def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None, lhs=None, memo_key=None) -> None:
     """The one ``DotOp`` statement: the four dimension lists, ``op=tag``, then ``items``; counts the MACs.
 
     Args:
@@ -64,6 +81,8 @@ def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None) -> None:
         dims_key: a hashable key that determines ``dims`` (the ``dot_dimension_numbers``
             attribute's id, the lhs rank of a ``dot``): the rendered dimension keywords are
             cached under ``(dims_key, tag)`` in the printer (:attr:`~.emit.Emitter.dot_texts`).
+        lhs: the lhs type (read from the op when None).
+        memo_key: the statement is kept under this key (:meth:`~.emit.Emitter.statement`'s ``memo``).
     """
     head = p.dot_texts.get((dims_key, tag)) if dims_key is not None else None
     if head is None:
@@ -72,16 +91,21 @@ def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None) -> None:
             p.dot_texts[(dims_key, tag)] = head
     attrs = list(head)
     attrs.extend(items)
-    lhs = _shape_of(p, rec.op.operands[0].type)
+    lhs_shape = _shape_of(p, lhs if lhs is not None else rec.op.operands[0].type)
     result = _shape_of(p, rec.types[0]) if len(rec.types) == 1 else ()
-    p.mac_count += math.prod(result) * math.prod(lhs[d] for d in dims[2])
-    p.statement(rec, "DotOp", attrs)
+    macs = math.prod(result) * math.prod(lhs_shape[d] for d in dims[2])
+    p.mac_count += macs
+    p.statement(rec, "DotOp", attrs, memo=(memo_key, macs) if memo_key is not None else None)
 
 
 def print_dot(p, rec) -> None:
     """``dot``: the contraction of the lhs's last dimension with the rhs's first."""
-    lhs_rank = len(_shape(rec.op.operands[0].type))
-    print_dot_op(p, rec, ([], [], [lhs_rank - 1], [0]), rec.name, p.attr_items(rec), ("dot", lhs_rank))
+    lhs = _lhs_type(p, rec)
+    key = _memo_key(p, rec, lhs)
+    if key is not None and p.statement_from_memo(rec, key):
+        return
+    lhs_rank = len(_shape_of(p, lhs))
+    print_dot_op(p, rec, ([], [], [lhs_rank - 1], [0]), rec.name, p.attr_items(rec), ("dot", lhs_rank), lhs, key)
 
 
 def print_dot_general(p, rec) -> None:
@@ -90,6 +114,10 @@ def print_dot_general(p, rec) -> None:
     Raises:
         HiloError: no ``dot_dimension_numbers`` attribute.
     """
+    lhs = _lhs_type(p, rec)
+    key = _memo_key(p, rec, lhs)
+    if key is not None and p.statement_from_memo(rec, key):
+        return
     attr = _attr(rec, "dot_dimension_numbers")
     dims = p.dot_dims.get(hash(attr)) if attr is not None else None
     if dims is None:
@@ -97,7 +125,8 @@ def print_dot_general(p, rec) -> None:
         if dims is None:
             raise HiloError(f"'{rec.name}' op has no dot_dimension_numbers", loc=rec.op.location)
         p.dot_dims[hash(attr)] = dims
-    print_dot_op(p, rec, dims, rec.name, p.attr_items(rec, skip=("dot_dimension_numbers",)), ("dot_general", hash(attr)))
+    items = p.attr_items(rec, skip=("dot_dimension_numbers",))
+    print_dot_op(p, rec, dims, rec.name, items, ("dot_general", hash(attr)), lhs, key)
 
 
 def _decode_dims(attr) -> tuple | None:

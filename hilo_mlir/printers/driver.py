@@ -32,14 +32,14 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
 from hilo_mlir.printers.prologue import DEFAULT_MODEL_TYPE, MODEL_TYPES
-from hilo_mlir.printers.records import NO_TERMINATOR, OpRecord, format_statement, op_record
+from hilo_mlir.printers.records import NO_TERMINATOR, OpRecord, op_record, statement_parts
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import check_program
 
@@ -124,7 +124,10 @@ class PenguinPrinter(Emitter):
         # op name -> (Python op name, repr of the name, is a constant, its ", xla_op=..." keyword) for ops print_block
         # prints from the caches: supported by name alone, no handler except the constant one
         self._generic: dict[str, tuple] = {}
-        self._callees: dict[str, str] = {}  # op name -> "m<K>.<PyOp>" of the ops print_block prints from the caches
+        self._heads: dict[str, str] = {}  # op name -> "m<K>.<PyOp>(srcs=[" of the ops print_block prints from the caches
+        # (op name, result type ids, location id, attribute items, location close) -> the statement after its operand names
+        self._stmt_tails: dict[tuple, str] = {}
+        self._no_regions: dict[type, int] = {}  # op class -> 0: declares no region (read_block)
 
     # -- module ------------------------------------------------------------------------------
     def print_module(self, module) -> str:
@@ -206,22 +209,37 @@ class PenguinPrinter(Emitter):
     def read_block(self, block) -> tuple[list[OpRecord], OpRecord]:
         """The block's ops (except the terminator) as records, and the terminator's (:data:`NO_TERMINATOR` if none).
 
-        The one place the walk reads ops through the binding.
+        The one place the walk reads ops through the binding, as little as it
+        can per op: the attributes only when there are some (``()`` else), the
+        region count from the op class's ODS declaration when it declares
+        none (``_ODS_REGIONS == (0, True)``: no region, none variadic; the
+        checking printer, ``fast_paths = False``, reads every count). The type
+        of each single result is noted in :attr:`value_types` (the dots read
+        their lhs type from there).
         """
         key = self.value_key
-        recs = []
+        recs: list[OpRecord] = []
+        append = recs.append
         term = NO_TERMINATOR
+        terminators = TERMINATORS
+        no_regions = self._no_regions if self.fast_paths else {}
+        vtypes = self.value_types
         for o in block.operations:
+            nregions = no_regions.get(type(o))
+            if nregions is None and self.fast_paths:
+                nregions = self._class_regions(type(o))
             o = o.operation
             name = o.name
             srcs = tuple(map(key, o.operands))
-            if name in TERMINATORS:
+            if name in terminators:
                 term = op_record(o, name, srcs)
                 continue
             try:
                 r0 = o.result  # most ops have one result: one binding call, no result list
                 t0 = r0.type
-                results: tuple = (key(r0),)
+                k0 = key(r0)
+                vtypes[k0] = t0
+                results: tuple = (k0,)
                 types: tuple = (t0,)
                 tkeys: tuple = (hash(t0),)
             except ValueError:  # zero or several results
@@ -229,13 +247,23 @@ class PenguinPrinter(Emitter):
                 results = tuple(map(key, rs))
                 types = tuple(rs.types)
                 tkeys = tuple(map(hash, types))
+            attrs = o.attributes
             try:
-                items = o.attributes.items()  # [(name, attr)] in attribute order
+                items = attrs.items() if len(attrs) else ()  # [(name, attr)] in attribute order
             except TypeError:  # an attribute the binding cannot hand to Python (dense complex)
                 items = None
             loc = o.location
-            recs.append(OpRecord((o, name, srcs, results, types, tkeys, loc, hash(loc.attr), len(o.regions), items)))
+            if nregions is None:
+                nregions = len(o.regions)
+            append(OpRecord((o, name, srcs, results, types, tkeys, loc, hash(loc.attr), nregions, items)))
         return recs, term
+
+    def _class_regions(self, cls) -> int | None:
+        """0 for an op class whose ODS declaration has no region and no variadic one (cached), else None (read the op)."""
+        if getattr(cls, "_ODS_REGIONS", None) == (0, True):
+            self._no_regions[cls] = 0
+            return 0
+        return None
 
     def print_block(self, block, snapshot=None):
         """Walk generator: print every op of ``block`` except its terminator; returns the terminator's record.
@@ -249,54 +277,83 @@ class PenguinPrinter(Emitter):
         """
         recs, term = snapshot if snapshot is not None else self.read_block(block)
         generic = self._generic if self.fast_paths else {}
-        names, ok_dsts, counter, locs, callees = self.names, self.ok_dsts, self.per_op_counter, self.loc_by_key, self._callees
+        names, counter, stmts, heads = self.names, self.per_op_counter, self._stmt_tails, self._heads
+        name_of = names.__getitem__
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
         lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
         close = self.location_close(parents[-1] if parents else None)
         for rec in recs:
             name = rec[1]
             g = generic.get(name)
-            if g is not None and rec[9] is not None and self.bound_types_ok and (g[2] or not rec[8]):
-                dsts: Any = ok_dsts.get(rec[5])  # a str whenever src is not None below
+            items = rec[9]
+            if g is not None and items is not None and self.bound_types_ok and (g[2] or not rec[8]):
                 try:
-                    src = [names[i] for i in rec[2]] if dsts is not None else None
+                    src = list(map(name_of, rec[2]))
                 except KeyError:
                     src = None
-                if src is None:
-                    tail = None
-                elif g[2]:
-                    tail = self._constant_tail(rec[9])
-                else:
-                    tail = self.attr_tail(rec[9]) if rec[9] else ""
-                if tail is not None:
-                    if scopes:
-                        self.refs(src)
-                    counter[name] = counter.get(name, 0) + 1
-                    results = rec[3]
-                    if len(results) == 1:  # fresh_names(1), inline
-                        result_names = [f"v{self.next_value}"]
-                        self.next_value += 1
+                if src is not None:
+                    memo_key = (name, rec[5], rec[7], tuple(items) if items else ())
+                    tail = stmts.get(memo_key)
+                    if tail is None:
+                        tail = self._statement_tail(rec, g)
+                        if tail is not None:
+                            stmts[memo_key] = tail
+                    if tail is not None:
                         if scopes:
-                            local_depth[result_names[0]] = len(scopes)
-                        names[results[0]] = result_names[0]
-                    else:
-                        result_names = self.fresh_names(len(results))
-                        for r, n in zip(results, result_names):
-                            names[r] = n
-                    base = locs.get(rec[7]) or self.location_base(rec)
-                    callee = callees.get(name) or self._callee(name, g[0])
-                    lines.append(format_statement(indent, result_names, callee, src, dsts, tail + g[3], base + close))
-                    continue
+                            self.refs(src)
+                        counter[name] = counter.get(name, 0) + 1
+                        results = rec[3]
+                        if len(results) == 1:  # fresh_names(1), inline
+                            lhs = f"v{self.next_value}"
+                            self.next_value += 1
+                            if scopes:
+                                local_depth[lhs] = len(scopes)
+                            names[results[0]] = lhs
+                        else:
+                            result_names = self.fresh_names(len(results))
+                            for r, n in zip(results, result_names):
+                                names[r] = n
+                            lhs = ", ".join(result_names)
+                        head = heads.get(name) or self._head(name, g[0])
+                        # format_statement's text: "<indent><lhs> = <callee>(srcs=[<src>]" + the memoised tail + the close
+                        if lhs:
+                            lines.append(f"{indent}{lhs} = {head}{', '.join(src)}{tail}{close})")
+                        else:
+                            lines.append(f"{indent}{head}{', '.join(src)}{tail}{close})")
+                        continue
             sub = self._print_op(rec)
             if sub is not None:
                 yield sub
                 close = self.location_close(parents[-1] if parents else None)
         return term
 
-    def _callee(self, name: str, py_op: str) -> str:
-        """``m<K>.<PyOp>`` of a generic op printed from the caches (cached per op name; allocates ``ir``'s alias first)."""
-        callee = self._callees[name] = f"{self.aliases.get('ir') or self.mod('ir')}.{py_op}"
-        return callee
+    def _statement_tail(self, rec: OpRecord, g: tuple) -> str | None:
+        """The text of ``rec``'s generic statement between its operand names and the location's close, or None.
+
+        That is ``"], dsts=[...]<keywords>, xla_op=..., dl=<DebugLocation(... prefix>"``
+        (:func:`~.records.format_statement`'s text); the statement ends with
+        :meth:`location_close` and ``")"``. None: the result types did not pass
+        the support check yet (:attr:`ok_dsts`), or -- for a constant -- its
+        value was not rendered yet; :meth:`_print_op` prints the op then. The
+        text is a function of the op name, the result types, the location and
+        the attributes alone: :meth:`print_block` memoises it on them.
+        """
+        dsts = self.ok_dsts.get(rec.tkeys)
+        if dsts is None:
+            return None
+        items = rec.items
+        if g[2]:
+            tail = self._constant_tail(items)
+            if tail is None:
+                return None
+        else:
+            tail = self.attr_tail(items) if items else ""
+        return statement_parts("", dsts, tail + g[3], self.location_base(rec))[1]
+
+    def _head(self, name: str, py_op: str) -> str:
+        """``m<K>.<PyOp>(srcs=[`` of a generic op printed from the caches (cached per op name; allocates ``ir``'s alias)."""
+        head = self._heads[name] = statement_parts(f"{self.aliases.get('ir') or self.mod('ir')}.{py_op}", "", "", "")[0]
+        return head
 
     def _constant_tail(self, items) -> str | None:
         """The keywords of a constant whose value was rendered before (``", value=..."`` first), else None."""

@@ -38,7 +38,7 @@ import re
 
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.attr_text import attr_text, container_parts, dtype_name, nesting_depth
-from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text
+from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text, statement_parts
 from hilo_mlir.printers.scopes import RegionFunctions
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import dotted_name, py_literal, safe_keyword
@@ -82,6 +82,7 @@ class Emitter(RegionFunctions):
         self.imports: dict[str, str] = {}  # module path -> alias, first-use order
         self.aliases: dict[str, str] = {}  # sub -> alias, for subs already allocated by mod()
         self.names: dict = {}  # value id -> python name
+        self.value_types: dict = {}  # value id -> its ir.Type, for the single results and block arguments read so far
         self.next_value = 0
         self.per_op_counter: dict[str, int] = {}
         self.mac_count = 0  # multiply-accumulates of the dots and convolutions printed so far
@@ -103,6 +104,9 @@ class Emitter(RegionFunctions):
         self._loc_cache: dict[str, str] = {}
         self._keywords: dict[tuple, str] = {}  # (keyword pairs, xla_op, xla_first, with_xla) -> the statement's keywords text
         self._closes: dict[str, str] = {}  # parent handle -> the text closing a location (location_close)
+        self._stmt_memo: dict = {}  # a handler's key -> (head, tail, macs) of its statement (statement(memo=...))
+        self.header_parts: dict[tuple, tuple] = {}  # (header, xla_op, keywords, result types, location) -> statement_parts (groups)
+        self.strings: dict[int, str] = {}  # string attribute id -> its value (mhlo.string_attr)
         self._dsts_cache: dict[tuple, str] = {}
         self._keys: dict[str, str] = {}  # attribute name -> keyword before de-duplication
         self._py_op_names: dict[str, str] = {}
@@ -185,9 +189,11 @@ class Emitter(RegionFunctions):
         names = self.names
         for a, n in zip(arg_ids, arg_names):
             names[a] = n
+        types = block.arguments.types[: len(arg_names)]
+        self.value_types.update(zip(arg_ids, types))
         if self.bound_types_ok:
             reasons = self.type_reasons
-            for t in block.arguments.types[: len(arg_names)]:
+            for t in types:
                 if _sup.type_reason(t, reasons):
                     self.bound_types_ok = False
                     break
@@ -467,6 +473,7 @@ class Emitter(RegionFunctions):
         dst_specs=None,
         xla_first: bool = False,
         with_xla: bool = True,
+        memo: tuple | None = None,
     ) -> list[str]:
         """Emit one statement for ``rec`` (section 5); returns the names bound to its results.
 
@@ -482,6 +489,11 @@ class Emitter(RegionFunctions):
             xla_first: ``xla_op=`` right after ``dsts`` (the forms that print it
                 before their own keywords) instead of right before ``dl=``.
             with_xla: False for the forms printed without ``xla_op=`` (QuantizeMX).
+            memo: ``(key, macs)``: the statement's text is a function of ``key``
+                alone (and ``macs`` the multiply-accumulates it adds): it is
+                kept for :meth:`statement_from_memo` (the printer's own
+                operand and result names, the op's operands, the enclosing
+                handle, and no ``result_names``/``srcs``/``dst_specs`` given).
 
         Raises:
             HiloError: an operand that is not bound yet.
@@ -493,13 +505,51 @@ class Emitter(RegionFunctions):
         self.bind_results(rec.results, result_names)
         src_names = srcs if srcs is not None else self.names_of(rec)
         dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
-        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla)
+        self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla, memo)
         return result_names
 
+    def statement_from_memo(self, rec: OpRecord, key) -> bool:
+        """Write ``rec``'s statement as :meth:`statement` wrote the one memoised under ``key`` (``memo=``); False: no such entry.
+
+        Counts, names and binds as :meth:`statement` does and adds the entry's
+        multiply-accumulates to :attr:`mac_count`. The checking printer
+        (``fast_paths = False``) has no entries.
+
+        Raises:
+            HiloError: an operand that is not bound yet.
+        """
+        hit = self._stmt_memo.get(key)
+        if hit is None:
+            return False
+        head, tail, macs = hit
+        name = rec.name
+        self.per_op_counter[name] = self.per_op_counter.get(name, 0) + 1
+        result_names = self.fresh_names(len(rec.results))
+        self.bind_results(rec.results, result_names)
+        src = self.names_of(rec)
+        if self.scopes:
+            self.refs(src)
+        self.mac_count += macs
+        close = self.location_close(self.parent_stack[-1] if self.parent_stack else None)
+        lhs = f"{', '.join(result_names)} = " if result_names else ""
+        self.lines.append(f"{self.indent}{lhs}{head}{', '.join(src)}{tail}{close})")  # statement_parts' assembly
+        return True
+
     def emit(
-        self, rec: OpRecord, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first: bool = False, with_xla: bool = True
+        self,
+        rec: OpRecord,
+        py_op,
+        attrs,
+        src_names,
+        dsts,
+        module_sub,
+        xla_op,
+        result_names,
+        xla_first: bool = False,
+        with_xla: bool = True,
+        memo: tuple | None = None,
     ) -> None:
-        """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first)."""
+        """Write ``rec``'s statement from rendered parts (the caller rendered ``dsts`` and ``attrs`` first; ``memo``: :meth:`statement`)."""
         if self.scopes:
             self.refs(src_names)
         xla = xla_op or rec.name
@@ -507,9 +557,12 @@ class Emitter(RegionFunctions):
         keywords = self._keywords.get(memo_key) if self.fast_paths else None
         if keywords is None:
             keywords = self._keywords[memo_key] = self.keywords_text(attrs, xla, xla_first, with_xla)
-        dl = self.debug_location(rec)
+        base = self.location_base(rec)
+        dl = self.with_parent(base)
         callee = f"{self.mod(module_sub)}.{py_op or self.py_op_name(rec.name)}"
         self.lines.append(format_statement(self.indent, result_names, callee, src_names, dsts, keywords, dl))
+        if memo is not None and self.fast_paths:
+            self._stmt_memo[memo[0]] = (*statement_parts(callee, dsts, keywords, base), memo[1])
 
     def keywords_text(self, attrs, xla_op: str, xla_first: bool = False, with_xla: bool = True) -> str:
         """The keywords of a statement between ``dsts`` and ``dl`` (see :meth:`statement`; uncached, :meth:`emit` caches it)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from hilo_mlir.ir.dialects import MHLO
 from hilo_mlir.printers import supported as _sup
-from hilo_mlir.printers.records import format_statement, keyword_text
+from hilo_mlir.printers.records import format_statement, keyword_text, statement_parts
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import py_literal
 
@@ -63,15 +63,30 @@ def print_group(p, rec, header: str | None, attrs, block, xla_op: str, snapshot=
 
 
 def _write_header(p, rec, header: str, attrs, operand_names, xla_op: str) -> str:
-    """The group's header statement; returns its handle name."""
+    """The group's header statement; returns its handle name.
+
+    Its text around the operand names is a function of the header, ``xla_op``,
+    ``attrs``, the result types and the location alone: memoised on them
+    (:attr:`~.emit.Emitter.header_parts`; not by the checking printer).
+    """
     p.per_op_counter[rec.name] = p.per_op_counter.get(rec.name, 0) + 1
     p.refs(operand_names)
     handle = p.fresh()
-    dsts = p.dsts_of(rec)
-    keywords = f", xla_op={p.xla_repr(xla_op)}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
-    dl = p.debug_location(rec)
-    callee = f"{p.mod('frontend.XlaFE')}.{header}"
-    p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
+    key = (header, xla_op, tuple(attrs), rec.tkeys, rec.lkey) if p.fast_paths else None
+    parts = p.header_parts.get(key) if key is not None else None
+    if parts is None:
+        dsts = p.dsts_of(rec)
+        keywords = f", xla_op={p.xla_repr(xla_op)}" + keyword_text(attrs)  # headers: xla_op first, then their own keywords
+        base = p.location_base(rec)
+        dl = p.with_parent(base)
+        callee = f"{p.mod('frontend.XlaFE')}.{header}"
+        p.lines.append(format_statement(p.indent, [handle], callee, operand_names, dsts, keywords, dl))
+        if key is not None:
+            p.header_parts[key] = statement_parts(callee, dsts, keywords, base)
+        return handle
+    head, tail = parts
+    close = p.location_close(p.parent_stack[-1] if p.parent_stack else None)
+    p.lines.append(f"{p.indent}{handle} = {head}{', '.join(operand_names)}{tail}{close})")  # statement_parts' assembly
     return handle
 
 

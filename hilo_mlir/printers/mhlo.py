@@ -27,10 +27,11 @@ from hilo_mlir.printers.groups import print_kind_group
 from hilo_mlir.support.diagnostics import HiloError
 
 
-def string_attr(op, key: str, items=None) -> str | None:
+def string_attr(op, key: str, items=None, cache: dict | None = None) -> str | None:
     """The value of a string attribute of ``op`` (its text for another attribute kind), or None if absent.
 
     ``items``: ``op.attributes.items()`` when the caller read them already (the op record's).
+    ``cache``: attribute id -> value (attributes are uniqued), read and filled when given.
     """
     from hilo_mlir.ir.binding import ir
 
@@ -43,6 +44,11 @@ def string_attr(op, key: str, items=None) -> str | None:
         if key not in attrs:
             return None
         a = attrs[key]
+    if cache is not None:
+        value = cache.get(hash(a))
+        if value is None:
+            value = cache[hash(a)] = ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
+        return value
     return ir.StringAttr(a).value if a.typeid == ir.StringAttr.static_typeid else str(a)
 
 
@@ -53,7 +59,7 @@ def print_fusion(p, rec):
         HiloError: ``NCC_ISPP054`` for a missing or unknown FusionKind (at the fusion).
     """
     op = rec.op
-    kind = string_attr(op, "FusionKind", rec.items)
+    kind = string_attr(op, "FusionKind", rec.items, p.strings if p.fast_paths else None)
     entry = _sup.FUSION_KINDS.get(kind) if kind is not None else None
     if entry is None:
         raise HiloError(f"unknown FusionKind '{kind or ''}' on '{op.name}'", loc=op.location, code="NCC_ISPP054")

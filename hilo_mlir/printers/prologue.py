@@ -46,6 +46,7 @@ def print_prologue(p, main, body) -> None:
             raise HiloError(f"entry argument {i}: {reason}", loc=main.location)
         name = f"input_{i}"
         p.names[key(arg)] = name
+        p.value_types[key(arg)] = t
         label = input_names[i] if input_names and i < len(input_names) else _loc_name(arg) or name
         extra = ""
         if i in slow_ins:

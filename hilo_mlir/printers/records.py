@@ -76,6 +76,25 @@ def format_statement(indent: str, results, callee: str, srcs, dsts: str, keyword
     return f"{indent}{lhs}{callee}(srcs=[{', '.join(srcs)}], dsts={dsts}{keywords}, dl={dl})"
 
 
+def statement_parts(callee: str, dsts: str, keywords: str, dl_prefix: str) -> tuple[str, str]:
+    """:func:`format_statement`'s text cut around the operand names and the location's close: ``(head, tail)``.
+
+    For any ``indent``, ``results``, ``srcs`` and ``close`` (the text that ends the
+    ``DebugLocation(...``: ``")"`` or ``", parent=...)"``),
+    ``format_statement(indent, results, callee, srcs, dsts, keywords, dl_prefix + close)`` is
+    ``indent + lhs + head + ", ".join(srcs) + tail + close + ")"`` with ``lhs`` ``", ".join(results) + " = "``
+    (``""`` without results): the memoised statements are assembled so.
+    """
+    text = format_statement("", (), callee, (_CUT,), dsts, keywords, dl_prefix + _CUT)
+    head, tail, end = text.split(_CUT)
+    assert end == ")", text
+    return head, tail
+
+
+#: a character no rendered part contains (every input-derived text is quoted by py_literal, which escapes it)
+_CUT = "\x00"
+
+
 def keyword_text(items) -> str:
     """``", k=v"`` for each ``(k, v)`` (``v`` is Python source)."""
     return "".join([f", {k}={v}" for k, v in items])

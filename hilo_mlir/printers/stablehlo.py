@@ -51,7 +51,7 @@ def print_composite(p, rec):
     decomp = ir.FlatSymbolRefAttr(attrs["decomposition"]).value
     f = p.lookup_function(op, decomp)
     block = f.regions[0].blocks[0]
-    kind = string_attr(op, "CompositeKind", rec.items)
+    kind = string_attr(op, "CompositeKind", rec.items, p.strings if p.fast_paths else None)
     if decomp in p.call_stack:
         raise HiloError(f"recursive decomposition @{decomp} cannot be printed", loc=op.location)
     p.call_stack.append(decomp)

@@ -369,13 +369,27 @@ _IMPORT = re.compile(r"import ([A-Za-z_][\w.]*) as (m[0-9]+)\Z")
 _PRINTER_NAME = re.compile(r"(?:v|input_|a)[0-9]+\Z")
 
 
-def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool:  # noqa: C901 - one condition per layout rule
+#: layout rules of the fast path as searches over the text (``\n`` then the line): a line indented deeper than four
+#: spaces, and an indented line whose nearest non-empty unindented line above it is not a ``def``
+_DEEP_INDENT = re.compile(r"\n {5}")
+_INDENT_OUTSIDE_DEF = re.compile(r"\n(?!def )(?! {4})[^\n]++\n+ {4}")  # possessive: the line is read once, never backtracked
+#: a line whose literal-free text starts with a literal: the ambiguity test could then span two lines
+_LEADING_LITERAL = re.compile(r"\s*\x01")
+
+
+def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool:
     """Accept a program line by line when it is laid out as the printers lay it out; False: undecided (use the full check).
 
     Two lines that differ only inside string literals and in digits have the same
-    *shape*; one line of each shape is checked with the AST allow-list (names
-    limited to the printers' ``v<N>`` / ``input_<N>`` / ``a<N>`` / ``m<N>``), so
-    an 8 MB program costs a few regular-expression passes instead of a 1 GB AST.
+    *shape*; one line of each shape (the first) is checked with the AST allow-list
+    (names limited to the printers' ``v<N>`` / ``input_<N>`` / ``a<N>`` / ``m<N>``),
+    so an 8 MB program costs a few passes of C string methods instead of a 1 GB AST.
+
+    Two equivalent procedures give the verdict: :func:`_fast_check_distinct` (text
+    without a backslash: the digits removed first, then the literals found in each
+    distinct line only) and :func:`_fast_check_lines` (any text: the literals found
+    in the whole text, then a loop over every line). The first hands the few texts
+    it cannot decide exactly as the second would to the second.
     """
     if _PLACEHOLDER in source:
         return False
@@ -385,19 +399,18 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool
         if skip == 0:
             return False
     body = source[skip:]
-    # without a double quote in the text only the single-quoted alternative of _STR_LIT can match (half the time)
-    literal = _STR_LIT if '"' in body else _SQ_LIT
-    keys = literal.sub(_PLACEHOLDER, body).translate(_NO_DIGITS)
-    if _ambiguous(keys):
-        return False
     lines = body.split("\n")
-    klines = keys.split("\n")
-    n = len(lines)
-    if n != len(klines):
-        return False
-    c = _Checker(filename, roots)
-    start = 0
-    while start < n:  # the header: import lines (empty lines among them skipped)
+    if "\\" not in body:
+        verdict = _fast_check_distinct(body, lines, filename, roots)
+        if verdict is not None:
+            return verdict
+    return _fast_check_lines(body, lines, filename, roots)
+
+
+def _header_end(lines: list[str], c: _Checker) -> int | None:
+    """The index of the first line after the import header (empty lines among the imports skipped); None: a refused import."""
+    start, n = 0, len(lines)
+    while start < n:
         line = lines[start]
         if line:
             m = _IMPORT.match(line)
@@ -406,23 +419,15 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool
             try:
                 c.check_import(None, _Alias(m.group(1), m.group(2)))
             except ProgramCheckError:
-                return False
+                return None
         start += 1
-    shapes: dict[str, int] = {}  # shape -> its first line, in first-seen order
-    setdefault = shapes.setdefault
-    in_def = False
-    for i in range(start, n):
-        line = lines[i]
-        if not line:
-            continue
-        if line.startswith("    "):
-            if not in_def or line[4:5] == " ":
-                return False
-        else:
-            in_def = line.startswith("def ")
-        setdefault(klines[i], i)
+    return start
+
+
+def _check_shapes(c: _Checker, lines: list[str], shapes: Iterable[int], filename: str) -> bool:
+    """Check the lines ``lines[i]`` for ``i`` in ``shapes`` with the AST allow-list, names limited to the printers'."""
     c.shape_only = True
-    for i in shapes.values():
+    for i in shapes:
         line = lines[i]
         if line.startswith("    "):
             text = "def v0():\n" + line + "\n"
@@ -437,6 +442,85 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool
         except (SyntaxError, ValueError, ProgramCheckError, RecursionError):
             return False
     return True
+
+
+def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iterable[str] | None) -> bool | None:
+    """:func:`_fast_check_lines`'s verdict for a ``body`` without a backslash, from its distinct lines; None: undecided.
+
+    Without a backslash a literal is a quote, anything but that quote and a
+    line break, the quote: removing the digits first moves no literal's ends,
+    so the shape of a line is the literals of its digit-free text replaced,
+    and each distinct digit-free line is read once. The layout rules are two
+    searches over the text; the checked line of a shape is its first line, as
+    in the loop. None (the loop decides) when a line of digits alone exists
+    (its digit-free text is an empty line's) or a line's shape starts with a
+    literal (the ambiguity test could then span two lines).
+    """
+    c = _Checker(filename, roots)
+    start = _header_end(lines, c)
+    if start is None:
+        return False
+    n = len(lines)
+    if start < n:
+        if lines[start].startswith("    "):  # an indented line before any def
+            return False
+        offset = sum(len(line) + 1 for line in lines[:start])  # where lines[start] begins in body
+        text, pos = (body, offset - 1) if offset else ("\n" + body, 0)
+        if _DEEP_INDENT.search(text, pos) is not None or _INDENT_OUTSIDE_DEF.search(text, pos) is not None:
+            return False
+    dlines = body.translate(_NO_DIGITS).split("\n")
+    if len(dlines) != n:  # pragma: no cover - translate removes no line break
+        return None
+    tail = dlines[start:]
+    if tail.count("") != lines.count("") - lines[:start].count(""):  # a line of digits alone
+        return None
+    first = dict(zip(reversed(tail), range(n - 1, start - 1, -1)))  # distinct digit-free line -> its first index
+    first.pop("", None)
+    literal = _STR_LIT if '"' in body else _SQ_LIT
+    sub = literal.sub
+    shapes: dict[str, int] = {}
+    for d, i in first.items():
+        k = sub(_PLACEHOLDER, d)
+        j = shapes.get(k)
+        if j is None or i < j:
+            shapes[k] = i
+    for k in shapes:
+        if _LEADING_LITERAL.match(k) is not None:
+            return None
+        if _ambiguous(k):
+            return False
+    return _check_shapes(c, lines, shapes.values(), filename)
+
+
+def _fast_check_lines(body: str, lines: list[str], filename: str, roots: Iterable[str] | None) -> bool:
+    """The fast path's verdict for any ``body`` (:func:`_fast_check`): the literals of the whole text, then each line."""
+    # without a double quote in the text only the single-quoted alternative of _STR_LIT can match (half the time)
+    literal = _STR_LIT if '"' in body else _SQ_LIT
+    keys = literal.sub(_PLACEHOLDER, body).translate(_NO_DIGITS)
+    if _ambiguous(keys):
+        return False
+    klines = keys.split("\n")
+    n = len(lines)
+    if n != len(klines):
+        return False
+    c = _Checker(filename, roots)
+    start = _header_end(lines, c)
+    if start is None:
+        return False
+    shapes: dict[str, int] = {}  # shape -> its first line, in first-seen order
+    setdefault = shapes.setdefault
+    in_def = False
+    for i in range(start, n):
+        line = lines[i]
+        if not line:
+            continue
+        if line.startswith("    "):
+            if not in_def or line[4:5] == " ":
+                return False
+        else:
+            in_def = line.startswith("def ")
+        setdefault(klines[i], i)
+    return _check_shapes(c, lines, shapes.values(), filename)
 
 
 class _Alias:

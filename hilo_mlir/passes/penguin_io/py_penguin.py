@@ -56,7 +56,8 @@ class PyPenguinOptions:
     )
 
 
-def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
+def _print(module_op, ctx: PassContext[PyPenguinOptions], checking: bool = False) -> tuple[str, dict, dict, dict]:
+    """``(source, files, per-op statement counts, parameters)`` of the printer (the checking printer if ``checking``)."""
     counts: dict = {}
     parameters: dict = {}
     assert ctx.info.dialect is not None, "registered for one dialect"
@@ -69,7 +70,40 @@ def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
         stats=counts,
         model_type=ctx.options.model_type,
         parameters=parameters,
+        checking=checking,
     )
+    return src, files, counts, parameters
+
+
+def _check_printer(module_op, ctx: PassContext[PyPenguinOptions], printed: tuple) -> None:
+    """The checking mode (``HILO_MLIR_CHECK_ANALYSES=1``): the printer's fast paths and memos against the checking printer.
+
+    Raises:
+        AnalysisCheckError: the two outputs differ (naming the first differing line or part).
+    """
+    from hilo_mlir.analysis.check import AnalysisCheckError
+
+    truth = _print(module_op, ctx, checking=True)
+    if truth == printed:
+        return
+    if truth[0] != printed[0]:
+        got, want = printed[0].split("\n"), truth[0].split("\n")
+        line = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        what = f"penguin.py line {line + 1}"
+    else:
+        what = next(part for part, a, b in zip(("", ".npy files", "statement counts", "parameters"), printed, truth) if a != b)
+    raise AnalysisCheckError(
+        f"analysis check failed in pass '{ctx.info.argument}': the printer's fast paths and the checking printer differ in {what}"
+    )
+
+
+def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
+    from hilo_mlir.ir.binding import checking_mode_enabled
+
+    printed = _print(module_op, ctx)
+    if checking_mode_enabled():
+        _check_printer(module_op, ctx, printed)
+    src, files, counts, parameters = printed
     ctx.stats["statements"] += sum(counts.values())
     ctx.stats["npy-files"] += len(files)
     ctx.outputs.source = src

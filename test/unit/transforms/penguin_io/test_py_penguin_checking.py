@@ -1,0 +1,66 @@
+"""The printer pass in the checking mode (``HILO_MLIR_CHECK_ANALYSES=1``): its fast paths and memos against the slow truth.
+
+``mhlo-to-py-penguin`` / ``stablehlo-to-py-penguin`` print a second time with
+the checking printer (``print_program(checking=True)``: every op through the
+full path, no memo) and fail the pass with an ``AnalysisCheckError`` naming the
+first differing line when the two programs differ.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hilo_mlir.analysis.check import AnalysisCheckError
+from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.printers import driver, print_program
+from hilo_mlir.testing import run_passes
+
+MODULE = """
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = mhlo.add %a, %a : tensor<2xf32>
+  %1 = mhlo.add %0, %a : tensor<2xf32>
+  %2 = mhlo.multiply %1, %1 : tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+"""
+
+
+def _expected(dialect: str, checking: bool) -> str:
+    with make_context():
+        return print_program(ir.Module.parse(MODULE), dialect, checking=checking)[0]
+
+
+def test_the_checking_printer_prints_the_same_bytes():
+    for dialect in ("mhlo", "stablehlo"):
+        assert _expected(dialect, True) == _expected(dialect, False)
+
+
+@pytest.mark.parametrize("mode", ["1", "0"])
+def test_the_pass_agrees_with_the_checking_printer(tmp_path, monkeypatch, mode):
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", mode)
+    out = tmp_path / "penguin.py"
+    run_passes(MODULE, f"mhlo-to-py-penguin{{output={out}}}")
+    assert out.read_text() == _expected("mhlo", False)
+
+
+def test_a_wrong_memo_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    original = driver.PenguinPrinter._statement_tail
+
+    def wrong(self, rec, g):  # a memo bug: the fast path's text differs from the full path's
+        tail = original(self, rec, g)
+        return None if tail is None else tail.replace("xla_op=", "xla_op_=")
+
+    monkeypatch.setattr(driver.PenguinPrinter, "_statement_tail", wrong)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(MODULE, f"mhlo-to-py-penguin{{output={out}}}")  # unchecked: the wrong text goes out
+    assert out.read_text().count("xla_op_='mhlo.add'") == 1  # the second add: the first went through the full path
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(MODULE, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = next(i for i, text in enumerate(out.read_text().split("\n")) if "xla_op_=" in text) + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
+    assert not (tmp_path / "checked.py").exists()  # nothing half-written
