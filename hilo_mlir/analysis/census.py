@@ -53,6 +53,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
 
 if TYPE_CHECKING:
@@ -78,10 +79,8 @@ _SHAPED = frozenset(
     )
 )
 
-_HLO = ("mhlo", "stablehlo")
-
 #: Op kinds with no results and no regions (terminators): a type question never reads them.
-NO_RESULTS = frozenset(("func.return", "mhlo.return", "stablehlo.return"))
+NO_RESULTS = frozenset(("func.return", *(d.name("return") for d in TABLES.values())))
 
 #: Elementwise op kinds whose verifier requires every result to have the element type of the
 #: operands (mhlo: compatible types, stablehlo: the same element type; there is no quantized
@@ -93,8 +92,8 @@ NO_RESULTS = frozenset(("func.return", "mhlo.return", "stablehlo.return"))
 #: ``tensor<4xf32>`` may verify with a ``tensor<?xf32>`` result. Not ``abs`` (complex -> real),
 #: ``select`` (its first operand is ``i1``), ``convert``, ``compare``, ``real``, ``imag``.
 ELEMENTWISE = frozenset(
-    f"{d}.{k}"
-    for d in _HLO
+    d.name(k)
+    for d in TABLES.values()
     for k in (
         "add",
         "subtract",
@@ -141,8 +140,8 @@ REGION_FREE = (
     NO_RESULTS
     | ELEMENTWISE
     | frozenset(
-        f"{d}.{k}"
-        for d in _HLO
+        d.name(k)
+        for d in TABLES.values()
         for k in (
             "abs",
             "broadcast_in_dim",
