@@ -102,7 +102,10 @@ def may_need_retype(
         ctx: the running pass's :class:`~hilo_mlir.passmanager.registry.PassContext`.
         module_op: the ``builtin.module`` the pass runs on.
         convert: ``type -> new type or None``, as given to :func:`retype_op`.
-        element_types: element type strings the pass rewrites.
+        element_types: element type strings the pass rewrites: every type ``convert`` changes must have
+            one of them as its element type string (looking through shaped and tuple types, as
+            :meth:`~hilo_mlir.analysis.census.Census.element_type_strings` does: ``"complex<f32>"``, not
+            ``"f32"``, for ``tensor<2xcomplex<f32>>``), else the answer may be a wrong "nothing to do".
         op_names: op names that make the pass act on their own.
     """
     if ctx.module_has_element_type(*element_types):

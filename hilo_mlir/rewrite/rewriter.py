@@ -422,17 +422,23 @@ class Rewriter:
         self._record(Change.ERASE, top)
 
     def erase_ops(self, ops: Iterable[Op]) -> None:
-        """Erase ``ops`` (distinct, none nested in another), in the order given: the same as :meth:`erase_op`
-        on each in turn, so each op's results must have no uses when its turn comes (users first).
+        """Erase ``ops`` (distinct), in the order given: the same as :meth:`erase_op` on each in turn, so each
+        op's results must have no uses when its turn comes (users first).
 
-        The batch costs less than one call per op: the listeners hear it at once
+        A batch of ops without regions costs less than one call per op: the listeners hear it at once
         (``notify_erasing_all``, before the first erasure, every op still in place;
         a listener without it hears ``notify_erasing`` per op), and one change is
         recorded per top-level op. If an erasure fails, the rest of the batch is
-        not erased and the change counts as unknown (the listeners were told of all).
+        not erased and the change counts as unknown (the listeners were told of all). A batch in which
+        an op is nested in another op of the batch is erased one op at a time.
         """
         batch = [o.operation for o in ops]
         if not batch:
+            return
+        holders = {identity_key(o) for o in batch if len(o.regions)}
+        if holders and any(_nested_in(o, holders) for o in batch):  # one at a time, exactly as erase_op
+            for o in batch:
+                self.erase_op(o)
             return
         top_of = self.top_of
         tops = [top_of(o) for o in batch]
@@ -658,3 +664,13 @@ class Rewriter:
         for f in self._hook("notify_unknown_change"):
             f()
         self._record(Change.UNKNOWN, None)
+
+
+def _nested_in(op: ir.Operation, holders: set[int]) -> bool:
+    """True if an ancestor op of ``op`` has its :func:`identity_key` in ``holders``."""
+    parent = op.parent
+    while parent is not None:
+        if identity_key(parent) in holders:
+            return True
+        parent = parent.parent
+    return False

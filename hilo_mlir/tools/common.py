@@ -34,9 +34,9 @@ def run_main(tool: str, run, argv=None) -> None:
     sys.exit(code)
 
 
-#: modules that register exit-time work of their own (jax's backend clean-up, dask's client shutdown): with any
-#: of them loaded, the process ends the normal way
-_EXIT_HANDLERS = ("jax", "distributed", "dask")
+#: modules that register exit-time work of their own (jax's backend clean-up, dask's client shutdown, worker
+#: pools' joins, coverage measurement of a subprocess): with any of them loaded, the process ends the normal way
+_EXIT_HANDLERS = ("jax", "distributed", "dask", "multiprocessing", "concurrent.futures", "coverage")
 
 
 def end_process(code: int) -> None:

@@ -54,6 +54,10 @@ NARROW_FLOATS = frozenset(
     }
 )
 
+#: The element type strings :class:`_Widener` changes: the narrow floats and complex numbers of them (the
+#: census's element strings stop at a complex type: ``tensor<2xcomplex<f32>>`` has ``"complex<f32>"``).
+WIDENED_ELEMENTS = NARROW_FLOATS | frozenset(f"complex<{s}>" for s in NARROW_FLOATS)
+
 #: Ops that keep their original operand and result types (converts around them).
 _OPAQUE = frozenset({"bitcast_convert", "custom_call"})
 
@@ -78,7 +82,7 @@ def _run(module_op, ctx):
     d, rw = ctx.d, ctx.rewriter
     with module_op.context, module_op.location:
         widen = _Widener()
-        if not may_need_retype(ctx, module_op, widen, NARROW_FLOATS):
+        if not may_need_retype(ctx, module_op, widen, WIDENED_ELEMENTS):
             return
         ops = []
 

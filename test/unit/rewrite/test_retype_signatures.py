@@ -77,3 +77,28 @@ def test_a_census_missing_a_declaration_is_caught_by_the_checking_mode_only(chec
             return
         with pytest.raises(RetypeCheckError, match="a signature changes that the census's signature-only functions do not show"):
             _answer(DECLARATION, mp, check=True)
+
+
+COMPLEX = """
+func.func @main(%a: tensor<2xcomplex<f32>>, %b: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = mhlo.add %a, %b : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}
+"""
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_widen_float_widens_complex_of_a_narrow_float(monkeypatch, check):
+    # complex<f32>'s element string is "complex<f32>": the census question must name it, or the pass is skipped
+    from hilo_mlir.passmanager.pipeline import step_for
+
+    if check:
+        monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    else:
+        monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+    with make_context():
+        m = ir.Module.parse(COMPLEX)
+        Pipeline([step_for("widen-float-to-f64")]).run(m)
+        text = str(m)
+    assert "complex<f32>" not in text
+    assert text.count("tensor<2xcomplex<f64>>") == 5  # the signature (2 arguments, 1 result), the add, the return

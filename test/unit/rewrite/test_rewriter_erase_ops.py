@@ -104,3 +104,16 @@ def test_a_failing_erase_ops_is_an_unknown_change():
         assert rw.changes & Change.UNKNOWN
         assert rw.listeners[0].cached(Census, mop) is None  # the analysis manager dropped the census
         assert [o.name for o in _ops(g)] == ["mhlo.negate", "func.return"]
+
+
+def test_a_batch_holding_an_op_and_its_parent_is_erased_one_op_at_a_time():
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        mop, rw, census, heard, main, g = _setup(m)
+        add, mul, bcast, cst, red, _ret = _ops(main)
+        body = [o.operation for o in red.regions[0].blocks[0].operations]  # the reducer's add and return
+        rw.erase_ops([*body, red, cst])  # ops of the reduce's body before the reduce itself
+        assert [n for n, _ in heard.erasing] == ["mhlo.add", "mhlo.return", "mhlo.reduce", "mhlo.constant"]
+        assert rw.actions == 4  # as erase_op on each: one record per op
+        assert census.counts["mhlo.add"] == 1 and "mhlo.reduce" not in census.counts and "mhlo.return" not in census.counts
+        assert census.differences(Census(mop)) == []
