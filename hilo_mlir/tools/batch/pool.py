@@ -167,8 +167,16 @@ class WorkerPool:
             else:
                 job.err = (job.err + data)[-_STDERR_TAIL:]
                 if self.forward is not None:
-                    self.forward.write(data)
-                    self.forward.flush()
+                    self._forward(data)
+
+    def _forward(self, data: bytes) -> None:
+        """Pass a child's output on; once the reader of :attr:`forward` is gone (``2>&1 | head``), stop
+        passing it on and let the compile finish (its result, not a dump nobody reads, decides the exit)."""
+        try:
+            self.forward.write(data)
+            self.forward.flush()
+        except (BrokenPipeError, ValueError):  # a closed pipe, or a stream closed in this process
+            self.forward = None
 
     def _reap(self) -> None:
         """Kill children past the timeout; reap every child whose pipes are closed (or that was killed)."""
