@@ -71,7 +71,7 @@ def run_single(job: WorkerJob, timeout: float | None = None, forward: bool = Fal
         stdout.write("".join(line + "\n" for line in final.get("report") or ()))
         return 0
     rendered = (o.final or {}).get("rendered")
-    if r.status == "rejected" and rendered and not r.diagnostics:
+    if r.status == "rejected" and rendered:
         stderr.write(rendered.rstrip("\n") + "\n")
     elif r.status == "rejected" and r.diagnostics:
         stderr.write("".join(line + "\n" for line in r.diagnostics))

@@ -324,6 +324,10 @@ def compile_one(job: WorkerJob, send) -> None:
             lines = e.lines(job.path) if hasattr(e, "lines") else []
             if len(lines) > 1:  # several independent errors (one per blocking op): each its own line
                 msg["diagnostics"] = [one_line(x) for x in lines]
+                errors = getattr(e, "errors", [])
+                if job.render is not None and errors:  # each with its source line and caret, as the first
+                    rest = [job.render(x, None) for x in errors[1:]]
+                    msg["rendered"] = "\n".join([str(msg["rendered"]), *rest, *lines[len(errors) :]])
             send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})

@@ -1,5 +1,6 @@
 // Printability is checked on the input before any rewrite: every op that would reach the printer
-// and that it cannot emit is one located error line (in program order), before any pass could fail
+// and that it cannot emit is its own located error with its source line and caret (in program order;
+// one line each in a batch report), before any pass could fail
 // on something else (here sixty-four-hack on the 64-bit popcnt, with the default gates).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not hilo2penguin %S/Inputs/blockers.mlir -o %t/out 2> %t/err
@@ -17,8 +18,14 @@
 // RUN: hilo2penguin %S/Inputs/removed-before-printing.mlir -o %t/ok2 --spine stablehlo | FileCheck %s --check-prefix=OK
 
 // BLOCK: {{.*}}blockers.mlir:2:15: error: 'stablehlo.rng_bit_generator': random number generation has no Penguin equivalent (results would differ from XLA)
+// BLOCK-NEXT: {{ +}}%k, %bits = stablehlo.rng_bit_generator %key, {{.*}}
+// BLOCK-NEXT: ^
 // BLOCK-NEXT: {{.*}}blockers.mlir:8:8: error: 'stablehlo.einsum': einsum must be lowered to dot_general before printing
+// BLOCK-NEXT: {{ +}}%e = stablehlo.einsum %x, %x, {{.*}}
+// BLOCK-NEXT: ^
 // BLOCK-NEXT: {{.*}}blockers.mlir:10:8: error: unsupported custom_call target 'my_runtime_hook'
+// BLOCK-NEXT: {{ +}}%q = stablehlo.custom_call @my_runtime_hook(%w) {{.*}}
+// BLOCK-NEXT: ^
 // BLOCK-NOT: {{.}}
 
 // REPORT: "status": "rejected",
