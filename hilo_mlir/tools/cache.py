@@ -25,6 +25,11 @@ TOOL = "hilo-cache"
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+def _entries(n: int) -> str:
+    """``"1 entry"``, ``"3 entries"``."""
+    return f"{n} entry" if n == 1 else f"{n} entries"
+
+
 def parse_size(text: str) -> int:
     """``"500M"`` -> 524288000 bytes (``K``/``M``/``G``/``T``, optional ``B``/``iB``; case-insensitive).
 
@@ -106,13 +111,13 @@ def run(argv: list[str], stdout=None) -> int:
         out.write(f"entries: {len(es)}\nsize: {human(sum(e.size for e in es))} ({sum(e.size for e in es)} bytes)\n")
         for v in sorted({e.version for e in es}):
             mine = [e for e in es if e.version == v]
-            out.write(f"  hilo_mlir-{v}: {len(mine)} entries, {human(sum(e.size for e in mine))}\n")
+            out.write(f"  hilo_mlir-{v}: {_entries(len(mine))}, {human(sum(e.size for e in mine))}\n")
     elif args.command == "prune":
         removed = cache.prune(root, args.max_size)
-        out.write(f"removed {len(removed)} entries ({human(sum(e.size for e in removed))})\n")
+        out.write(f"removed {_entries(len(removed))} ({human(sum(e.size for e in removed))})\n")
     else:
         n = cache.clear(root)
-        out.write(f"removed {n} entries\n")
+        out.write(f"removed {_entries(n)}\n")
     return 0
 
 

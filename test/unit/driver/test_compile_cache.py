@@ -240,10 +240,10 @@ def test_hilo_cache_ls_stat_prune_clear(big, tmp_path, capfd):
     es = cache_mod.entries(cdir)
     keep = es[-1].size  # the most recently used one fits
     assert cache_tool.run(["--cache-dir", cdir, "prune", "--max-size", str(keep)]) == 0
-    assert capfd.readouterr().out.startswith("removed 1 entries")
+    assert capfd.readouterr().out.startswith("removed 1 entry (")
     assert [e.path for e in cache_mod.entries(cdir)] == [es[-1].path]
     assert cache_tool.run(["--cache-dir", cdir, "clear"]) == 0
-    assert capfd.readouterr().out == "removed 1 entries\n" and cache_mod.entries(cdir) == []
+    assert capfd.readouterr().out == "removed 1 entry\n" and cache_mod.entries(cdir) == []
     assert cache_tool.run(["--cache-dir", cdir, "prune", "--max-size", "lots"]) == 1
     assert "hilo-cache: error: argument --max-size: invalid size 'lots'" in capfd.readouterr().err
 
