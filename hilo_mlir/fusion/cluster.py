@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
 from hilo_mlir.ir.binding import ir
-from hilo_mlir.ir.utils import as_op, op_key
+from hilo_mlir.ir.utils import as_op, has_more_uses, op_key
 
 if TYPE_CHECKING:
     from hilo_mlir.fusion.codegen import Refusal
@@ -39,16 +39,6 @@ def _results(op) -> list:
         return [op.result]
     except ValueError:  # zero or several results
         return list(op.results)
-
-
-def _has_more_uses(v, n: int) -> bool:
-    """``v`` has more than ``n`` uses (reads at most ``n + 1`` use-list entries)."""
-    i = 0
-    for _ in v.uses:
-        i += 1
-        if i > n:
-            return True
-    return False
 
 
 def _nested_post_order(op, out: list, defined: set) -> None:
@@ -213,7 +203,7 @@ class FusionCluster:
                         live_outs.append(r)
                         continue
                     outside = [(as_op(use.owner), use.operand_number) for use in r.uses]
-                elif _has_more_uses(r, n_in):
+                elif has_more_uses(r, n_in):
                     outside = []
                     for use in r.uses:
                         owner = as_op(use.owner)

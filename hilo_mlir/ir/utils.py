@@ -318,6 +318,16 @@ def num_uses(v: Value) -> int:
     return n
 
 
+def has_more_uses(v: Value, n: int) -> bool:
+    """``v`` has more than ``n`` use-list entries (reads at most ``n + 1`` of them, never their owners)."""
+    i = 0
+    for _ in v.uses:
+        i += 1
+        if i > n:
+            return True
+    return False
+
+
 def enclosing_module(op: Op | None) -> ir.Operation | None:
     """The ``builtin.module`` ``ir.Operation`` holding ``op`` (``op`` itself if it is one); None if detached."""
     o = as_op(op)

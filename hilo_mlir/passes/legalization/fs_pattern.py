@@ -29,7 +29,7 @@ import math
 from hilo_mlir.fusion import report as fusion_report
 from hilo_mlir.fusion.report.vocabulary import SOFTMAX
 from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
-from hilo_mlir.ir.utils import int_list, is_reduction_identity, reducer_kind
+from hilo_mlir.ir.utils import has_more_uses, int_list, is_reduction_identity, reducer_kind
 from hilo_mlir.passmanager.registry import Statistic, register_twins
 
 TARGET = "AwsFSPattern5"
@@ -261,16 +261,6 @@ def _match(div, d, ctx, check: bool = False):
     return (x, dim, ops, [div, *chain_s, rsum, exp, sub, *chain_m, rmax]), None
 
 
-def _has_more_uses(v, n: int) -> bool:
-    """``v`` has more than ``n`` uses (reads at most ``n + 1`` use-list entries, never their owners)."""
-    i = 0
-    for _ in v.uses:
-        i += 1
-        if i > n:
-            return True
-    return False
-
-
 def _user_outside(ops, root, exp=None, check: bool = False):
     """A user, outside ``ops``, of a result of an op of ``ops`` other than ``root``; None if there is none.
 
@@ -284,7 +274,7 @@ def _user_outside(ops, root, exp=None, check: bool = False):
     if exp is not None:
         fast = True
         for op in ops:
-            if op is not root and _has_more_uses(op.result, 2 if op is exp else 1):
+            if op is not root and has_more_uses(op.result, 2 if op is exp else 1):
                 fast = False
                 break
         if fast:

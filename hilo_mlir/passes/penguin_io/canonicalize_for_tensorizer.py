@@ -48,6 +48,23 @@ _MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE
 # --------------------------------------------------------------------------- step 27: the eight rewrites
 
 
+def _attr(op, name: str) -> ir.Attribute | None:
+    """``op``'s attribute ``name``, or None (one the verifier requires: absent only in unverified IR)."""
+    try:
+        return op.attributes[name]
+    except KeyError:
+        return None
+
+
+def _memoised_match(memo: dict, refusal_of, key: tuple, op, rw) -> bool:
+    """A match decided by ``refusal_of(*key)`` (None: it matches), asked once per ``key`` for the pass run."""
+    if key in memo:
+        refusal = memo[key]
+    else:
+        refusal = memo[key] = refusal_of(*key)
+    return refusal is None or rw.notify_match_failure(op, refusal)
+
+
 class TransposeToReshape(RewritePattern):
     """transpose whose permutation keeps the non-unit dimensions in order -> reshape (identity -> operand).
 
@@ -61,17 +78,7 @@ class TransposeToReshape(RewritePattern):
         self.memo: dict[tuple[ir.Type, ir.Attribute | None], str | None] = {}
 
     def match(self, op, rw):
-        try:
-            perm = op.attributes["permutation"]
-        except KeyError:  # required by the verifier: not met here
-            perm = None
-        key = (op.operands[0].type, perm)
-        memo = self.memo
-        if key in memo:
-            refusal = memo[key]
-        else:
-            refusal = memo[key] = self._refusal(*key)
-        return refusal is None or rw.notify_match_failure(op, refusal)
+        return _memoised_match(self.memo, self._refusal, (op.operands[0].type, _attr(op, "permutation")), op, rw)
 
     @staticmethod
     def _refusal(t_in, perm_attr) -> str | None:
@@ -132,17 +139,8 @@ class BroadcastToReshape(RewritePattern):
         self.memo: dict[tuple[ir.Type, ir.Type, ir.Attribute | None], str | None] = {}
 
     def match(self, op, rw):
-        try:
-            dims = op.attributes["broadcast_dimensions"]
-        except KeyError:  # required by the verifier: not met here
-            dims = None
-        key = (op.operands[0].type, op.results[0].type, dims)
-        memo = self.memo
-        if key in memo:
-            refusal = memo[key]
-        else:
-            refusal = memo[key] = self._refusal(*key)
-        return refusal is None or rw.notify_match_failure(op, refusal)
+        key = (op.operands[0].type, op.results[0].type, _attr(op, "broadcast_dimensions"))
+        return _memoised_match(self.memo, self._refusal, key, op, rw)
 
     @staticmethod
     def _refusal(t_in, t_out, dims_attr) -> str | None:
