@@ -34,7 +34,7 @@ import enum
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 
 if TYPE_CHECKING:
     from hilo_mlir.ir.handles import Op, Value
@@ -112,6 +112,14 @@ class Listener:
 
 def _overrides(listener: Listener, method: str) -> bool:
     return getattr(type(listener), method) is not getattr(Listener, method)
+
+
+def _refuse_used(op: ir.Operation) -> None:
+    """Raise :class:`ValueError` if a result of ``op`` still has a use (the checking mode's guard before an
+    erasure: the binding erases such an op without complaint and leaves the users' operands dangling)."""
+    for i, r in enumerate(op.results):
+        for use in r.uses:
+            raise ValueError(f"erasing '{op.name}' at {op.location}: its result #{i} is still used by '{use.owner.name}'")
 
 
 def _as_op(x: Op) -> ir.Operation:
@@ -196,6 +204,9 @@ class Rewriter:
         self._bits = 0
         self._top_bits: dict[int, int] = {}
         self.actions = 0
+        # The checking mode (HILO_MLIR_CHECK_ANALYSES=1) refuses to erase an op whose results still have
+        # uses: the binding would free it and leave its users' operands pointing at freed memory.
+        self.check_erasures = checking_mode_enabled()
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -411,8 +422,11 @@ class Rewriter:
     # ------------------------------------------------------------------ erasure
 
     def erase_op(self, op: Op) -> None:
-        """Erase ``op`` (and everything nested in it). Its results must have no uses."""
+        """Erase ``op`` (and everything nested in it). Its results must have no uses (the checking mode
+        raises :class:`ValueError` if one has: erasing it would leave its users reading freed memory)."""
         op = _as_op(op)
+        if self.check_erasures:
+            _refuse_used(op)
         top = self.top_of(op)
         for f in self._hook("notify_erasing"):
             f(op, top)
@@ -446,8 +460,11 @@ class Rewriter:
             f(batch, tops)
         self._forget_blocks()  # an op of the batch may hold blocks (cheaper than asking each)
         done = False
+        check = self.check_erasures
         try:
             for o in batch:
+                if check:
+                    _refuse_used(o)
                 o.erase()
             done = True
         finally:

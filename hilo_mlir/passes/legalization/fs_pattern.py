@@ -310,23 +310,6 @@ def _run(func_op, ctx):
         fusion_report.function_done(ctx, func_op)
 
 
-def _erase_subgraph(ops, rw, check: bool) -> None:
-    """Erase ``ops``: a matched subgraph whose root's uses are gone, every op listed after its users.
-
-    :func:`_user_outside` found no user outside the subgraph, so each op has no use
-    left when its turn comes: no use list is read. ``check`` (the checking mode,
-    ``HILO_MLIR_CHECK_ANALYSES=1``): check it before each erasure (an op erased with
-    uses would leave dangling operands).
-    """
-    if check:
-        for op in ops:
-            if any(True for r in op.results for _ in r.uses):
-                raise AssertionError(f"convert-fs-pattern-to-custom-calls: '{op.name}' at {op.location} still has uses when erased")
-            rw.erase_ops([op])  # the batch path, one op at a time
-        return
-    rw.erase_ops(ops)
-
-
 def _refuse(rec, div, code: str, culprit=None) -> None:
     if rec is not None:
         detail = culprit.name if culprit is not None else (str(div.results[0].type) if code == "dtype-not-float" else None)
@@ -366,7 +349,9 @@ def _rewrite(divs, d, ctx, rec) -> int:
         res = div.result  # a divide has one result
         call = rw.create(call_name, results=[res.type], operands=[x], attributes=attributes, loc=div.location, before=div)
         rw.replace_all_uses_with(res, call.result)
-        _erase_subgraph(erase_order, rw, check)
+        # every op is listed after its users and _user_outside found no user outside the subgraph, so each has
+        # no use left when its turn comes (the rewriter's checking mode checks it)
+        rw.erase_ops(erase_order)
         n += 1
         ctx.stats["softmax-patterns"] += 1
     return n

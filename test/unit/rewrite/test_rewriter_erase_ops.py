@@ -112,8 +112,36 @@ def test_a_batch_holding_an_op_and_its_parent_is_erased_one_op_at_a_time():
         mop, rw, census, heard, main, g = _setup(m)
         add, mul, bcast, cst, red, _ret = _ops(main)
         body = [o.operation for o in red.regions[0].blocks[0].operations]  # the reducer's add and return
-        rw.erase_ops([*body, red, cst])  # ops of the reduce's body before the reduce itself
-        assert [n for n, _ in heard.erasing] == ["mhlo.add", "mhlo.return", "mhlo.reduce", "mhlo.constant"]
+        rw.erase_ops([*reversed(body), red, cst])  # ops of the reduce's body (users first) before the reduce
+        assert [n for n, _ in heard.erasing] == ["mhlo.return", "mhlo.add", "mhlo.reduce", "mhlo.constant"]
         assert rw.actions == 4  # as erase_op on each: one record per op
         assert census.counts["mhlo.add"] == 1 and "mhlo.reduce" not in census.counts and "mhlo.return" not in census.counts
         assert census.differences(Census(mop)) == []
+
+
+def test_the_checking_mode_refuses_to_erase_an_op_with_uses():
+    """The binding erases an op whose results are still used and leaves its users' operands in freed
+    memory; the checking mode refuses first, erases nothing and counts the change as unknown."""
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        mop, rw, census, heard, main, g = _setup(m)
+        rw.check_erasures = True
+        neg0, neg1, _gret = _ops(g)
+        with pytest.raises(ValueError, match=r"erasing 'mhlo.negate' at .*: its result #0 is still used by 'mhlo.negate'"):
+            rw.erase_ops([neg0, neg1])  # producer first
+        assert [o.name for o in _ops(g)] == ["mhlo.negate", "mhlo.negate", "func.return"]  # nothing erased
+        assert rw.changes & Change.UNKNOWN
+        with pytest.raises(ValueError, match=r"its result #0 is still used by 'mhlo.negate'"):
+            rw.erase_op(neg0)
+        rw.erase_ops([neg1, neg0])  # users first
+        assert [o.name for o in _ops(g)] == ["func.return"]
+        assert m.operation.verify()
+
+
+def test_the_checking_mode_is_read_from_the_environment(monkeypatch):
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+        assert Rewriter(m.operation).check_erasures
+        monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+        assert not Rewriter(m.operation).check_erasures
