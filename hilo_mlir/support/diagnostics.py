@@ -8,14 +8,22 @@ location rendered as ``file:line:col``; nothing prints a traceback.
 The command-line tools print :func:`render`: MLIR's
 ``SourceMgrDiagnosticHandler`` layout, i.e. ``file:line:col: error: ...``,
 the source line and a caret under the column when the location is in a file
-the tool read, then one ``note:`` per secondary location. A call-site
-location (``callsite(<callee> at <caller>)``, what inlining leaves) reports
-at the callee and adds ``note: called from`` at each caller, as MLIR does.
+the tool read, then one ``note:`` per secondary location. A note at the
+location just shown (the verifier's ``see current operation``) does not quote
+the line again, as mlir-opt's handler does. A call-site location
+(``callsite(<callee> at <caller>)``, what inlining leaves) reports at the
+callee and adds ``note: called from`` at each caller, as MLIR does.
+
+Text from the input is shown escaped (:func:`printable`): a control character
+(``\x1b``, ``\r``) or bidirectional override in a quoted line, a message or a
+location's file name is printed as its ``repr`` escape, and the caret stays
+under the column (MLIR counts bytes) of what is shown.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -286,16 +294,66 @@ def _source_line(sources: dict[str, str] | None, loc: FileLoc) -> str | None:
     return lines[loc.line - 1].rstrip("\r")
 
 
-def _one(severity: str, message: str, where: FileLoc | None, sources: dict[str, str] | None, prefix: str) -> list[str]:
+def _escape_char(c: str) -> str:
+    """``c`` as ``repr`` escapes it (``\\x1b``, ``\\u202e``, ``\\U000e0001``): a non-printable character shown as text."""
+    return repr(c)[1:-1]
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character but line breaks and tabs escaped (``\\x1b``, ``\\r``, ``\\u202e``).
+
+    What the tools print of the input -- a quoted source line, a message that
+    quotes a name, a location's file name -- goes through it: input text must
+    not reach the user's terminal as control sequences (colours, cursor moves,
+    a carriage return that hides the start of a line, bidirectional overrides).
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else _escape_char(c) for c in text)
+
+
+def _width(c: str) -> int:
+    """Terminal columns of one printable character: 2 for East Asian wide and full-width ones, else 1."""
+    return 2 if c >= "\u1100" and unicodedata.east_asian_width(c) in "WF" else 1
+
+
+def shown_source_line(line: str, col: int) -> tuple[str, str]:
+    """A source line as printed under a diagnostic, and the caret line under byte column ``col``.
+
+    Args:
+        line: the line's text (no line break).
+        col: MLIR's 1-based column, a count of UTF-8 bytes.
+
+    Returns:
+        ``(shown, caret)``: the line with non-printable characters escaped (:func:`printable`,
+        tabs included), and ``^`` preceded by one space per terminal column of the shown text
+        before the column (a tab for a tab, two spaces for a wide character), so the caret
+        stays under the character the column names.
+    """
+    before = line.encode("utf-8")[: max(col - 1, 0)].decode("utf-8", "ignore")
+    if line.isprintable() and before.isascii():  # the common case
+        return line, " " * len(before) + "^"
+    shown = "".join(c if c.isprintable() or c == "\t" else _escape_char(c) for c in line)
+    pad = []
+    for c in before:
+        if c == "\t":
+            pad.append("\t")
+        elif c.isprintable():
+            pad.append(" " * _width(c))
+        else:
+            pad.append(" " * len(_escape_char(c)))
+    return shown, "".join(pad) + "^"
+
+
+def _one(severity: str, message: str, where: FileLoc | None, sources: dict[str, str] | None, prefix: str, quote: bool = True) -> list[str]:
     if where is None:
-        return [f"{prefix}{severity}: {message}"]
+        return [printable(f"{prefix}{severity}: {message}")]
     if where.line == 0:  # the implicit module of a file: no line to show
-        return [f"{where.file}: {severity}: {message}"]
-    out = [f"{where}: {severity}: {message}"]
-    src = _source_line(sources, where)
+        return [printable(f"{where.file}: {severity}: {message}")]
+    out = [printable(f"{where}: {severity}: {message}")]
+    src = _source_line(sources, where) if quote else None
     if src is not None:
-        out.append(src)
-        out.append(" " * max(where.col - 1, 0) + "^")
+        out.extend(shown_source_line(src, where.col))
     return out
 
 
@@ -308,6 +366,7 @@ def render(
     sources: dict[str, str] | None = None,
     notes: Iterable[Diagnostic] = (),
     tool: str | None = None,
+    after: FileLoc | None = None,
 ) -> str:
     """A diagnostic as the tools print it (MLIR's layout; see the module docstring).
 
@@ -319,6 +378,9 @@ def render(
         sources: ``{file name: text}`` of the files whose lines may be quoted.
         notes: :class:`Diagnostic` notes (and secondary errors), each rendered the same way.
         tool: prefix of a diagnostic without a location (``hilo-opt: error: ...``), as argparse does.
+        after: for a note, the location shown by the diagnostic printed just before it (its error or
+            the previous note): a note shown at the same place does not quote the source line again,
+            as MLIR's ``SourceMgrDiagnosticHandler`` does. ``notes`` are rendered that way.
 
     Returns:
         The text, lines joined with ``\n`` (no trailing newline).
@@ -331,14 +393,45 @@ def render(
         if filename and filename not in ("-", "<stdin>"):
             prefix = f"{filename}: "
     stack = _stack_of(loc, filename)
-    lines = _one(severity, message, stack[0][0] if stack else None, sources, prefix)
+    shown = stack[0][0] if stack else None
+    lines = _one(severity, message, shown, sources, prefix, quote=shown != after)
     if not stack and loc is not None and isinstance(loc, str) and not loc.startswith("loc(") and loc:
-        lines = [f"{loc}: {severity}: {message}"]  # a name location or a bare file name
+        lines = [printable(f"{loc}: {severity}: {message}")]  # a name location or a bare file name
     for f, ctx in stack[1:]:
         lines += _one("note", ctx, f, sources, prefix)
+    last = shown
     for n in notes:
-        lines.append(render(n.severity, n.message, n.raw if n.raw is not None else n.loc, filename=filename, sources=sources, tool=tool))
+        nloc = n.raw if n.raw is not None else n.loc
+        lines.append(
+            render(n.severity, n.message, nloc, filename=filename, sources=sources, tool=tool, after=last if n.severity == "note" else None)
+        )
+        last = shown_location(nloc, filename)
     return "\n".join(lines)
+
+
+def shown_location(loc: object, filename: str | None = None) -> FileLoc | None:
+    """The file location :func:`render` shows (and quotes) for ``loc``; None when it shows none."""
+    if loc is None or location_name_only(loc) is not None:
+        return None
+    stack = _stack_of(loc, filename)
+    return stack[0][0] if stack else None
+
+
+def render_all(
+    diags: Iterable[Diagnostic], *, filename: str | None = None, sources: dict[str, str] | None = None, tool: str | None = None
+) -> list[str]:
+    """Render a list of diagnostics in which each note follows the diagnostic it belongs to (what
+    :class:`capture_diagnostics` collects): a note at the location just shown does not quote its
+    source line again (:func:`render`'s ``after``). One string per diagnostic."""
+    out: list[str] = []
+    last: FileLoc | None = None
+    for d in diags:
+        loc = d.raw if d.raw is not None else d.loc
+        out.append(
+            render(d.severity, d.message, loc, filename=filename, sources=sources, tool=tool, after=last if d.severity == "note" else None)
+        )
+        last = shown_location(loc, filename)
+    return out
 
 
 def _stack_of(loc: object, filename: str | None) -> list[tuple[FileLoc, str]]:

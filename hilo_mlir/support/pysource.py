@@ -350,7 +350,24 @@ _BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__", "__name__", "__file
 _STR_LIT = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'" r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 #: the single-quoted alternative of :data:`_STR_LIT` alone (what it matches in a text without ``"``)
 _SQ_LIT = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'")
-_NO_DIGITS = str.maketrans("", "", "0123456789")
+#: every digit as ``0`` (one character for one: no literal moves); :func:`_number_shape` then makes each run one ``0``
+_ZEROS = str.maketrans("123456789", "000000000")
+
+
+def _number_shape(text: str) -> str:
+    """``text`` (its digits already ``0``, :data:`_ZEROS`) with every run of digits one ``0``.
+
+    The shape keeps a number a number: ``x=1e5`` is ``x=0e0``, not ``x=e`` (a
+    name), ``v12`` and ``v3`` are both ``v0``, ``0x1f`` is ``0x0f``. Lines of one
+    shape differ only in the digits of their digit runs, which changes no token's
+    kind or extent (a digit run lies inside one name or one number token); at
+    most it makes a number invalid (``08``, ``0b2``), a syntax error.
+    """
+    while "00" in text:
+        text = text.replace("00", "0")
+    return text
+
+
 _PLACEHOLDER = "\x01"
 #: after literals became the placeholder: a quote, comment or backslash (:data:`_AMBIGUOUS_CHARS`), or a placeholder
 #: glued to a name or to another placeholder (:data:`_GLUED`) means Python may tokenize the line differently from the
@@ -380,13 +397,14 @@ _LEADING_LITERAL = re.compile(r"\s*\x01")
 def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool:
     """Accept a program line by line when it is laid out as the printers lay it out; False: undecided (use the full check).
 
-    Two lines that differ only inside string literals and in digits have the same
-    *shape*; one line of each shape (the first) is checked with the AST allow-list
+    Two lines that differ only inside string literals and in the digits of their digit
+    runs have the same *shape* (:func:`_number_shape`: a number stays a number, never
+    becomes a name); one line of each shape (the first) is checked with the AST allow-list
     (names limited to the printers' ``v<N>`` / ``input_<N>`` / ``a<N>`` / ``m<N>``),
     so an 8 MB program costs a few passes of C string methods instead of a 1 GB AST.
 
     Two equivalent procedures give the verdict: :func:`_fast_check_distinct` (text
-    without a backslash: the digits removed first, then the literals found in each
+    without a backslash: the digits made ``0`` first, then the literals found in each
     distinct line only) and :func:`_fast_check_lines` (any text: the literals found
     in the whole text, then a loop over every line). The first hands the few texts
     it cannot decide exactly as the second would to the second.
@@ -448,13 +466,13 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
     """:func:`_fast_check_lines`'s verdict for a ``body`` without a backslash, from its distinct lines; None: undecided.
 
     Without a backslash a literal is a quote, anything but that quote and a
-    line break, the quote: removing the digits first moves no literal's ends,
-    so the shape of a line is the literals of its digit-free text replaced,
-    and each distinct digit-free line is read once. The layout rules are two
-    searches over the text; the checked line of a shape is its first line, as
-    in the loop. None (the loop decides) when a line of digits alone exists
-    (its digit-free text is an empty line's) or a line's shape starts with a
-    literal (the ambiguity test could then span two lines).
+    line break, the quote: making every digit ``0`` first moves no literal's
+    ends, so the shape of a line is the literals of its zeroed text replaced
+    and its digit runs shortened to one ``0`` (:func:`_number_shape`), and each
+    distinct zeroed line is read once. The layout rules are two searches over
+    the text; the checked line of a shape is its first line, as in the loop.
+    None (the loop decides) when a line's shape starts with a literal (the
+    ambiguity test could then span two lines).
     """
     c = _Checker(filename, roots)
     start = _header_end(lines, c)
@@ -468,19 +486,17 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
         text, pos = (body, offset - 1) if offset else ("\n" + body, 0)
         if _DEEP_INDENT.search(text, pos) is not None or _INDENT_OUTSIDE_DEF.search(text, pos) is not None:
             return False
-    dlines = body.translate(_NO_DIGITS).split("\n")
-    if len(dlines) != n:  # pragma: no cover - translate removes no line break
+    zlines = body.translate(_ZEROS).split("\n")
+    if len(zlines) != n:  # pragma: no cover - translate changes no line break
         return None
-    tail = dlines[start:]
-    if tail.count("") != lines.count("") - lines[:start].count(""):  # a line of digits alone
-        return None
-    first = dict(zip(reversed(tail), range(n - 1, start - 1, -1)))  # distinct digit-free line -> its first index
+    tail = zlines[start:]
+    first = dict(zip(reversed(tail), range(n - 1, start - 1, -1)))  # distinct zeroed line -> its first index
     first.pop("", None)
     literal = _STR_LIT if '"' in body else _SQ_LIT
     sub = literal.sub
     shapes: dict[str, int] = {}
     for d, i in first.items():
-        k = sub(_PLACEHOLDER, d)
+        k = _number_shape(sub(_PLACEHOLDER, d))
         j = shapes.get(k)
         if j is None or i < j:
             shapes[k] = i
@@ -496,7 +512,7 @@ def _fast_check_lines(body: str, lines: list[str], filename: str, roots: Iterabl
     """The fast path's verdict for any ``body`` (:func:`_fast_check`): the literals of the whole text, then each line."""
     # without a double quote in the text only the single-quoted alternative of _STR_LIT can match (half the time)
     literal = _STR_LIT if '"' in body else _SQ_LIT
-    keys = literal.sub(_PLACEHOLDER, body).translate(_NO_DIGITS)
+    keys = literal.sub(_PLACEHOLDER, body).translate(_ZEROS)  # digit runs are shortened per distinct line, below
     if _ambiguous(keys):
         return False
     klines = keys.split("\n")
@@ -507,8 +523,8 @@ def _fast_check_lines(body: str, lines: list[str], filename: str, roots: Iterabl
     start = _header_end(lines, c)
     if start is None:
         return False
-    shapes: dict[str, int] = {}  # shape -> its first line, in first-seen order
-    setdefault = shapes.setdefault
+    zeroed: dict[str, int] = {}  # zeroed line -> its first line, in first-seen order
+    setdefault = zeroed.setdefault
     in_def = False
     for i in range(start, n):
         line = lines[i]
@@ -520,6 +536,9 @@ def _fast_check_lines(body: str, lines: list[str], filename: str, roots: Iterabl
         else:
             in_def = line.startswith("def ")
         setdefault(klines[i], i)
+    shapes: dict[str, int] = {}  # shape -> its first line
+    for k, i in zeroed.items():
+        shapes.setdefault(_number_shape(k), i)  # first-seen order: the first zeroed line of a shape is its first line
     return _check_shapes(c, lines, shapes.values(), filename)
 
 
@@ -544,6 +563,11 @@ def check_program(source: str, filename: str = "penguin.py", roots: Iterable[str
     """
     if _fast_check(source, filename, roots):
         return
+    _whole_check(source, filename, roots)
+
+
+def _whole_check(source: str, filename: str, roots: Iterable[str] | None) -> None:
+    """:func:`check_program` without the fast path: the AST of the whole program against the allow-list."""
     try:
         tree = ast.parse(source, filename)
     except (SyntaxError, ValueError) as e:

@@ -292,12 +292,10 @@ def _usage_error(msg: str) -> int:
 
 
 def _print_diags(diags: list, filename: str, sources: dict) -> None:
-    from hilo_mlir.support.diagnostics import render
+    from hilo_mlir.support.diagnostics import render_all
 
-    for d in diags:
-        sys.stderr.write(
-            render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=filename, sources=sources, tool=TOOL) + "\n"
-        )
+    for text in render_all(diags, filename=filename, sources=sources, tool=TOOL):
+        sys.stderr.write(text + "\n")
 
 
 def run(argv: list[str]) -> int:

@@ -40,12 +40,28 @@ def explain_parse_error(err: HiloError) -> HiloError:
     return err
 
 
+#: what XLA's status says when the bytes are not an ``HloModuleProto`` at all
+_NOT_A_PROTO = "Failed to deserialize HloModuleProto"
+
+
 def hlo_proto_to_bytecode(data: bytes, filename: str) -> bytes:
+    """A serialized ``HloModuleProto`` as StableHLO bytecode (XLA's importer).
+
+    Raises:
+        HiloError: ``NCC_DRV001``: the bytes are not an ``HloModuleProto``, or the importer
+            refused the module (its status quoted).
+    """
     from jaxlib import xla_client  # imported only for proto input
 
     try:
         return xla_client._xla.mlir.hlo_to_stablehlo(data)
     except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
+        if _NOT_A_PROTO in str(e):
+            raise HiloError(
+                "the input is not a serialized XLA HloModuleProto (a '.pb' file is read as one): its bytes do not parse as that message",
+                code="NCC_DRV001",
+                filename=filename,
+            ) from None
         raise HiloError(
             f"The conversion from HLO to MHLO failed, status: {str(e).strip()}",
             code="NCC_DRV001",

@@ -79,6 +79,18 @@ def _file_loc(filename: str, line: int, col: int) -> str:
 _PARSE_POS = re.compile(r"was parsing (\d+):(\d+): error: (.*)")
 
 
+def _parse_error_message(errors: list[str]) -> str:
+    """The message of XLA's parser errors (outermost first): an error ending in ``:`` introduces the next one
+    (``cannot parse as an instruction name or as a nested instruction:`` then ``instruction does not exist: q``),
+    so it is joined to it; the errors after the first complete one are the parser's fallbacks, left out."""
+    what = errors[0]
+    for nxt in errors[1:]:
+        if not what.endswith(":"):
+            break
+        what = f"{what} {nxt}"
+    return what.rstrip(":").rstrip() or "syntax error"
+
+
 def hlo_text_to_proto(data: bytes, filename: str) -> bytes:
     """Parse HLO text with XLA's parser; return the serialized ``HloModuleProto``.
 
@@ -96,14 +108,13 @@ def hlo_text_to_proto(data: bytes, filename: str) -> bytes:
         module = _hlo.hlo_module_from_text(text)
     except Exception as e:  # noqa: BLE001 - the binding raises RuntimeError / XlaRuntimeError
         msg = " ".join(str(e).split("\n")[0:2])
-        lines = str(e).splitlines()
-        for ln in lines:
-            m = _PARSE_POS.search(ln)
-            if m:
-                what = m.group(3).strip()
-                return_err = HiloError(f"invalid HLO text: {what}", filename=filename)
-                return_err.loc = _file_loc(filename, int(m.group(1)), int(m.group(2)))
-                raise return_err from None
+        found = [m for m in map(_PARSE_POS.search, str(e).splitlines()) if m]
+        if found:
+            raise HiloError(
+                f"invalid HLO text: {_parse_error_message([m.group(3).strip() for m in found])}",
+                loc=_file_loc(filename, int(found[0].group(1)), int(found[0].group(2))),
+                filename=filename,
+            ) from None
         msg = re.sub(r"^(INVALID_ARGUMENT|INTERNAL|FAILED_PRECONDITION): ", "", msg).strip()
         raise HiloError(f"invalid HLO text: {msg}", filename=filename) from None
     return module.as_serialized_hlo_module_proto()

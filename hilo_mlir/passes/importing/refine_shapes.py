@@ -25,6 +25,7 @@ A module with dynamic entry arguments and no input types is refused by
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,7 @@ from hilo_mlir.passes.importing.validation import entry_function
 from hilo_mlir.passmanager.options import option
 from hilo_mlir.passmanager.registry import PassContext, PassInfo, register
 from hilo_mlir.rewrite.rewriter import Rewriter
-from hilo_mlir.support.diagnostics import HiloError, out_of_memory
+from hilo_mlir.support.diagnostics import HiloError, from_mlir_error, location_line, out_of_memory
 
 
 def split_types(text: str) -> list[str]:
@@ -111,6 +112,27 @@ def _assertion_message(text: str) -> str:
     return " ".join(text.split())
 
 
+#: a diagnostic in the refinement's error text: ``<file>:<line>:<col>: error: `` (the file is what precedes it after ``: ``)
+_ERROR_AT = re.compile(r":(\d+):(\d+): error: ")
+
+
+def _error_location(text: str) -> str | None:
+    """The location of the first error in the refinement's error text (``... UNKNOWN: -:3:8: error: 'op' ...``)
+    as a printed ``loc("file":line:col)``; None when that error names no file position (``loc("shape_assertion")``)."""
+    for line in text.splitlines():
+        if "error:" not in line:
+            continue
+        m = _ERROR_AT.search(line)
+        if m is None or line.find("error:") < m.start():
+            return None
+        file = line[: m.start()].rsplit(": ", 1)[-1]
+        if not file:
+            return None
+        name = file.replace("\\", "\\\\").replace('"', '\\"')
+        return f'loc("{name}":{m.group(1)}:{m.group(2)})'
+    return None
+
+
 def _adopt(module_op: Any, refined: Any, rewriter: Rewriter) -> None:
     """Give ``module_op`` the body and attributes of the module ``refined`` (same context), through ``rewriter``."""
     body = module_op.regions[0].blocks[0]
@@ -142,7 +164,7 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
     Raises:
         HiloError: a type that does not parse or does not fit ``main``, a
             shape assertion that fails (JAX's message quoted), a shape that
-            stays dynamic; located at ``main``.
+            stays dynamic; located at the failing op when the error names its position, else at ``main``.
     """
     from hilo_mlir.ir.binding import ir, passmanager
 
@@ -162,7 +184,9 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
         try:
             passmanager.PassManager.parse("builtin.module(" + ",".join(passes) + ")").run(op)
         except ir.MLIRError as e:
-            raise HiloError(f"cannot give @main the input types: {' '.join(str(e).split())}", loc=entry_loc, filename=filename) from None
+            err = from_mlir_error(e, filename)  # the first error diagnostic: its message, at its op
+            at = err.loc if location_line(err.loc) is not None else entry_loc
+            raise HiloError(f"cannot give @main the input types: {' '.join(err.message.split())}", loc=at, filename=filename) from None
         buf = io.BytesIO()
         op.write_bytecode(buf)
         from jaxlib import xla_client  # imported only to refine
@@ -173,12 +197,13 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
             )
         except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
             text = str(e)
+            at = _error_location(text) or entry_loc  # the failing op's position when the error names one
             if "shape_assertion" in text:
                 raise HiloError(
-                    f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=entry_loc, filename=filename
+                    f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=at, filename=filename
                 ) from None
             raise HiloError(
-                f"shape refinement failed for these input types: {_assertion_message(text)}", loc=entry_loc, filename=filename
+                f"shape refinement failed for these input types: {_assertion_message(text)}", loc=at, filename=filename
             ) from None
         _adopt(op, ir.Module.parse(refined), rewriter)
 

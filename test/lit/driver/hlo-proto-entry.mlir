@@ -12,4 +12,4 @@
 // CHECK: input_7 = {{.*}}.markInput(
 // CHECK-NOT: input_8 =
 // CHECK: .markOutput(
-// BAD: error: NCC_DRV001: The conversion from HLO to MHLO failed, status:
+// BAD: error: NCC_DRV001: the input is not a serialized XLA HloModuleProto (a '.pb' file is read as one): its bytes do not parse as that message

@@ -43,7 +43,7 @@
 // SDY: sdy-constraint.mlir:4:10: error: 'sdy.sharding_constraint' op: Shardy ops are not supported
 // SHARDED: sharded.mlir:3:26: error: this module is sharded (argument 0: {devices=[2,1]<=[2]}) but was not partitioned: compile the per-device program instead
 // TARGET: custom-call-unknown.mlir:2:8: error: unsupported custom_call target 'my_runtime_hook'
-// PROTO: not-a-proto.pb: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto
+// PROTO: not-a-proto.pb: error: NCC_DRV001: the input is not a serialized XLA HloModuleProto (a '.pb' file is read as one): its bytes do not parse as that message
 // UTF8: not-utf8.mlir:2:9: error: input is not valid UTF-8: byte 0xe9 at offset 28
 // EMPTY: empty.mlir: error: input file '{{.*}}empty.mlir' is empty
 // WROTE: wrote {{.*}}penguin.py

@@ -153,6 +153,28 @@ def test_hlo_text_parse_error_is_located(tmp_path):
     )
 
 
+def test_hlo_text_error_that_introduces_the_next_one_is_joined_to_it(tmp_path):
+    # XLA's "cannot parse as an instruction name or as a nested instruction:" ends in a colon: the reason is the
+    # parser's next error; the fallbacks it tried after that are left out
+    path = tmp_path / "bad.hlo"
+    path.write_text("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] sine(q)\n}\n")
+    with pytest.raises(HiloError) as ei:
+        compile_file(str(path))
+    assert ei.value.format() == (
+        f"{path}:5:24: error: invalid HLO text: cannot parse as an instruction name or as a nested instruction: "
+        "instruction does not exist: q"
+    )
+
+
+def test_parse_error_message_joins_only_what_a_colon_introduces():
+    from hilo_mlir.driver.frontend.hlo import _parse_error_message
+
+    assert _parse_error_message(["expects name"]) == "expects name"
+    assert _parse_error_message(["a:", "b:", "c", "d"]) == "a: b: c"
+    assert _parse_error_message(["a:"]) == "a"
+    assert _parse_error_message(["a", "b"]) == "a"
+
+
 # -- item 5b: a jax.export of a shard_map manual over every mesh axis -> the per-device program ----------------
 
 

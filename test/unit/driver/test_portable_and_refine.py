@@ -147,3 +147,58 @@ def test_corrupt_portable_artifact_is_one_line(tmp_path):
 def test_input_types_refused_in_batch_mode(tmp_path):
     r = _tool("hilo_mlir.tools.hilo2penguin", "--batch", str(tmp_path), "-o", str(tmp_path / "o"), "--input-types=tensor<4xf32>")
     assert r.returncode == 1 and r.stderr == "hilo2penguin: error: --input-types needs a single input, not --batch\n"
+
+
+STAYS_DYNAMIC = """func.func @main(%x: tensor<?xf32>, %s: tensor<1xi32>) -> tensor<?xf32> {
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %r = stablehlo.dynamic_reshape %x, %s : (tensor<?xf32>, tensor<1xi32>) -> tensor<?xf32>
+  %a = stablehlo.add %r, %r : tensor<?xf32>
+  return %a : tensor<?xf32>
+}
+"""
+
+
+def test_a_shape_that_stays_dynamic_is_reported_at_its_op(tmp_path):
+    # the refinement's own diagnostics name the op that stays dynamic; the error used to be at @main (1:1)
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(STAYS_DYNAMIC, filename="dyn.mlir", input_types="tensor<4xf32>,tensor<1xi32>")
+    assert (
+        e.value.format()
+        == "dyn.mlir:3:8: error: shape refinement failed for these input types: 'stablehlo.dynamic_reshape' op has dynamic shapes"
+    )
+    path = tmp_path / "dyn.mlir"
+    path.write_text(STAYS_DYNAMIC)
+    r = _tool("hilo_mlir.tools.hilo2penguin", str(path), "-o", str(tmp_path / "o"), "--input-types=tensor<4xf32>,tensor<1xi32>")
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        f"{path}:3:8: error: shape refinement failed for these input types: 'stablehlo.dynamic_reshape' op has dynamic shapes",
+        "  %r = stablehlo.dynamic_reshape %x, %s : (tensor<?xf32>, tensor<1xi32>) -> tensor<?xf32>",
+        "       ^",
+    ]
+
+
+def test_an_op_the_stablehlo_step_cannot_convert_is_reported_at_the_op():
+    text = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %a = mhlo.add %x, %x : tensor<?xf32>
+  %b = "mhlo.bitcast"(%a) : (tensor<?xf32>) -> tensor<?xf32>
+  return %b : tensor<?xf32>
+}
+"""
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(text, filename="mh.mlir", input_types="tensor<4xf32>")
+    assert e.value.format().startswith(
+        "mh.mlir:3:8: error: cannot give @main the input types: failed to legalize operation 'mhlo.bitcast' that was explicitly marked illegal"
+    )
+    assert "see current operation" not in e.value.message and "pipeline" not in e.value.message
+
+
+def test_the_location_of_the_refinement_error_text():
+    from hilo_mlir.passes.importing.refine_shapes import _error_location
+
+    text = (
+        "INVALID_ARGUMENT: Module has dynamic shapes: UNKNOWN: /a b/m.py:3:8: error: 'stablehlo.add' op has dynamic shapes\n-:4:8: note: x"
+    )
+    assert _error_location(text) == 'loc("/a b/m.py":3:8)'
+    assert _error_location('UNKNOWN: -:12:1: error: x "q":1:2: error: y') == 'loc("-":12:1)'
+    assert _error_location('INVALID_ARGUMENT: error: loc("shape_assertion"): Input shapes do not match') is None
+    assert _error_location('UNKNOWN: error: loc("shape_assertion"): at "f.py":1:2: error: no') is None  # the first error has no position

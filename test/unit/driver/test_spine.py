@@ -260,14 +260,19 @@ def test_hilo2penguin_on_hlo_proto(tmp_path):
     assert src.count(".markInput(") == 8 and src.count(".markOutput(") == 1
 
 
-def test_hlo_proto_failure_is_ncc_drv001(tmp_path):
+@pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
+def test_hlo_proto_failure_is_ncc_drv001(tmp_path, spine):
     bad = tmp_path / "bad.hlo.pb"
     bad.write_bytes(b"\x0a\x05hello\xff\xff not a proto")
     r = subprocess.run(
-        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o")],
+        [sys.executable, "-m", "hilo_mlir.tools.hilo2penguin", str(bad), "-o", str(tmp_path / "o"), "--spine", spine],
         capture_output=True,
         text=True,
     )
     assert r.returncode == 1
-    assert "NCC_DRV001: The conversion from HLO to MHLO failed, status:" in r.stderr
+    # what failed: the bytes are not an HloModuleProto (not a conversion to MHLO, which the stablehlo spine never runs)
+    assert r.stderr == (
+        f"{bad}: error: NCC_DRV001: the input is not a serialized XLA HloModuleProto (a '.pb' file is read as one): "
+        "its bytes do not parse as that message\n"
+    )
     assert "Traceback" not in r.stderr and not (tmp_path / "o" / "penguin.py").exists()

@@ -79,7 +79,8 @@ REJECTED = [
     ("empty.mlir", "{p}: error: input file '{p}' is empty"),
     (
         "not-a-proto.pb",
-        "{p}: error: NCC_DRV001: The conversion from HLO to MHLO failed, status: INVALID_ARGUMENT: Failed to deserialize HloModuleProto",
+        "{p}: error: NCC_DRV001: the input is not a serialized XLA HloModuleProto (a '.pb' file is read as one): its bytes do not "
+        "parse as that message",
     ),
     # hostile sizes: refused before anything allocates by them
     (

@@ -1,7 +1,7 @@
 """The allow-list check's distinct-line path (``support/pysource.py``: ``_fast_check_distinct``) decides as the line loop.
 
-On a text without a backslash the fast path removes the digits first and
-finds the literals of each distinct digit-free line once; the layout rules are
+On a text without a backslash the fast path makes every digit ``0`` first and
+finds the literals of each distinct zeroed line once; the layout rules are
 two regex searches. Whenever it decides (not None), its verdict is the one of
 :func:`~hilo_mlir.support.pysource._fast_check_lines` (the loop over every
 line, itself checked against the original in ``test_fast_check_equivalence.py``).
@@ -9,10 +9,20 @@ line, itself checked against the original in ``test_fast_check_equivalence.py``)
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hilo_mlir.support.pysource import _fast_check, _fast_check_distinct, _fast_check_lines, check_program
+from hilo_mlir.support.pysource import (
+    ProgramCheckError,
+    _check_shapes,
+    _Checker,
+    _fast_check,
+    _fast_check_distinct,
+    _fast_check_lines,
+    _header_end,
+    check_program,
+)
 
 HEAD = "import r as m0\nimport r.ir as m1\n\nimport r.support as m2\n"
 LINES = [
@@ -46,6 +56,17 @@ LINES = [
     "v1 = m1.AddOp(x='a')  # c",
     "v0.markOutput(input_0, index=0, name='y', is_slow_changing=False)",
 ]
+
+
+def every_line_passes(body, roots):
+    """Whether each line of ``body`` after its imports passes the fast path's check of one line (``_check_shapes``):
+    what accepting a program from one line per shape stands for."""
+    lines = body.split("\n")
+    c = _Checker("p.py", roots)
+    start = _header_end(lines, c)
+    return start is not None and _check_shapes(c, lines, [i for i in range(start, len(lines)) if lines[i]], "p.py")
+
+
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
 
 
@@ -58,8 +79,8 @@ def test_distinct_lines_decide_as_the_line_loop(body, roots, head):
     got = _fast_check_distinct(text, lines, "p.py", roots)
     assert got is None or got == want
     assert _fast_check("# header\n" + text, "p.py", roots) == want
-    if want:  # accepting is the whole check's verdict too
-        check_program(text, "p.py", roots=roots)
+    if want:  # accepting: every line, not only the first of its shape, passes the check of a line
+        assert every_line_passes(text, roots)
 
 
 def test_the_cases_left_to_the_line_loop():
@@ -67,7 +88,7 @@ def test_the_cases_left_to_the_line_loop():
         text = HEAD + body
         return _fast_check_distinct(text, text.split("\n"), "p.py", None)
 
-    assert distinct("12\n") is None  # digits alone: its digit-free line is an empty line's
+    assert distinct("12\n") is False  # digits alone: a number, not an empty line
     assert distinct("v1 = m1.AddOp(x='a',\n'b')\n") is None  # a line starting with a literal
     assert distinct("v1 = m1.AddOp(x=1)\n\nv2 = m1.AddOp(x=2)\n") is True
     assert distinct("v1 = m1.AddOp(x=1)\n    v2 = m1.AddOp(x=2)\n") is False  # indented outside a def
@@ -86,3 +107,21 @@ def test_a_printed_program_is_decided_by_the_distinct_lines(examples):
     assert "\\" not in body
     assert _fast_check_distinct(body, body.split("\n"), "penguin.py", ("r", "support")) is True
     assert _fast_check_lines(body, body.split("\n"), "penguin.py", ("r", "support")) is True
+
+
+@pytest.mark.parametrize(
+    "number, name",
+    [("1e5", "e"), ("0o17", "o"), ("0xbad", "xbad"), ("1_0", "_"), ("12", "v")],
+)
+@pytest.mark.parametrize("escape", ["", "\\n"])  # without a backslash: the distinct lines; with one: the line loop
+def test_a_number_and_a_name_are_not_one_shape(number, name, escape):
+    # removing the digits made `x=1e5` and `x=e` one shape: the first line's check then accepted the
+    # second, a name the program never binds (a number's digits may be removed to any name they leave)
+    text = HEAD + f"v1 = m1.AddOp(x={number}, y='{escape}')\nv2 = m1.AddOp(x={name}, y='{escape}')\n"
+    lines = text.split("\n")
+    assert _fast_check(text, "p.py", None) is False
+    assert _fast_check_lines(text, lines, "p.py", None) is False
+    assert _fast_check_distinct(text, lines, "p.py", None) in (None, False)
+    with pytest.raises(ProgramCheckError, match=f"the name '{name}'"):
+        check_program(text, "p.py")
+    check_program(HEAD + f"v1 = m1.AddOp(x={number}, y='{escape}')\nv2 = m1.AddOp(x={number}0, y='{escape}')\n", "p.py")

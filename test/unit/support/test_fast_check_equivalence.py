@@ -7,7 +7,10 @@ original patterns live here as the reference: on generated texts made of
 the characters that matter (quotes, backslashes, newlines, ``#``, word
 characters, spaces, digits, the placeholder) the rewritten forms give the
 same substituted text and the same verdict, and ``_fast_check`` gives the
-verdict of the original line loop.
+verdict of the original line loop. The reference's shape of a line keeps a
+number a number (every run of digits one ``0``, by a regex here; the fast path
+zeroes the digits with ``str.translate`` and shortens the runs of distinct lines):
+removing the digits made ``x=1e5`` and ``x=e`` one shape.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hilo_mlir.support.pysource import ProgramCheckError, _fast_check, check_pro
 # the patterns as they were before the rewrite (the reference)
 OLD_STR_LIT = re.compile(r"'(?:[^'\\\n]|\\.)*'" r'|"(?:[^"\\\n]|\\.)*"')
 OLD_AMBIGUOUS = re.compile(r"['\"#\\]|\w\x01|\x01\s*\x01")
+DIGIT_RUN = re.compile(r"[0-9]+")
 
 ALPHABET = ["'", '"', "\\", "\n", "#", "a", "_", "1", " ", "\t", "\x01", "é", "(", "="]
 texts = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join)
@@ -37,6 +41,12 @@ def test_literal_substitution_matches_the_original(text):
     assert pysource._STR_LIT.sub("\x01", text) == want
     if '"' not in text:
         assert pysource._SQ_LIT.sub("\x01", text) == want
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(["0", "1", "9", "00", "a", "e", "x", ".", "\n", " ", "_"]), max_size=30).map("".join))
+def test_number_shape_is_one_zero_per_digit_run(text):
+    assert pysource._number_shape(text.translate(pysource._ZEROS)) == DIGIT_RUN.sub("0", text)
 
 
 @SETTINGS
@@ -54,6 +64,15 @@ def test_ambiguity_cases():
     assert pysource._ambiguous("é\x01") is True  # \w is Unicode, as before
 
 
+def every_line_passes(body, roots):
+    """Whether each line of ``body`` after its imports passes the fast path's check of one line: what accepting
+    a program from one line per shape stands for (``test_fast_check_distinct.py`` has the same helper)."""
+    lines = body.split("\n")
+    c = pysource._Checker("p.py", roots)
+    start = pysource._header_end(lines, c)
+    return start is not None and pysource._check_shapes(c, lines, [i for i in range(start, len(lines)) if lines[i]], "p.py")
+
+
 def _old_fast_check(source: str, filename: str, roots) -> bool:
     """The fast path as it was (reference): one loop over every line, the original regexes."""
     if "\x01" in source:
@@ -64,7 +83,7 @@ def _old_fast_check(source: str, filename: str, roots) -> bool:
         if skip == 0:
             return False
     body = source[skip:]
-    keys = OLD_STR_LIT.sub("\x01", body).translate(pysource._NO_DIGITS)
+    keys = DIGIT_RUN.sub("0", OLD_STR_LIT.sub("\x01", body))
     if OLD_AMBIGUOUS.search(keys):
         return False
     lines = body.split("\n")
@@ -126,6 +145,8 @@ LINES = [
     "v7 = open('x')",
     "v8 = m1.AddOp(x='a' 'b')",
     "v9 = m1.AddOp(x=b'a')",
+    "v11 = m1.AddOp(x=1e5, y='\\n')",
+    "v11 = m1.AddOp(x=e, y='\\n')",
     "12",
     "    ",
     "def v10():",
@@ -139,8 +160,8 @@ def test_fast_check_decides_as_before(body, roots):
     src = HEAD + "\n".join(body) + "\n"
     got = _fast_check(src, "p.py", roots)
     assert got == _old_fast_check(src, "p.py", roots)
-    if got:  # accepting is the whole check's verdict too
-        check_program(src, "p.py", roots=roots)
+    if got:  # accepting: every line, not only the first of its shape, passes the check of a line
+        assert every_line_passes(src.split("\n", 1)[1], roots)
 
 
 def test_a_line_of_four_spaces_is_a_program_error():
