@@ -664,15 +664,17 @@ def _write_program_beside(output: str, program: bytes, files: dict) -> None:
     """Publish a printed program and its files: ``output`` and ``<its folder>/<name>.<content hash>.npy``.
 
     Raises:
-        HiloError: the folder cannot be written (or is missing), naming the path and the OS error.
+        HiloError: the folder cannot be written (:func:`~hilo_mlir.support.io.folder_problem`), naming the path and the reason.
     """
+    from hilo_mlir.support.io import folder_problem
     from hilo_mlir.support.packaging import write_program
 
     folder = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):
         raise HiloError(f"cannot write output file '{output}': is a directory")
-    if not os.path.isdir(folder):
-        raise HiloError(f"cannot write output file '{output}': no such directory '{os.path.dirname(output) or folder}'")
+    problem = folder_problem(os.path.dirname(output))
+    if problem is not None:
+        raise HiloError(f"cannot write output file '{output}': {problem}")
     try:
         write_program(folder, program.decode("utf-8"), files, program_name=os.path.basename(output))
     except (OSError, ValueError) as e:

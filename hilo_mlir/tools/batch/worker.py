@@ -164,13 +164,13 @@ def _cache_lookup(job: WorkerJob, cache: CompileCache, data: bytes, send) -> tup
 
 def _publish(job: WorkerJob, source, files, send) -> str:
     from hilo_mlir.support.diagnostics import out_of_memory
-    from hilo_mlir.support.packaging import write_program
+    from hilo_mlir.support.packaging import publish_error, write_program
 
     try:
         with out_of_memory("writing the output"):
             return write_program(job.target, source, files, on_published=lambda: send({"pass": "clean-up"}))
     except OSError as e:
-        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
+        raise WriteFailed(publish_error(job.target, e)) from None
 
 
 def _publish_hit(job: WorkerJob, entry, lookup_s: float, send) -> tuple[str, list[str]]:
