@@ -150,7 +150,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     except CheckError:
         raise
     except HiloError as e:
-        raise CheckError(e.message, loc=e.loc, code=e.code, filename=filename) from None
+        raise CheckError(e.message, loc=e.loc, code=e.code, notes=list(e.notes), filename=filename) from None
     plain = ev.evaluable(text)
     from hilo_mlir.ir.binding import make_context
 

@@ -83,15 +83,27 @@ def run(argv: list[str]) -> int:
     path = args.inputs[0]
     try:
         return _check(args, path)
-    except HiloError as e:
-        msg = e.format() if e.loc is not None else e.message
-        sys.stderr.write(f"{TOOL}: error: {msg}\n" if not msg.startswith((path, "<")) else f"{msg}\n")
+    except HiloError as e:  # as hilo2penguin prints it: every error, each with its source line and caret
+        from hilo_mlir.support.diagnostics import render_every
+
+        sources = _source_of(path)
+        sys.stderr.write(render_every(e, lambda x: render_error(x, TOOL, sources=sources), path) + "\n")
         return 2
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, and "cannot check" (never 1 = numbers differ)
         from hilo_mlir.support.diagnostics import internal_error
 
         internal_error(TOOL, e)
         return 2
+
+
+def _source_of(path: str) -> dict[str, str]:
+    """``{path: text}`` of a text input (the lines quoted under a located error); empty for a binary or unreadable one."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        return {} if data.startswith(b"ML\xefR") else {path: data.decode("utf-8")}
+    except (OSError, UnicodeDecodeError):
+        return {}
 
 
 def _check(args, path: str) -> int:
