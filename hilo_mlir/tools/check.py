@@ -108,19 +108,12 @@ def _source_of(path: str) -> dict[str, str]:
 
 def _check(args, path: str) -> int:
     from hilo_mlir.checker.core import check_data
-    from hilo_mlir.checker.errors import CheckError
-    from hilo_mlir.tools.hilo2penguin import _read_weights, config_from_args
+    from hilo_mlir.support.io import read_input
+    from hilo_mlir.tools.hilo2penguin import _read_weights, check_config, config_from_args
 
     cfg = config_from_args(args)
-    if not os.path.exists(path):
-        raise CheckError(f"cannot read '{path}': no such file")
-    if os.path.isdir(path):
-        raise CheckError(f"cannot read '{path}': it is a folder")
-    try:
-        with open(path, "rb") as f:
-            data: bytes | str = f.read()
-    except OSError as e:
-        raise CheckError(f"cannot read '{path}': {e.strerror}") from None
+    check_config(cfg)
+    data: bytes | str = read_input(path)  # the tools' one error for an input file that cannot be opened
     if isinstance(data, bytes) and not path.endswith(".pb") and not data.startswith(b"ML\xefR"):
         try:
             data = data.decode("utf-8")
