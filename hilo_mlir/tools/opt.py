@@ -381,6 +381,7 @@ def _run_parsed(args, pass_flags) -> int:
 
     filename = "<stdin>" if args.input == "-" else args.input
     drop_outputs = False
+    text: str | bytes | None = None
     try:
         if pass_flags and args.pass_pipeline is not None:
             raise HiloError(
@@ -418,8 +419,8 @@ def _run_parsed(args, pass_flags) -> int:
                 text = strip_reproducer(text)
         elif args.run_reproducer:
             raise HiloError("--run-reproducer needs a text input, not MLIR bytecode", filename=filename)
-    except HiloError as e:
-        sys.stderr.write(e.render(tool=TOOL) + "\n")
+    except HiloError as e:  # a located one (the input's checks, a reproducer's pipeline) quotes its line as the passes' do
+        sys.stderr.write(e.render(sources={filename: text} if isinstance(text, str) else None, tool=TOOL) + "\n")
         return 1
     if args.dump_pass_pipeline:
         steps = (pl.steps_from_text(pipeline_text) if pipeline_text else []) + [
@@ -429,7 +430,38 @@ def _run_parsed(args, pass_flags) -> int:
             f"Pass Manager with {len(steps)} passes:\n" + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n"
         )
     sources = {filename: text} if isinstance(text, str) else {}
+    if args.run_reproducer and isinstance(text, str):
+        sources = LocatedFiles(sources, text, os.path.dirname(filename))
     return _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs)
+
+
+class LocatedFiles(dict):
+    """The sources of a reproducer's diagnostics: the reproducer itself, and the files its locations name
+    (the compile's input, whose lines the normal path quotes), read from disk when a diagnostic first needs one:
+    a relative name from the current folder, else from the reproducer's folder ``beside``."""
+
+    #: a named file larger than this (bytes) is not read for its source line
+    MAX_BYTES = 1 << 28
+
+    def __init__(self, sources: dict, text: str, beside: str = ""):
+        import re
+
+        super().__init__(sources)
+        self.named = set(re.findall(r'loc\("([^"\\]+)":\d+:\d+', text)) - set(sources)
+        self.beside = beside
+
+    def get(self, name, default=None):
+        if name not in self and name in self.named:
+            self.named.discard(name)
+            for path in (name, os.path.join(self.beside, name)):
+                try:
+                    if os.path.isfile(path) and os.path.getsize(path) <= self.MAX_BYTES:
+                        with open(path, "rb") as f:
+                            self[name] = f.read().decode("utf-8")
+                        break
+                except (OSError, UnicodeDecodeError):
+                    pass
+        return super().get(name, default)
 
 
 def _reproducer_files(steps, args) -> bool:
