@@ -32,6 +32,7 @@ from hilo_mlir.checker.evaluate import compile_subject
 from hilo_mlir.checker.inputs import Argument, load_inputs, random_inputs, signature
 from hilo_mlir.checker.verdict import FACTOR, FLOOR_ULPS, OutputVerdict, judge
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.io import input_file_error, read_input
 
 if TYPE_CHECKING:
     from hilo_mlir.checker.bisect import Bisection
@@ -150,7 +151,7 @@ def load_subject(data: bytes | str, filename: str, input_types=None, allow_unreg
     except CheckError:
         raise
     except HiloError as e:
-        raise CheckError(e.message, loc=e.loc, code=e.code, filename=filename) from None
+        raise CheckError(e.message, loc=e.loc, code=e.code, notes=list(e.notes), filename=filename) from None
     plain = ev.evaluable(text)
     from hilo_mlir.ir.binding import make_context
 
@@ -309,10 +310,15 @@ def _make_dir(path: str) -> None:
     """
     if os.path.exists(path) and not os.path.isdir(path):
         raise CheckError(f"cannot write to output folder '{path}': it is a file, not a folder")
+    from hilo_mlir.support.io import folder_problem
+
+    problem = folder_problem(path, create=True)
+    if problem is not None:
+        raise CheckError(f"cannot create output folder '{path}': {problem}")
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
-        raise CheckError(f"cannot write to output folder '{path}': {e.strerror or e}") from None
+        raise CheckError(f"cannot create output folder '{path}': {e.strerror or e}") from None
 
 
 def check(
@@ -331,10 +337,9 @@ def check(
         path = os.fspath(model)
         data: bytes | str
         try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise CheckError(f"cannot read '{path}': {e.strerror}") from None
+            data = read_input(path)
+        except HiloError as e:
+            raise CheckError(e.message, filename=e.filename) from None
         if not path.endswith(".pb"):
             try:
                 data = data.decode("utf-8") if not data.startswith(b"ML\xefR") else data
@@ -342,5 +347,5 @@ def check(
                 pass
         return check_data(data, path, config, spine, inputs, seed, input_types, None, bisect, out_dir, explorer=explorer)
     if isinstance(model, str) and "\n" not in model and not model.lstrip().startswith(("module", "func", "#")):
-        raise CheckError(f"cannot read '{model}': no such file")
+        raise CheckError(input_file_error(model, "no such file").message)
     return check_data(model, "<string>", config, spine, inputs, seed, input_types, None, bisect, out_dir, explorer=explorer)

@@ -199,5 +199,11 @@ def compile_subject(subject, config, fusion_report: str | None = None):
         loaded = load_module(subject.data, subject.filename, allow_unregistered=subject.allow_unregistered)
         return compile_loaded(loaded, config, input_types=subject.input_types, fusion_report=fusion_report)
     except HiloError as e:
+        from hilo_mlir.checker.errors import CompileFailed
+
         where = f" (in pass '{e.pass_name}')" if e.pass_name and e.pass_name not in e.message else ""
-        raise CheckError(f"the compile failed: {e.message}{where}", loc=e.loc, code=e.code, filename=subject.filename) from None
+        err = CompileFailed(
+            f"the compile failed: {e.message}{where}", loc=e.loc, code=e.code, notes=list(e.notes), filename=subject.filename
+        )
+        err.cause = e
+        raise err from None

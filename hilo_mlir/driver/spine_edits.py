@@ -20,10 +20,12 @@ repeatable), and ``CompileConfig.pass_edits`` for the API, are
   options written (``mhlo-to-py-penguin{root=x}``) the pass runs with exactly
   those, every other option at its default, as for any other pass.
 
-Errors (:class:`~hilo_mlir.support.diagnostics.HiloError`): an unknown step (with a
-did-you-mean), a step whose gate is off (it does not run, so it has no
-place), an unknown pass or option, two replacements or a replacement and a
-disable of one step.
+Errors (:class:`~hilo_mlir.support.diagnostics.HiloError`, each naming the
+edit as its flag spells it): an unknown step (with a did-you-mean), a step
+whose gate is off (it does not run, so it has no place), an unknown pass or
+option, two replacements or a replacement and a disable of one step, a pass
+placed after the printer (or the printer disabled, or replaced by passes that
+do not end in a printer: nothing runs after it).
 """
 
 from __future__ import annotations
@@ -119,6 +121,35 @@ def _is_bare_self(pipeline: str, argument: str) -> bool:
     return passes.aliases().get(elements[0].name, elements[0].name) == argument
 
 
+def _terminal(step) -> bool:
+    return step is not None and step.info is not None and step.info.terminal
+
+
+def _keep_the_printer_last(edit: PassEdit, i: int, entries, steps_of, new: list) -> None:
+    """Refuse an edit that would leave the spine without its printer as the last step.
+
+    Nothing runs after the printer (``penguin.py`` is written by it): a pass
+    inserted after it, the printer disabled, or replaced by passes that do not
+    end in a printer is an error naming the steps a pass can be placed at.
+
+    Raises:
+        HiloError: naming the edit, the printer's step and the valid range.
+    """
+    entry = entries[i]
+    if not _terminal(steps_of(entry)):
+        return
+    if edit.kind == "insert-before" or (edit.kind == "replace" and new and _terminal(new[-1])):
+        return
+    labels = [e.label for e in entries[:i] if e.label != "pre"]
+    printer = f"step {entry.label} '{entry.argument}' is the printer, the spine's last step"
+    if edit.kind == "insert-after":
+        valid = f"insert after a step from {labels[0]} to {labels[-1]} or before step {entry.label}" if labels else "insert before it"
+        raise HiloError(f"{edit.text()}: {printer}: nothing can run after it; {valid}")
+    if edit.kind == "disable":
+        raise HiloError(f"{edit.text()}: {printer}: it cannot be disabled")
+    raise HiloError(f"{edit.text()}: {printer}: it can be replaced only by passes that end in a printer pass")
+
+
 def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> list:
     """The edited spine as rows ``(entry, step, note)``, in run order.
 
@@ -143,12 +174,13 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
     replaced: dict = {}
     disabled: set = set()
     for edit in edits:
-        i = resolve_step(edit.step, entries, mhlo_names)
         try:
+            i = resolve_step(edit.step, entries, mhlo_names)
             new = steps_from_text(edit.pipeline) if edit.pipeline else []
         except HiloError as e:
-            e.message = f"{edit.flag} {edit.step}={edit.pipeline}: {e.message}"
+            e.message = f"{edit.text()}: {e.message}"
             raise
+        _keep_the_printer_last(edit, i, entries, steps_of, new)
         if edit.kind in ("replace", "disable") and (i in replaced or i in disabled):
             raise HiloError(
                 f"{edit.flag} {edit.step}: step {entries[i].label} '{entries[i].argument}' "

@@ -485,6 +485,11 @@ class HiloError(Exception):
     def line(self) -> int | None:
         return location_line(self.loc) if self.loc is not None else None
 
+    def also(self, filename: str | None = None) -> tuple[list[HiloError], list[str]]:
+        """The further independent errors this one stands for, each located (e.g. every op after the first of a
+        module the printer cannot emit), and summary lines after them; ``([], [])`` for a single error."""
+        return [], []
+
     def render(self, filename: str | None = None, sources: dict[str, str] | None = None, tool: str | None = None) -> str:
         """The multi-line form the tools print (:func:`render`): source line, caret, notes."""
         fname = filename or self.filename
@@ -496,6 +501,13 @@ class HiloError(Exception):
             return f"{fname}: {head}"
         loc = None if name is not None else self.loc
         return render("error", message, loc, filename=fname, sources=sources, notes=self.notes, tool=tool)
+
+
+def render_every(e: HiloError, render_one: Callable[[HiloError], str], filename: str | None = None) -> str:
+    """``e`` and every further error it stands for (:meth:`HiloError.also`), each rendered by ``render_one``
+    (the tool's form: source line and caret), then the summary lines; joined with ``\n``."""
+    rest, summary = e.also(filename)
+    return "\n".join([render_one(e), *(render_one(x) for x in rest), *summary])
 
 
 class PassFailure(HiloError):

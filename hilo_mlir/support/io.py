@@ -8,8 +8,99 @@ import tempfile
 from hilo_mlir.support.diagnostics import HiloError
 
 
+def _parents(path: str) -> list[str]:
+    """``path`` and the folders above it, as the user spelt them (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), nearest first."""
+    out = []
+    p = os.path.normpath(path)
+    while p and p not in out:
+        out.append(p)
+        up = os.path.dirname(p)
+        if up == p:
+            break
+        p = up
+    return out
+
+
+def _access(path: str, mode: int) -> bool:
+    """``os.access`` with the effective ids (what an open or a mkdir is checked against) where the OS can."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _read_only(path: str) -> bool:
+    try:
+        return hasattr(os, "statvfs") and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def folder_problem(folder: str, create: bool = False) -> str | None:
+    """Why no file can be created in ``folder`` (``""``: the current folder), or None if one can.
+
+    ``create``: the folder (and those above it) will be made if missing
+    (``os.makedirs``): then only the nearest folder that exists must be a
+    writable directory.
+
+    One of: ``no such directory 'FOLDER'`` (a folder on the way is missing),
+    ``'P' is not a directory`` (``P``, ``folder`` or a folder above it, is a
+    file), ``permission denied on 'P'`` (no write or search permission on
+    ``P``, the folder or, with ``create``, the nearest one that exists),
+    ``'P' is on a read-only file system``. Paths are shown as the user spelt
+    them.
+    """
+    folder = folder or "."
+    for p in _parents(folder):
+        if not os.path.lexists(p):
+            continue
+        if not os.path.isdir(p):
+            return f"'{p}' is not a directory"
+        if p != os.path.normpath(folder) and not create:
+            return f"no such directory '{folder}'"
+        if _read_only(p):
+            return f"'{p}' is on a read-only file system"
+        if not _access(p, os.W_OK | os.X_OK):
+            return f"permission denied on '{p}'"
+        return None
+    # a relative path whose first folder is missing: made in the current folder
+    return folder_problem("", create) if create else f"no such directory '{folder}'"
+
+
+def path_problem(path: str) -> str | None:
+    """Why the file ``path`` cannot be opened for reading: ``no such file``, ``'P' is not a directory`` (a folder on
+    the way is a file), ``is a directory`` or ``permission denied``; None if it can be."""
+    if os.path.isdir(path):
+        return "is a directory"
+    if not os.path.exists(path):
+        parent = os.path.dirname(os.path.normpath(path))
+        for p in _parents(parent) if parent else ():
+            if os.path.lexists(p):
+                return f"'{p}' is not a directory" if not os.path.isdir(p) else "no such file"
+        return "no such file"
+    if not _access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def input_file_error(path: str, reason: str) -> HiloError:
+    """The one error every tool gives for an input file it cannot open: ``cannot open input file 'PATH': REASON``."""
+    return HiloError(f"cannot open input file '{path}': {reason}")
+
+
+def check_input_file(path: str) -> None:
+    """Raise the tools' one error for an input file that cannot be opened (see :func:`path_problem`); ``-`` is stdin.
+
+    Raises:
+        HiloError: ``cannot open input file 'PATH': REASON`` (no location: the command line named it).
+    """
+    if path == "-":
+        return
+    reason = path_problem(path)
+    if reason is not None:
+        raise input_file_error(path, reason)
+
+
 def read_input(path: str, allow_empty: bool = False) -> bytes:
-    """Read ``path`` (or stdin for ``-``) as bytes; HiloError if missing, a folder, or (unless ``allow_empty``) empty.
+    """Read ``path`` (or stdin for ``-``) as bytes; HiloError if it cannot be opened (:func:`check_input_file`) or (unless
+    ``allow_empty``) is empty.
 
     ``allow_empty``: an empty (or blank) file or stdin is returned as it is
     (``hilo-opt``: as mlir-opt, both are the empty module).
@@ -19,15 +110,12 @@ def read_input(path: str, allow_empty: bool = False) -> bytes:
     if path == "-":
         data = sys.stdin.buffer.read()
     else:
-        if not os.path.exists(path):
-            raise HiloError(f"cannot open input file '{path}': no such file")
-        if os.path.isdir(path):
-            raise HiloError(f"cannot open input file '{path}': is a directory")
+        check_input_file(path)
         try:
             with open(path, "rb") as f:
                 data = f.read()
         except OSError as e:
-            raise HiloError(f"cannot open input file '{path}': {e.strerror}") from None
+            raise input_file_error(path, (e.strerror or str(e)).lower()) from None
     if not data.strip() and not allow_empty:
         raise HiloError(f"input file '{path}' is empty", filename=None if path == "-" else path)
     return data
@@ -56,8 +144,8 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     """Write through a temporary file in the same folder and rename; nothing half-written remains.
 
     The file gets the usual ``0666 & ~umask`` mode. Device files (``/dev/null``)
-    are written directly. Errors (missing folder, a folder in the way, no
-    permission) raise :class:`HiloError` naming the path.
+    are written directly. Errors (missing folder, a file in the way, no
+    permission: :func:`folder_problem`) raise :class:`HiloError` naming the path.
     """
     try:
         if os.path.exists(path) and not os.path.isfile(path):
@@ -67,8 +155,9 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
                 f.write(data)
             return
         d = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(d):
-            raise HiloError(f"cannot write output file '{path}': no such directory '{os.path.dirname(path) or d}'")
+        problem = folder_problem(os.path.dirname(path))
+        if problem is not None:
+            raise HiloError(f"cannot write output file '{path}': {problem}")
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     except OSError as e:
         raise HiloError(f"cannot write output file '{path}': {e.strerror}") from None

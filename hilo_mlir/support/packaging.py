@@ -177,6 +177,25 @@ def _make_outdir(outdir: str) -> None:
     os.makedirs(outdir, exist_ok=True)
 
 
+def publish_error(outdir: str, exc: BaseException, program_name: str = "penguin.py") -> str:
+    """The one-line reason :func:`write_program` failed, about the folder the user named (``outdir``).
+
+    ``cannot write to output folder 'D': it is a file, not a folder`` (or another reason it is no folder),
+    ``cannot create output folder 'D': REASON`` when it does not exist (REASON from
+    :func:`hilo_mlir.support.io.folder_problem` when that finds one, else the OS error), else
+    ``cannot write 'penguin.py' in output folder 'D': REASON``.
+    """
+    from hilo_mlir.support.io import folder_problem
+
+    reason = getattr(exc, "strerror", None) or str(exc)
+    if isinstance(exc, NotADirectoryError) and getattr(exc, "filename", None) == outdir:
+        return f"cannot write to output folder '{outdir}': {reason}"
+    if isinstance(exc, OSError) and not os.path.isdir(outdir):
+        problem = folder_problem(outdir, create=True)
+        return f"cannot create output folder '{outdir}': {problem or reason[:1].lower() + reason[1:]}"
+    return f"cannot write '{program_name}' in output folder '{outdir}': {reason[:1].lower() + reason[1:]}"
+
+
 def dangling_link(path: str) -> str | None:
     """Why ``path`` (or a folder above it) cannot be created: a symbolic link to nothing; None if it is not one."""
     p = os.path.abspath(path)

@@ -83,9 +83,11 @@ def run(argv: list[str]) -> int:
     path = args.inputs[0]
     try:
         return _check(args, path)
-    except HiloError as e:
-        msg = e.format() if e.loc is not None else e.message
-        sys.stderr.write(f"{TOOL}: error: {msg}\n" if not msg.startswith((path, "<")) else f"{msg}\n")
+    except HiloError as e:  # as hilo2penguin prints it: every error, each with its source line and caret
+        from hilo_mlir.support.diagnostics import render_every
+
+        sources = _source_of(path)
+        sys.stderr.write(render_every(e, lambda x: render_error(x, TOOL, sources=sources), path) + "\n")
         return 2
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, and "cannot check" (never 1 = numbers differ)
         from hilo_mlir.support.diagnostics import internal_error
@@ -94,21 +96,24 @@ def run(argv: list[str]) -> int:
         return 2
 
 
-def _check(args, path: str) -> int:
-    from hilo_mlir.checker.core import check_data
-    from hilo_mlir.checker.errors import CheckError
-    from hilo_mlir.tools.hilo2penguin import _read_weights, config_from_args
-
-    cfg = config_from_args(args)
-    if not os.path.exists(path):
-        raise CheckError(f"cannot read '{path}': no such file")
-    if os.path.isdir(path):
-        raise CheckError(f"cannot read '{path}': it is a folder")
+def _source_of(path: str) -> dict[str, str]:
+    """``{path: text}`` of a text input (the lines quoted under a located error); empty for a binary or unreadable one."""
     try:
         with open(path, "rb") as f:
-            data: bytes | str = f.read()
-    except OSError as e:
-        raise CheckError(f"cannot read '{path}': {e.strerror}") from None
+            data = f.read()
+        return {} if data.startswith(b"ML\xefR") else {path: data.decode("utf-8")}
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def _check(args, path: str) -> int:
+    from hilo_mlir.checker.core import check_data
+    from hilo_mlir.support.io import read_input
+    from hilo_mlir.tools.hilo2penguin import _read_weights, check_config, config_from_args
+
+    cfg = config_from_args(args)
+    check_config(cfg)
+    data: bytes | str = read_input(path)  # the tools' one error for an input file that cannot be opened
     if isinstance(data, bytes) and not path.endswith(".pb") and not data.startswith(b"ML\xefR"):
         try:
             data = data.decode("utf-8")

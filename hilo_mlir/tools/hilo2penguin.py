@@ -264,6 +264,7 @@ def run(argv: list[str]) -> int:
         return 0
     try:
         cfg = config_from_args(args)
+        check_config(cfg)
         if args.dump_pass_pipeline or args.list_spine:
             from hilo_mlir.driver import spine
 
@@ -279,6 +280,30 @@ def run(argv: list[str]) -> int:
     except HiloError as e:
         sys.stderr.write(e.render(tool=TOOL) + "\n")
         return 1
+
+
+def check_config(cfg) -> None:
+    """Check what the flags ask of the compile before any input is read, so that a mistake in them is a
+    command-line error (``<tool>: error: --insert-pass-after 99=cse: ...``), never one blamed on the input:
+    the spine edits (``--insert-pass-after`` ...) are applied to the spine once, ``--input-types`` is parsed.
+
+    Raises:
+        HiloError: without a location (:mod:`hilo_mlir.driver.spine_edits`; ``--input-types: input type #i ...``).
+    """
+    if cfg.pass_edits:
+        from hilo_mlir.driver import spine
+
+        spine.build_spine(cfg)
+    if cfg.input_types:
+        from hilo_mlir.driver.config import input_types_text
+        from hilo_mlir.ir.binding import make_context
+        from hilo_mlir.passes.importing.refine_shapes import parse_input_types
+
+        with make_context():
+            try:
+                parse_input_types(input_types_text(cfg.input_types) or "")
+            except HiloError as e:
+                raise HiloError(f"--input-types: {e.message}") from None
 
 
 def _check_inputs(args) -> str | None:
@@ -311,8 +336,14 @@ def _check_inputs(args) -> str | None:
             return f"{flag} needs --batch"
     if len(args.inputs) > 1:
         return "several inputs given: pass one input, or use --batch"
+    from hilo_mlir.support.io import check_input_file, folder_problem
+
+    check_input_file(args.inputs[0])  # before the worker forks: the same error as hilo-opt's and hilo-check's
     if os.path.exists(args.outdir) and not os.path.isdir(args.outdir):
         return f"cannot write to output folder '{args.outdir}': it is a file, not a folder"
+    problem = folder_problem(args.outdir, create=True)
+    if problem is not None:
+        return f"cannot create output folder '{args.outdir}': {problem}"
     return None
 
 

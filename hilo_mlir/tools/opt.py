@@ -379,6 +379,7 @@ def _run_parsed(args, pass_flags) -> int:
 
     filename = "<stdin>" if args.input == "-" else args.input
     drop_outputs = False
+    text: str | bytes | None = None
     try:
         if pass_flags and args.pass_pipeline is not None:
             raise HiloError(
@@ -416,8 +417,8 @@ def _run_parsed(args, pass_flags) -> int:
                 text = strip_reproducer(text)
         elif args.run_reproducer:
             raise HiloError("--run-reproducer needs a text input, not MLIR bytecode", filename=filename)
-    except HiloError as e:
-        sys.stderr.write(e.render(tool=TOOL) + "\n")
+    except HiloError as e:  # a located one (the input's checks, a reproducer's pipeline) quotes its line as the passes' do
+        sys.stderr.write(e.render(sources={filename: text} if isinstance(text, str) else None, tool=TOOL) + "\n")
         return 1
     if args.dump_pass_pipeline:
         steps = (pl.steps_from_text(pipeline_text) if pipeline_text else []) + [
@@ -427,7 +428,38 @@ def _run_parsed(args, pass_flags) -> int:
             f"Pass Manager with {len(steps)} passes:\n" + "builtin.module(" + ",".join(s.text(full=True) for s in steps) + ")\n\n"
         )
     sources = {filename: text} if isinstance(text, str) else {}
+    if args.run_reproducer and isinstance(text, str):
+        sources = LocatedFiles(sources, text, os.path.dirname(filename))
     return _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs)
+
+
+class LocatedFiles(dict):
+    """The sources of a reproducer's diagnostics: the reproducer itself, and the files its locations name
+    (the compile's input, whose lines the normal path quotes), read from disk when a diagnostic first needs one:
+    a relative name from the current folder, else from the reproducer's folder ``beside``."""
+
+    #: a named file larger than this (bytes) is not read for its source line
+    MAX_BYTES = 1 << 28
+
+    def __init__(self, sources: dict, text: str, beside: str = ""):
+        import re
+
+        super().__init__(sources)
+        self.named = set(re.findall(r'loc\("([^"\\]+)":\d+:\d+', text)) - set(sources)
+        self.beside = beside
+
+    def get(self, name, default=None):
+        if name not in self and name in self.named:
+            self.named.discard(name)
+            for path in (name, os.path.join(self.beside, name)):
+                try:
+                    if os.path.isfile(path) and os.path.getsize(path) <= self.MAX_BYTES:
+                        with open(path, "rb") as f:
+                            self[name] = f.read().decode("utf-8")
+                        break
+                except (OSError, UnicodeDecodeError):
+                    pass
+        return super().get(name, default)
 
 
 def _reproducer_files(steps, args) -> bool:
@@ -662,15 +694,17 @@ def _write_program_beside(output: str, program: bytes, files: dict) -> None:
     """Publish a printed program and its files: ``output`` and ``<its folder>/<name>.<content hash>.npy``.
 
     Raises:
-        HiloError: the folder cannot be written (or is missing), naming the path and the OS error.
+        HiloError: the folder cannot be written (:func:`~hilo_mlir.support.io.folder_problem`), naming the path and the reason.
     """
+    from hilo_mlir.support.io import folder_problem
     from hilo_mlir.support.packaging import write_program
 
     folder = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):
         raise HiloError(f"cannot write output file '{output}': is a directory")
-    if not os.path.isdir(folder):
-        raise HiloError(f"cannot write output file '{output}': no such directory '{os.path.dirname(output) or folder}'")
+    problem = folder_problem(os.path.dirname(output))
+    if problem is not None:
+        raise HiloError(f"cannot write output file '{output}': {problem}")
     try:
         write_program(folder, program.decode("utf-8"), files, program_name=os.path.basename(output))
     except (OSError, ValueError) as e:

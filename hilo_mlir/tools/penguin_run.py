@@ -36,10 +36,14 @@ import sys
 
 from hilo_mlir.support.diagnostics import HiloError
 
+TOOL = "hilo-penguin-run"
+
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="hilo-penguin-run",
+    from hilo_mlir.tools.flags import ArgumentParser
+
+    ap = ArgumentParser(
+        prog=TOOL,
         description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
     )
     ap.add_argument("program", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
@@ -101,22 +105,35 @@ def check_inputs(program, paths: list[str], arrays: list) -> None:
 
 
 def run(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    from hilo_mlir.tools.flags import UsageError
+
+    try:
+        args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    except UsageError as e:
+        sys.stderr.write(f"{TOOL}: error: {e} (see '{TOOL} --help')\n")
+        return 2
     import numpy as np
 
     from hilo_mlir import penguin_ref
     from hilo_mlir.support.arrays import read_npy
+    from hilo_mlir.support.io import folder_problem, input_file_error, path_problem
 
-    if os.path.exists(args.out) and not os.path.isdir(args.out):  # before running: a long run must not end in this
+    # before running: a long run must not end in these
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise HiloError(f"cannot write the outputs to '{args.out}': it is a file, not a folder")
+    problem = folder_problem(args.out, create=True)
+    if problem is not None:
+        raise HiloError(f"cannot write the outputs to '{args.out}': {problem}")
+    if not os.path.isdir(args.program):  # the command takes a path (a program or its folder), never program text
+        problem = path_problem(args.program)
+        if problem is not None:
+            raise input_file_error(args.program, problem)
     inputs: list[np.ndarray | None] = []  # None: read the parameter from its np_file
     for p in args.inputs:
         if p == "-":
             inputs.append(None)
             continue
         inputs.append(read_npy(p, "input"))
-    if not os.path.exists(args.program):  # the command takes a path, never program text
-        raise HiloError(f"penguin_ref: cannot read {args.program}: No such file or directory")
     if args.devices is not None:
         outs = _run_devices(args, inputs)
     else:
@@ -180,7 +197,7 @@ def main() -> None:
     """Console-script entry point."""
     from hilo_mlir.tools.common import run_main
 
-    run_main("hilo-penguin-run", run)
+    run_main(TOOL, run)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,10 @@ class UnprintableOps(HiloError):
             )
         return out
 
+    def also(self, filename: str | None = None) -> tuple[list, list[str]]:
+        """The blocking ops after the first (each its own located error), then the line for those past :data:`LIMIT`."""
+        return list(self.errors[1:]), self.lines(filename)[len(self.errors) :]
+
 
 class _Elements:
     """The element types the printer accepts: its dtype table, plus ``complex<...>`` when the spine lowers complex."""

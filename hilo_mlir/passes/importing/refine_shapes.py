@@ -57,7 +57,12 @@ def split_types(text: str) -> list[str]:
     return out
 
 
-def _parse_types(input_types: str, filename: str | None) -> tuple[list[str], list[Any]]:
+def parse_input_types(input_types: str, filename: str | None = None) -> tuple[list[str], list[Any]]:
+    """``--input-types`` text -> (the type strings, the parsed ``ir.Type`` of each), in the current context.
+
+    Raises:
+        HiloError: a type that does not parse (``input type #i '...' is not an MLIR type``).
+    """
     from hilo_mlir.ir.binding import ir
 
     texts = split_types(input_types)
@@ -173,7 +178,7 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
     rewriter = rewriter if rewriter is not None else Rewriter(op)
     with op.context:
         entry = entry_function(module, filename)
-        texts, types = _parse_types(input_types, filename)
+        texts, types = parse_input_types(input_types, filename)
         _check_admits(entry, texts, types, filename)
         entry_loc = entry.location
         passes = []

@@ -119,11 +119,13 @@ def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
         # created); penguin.py plus its .npy files are renamed into place only once
         # all were written.
         from hilo_mlir.support.diagnostics import HiloError
+        from hilo_mlir.support.io import folder_problem
         from hilo_mlir.support.packaging import write_program
 
         folder = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(folder):
-            raise HiloError(f"cannot write output file '{out}': no such directory '{os.path.dirname(out) or folder}'")
+        problem = folder_problem(os.path.dirname(out))
+        if problem is not None:
+            raise HiloError(f"cannot write output file '{out}': {problem}")
         try:  # content-named files, one publication (another program name: earlier files are not collected)
             write_program(folder, src, files, program_name=os.path.basename(out))
         except OSError as e:

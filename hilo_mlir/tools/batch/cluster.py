@@ -97,7 +97,7 @@ def _read(path: str) -> bytes | None:
 
 
 def _publish(result: dict, outdir: str, item, r: ModuleResult) -> ModuleResult:
-    from hilo_mlir.support.packaging import write_published
+    from hilo_mlir.support.packaging import publish_error, write_published
 
     target = os.path.join(outdir, item.rel_stem)
     try:
@@ -105,7 +105,7 @@ def _publish(result: dict, outdir: str, item, r: ModuleResult) -> ModuleResult:
             raise ValueError("the worker returned no penguin.py")
         write_published(target, result["program"], result["files"])
     except (OSError, ValueError) as e:
-        msg = f"cannot write '{os.path.join(target, 'penguin.py')}': {getattr(e, 'strerror', None) or e}"
+        msg = publish_error(target, e)
         return ModuleResult(r.path, "write-failed", msg, None, "write", r.seconds)
     return r
 

@@ -164,13 +164,13 @@ def _cache_lookup(job: WorkerJob, cache: CompileCache, data: bytes, send) -> tup
 
 def _publish(job: WorkerJob, source, files, send) -> str:
     from hilo_mlir.support.diagnostics import out_of_memory
-    from hilo_mlir.support.packaging import write_program
+    from hilo_mlir.support.packaging import publish_error, write_program
 
     try:
         with out_of_memory("writing the output"):
             return write_program(job.target, source, files, on_published=lambda: send({"pass": "clean-up"}))
     except OSError as e:
-        raise WriteFailed(f"cannot write '{os.path.join(job.target, 'penguin.py')}': {e.strerror or e}") from None
+        raise WriteFailed(publish_error(job.target, e)) from None
 
 
 def _publish_hit(job: WorkerJob, entry, lookup_s: float, send) -> tuple[str, list[str]]:
@@ -318,16 +318,15 @@ def compile_one(job: WorkerJob, send) -> None:
             path, lines = _compile_and_write(job, send)
             send({"status": "ok", "path": path, "report": lines})
         except HiloError as e:
+            from hilo_mlir.support.diagnostics import render_every
+
             msg: dict[str, object] = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
-            if job.render is not None:
-                msg["rendered"] = job.render(e, job.snapshot)
-            lines = e.lines(job.path) if hasattr(e, "lines") else []
-            if len(lines) > 1:  # several independent errors (one per blocking op): each its own line
-                msg["diagnostics"] = [one_line(x) for x in lines]
-                errors = getattr(e, "errors", [])
-                if job.render is not None and errors:  # each with its source line and caret, as the first
-                    rest = [job.render(x, None) for x in errors[1:]]
-                    msg["rendered"] = "\n".join([str(msg["rendered"]), *rest, *lines[len(errors) :]])
+            rest, summary = e.also(job.path)
+            if rest or summary:  # several independent errors (one per blocking op): each its own line
+                msg["diagnostics"] = [one_line(x.format(job.path)) for x in [e, *rest]] + [one_line(x) for x in summary]
+            if job.render is not None:  # each with its source line and caret (the first with the reproducer's note)
+                render, first = job.render, e
+                msg["rendered"] = render_every(e, lambda x: render(x, job.snapshot if x is first else None), job.path)
             send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})

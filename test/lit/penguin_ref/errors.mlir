@@ -28,8 +28,8 @@
 // OUTFILE: hilo-penguin-run: error: cannot write the outputs to '{{.*}}a-file': it is a file, not a folder
 // OUTFILE-NOT: error
 // COUNT: error: penguin_ref: the program has 1 inputs, 2 given
-// MISSING-DIR: error: penguin_ref: cannot read {{.*}}no-such-dir: No such file or directory
-// MISSING: error: penguin_ref: cannot read {{.*}}missing.py: No such file or directory
+// MISSING-DIR: hilo-penguin-run: error: cannot open input file '{{.*}}no-such-dir': no such file
+// MISSING: hilo-penguin-run: error: cannot open input file '{{.*}}missing.py': no such file
 // SYNTAX: error: penguin_ref: {{.*}}penguin.py is not valid Python: invalid syntax (line 7)
 // NPYFILE: error: penguin_ref: constant file 'const_0.npy' not found (looked beside the program in {{.*}}npy and in the in-memory files)
 

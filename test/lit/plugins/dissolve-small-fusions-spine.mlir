@@ -17,6 +17,6 @@
 // STATS: wrote {{.*}}penguin.py
 // PY-NOT: op='DotFusion'
 // PY: op='MulRedSqrt'
-// STEP: hilo2penguin: error: unknown spine step 'neuron-op-fuson' (did you mean 'neuron-op-fusion'?)
-// GATE: hilo2penguin: error: step 15 'neuron-op-fusion' does not run: its gate op-fusion is off
+// STEP: hilo2penguin: error: --insert-pass-after neuron-op-fuson=dissolve-small-fusions: unknown spine step 'neuron-op-fuson' (did you mean 'neuron-op-fusion'?)
+// GATE: hilo2penguin: error: --insert-pass-after neuron-op-fusion=dissolve-small-fusions: step 15 'neuron-op-fusion' does not run: its gate op-fusion is off
 // NOPLUGIN: hilo2penguin: error: --insert-pass-after neuron-op-fusion=dissolve-small-fusions: unknown pass 'dissolve-small-fusions'

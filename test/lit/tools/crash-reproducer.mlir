@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=REPRO2 < %t/repro2.mlir
 // RUN: not hilo-opt %t/repro2.mlir --run-reproducer 2>&1 | FileCheck %s --check-prefix=REPLAY
 
-// ERR: crash-reproducer.mlir:42:8: error: 'func.call' op cannot inline recursive call to '@loop'
+// ERR: crash-reproducer.mlir:45:8: error: 'func.call' op cannot inline recursive call to '@loop'
 // ERR: note: Pipeline failed while executing [`CallInliner` on 'builtin.module' operation]: reproducer generated at `{{.*}}repro{{2?}}.mlir`
 
 // REPRO: func.func private @loop(
@@ -33,6 +33,9 @@
 // REPRO2: verify_each: {{true|false}}
 
 // REPLAY: crash-reproducer.mlir:{{[0-9]+}}:8: error: 'func.call' op cannot inline recursive call to '@loop'
+// The replay quotes the line of the file the reproducer's locations name, as the normal path does:
+// REPLAY-NEXT: {{^}}  %0 = func.call @loop(%a) : (tensor<4xf32>) -> tensor<4xf32>
+// REPLAY-NEXT: {{^}}       ^
 // PLAIN-NOT: warning
 // PLAIN: func.func private @loop
 // NOREPRO: crash-reproducer.mlir: error: --run-reproducer: the input has no mlir_reproducer resource

@@ -15,7 +15,7 @@
 // The printer writing to stdout does not append the module:
 // RUN: hilo-opt %s --pass-pipeline='builtin.module(stablehlo-legalize-to-hlo,mhlo-to-py-penguin{output=-})' | FileCheck %s --check-prefix=PENGUIN
 
-// NODIR: error: cannot write output file '{{.*}}afile/out.mlir': no such directory
+// NODIR: error: cannot write output file '{{.*}}afile/out.mlir': '{{.*}}afile' is not a directory
 // ISDIR: error: cannot write output file '{{.*}}adir': is a directory
 // MISSING: error: cannot write output file '{{.*}}missing/out.mlir': no such directory
 // MODE: 0o644

@@ -168,7 +168,7 @@ def test_inputs_npz_list_and_random_inputs_through_the_python_api(tmp_path):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["/nonexistent/m.mlir"], "hilo-check: error: cannot read '/nonexistent/m.mlir': no such file"),
+        (["/nonexistent/m.mlir"], "hilo-check: error: cannot open input file '/nonexistent/m.mlir': no such file"),
         (["{small}", "--inputs", "/nonexistent/x.npz"], "hilo-check: error: cannot read inputs '/nonexistent/x.npz': no such file"),
         (
             ["{small}", "--inputs", "{badnpz}"],

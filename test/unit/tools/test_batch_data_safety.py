@@ -315,7 +315,7 @@ def test_batch_output_that_cannot_be_written_is_write_failed(tmp_path):
     rows = {os.path.basename(m["path"]): m for m in doc["modules"]}
     assert rows["a.mlir"]["status"] == "ok"
     assert rows["b.mlir"]["status"] == "write-failed"
-    assert rows["b.mlir"]["diagnostic"] == f"cannot write '{out / 'b' / 'penguin.py'}': it is a file, not a folder"
+    assert rows["b.mlir"]["diagnostic"] == f"cannot write to output folder '{out / 'b'}': it is a file, not a folder"
     assert doc["summary"]["write-failed"] == 1 and doc["summary"]["crashed"] == 0
     assert f"{src / 'b.mlir'}: write-failed: cannot write" in r.stdout
     assert (out / "b").read_text() == "a file where the module's folder goes"

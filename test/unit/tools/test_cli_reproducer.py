@@ -119,3 +119,32 @@ def test_unwritable_reproducer_does_not_hide_the_error(tmp_path):
         with pytest.raises(HiloError, match="recursive") as info:
             p.run(m)
     assert any(n.severity == "warning" and "could not write the crash reproducer" in n.message for n in info.value.notes)
+
+
+RECURSIVE = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @loop(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @loop(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @loop(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("replay_from", ["same folder", "elsewhere"])
+def test_replay_quotes_the_line_as_the_normal_path(tmp_path, monkeypatch, capsys, replay_from):
+    """The reproducer's locations name the compile's input (here relative): its line and caret are quoted, found from
+    the current folder, else beside the reproducer."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "rec.mlir").write_text(RECURSIVE)
+    monkeypatch.chdir(work)
+    rc = opt.run(["rec.mlir", "--pass-pipeline=builtin.module(call-inliner)", "--mlir-pass-pipeline-crash-reproducer=repro.mlir"])
+    normal = capsys.readouterr().err.splitlines()
+    assert rc == 1 and normal[1:3] == ["  %0 = func.call @loop(%a) : (tensor<4xf32>) -> tensor<4xf32>", " " * 7 + "^"]
+    if replay_from == "elsewhere":
+        monkeypatch.chdir(tmp_path)
+    rc = opt.run([str(work / "repro.mlir"), "--run-reproducer"])
+    assert rc == 1
+    assert capsys.readouterr().err.splitlines() == normal[:3]

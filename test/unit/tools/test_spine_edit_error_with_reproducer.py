@@ -1,4 +1,5 @@
-"""A bad spine edit with --mlir-pass-pipeline-crash-reproducer: the edit's own one-line error, no reproducer.
+"""A bad spine edit with --mlir-pass-pipeline-crash-reproducer: the edit's own one-line error (a command-line
+error, never blamed on the input), no reproducer.
 
 Writing the reproducer needs the pipeline, which the bad edit cannot build; that second failure once
 replaced the real error with "the compiler ended without a result while parsing the input"."""
@@ -17,10 +18,10 @@ SMALL = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (["--replace-pass", "14=nosuchpass"], "error: --replace-pass 14=nosuchpass: unknown pass 'nosuchpass' (pass pipeline column 1)"),
+        (["--replace-pass", "14=nosuchpass"], "--replace-pass 14=nosuchpass: unknown pass 'nosuchpass' (pass pipeline column 1)"),
         (
             ["--insert-pass-after", "neuron-inst-combin=cse"],
-            "error: unknown spine step 'neuron-inst-combin' (did you mean 'neuron-inst-combine'?); "
+            "--insert-pass-after neuron-inst-combin=cse: unknown spine step 'neuron-inst-combin' (did you mean 'neuron-inst-combine'?); "
             "steps are pass arguments or numbers, see --list-spine",
         ),
     ],
@@ -33,5 +34,5 @@ def test_bad_edit_reports_itself_with_a_reproducer_asked(tmp_path, capfd, edit, 
     out, repro = tmp_path / "out", tmp_path / "repro.mlir"
     rc = hilo2penguin.run([str(src), "-o", str(out), *edit, f"--mlir-pass-pipeline-crash-reproducer={repro}"])
     assert rc == 1
-    assert capfd.readouterr().err == f"{src}: {message}\n"
+    assert capfd.readouterr().err == f"hilo2penguin: error: {message}\n"
     assert not out.exists() and not repro.exists()
