@@ -84,6 +84,10 @@ class Listener:
     def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
         """``op`` was created or inserted."""
 
+    def notify_created(self, op: ir.Operation, top: int | None) -> None:
+        """``op`` was created by :meth:`Rewriter.create`: its regions (if any) are empty, nothing is
+        nested in it. When not overridden, ``notify_inserted``."""
+
     def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
         """``op`` is about to be erased."""
 
@@ -345,8 +349,24 @@ class Rewriter:
             loc=loc,
             ip=point,
         )
-        self._inserted(op)
+        top = self.top_of(op)
+        for f in self._created_hooks():
+            f(op, top)
+        self._record(Change.CREATE, top)
         return op
+
+    def _created_hooks(self) -> tuple[_Notify, ...]:
+        """Per listener: its ``notify_created``, or its ``notify_inserted`` (kept like :meth:`_hook`)."""
+        fs = self._hooks.get("<created>")
+        if fs is None:
+            out: list[_Notify] = []
+            for lst in self.listeners:
+                if _overrides(lst, "notify_created"):
+                    out.append(lst.notify_created)
+                elif _overrides(lst, "notify_inserted"):
+                    out.append(lst.notify_inserted)
+            fs = self._hooks["<created>"] = tuple(out)
+        return fs
 
     def clone(
         self,
