@@ -557,22 +557,50 @@ class Rewriter:
             f(ops, top)
         self._record(Change.OPERAND, top)
 
-    def set_operands(self, updates: Iterable[tuple[Op, int, Value]]) -> None:
+    def set_operands(self, updates: Iterable[tuple[Op, int, Value]], within: Op | None = None) -> None:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
-        (as :meth:`set_operand` each; one record per top-level op touched)."""
+        (as :meth:`set_operand` each; one record per top-level op touched).
+
+        ``within``: an op whose top-level op holds every op of ``updates`` (a fusion op whose body and
+        block they are in): the top-level op is then found once, not per op. The checking mode finds it
+        per op and raises :class:`ValueError` (before any operand is set) if one is elsewhere.
+        """
         by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
+        if within is not None:
+            top = self.top_of(within)
+            changed = by_top[top] = []
+            if self.check_erasures:  # the checking mode: every op where the caller said
+                updates = list(updates)
+                for op, _index, _value in updates:
+                    if self.top_of(op) != top:
+                        o = _as_op(op)
+                        raise ValueError(f"set_operands: '{o.name}' at {o.location} is not in the top-level op of 'within'")
+            try:
+                for op, index, value in updates:
+                    o = op.operation
+                    o.operands[index] = value
+                    changed.append(o)
+            finally:
+                if not changed:
+                    del by_top[top]
+                self._operands_set(by_top)
+            return
         try:
             for op, index, value in updates:
                 o = _as_op(op)
                 o.operands[index] = value
                 by_top.setdefault(self.top_of(o), []).append(o)
         finally:
-            hooks = self._hook("notify_operands_changed") if by_top else ()
-            for top, ops in by_top.items():
-                for f in hooks:
-                    f(ops, top)
-            for top in by_top:
-                self._record(Change.OPERAND, top)
+            self._operands_set(by_top)
+
+    def _operands_set(self, by_top: dict[int | None, list[ir.Operation]]) -> None:
+        """Tell the listeners and record the operands :meth:`set_operands` set, per top-level op."""
+        hooks = self._hook("notify_operands_changed") if by_top else ()
+        for top, ops in by_top.items():
+            for f in hooks:
+                f(ops, top)
+        for top in by_top:
+            self._record(Change.OPERAND, top)
 
     def _value_top(self, v: Value) -> int | None:
         if self._module_key is None:
