@@ -857,7 +857,8 @@ class Census(Listener):
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
         if old_top != new_top or (new_top is not None and identity_key(op) == new_top):
             self._tops_changed()  # between top-level ops, or a top-level op itself: their list changes
-        self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
+        name = op.name
+        self._moved(_index_of(op) if name not in REGION_FREE and len(op.regions) else {name: [op]}, old_top, new_top)
 
     def notify_moved_all(self, ops: list[ir.Operation], old_tops: list[int | None], new_top: int | None) -> None:
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
@@ -877,19 +878,22 @@ class Census(Listener):
                 unordered = self._unordered.setdefault(cast(int, new_top), set())
                 if len(unordered) >= len(index) and unordered.issuperset(index):
                     continue  # every list of that op is out of order already: no need to read names
-                for o in moved:
-                    if len(o.regions):
+                region_free = REGION_FREE
+                for o in moved:  # the name first: a kind without regions is not asked for them
+                    name = o.name
+                    if name not in region_free and len(o.regions):
                         unordered.update(_index_of(o))
                     else:
-                        unordered.add(o.name)
+                        unordered.add(name)
                 continue
             idx: _Index = {}
             for o in moved:
-                if len(o.regions):
-                    for name, lst in _index_of(o).items():
-                        idx.setdefault(name, []).extend(lst)
+                name = o.name
+                if name not in REGION_FREE and len(o.regions):
+                    for n, lst in _index_of(o).items():
+                        idx.setdefault(n, []).extend(lst)
                 else:
-                    idx.setdefault(o.name, []).append(o)
+                    idx.setdefault(name, []).append(o)
             self._moved(idx, old, new_top)
 
     def _moved(self, idx: _Index, old_top: int | None, new_top: int | None) -> None:

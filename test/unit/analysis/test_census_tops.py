@@ -140,3 +140,23 @@ def test_names_in_is_the_censuss_names_of_the_function():
         assert "stablehlo.sqrt" not in c.names_in(g)
         c._index[identity_key(g)]["stablehlo.sqrt"] = []  # deliberately wrong: an empty list would name an absent op
         assert "an empty op list is kept (names_in would name an absent op)" in c.differences(Census(mop))
+
+
+class _NoRegions:
+    """An op stand-in of a kind without regions whose regions must not be read."""
+
+    name = "stablehlo.add"
+
+    @property
+    def regions(self):
+        raise AssertionError("the regions of a region-free kind were read")
+
+
+def test_a_move_of_a_region_free_kind_reads_its_name_only():
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        c = Census(m.operation)
+        main = m.body.operations[0].operation
+        key = identity_key(main)
+        c.notify_moved_all([_NoRegions(), _NoRegions()], [key, key], key)  # within one function: out of order
+        assert c._unordered[key] == {"stablehlo.add"}
