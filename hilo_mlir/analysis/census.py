@@ -50,6 +50,7 @@ so that no lookup calls the binding's type equality.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, cast
 
 from hilo_mlir.ir.binding import identity_key, ir
@@ -391,11 +392,20 @@ class Census(Listener):
         self.walks = 1
         self._top_names: dict[int, str] = {}  # top-level op key -> its op name
         index, top_names, holders = self._index, self._top_names, self.attr_holders
+        tops: list[ir.Operation] = []
+        funcs: list[ir.Operation] = []
         for top in module_op.regions[0].blocks[0].operations:
             top = top.operation
             key = identity_key(top)
             index[key] = cast(_Lists, _scan(top, found, wanted, holders))
-            top_names[key] = top.name
+            name = top_names[key] = top.name
+            tops.append(top)
+            if name == "func.func":
+                funcs.append(top)
+        #: the top-level ops in module order, and the ``func.func`` ones, while no top-level op was inserted,
+        #: erased or moved since they were listed (None: list them again when asked)
+        self._tops: tuple[ir.Operation, ...] | None = tuple(tops)
+        self._funcs: tuple[ir.Operation, ...] | None = tuple(funcs)
         counts: dict[str, int] = {}
         get = counts.get
         for lists in index.values():
@@ -570,17 +580,47 @@ class Census(Listener):
         wanted = frozenset(type_strings)
         return self.any_element_type(wanted.__contains__)
 
-    def names_in(self, top: Op) -> frozenset[str]:
+    def names_in(self, top: Op) -> AbstractSet[str]:
         """The op names that occur inside the top-level op ``top`` (``top``'s own name included), no walk.
 
         For a per-function pass to skip a function that holds none of the op
         kinds it could change (e.g. the many small decomposition functions of the
-        StableHLO spine). For an op that is not a top-level op of the module, one walk of it.
+        StableHLO spine). For a top-level op, a live read-only view of the census's
+        own names (nothing is copied; it follows the rewriter: copy it to keep it across
+        a mutation); for an op that is not a top-level op of the module, one walk of it.
         """
         index = self._index.get(identity_key(top))
         if index is None:
             return frozenset(_index_of(top))
-        return frozenset(n for n, entries in index.items() if entries)
+        return index.keys()  # a list is dropped when it loses its last op: every key names an op
+
+    def top_level_ops(self) -> tuple[ir.Operation, ...]:
+        """The ops of the module's body block (``ir.Operation``), in order.
+
+        Listed by the census's construction (which reads them anyway) and kept
+        while no top-level op is inserted, erased or moved through the rewriter;
+        listed again (one pass over the module's body, no walk) when asked after
+        such a change. A tuple: a snapshot that later mutations do not change.
+        """
+        if self._tops is None:
+            self._list_tops()
+        return cast("tuple[ir.Operation, ...]", self._tops)
+
+    def top_functions(self) -> tuple[ir.Operation, ...]:
+        """The top-level ``func.func`` ops, in module order (what a function pass runs on): as
+        :meth:`top_level_ops`, no binding call while the list is kept."""
+        if self._funcs is None:
+            self._list_tops()
+        return cast("tuple[ir.Operation, ...]", self._funcs)
+
+    def _list_tops(self) -> None:
+        tops = [o.operation for o in self._module_op.regions[0].blocks[0].operations]
+        self._tops = tuple(tops)
+        self._funcs = tuple(o for o in tops if o.name == "func.func")
+
+    def _tops_changed(self) -> None:
+        """A top-level op was inserted, erased or moved: list them again when next asked."""
+        self._tops = self._funcs = None
 
     def signature_only_functions(self) -> list[ir.Operation]:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
@@ -702,15 +742,23 @@ class Census(Listener):
 
     # ------------------------------------------------------------------ the rewriter's listener
 
-    def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
+    def notify_created(self, op: ir.Operation, top: int | None) -> None:
+        """An op :meth:`~hilo_mlir.rewrite.rewriter.Rewriter.create` made: its regions are empty, so it
+        is one op even when it has regions (no walk of it; the checking mode compares with a fresh census)."""
+        self.notify_inserted(op, top, fresh=True)
+
+    def notify_inserted(self, op: ir.Operation, top: int | None, fresh: bool = False) -> None:
+        """``op`` and what is nested in it came into ``top`` (one walk of ``op`` if it may hold ops;
+        ``fresh``: nothing is nested in it, see :meth:`notify_created`)."""
         if top is None:
             return
         index = self._index.get(top)
         name = op.name
         if index is None and top == identity_key(op):  # a new top-level op
             self._top_names[top] = name
-        if index is None or (name not in REGION_FREE and len(op.regions)):
-            idx = _index_of(op)
+            self._tops = self._funcs = None
+        if index is None or (not fresh and name not in REGION_FREE and len(op.regions)):
+            idx = {name: [op]} if fresh else _index_of(op)
             self._add_ops(top, idx)
             if self._types is not None:
                 found: list[ir.Type] = []
@@ -758,6 +806,7 @@ class Census(Listener):
             index = self._index.get(top, {})
             del self._index[top]
             self._top_names.pop(top, None)
+            self._tops = self._funcs = None
             self._unordered.pop(top, None)
             for name, entries in index.items():
                 self._count(name, -len(entries))
@@ -806,7 +855,10 @@ class Census(Listener):
                 names.discard(name)
 
     def notify_moved(self, op: ir.Operation, old_top: int | None, new_top: int | None) -> None:
-        self._moved(_index_of(op) if len(op.regions) else {op.name: [op]}, old_top, new_top)
+        if old_top != new_top or (new_top is not None and identity_key(op) == new_top):
+            self._tops_changed()  # between top-level ops, or a top-level op itself: their list changes
+        name = op.name
+        self._moved(_index_of(op) if name not in REGION_FREE and len(op.regions) else {name: [op]}, old_top, new_top)
 
     def notify_moved_all(self, ops: list[ir.Operation], old_tops: list[int | None], new_top: int | None) -> None:
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
@@ -814,7 +866,11 @@ class Census(Listener):
         groups: dict[int | None, list[ir.Operation]] = {}
         for o, old in zip(ops, old_tops):
             groups.setdefault(old, []).append(o)
+        if len(ops) == 1 and new_top is not None and new_top == old_tops[0] and identity_key(ops[0]) == new_top:
+            self._tops_changed()  # a top-level op moved among them (the rewriter moves those one at a time)
         for old, moved in groups.items():
+            if old != new_top:
+                self._tops_changed()  # an op left or joined a top-level op: maybe a top-level op itself
             if old == new_top:  # moved within one top-level op: only the order of its lists changes
                 index = self._index.get(new_top) if new_top is not None else None
                 if index is None:
@@ -822,19 +878,22 @@ class Census(Listener):
                 unordered = self._unordered.setdefault(cast(int, new_top), set())
                 if len(unordered) >= len(index) and unordered.issuperset(index):
                     continue  # every list of that op is out of order already: no need to read names
-                for o in moved:
-                    if len(o.regions):
+                region_free = REGION_FREE
+                for o in moved:  # the name first: a kind without regions is not asked for them
+                    name = o.name
+                    if name not in region_free and len(o.regions):
                         unordered.update(_index_of(o))
                     else:
-                        unordered.add(o.name)
+                        unordered.add(name)
                 continue
             idx: _Index = {}
             for o in moved:
-                if len(o.regions):
-                    for name, lst in _index_of(o).items():
-                        idx.setdefault(name, []).extend(lst)
+                name = o.name
+                if name not in REGION_FREE and len(o.regions):
+                    for n, lst in _index_of(o).items():
+                        idx.setdefault(n, []).extend(lst)
                 else:
-                    idx.setdefault(o.name, []).append(o)
+                    idx.setdefault(name, []).append(o)
             self._moved(idx, old, new_top)
 
     def _moved(self, idx: _Index, old_top: int | None, new_top: int | None) -> None:
@@ -881,6 +940,12 @@ class Census(Listener):
             out.append("op counts differ (" + "; ".join(diff[:8]) + ")")
         if set(self.names) != set(fresh.names):
             out.append("op names differ")
+        if self._tops is not None and [_live_key(o) for o in self._tops] != [identity_key(o) for o in fresh.top_level_ops()]:
+            out.append("the list of top-level ops differs")
+        if self._funcs is not None and [_live_key(o) for o in self._funcs] != [identity_key(o) for o in fresh.top_functions()]:
+            out.append("the list of top-level functions differs")
+        if any(not entries for index in self._index.values() for entries in index.values()):
+            out.append("an empty op list is kept (names_in would name an absent op)")
         if set(self._index) != set(fresh._index):
             out.append("top-level ops differ")
         elif self._top_names != fresh._top_names:

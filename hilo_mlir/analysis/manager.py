@@ -99,6 +99,13 @@ class AnalysisManager(Listener):
             c = self.get(Census, self.module_op)
         return c
 
+    def cached_census(self, op: Op) -> Census | None:
+        """The census of ``op`` if ``op`` is the manager's module and its census is cached, else None (nothing is built)."""
+        c = self._census
+        if c is None or identity_key(op) != self._module_key:
+            return None
+        return c
+
     def cached(self, cls: type[T], op: Op) -> T | None:
         """The analysis ``cls`` of ``op`` if cached and valid, else None (nothing is built)."""
         op = getattr(op, "operation", op)

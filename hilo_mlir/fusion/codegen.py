@@ -99,9 +99,11 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc) -> None:
+def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, composite: bool) -> None:
     """Move ``members`` (the cluster's, in block order) into ``body`` before a new ``term_name`` of the
-    live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results."""
+    live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results.
+    ``composite``: ``body`` is a decomposition function's (another top-level op than ``fused``'s), not
+    ``fused``'s own region's."""
     live_outs = cluster.live_outs
     results = [fused.result] if len(live_outs) == 1 else list(fused.results)
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
@@ -117,11 +119,14 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
     if cluster._inside_uses:
         arg_of = dict(zip(cluster._live_in_keys, body.arguments))
         updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
+    if composite and updates:  # the members are in the decomposition function now, the other users in fused's
+        rewriter.set_operands(updates, within=body.owner)
+        updates = []
     for outside in (cluster._outside_uses, cluster._after_uses):
         if outside:
             updates += [(owner, n, results[k]) for owner, n, k in outside]
     if updates:
-        rewriter.set_operands(updates)
+        rewriter.set_operands(updates, within=fused)  # users of live-outs (and members in fused's body): fused's function
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None = None):
@@ -213,7 +218,7 @@ def codegen(
             fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
         else:
             fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
-        _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc)
+        _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, d.fusion_is_composite)
     if dependent:
         recursively_move_dependent_ops(fused, dependent, rewriter, order)
     cluster.fused = fused

@@ -39,7 +39,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -183,12 +183,18 @@ class PassInfo:
         self._function()(anchor_op, ctx)
 
     def run_on_module(self, module_op: ir.Operation, ctx: PassContext) -> None:
-        """Run on a module: once per top-level function for func-anchored passes."""
+        """Run on a module: once per top-level function for func-anchored passes (the functions
+        there are when it starts, in module order: the cached census's list when there is one,
+        which costs no binding call; a function the pass adds is not visited)."""
         run = self._function()
         if self.anchor == "builtin.module":
             run(module_op, ctx)
             return
-        funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
+        census = ctx.analyses.cached_census(module_op)
+        if census is not None:
+            funcs: Sequence[ir.Operation] = census.top_functions()
+        else:
+            funcs = [op.operation for op in module_op.regions[0].blocks[0].operations if op.operation.name == "func.func"]
         for f in funcs:
             run(f, ctx)
 

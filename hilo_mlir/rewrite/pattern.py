@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
@@ -82,7 +83,7 @@ class CandidateCensus(Protocol):
 
     def ops_named(self, top: Any, *names: str, any_order: bool = False) -> list[Any]: ...
 
-    def names_in(self, top: Any) -> frozenset[str]: ...
+    def names_in(self, top: Any) -> AbstractSet[str]: ...
 
 
 class PatternContext(Protocol):

@@ -84,6 +84,10 @@ class Listener:
     def notify_inserted(self, op: ir.Operation, top: int | None) -> None:
         """``op`` was created or inserted."""
 
+    def notify_created(self, op: ir.Operation, top: int | None) -> None:
+        """``op`` was created by :meth:`Rewriter.create`: its regions (if any) are empty, nothing is
+        nested in it. When not overridden, ``notify_inserted``."""
+
     def notify_erasing(self, op: ir.Operation, top: int | None) -> None:
         """``op`` is about to be erased."""
 
@@ -345,8 +349,24 @@ class Rewriter:
             loc=loc,
             ip=point,
         )
-        self._inserted(op)
+        top = self.top_of(op)
+        for f in self._created_hooks():
+            f(op, top)
+        self._record(Change.CREATE, top)
         return op
+
+    def _created_hooks(self) -> tuple[_Notify, ...]:
+        """Per listener: its ``notify_created``, or its ``notify_inserted`` (kept like :meth:`_hook`)."""
+        fs = self._hooks.get("<created>")
+        if fs is None:
+            out: list[_Notify] = []
+            for lst in self.listeners:
+                if _overrides(lst, "notify_created"):
+                    out.append(lst.notify_created)
+                elif _overrides(lst, "notify_inserted"):
+                    out.append(lst.notify_inserted)
+            fs = self._hooks["<created>"] = tuple(out)
+        return fs
 
     def clone(
         self,
@@ -537,22 +557,50 @@ class Rewriter:
             f(ops, top)
         self._record(Change.OPERAND, top)
 
-    def set_operands(self, updates: Iterable[tuple[Op, int, Value]]) -> None:
+    def set_operands(self, updates: Iterable[tuple[Op, int, Value]], within: Op | None = None) -> None:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
-        (as :meth:`set_operand` each; one record per top-level op touched)."""
+        (as :meth:`set_operand` each; one record per top-level op touched).
+
+        ``within``: an op whose top-level op holds every op of ``updates`` (a fusion op whose body and
+        block they are in): the top-level op is then found once, not per op. The checking mode finds it
+        per op and raises :class:`ValueError` (before any operand is set) if one is elsewhere.
+        """
         by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
+        if within is not None:
+            top = self.top_of(within)
+            changed = by_top[top] = []
+            if self.check_erasures:  # the checking mode: every op where the caller said
+                updates = list(updates)
+                for op, _index, _value in updates:
+                    if self.top_of(op) != top:
+                        o = _as_op(op)
+                        raise ValueError(f"set_operands: '{o.name}' at {o.location} is not in the top-level op of 'within'")
+            try:
+                for op, index, value in updates:
+                    o = op.operation
+                    o.operands[index] = value
+                    changed.append(o)
+            finally:
+                if not changed:
+                    del by_top[top]
+                self._operands_set(by_top)
+            return
         try:
             for op, index, value in updates:
                 o = _as_op(op)
                 o.operands[index] = value
                 by_top.setdefault(self.top_of(o), []).append(o)
         finally:
-            hooks = self._hook("notify_operands_changed") if by_top else ()
-            for top, ops in by_top.items():
-                for f in hooks:
-                    f(ops, top)
-            for top in by_top:
-                self._record(Change.OPERAND, top)
+            self._operands_set(by_top)
+
+    def _operands_set(self, by_top: dict[int | None, list[ir.Operation]]) -> None:
+        """Tell the listeners and record the operands :meth:`set_operands` set, per top-level op."""
+        hooks = self._hook("notify_operands_changed") if by_top else ()
+        for top, ops in by_top.items():
+            for f in hooks:
+                f(ops, top)
+        for top in by_top:
+            self._record(Change.OPERAND, top)
 
     def _value_top(self, v: Value) -> int | None:
         if self._module_key is None:

@@ -309,7 +309,7 @@ def _clone_for_far_users(plan, dist: int, rw) -> int:
             clone_pos, clone_val = p, last.results[0]  # cheap ops have one result
             n_clones += 1
         rewire.append((user, k, clone_val))
-    rw.set_operands(rewire)
+    rw.set_operands(rewire, within=producer)  # its users: all in its function
     if not any(True for _ in producer.results[0].uses):
         rw.erase_op(producer)
         if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
