@@ -7,7 +7,9 @@
 * :func:`~hilo_mlir.printers.records.statement_parts`: the cut of :func:`~.records.format_statement`
   both memos are assembled from;
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.read_block`: attributes read only when there are some,
-  region counts from the op class's ODS declaration.
+  region counts from the op class's ODS declaration;
+* :meth:`~hilo_mlir.printers.driver.PenguinPrinter.print_block` without a snapshot: the fast printer reads
+  each op as it prints it (no list of records), the checking printer prints from ``read_block``'s records.
 
 The checking printer (``fast_paths = False``) keeps no memo; the module prints the same bytes with both.
 """
@@ -189,3 +191,49 @@ def test_group_headers_share_one_rendering_per_key():
     assert p.strings and list(p.strings.values()) == ["Elementwise"]  # one FusionKind attribute, read once
     # the body ops close with their own group's handle, whatever entry their text came from
     assert [line.rsplit("parent=", 1)[1] for line in src.split("\n") if "ExponentialOp" in line] == ["'v1'))", "'v3'))", "'v5'))"]
+
+
+def test_the_fast_walk_reads_ops_as_it_prints_them_and_hands_handlers_read_blocks_records(monkeypatch):
+    from hilo_mlir.printers import driver
+
+    reads, handed = [], {}
+    orig_read, orig_op = driver.PenguinPrinter.read_block, driver.PenguinPrinter._print_op
+
+    def read_spy(self, block):
+        reads.append((self.fast_paths, len(block.operations)))
+        return orig_read(self, block)
+
+    def op_spy(self, rec):
+        assert type(rec) is driver.OpRecord
+        handed.setdefault(self.fast_paths, []).append(rec)
+        return orig_op(self, rec)
+
+    monkeypatch.setattr(driver.PenguinPrinter, "read_block", read_spy)
+    monkeypatch.setattr(driver.PenguinPrinter, "_print_op", op_spy)
+    with make_context():
+        module = ir.Module.parse(MODULE).operation  # one module: the two printers read the same ops, types and locations
+        src = MhloPrinter(filename="in.mlir").print_module(module)
+        assert reads == []  # main was read by the walk itself
+        ref = _Checking(filename="in.mlir").print_module(module)
+        assert src == ref and reads == [(False, 13)]  # the checking printer: read_block's records (12 ops + return)
+        # the records the fast walk made for the ops it handed on hold read_block's fields (values: ids, not objects)
+        want = {tuple(map(hash, r.results)): r for r in handed[False]}  # every op: the checking printer has no inline path
+        assert len(want) == 12 and [r.name for r in handed[True]] == [
+            "mhlo.add",  # the first of each name / result types: the full path, then the memo
+            "mhlo.dot_general",
+            "mhlo.dot_general",
+            "mhlo.dot_general",
+            "mhlo.broadcast_in_dim",
+        ]
+        for r in handed[True]:
+            w = want[r.results]
+            assert (r.name, r.types, r.tkeys, r.lkey, r.nregions, r.items, str(r.loc)) == (
+                w.name,
+                w.types,
+                w.tkeys,
+                w.lkey,
+                w.nregions,
+                w.items,
+                str(w.loc),
+            )
+            assert r.op == w.op and r.srcs == tuple(map(hash, w.srcs))
