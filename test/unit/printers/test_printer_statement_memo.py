@@ -3,7 +3,8 @@
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.print_block`: an ordinary op's statement after its
   operand names, keyed on (op name, result types, location, attributes), in ``_stmt_tails``;
 * :meth:`~hilo_mlir.printers.emit.Emitter.statement_from_memo`: a contraction's statement and MACs,
-  keyed on the same plus the lhs type, in ``_stmt_memo``;
+  keyed on the same plus the lhs type, in ``_stmt_memo``; a softmax custom call's (``AwsFSPattern5``)
+  too, keyed on the same plus the operand count and the operand's type;
 * :func:`~hilo_mlir.printers.records.statement_parts`: the cut of :func:`~.records.format_statement`
   both memos are assembled from;
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.read_block`: attributes read only when there are some,
@@ -16,9 +17,12 @@ The checking printer (``fast_paths = False``) keeps no memo; the module prints t
 
 from __future__ import annotations
 
+import pytest
+
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import MhloPrinter
 from hilo_mlir.printers.records import format_statement, statement_parts
+from hilo_mlir.support.diagnostics import HiloError
 
 MODULE = """
 func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>, %c: tensor<3x4xf32>, %z: tensor<f32>) -> (tensor<2x3xf32>, tensor<2x4xf32>, tensor<3x3xf32>, tensor<2xf32>) {
@@ -237,3 +241,51 @@ def test_the_fast_walk_reads_ops_as_it_prints_them_and_hands_handlers_read_block
                 str(w.loc),
             )
             assert r.op == w.op and r.srcs == tuple(map(hash, w.srcs))
+
+
+SOFTMAX = """
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>, tensor<2x4xf32>) {
+  %0 = mhlo.custom_call @AwsFSPattern5(%a) {backend_config = "{\\"dim\\": -1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  %1 = mhlo.custom_call @AwsFSPattern5(%0) {backend_config = "{\\"dim\\": -1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  %2 = mhlo.custom_call @AwsFSPattern5(%b) {backend_config = "{\\"dim\\": -1}"} : (tensor<4x2xf32>) -> tensor<4x2xf32> loc("s":1:1)
+  %3 = mhlo.custom_call @AwsFSPattern5(%1) {backend_config = "{\\"dim\\": 0}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>, tensor<2x4xf32>
+}
+"""
+
+
+def test_a_softmax_statement_is_rendered_once_per_key(monkeypatch):
+    from hilo_mlir.printers import custom_calls
+
+    rendered = []
+    orig = custom_calls.json_config
+
+    def spy(op, required):
+        rendered.append(op.location)
+        return orig(op, required)
+
+    monkeypatch.setattr(custom_calls, "json_config", spy)
+    with make_context():
+        module = ir.Module.parse(SOFTMAX).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert len(rendered) == 3  # %1 is %0's key (same attributes, types, location, operand type); %2 and %3 differ
+        rendered.clear()
+        assert src == _Checking(filename="in.mlir").print_module(module) and len(rendered) == 4  # the checking printer: no memo
+    assert [k[0] for k in p._stmt_memo] == ["softmax"] * 3
+    dims = [line.split("dim=")[1].split(",")[0] for line in src.split("\n") if "SoftmaxOp" in line]
+    assert dims == ["1", "1", "1", "0"]  # -1 normalised by each operand's rank; the memo hit keeps %0's text
+    assert "v2 = m1.SoftmaxOp(srcs=[v1]," in src
+
+
+def test_a_softmax_memo_hit_needs_the_same_operand_count():
+    text = SOFTMAX.replace(
+        '%3 = mhlo.custom_call @AwsFSPattern5(%1) {backend_config = "{\\"dim\\": 0}"}',
+        '%3 = mhlo.custom_call @AwsFSPattern5(%1, %1) {backend_config = "{\\"dim\\": -1}"}',
+    ).replace(
+        '(tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)\n  return',
+        '(tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)\n  return',
+    )
+    with make_context():
+        with pytest.raises(HiloError, match="needs one operand and one result"):
+            MhloPrinter(filename="in.mlir").print_module(ir.Module.parse(text).operation)
