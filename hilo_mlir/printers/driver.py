@@ -32,7 +32,7 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
@@ -295,12 +295,14 @@ class PenguinPrinter(Emitter):
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
         lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
         close = self.location_close(parents[-1] if parents else None)
-        for rec in ops:
+        rec: OpRecord | None
+        entry: Any  # an OpView of the block (read here), or one of read_block's records
+        for entry in ops:
             if read:  # read_block's reading of one op (see there), into locals
-                nregions = no_regions.get(type(rec))
+                nregions = no_regions.get(type(entry))
                 if nregions is None:
-                    nregions = self._class_regions(type(rec))
-                o = rec.operation
+                    nregions = self._class_regions(type(entry))
+                o = entry.operation
                 name = o.name
                 srcs = tuple(map(key, o.operands))
                 if name in terminators:
@@ -330,7 +332,8 @@ class PenguinPrinter(Emitter):
                     nregions = len(o.regions)
                 rec = None
             else:
-                o, name, srcs, results, types, tkeys, loc, lkey, nregions, items = rec
+                rec = entry
+                o, name, srcs, results, types, tkeys, loc, lkey, nregions, items = entry
             g = generic.get(name)
             if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
                 try:
