@@ -1,8 +1,10 @@
 """The printer driver: the module, its prologue and epilogue, and the walk over blocks (format sections 3-5).
 
 :class:`PenguinPrinter` walks ``main``'s body op by op. Each block is read
-through the binding once (:meth:`PenguinPrinter.read_block`: one
-:class:`~.emit.OpRecord` per op, values as integer ids). Each op is checked
+through the binding once: by :meth:`PenguinPrinter.print_block` as it prints
+each op, or first by :meth:`PenguinPrinter.read_block` (one
+:class:`~.emit.OpRecord` per op, values as integer ids) for a handler that
+inspects a body before printing it and for the checking printer. Each op is checked
 against the support table (:mod:`.supported`), then printed by the handler
 the dispatch table names for it (``printers/__init__.py`` assembles the
 table from the handler modules: constants, dots, custom calls, groups,
