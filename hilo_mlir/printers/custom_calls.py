@@ -299,6 +299,9 @@ def emit_softmax(p, rec, target) -> None:
     Raises:
         HiloError: not one operand and one result; ``NCC_EVRF036`` for a missing or out-of-range ``dim``.
     """
+    key = _softmax_memo_key(p, rec)
+    if key is not None and p.statement_from_memo(rec, key):
+        return
     op = rec.op
     cfg = json_config(op, required=True)
     if len(op.operands) != 1 or len(op.results) != 1:
@@ -311,7 +314,23 @@ def emit_softmax(p, rec, target) -> None:
         dim += rank
     if not 0 <= dim < rank:
         raise HiloError(f"custom_call @{target}: dim {cfg['dim']} is out of range for rank {rank}", loc=op.location, code="NCC_EVRF036")
-    p.statement(rec, "SoftmaxOp", [("dim", str(dim)), _meta(target)])
+    p.statement(rec, "SoftmaxOp", [("dim", str(dim)), _meta(target)], memo=(key, 0) if key is not None else None)
+
+
+def _softmax_memo_key(p, rec):
+    """The key of a softmax's statement memo (:meth:`~.emit.Emitter.statement_from_memo`), or None (not memoised).
+
+    What :func:`emit_softmax` prints, and whether it refuses the op, is a function of the op
+    name, the attributes (target, backend config), the result types, the location, the operand
+    count and the operand's type alone (the printer's fast paths only: the checking printer
+    keeps no memo).
+    """
+    if rec.items is None or not p.fast_paths or len(rec.srcs) != 1:
+        return None
+    t = p.value_types.get(rec.srcs[0])
+    if t is None:
+        return None
+    return ("softmax", rec.name, rec.tkeys, rec.lkey, tuple(rec.items), hash(t))
 
 
 def emit_copy(p, rec, target) -> None:

@@ -1,8 +1,10 @@
 """The printer driver: the module, its prologue and epilogue, and the walk over blocks (format sections 3-5).
 
 :class:`PenguinPrinter` walks ``main``'s body op by op. Each block is read
-through the binding once (:meth:`PenguinPrinter.read_block`: one
-:class:`~.emit.OpRecord` per op, values as integer ids). Each op is checked
+through the binding once: by :meth:`PenguinPrinter.print_block` as it prints
+each op, or first by :meth:`PenguinPrinter.read_block` (one
+:class:`~.emit.OpRecord` per op, values as integer ids) for a handler that
+inspects a body before printing it and for the checking printer. Each op is checked
 against the support table (:mod:`.supported`), then printed by the handler
 the dispatch table names for it (``printers/__init__.py`` assembles the
 table from the handler modules: constants, dots, custom calls, groups,
@@ -32,7 +34,7 @@ keyed on the binding objects): the tests compare the two.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.printers import prologue
@@ -265,7 +267,7 @@ class PenguinPrinter(Emitter):
             return 0
         return None
 
-    def print_block(self, block, snapshot=None):
+    def print_block(self, block, snapshot=None):  # noqa: C901 - the hot loop: reading and the inline statement in one
         """Walk generator: print every op of ``block`` except its terminator; returns the terminator's record.
 
         ``snapshot`` is :meth:`read_block`'s result when the caller read the
@@ -274,27 +276,78 @@ class PenguinPrinter(Emitter):
         and -- for a constant -- whose value was rendered before is written
         here from the caches (the generic statement's text); every other op
         goes through :meth:`_print_op`.
+
+        Without a snapshot the fast printer reads each op here as it prints
+        it, the same fields as :meth:`read_block` in the same way, and makes
+        an :class:`OpRecord` only of the ops it hands to :meth:`_print_op`
+        (building the block's list of records first costs more than the
+        printing of an inline op); the checking printer (``fast_paths =
+        False``) prints from :meth:`read_block`'s records, so the checking
+        mode compares the two readings.
         """
-        recs, term = snapshot if snapshot is not None else self.read_block(block)
+        read = snapshot is None and self.fast_paths
+        ops, term = (block.operations, NO_TERMINATOR) if read else snapshot if snapshot is not None else self.read_block(block)
+        key = self.value_key
+        no_regions = self._no_regions
+        vtypes = self.value_types
+        terminators = TERMINATORS
         generic = self._generic if self.fast_paths else {}
         names, counter, stmts, heads = self.names, self.per_op_counter, self._stmt_tails, self._heads
         name_of = names.__getitem__
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
         lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
         close = self.location_close(parents[-1] if parents else None)
-        for rec in recs:
-            name = rec[1]
-            g = generic.get(name)
-            items = rec[9]
-            if g is not None and items is not None and self.bound_types_ok and (g[2] or not rec[8]):
+        rec: OpRecord | None
+        entry: Any  # an OpView of the block (read here), or one of read_block's records
+        for entry in ops:
+            if read:  # read_block's reading of one op (see there), into locals
+                nregions = no_regions.get(type(entry))
+                if nregions is None:
+                    nregions = self._class_regions(type(entry))
+                o = entry.operation
+                name = o.name
+                srcs = tuple(map(key, o.operands))
+                if name in terminators:
+                    term = op_record(o, name, srcs)
+                    continue
                 try:
-                    src = list(map(name_of, rec[2]))
+                    r0 = o.result
+                    t0 = r0.type
+                    k0 = key(r0)
+                    vtypes[k0] = t0
+                    results: tuple = (k0,)
+                    types: tuple = (t0,)
+                    tkeys: tuple = (hash(t0),)
+                except ValueError:
+                    rs = o.results
+                    results = tuple(map(key, rs))
+                    types = tuple(rs.types)
+                    tkeys = tuple(map(hash, types))
+                attrs = o.attributes
+                try:
+                    items = attrs.items() if len(attrs) else ()
+                except TypeError:
+                    items = None
+                loc = o.location
+                lkey = hash(loc.attr)
+                if nregions is None:
+                    nregions = len(o.regions)
+                rec = None
+            else:
+                rec = entry
+                o, name, srcs, results, types, tkeys, loc, lkey, nregions, items = entry
+            g = generic.get(name)
+            if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
+                try:
+                    src = list(map(name_of, srcs))
                 except KeyError:
                     src = None
                 if src is not None:
-                    memo_key = (name, rec[5], rec[7], tuple(items) if items else ())
+                    memo_key = (name, tkeys, lkey, tuple(items) if items else ())
                     tail = stmts.get(memo_key)
                     if tail is None:
+                        if rec is None:
+                            rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
                         tail = self._statement_tail(rec, g)
                         if tail is not None:
                             stmts[memo_key] = tail
@@ -302,7 +355,6 @@ class PenguinPrinter(Emitter):
                         if scopes:
                             self.refs(src)
                         counter[name] = counter.get(name, 0) + 1
-                        results = rec[3]
                         if len(results) == 1:  # fresh_names(1), inline
                             lhs = f"v{self.next_value}"
                             self.next_value += 1
@@ -321,6 +373,8 @@ class PenguinPrinter(Emitter):
                         else:
                             lines.append(f"{indent}{head}{', '.join(src)}{tail}{close})")
                         continue
+            if rec is None:
+                rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
             sub = self._print_op(rec)
             if sub is not None:
                 yield sub

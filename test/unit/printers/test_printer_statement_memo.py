@@ -3,20 +3,26 @@
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.print_block`: an ordinary op's statement after its
   operand names, keyed on (op name, result types, location, attributes), in ``_stmt_tails``;
 * :meth:`~hilo_mlir.printers.emit.Emitter.statement_from_memo`: a contraction's statement and MACs,
-  keyed on the same plus the lhs type, in ``_stmt_memo``;
+  keyed on the same plus the lhs type, in ``_stmt_memo``; a softmax custom call's (``AwsFSPattern5``)
+  too, keyed on the same plus the operand count and the operand's type;
 * :func:`~hilo_mlir.printers.records.statement_parts`: the cut of :func:`~.records.format_statement`
   both memos are assembled from;
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.read_block`: attributes read only when there are some,
-  region counts from the op class's ODS declaration.
+  region counts from the op class's ODS declaration;
+* :meth:`~hilo_mlir.printers.driver.PenguinPrinter.print_block` without a snapshot: the fast printer reads
+  each op as it prints it (no list of records), the checking printer prints from ``read_block``'s records.
 
 The checking printer (``fast_paths = False``) keeps no memo; the module prints the same bytes with both.
 """
 
 from __future__ import annotations
 
+import pytest
+
 from hilo_mlir.ir.binding import ir, make_context
 from hilo_mlir.printers import MhloPrinter
 from hilo_mlir.printers.records import format_statement, statement_parts
+from hilo_mlir.support.diagnostics import HiloError
 
 MODULE = """
 func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>, %c: tensor<3x4xf32>, %z: tensor<f32>) -> (tensor<2x3xf32>, tensor<2x4xf32>, tensor<3x3xf32>, tensor<2xf32>) {
@@ -189,3 +195,97 @@ def test_group_headers_share_one_rendering_per_key():
     assert p.strings and list(p.strings.values()) == ["Elementwise"]  # one FusionKind attribute, read once
     # the body ops close with their own group's handle, whatever entry their text came from
     assert [line.rsplit("parent=", 1)[1] for line in src.split("\n") if "ExponentialOp" in line] == ["'v1'))", "'v3'))", "'v5'))"]
+
+
+def test_the_fast_walk_reads_ops_as_it_prints_them_and_hands_handlers_read_blocks_records(monkeypatch):
+    from hilo_mlir.printers import driver
+
+    reads, handed = [], {}
+    orig_read, orig_op = driver.PenguinPrinter.read_block, driver.PenguinPrinter._print_op
+
+    def read_spy(self, block):
+        reads.append((self.fast_paths, len(block.operations)))
+        return orig_read(self, block)
+
+    def op_spy(self, rec):
+        assert type(rec) is driver.OpRecord
+        handed.setdefault(self.fast_paths, []).append(rec)
+        return orig_op(self, rec)
+
+    monkeypatch.setattr(driver.PenguinPrinter, "read_block", read_spy)
+    monkeypatch.setattr(driver.PenguinPrinter, "_print_op", op_spy)
+    with make_context():
+        module = ir.Module.parse(MODULE).operation  # one module: the two printers read the same ops, types and locations
+        src = MhloPrinter(filename="in.mlir").print_module(module)
+        assert reads == []  # main was read by the walk itself
+        ref = _Checking(filename="in.mlir").print_module(module)
+        assert src == ref and reads == [(False, 13)]  # the checking printer: read_block's records (12 ops + return)
+        # the records the fast walk made for the ops it handed on hold read_block's fields (values: ids, not objects)
+        want = {tuple(map(hash, r.results)): r for r in handed[False]}  # every op: the checking printer has no inline path
+        assert len(want) == 12 and [r.name for r in handed[True]] == [
+            "mhlo.add",  # the first of each name / result types: the full path, then the memo
+            "mhlo.dot_general",
+            "mhlo.dot_general",
+            "mhlo.dot_general",
+            "mhlo.broadcast_in_dim",
+        ]
+        for r in handed[True]:
+            w = want[r.results]
+            assert (r.name, r.types, r.tkeys, r.lkey, r.nregions, r.items, str(r.loc)) == (
+                w.name,
+                w.types,
+                w.tkeys,
+                w.lkey,
+                w.nregions,
+                w.items,
+                str(w.loc),
+            )
+            assert r.op == w.op and r.srcs == tuple(map(hash, w.srcs))
+
+
+SOFTMAX = """
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>, tensor<2x4xf32>) {
+  %0 = mhlo.custom_call @AwsFSPattern5(%a) {backend_config = "{\\"dim\\": -1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  %1 = mhlo.custom_call @AwsFSPattern5(%0) {backend_config = "{\\"dim\\": -1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  %2 = mhlo.custom_call @AwsFSPattern5(%b) {backend_config = "{\\"dim\\": -1}"} : (tensor<4x2xf32>) -> tensor<4x2xf32> loc("s":1:1)
+  %3 = mhlo.custom_call @AwsFSPattern5(%1) {backend_config = "{\\"dim\\": 0}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>, tensor<2x4xf32>
+}
+"""
+
+
+def test_a_softmax_statement_is_rendered_once_per_key(monkeypatch):
+    from hilo_mlir.printers import custom_calls
+
+    rendered = []
+    orig = custom_calls.json_config
+
+    def spy(op, required):
+        rendered.append(op.location)
+        return orig(op, required)
+
+    monkeypatch.setattr(custom_calls, "json_config", spy)
+    with make_context():
+        module = ir.Module.parse(SOFTMAX).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert len(rendered) == 3  # %1 is %0's key (same attributes, types, location, operand type); %2 and %3 differ
+        rendered.clear()
+        assert src == _Checking(filename="in.mlir").print_module(module) and len(rendered) == 4  # the checking printer: no memo
+    assert [k[0] for k in p._stmt_memo] == ["softmax"] * 3
+    dims = [line.split("dim=")[1].split(",")[0] for line in src.split("\n") if "SoftmaxOp" in line]
+    assert dims == ["1", "1", "1", "0"]  # -1 normalised by each operand's rank; the memo hit keeps %0's text
+    assert "v2 = m1.SoftmaxOp(srcs=[v1]," in src
+
+
+def test_a_softmax_memo_hit_needs_the_same_operand_count():
+    text = SOFTMAX.replace(
+        '%3 = mhlo.custom_call @AwsFSPattern5(%1) {backend_config = "{\\"dim\\": 0}"}',
+        '%3 = mhlo.custom_call @AwsFSPattern5(%1, %1) {backend_config = "{\\"dim\\": -1}"}',
+    ).replace(
+        '(tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)\n  return',
+        '(tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)\n  return',
+    )
+    with make_context():
+        with pytest.raises(HiloError, match="needs one operand and one result"):
+            MhloPrinter(filename="in.mlir").print_module(ir.Module.parse(text).operation)

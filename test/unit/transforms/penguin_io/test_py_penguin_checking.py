@@ -64,3 +64,66 @@ def test_a_wrong_memo_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch)
         f"differ in penguin.py line {line}"
     )
     assert not (tmp_path / "checked.py").exists()  # nothing half-written
+
+
+REDUCE = """
+func.func @main(%a: tensor<2xf32>, %z: tensor<f32>) -> tensor<f32> {
+  %0 = mhlo.add %a, %a : tensor<2xf32>
+  %1 = mhlo.reduce(%0 init: %z) applies mhlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+
+
+def test_a_wrong_reading_in_the_fast_walk_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    # the fast walk reads each op as it prints it; a wrong region count there (every op class taken for one
+    # that declares no region) prints the reduce without its body: the checking printer reads the block itself
+    monkeypatch.setattr(driver.PenguinPrinter, "_class_regions", lambda self, cls: 0)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(REDUCE, f"mhlo-to-py-penguin{{output={out}}}")  # unchecked: the wrong text goes out
+    text = out.read_text()
+    assert "m1.ReduceOp(" in text and "regions=" not in text
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(REDUCE, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = next(i for i, t in enumerate(text.split("\n")) if "m1.ReduceOp(" in t) + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
+    assert not (tmp_path / "checked.py").exists()
+
+
+SOFTMAXES = """
+func.func @main(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = mhlo.custom_call @AwsFSPattern5(%a) {backend_config = "{\\"dim\\": 1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":1:1)
+  %1 = mhlo.custom_call @AwsFSPattern5(%0) {backend_config = "{\\"dim\\": 1}"} : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("s":2:1)
+  return %1 : tensor<2x4xf32>
+}
+"""
+
+
+def test_a_wrong_softmax_memo_key_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    from hilo_mlir.printers import custom_calls
+
+    original = custom_calls._softmax_memo_key
+
+    def wrong(p, rec):  # a key without the location: the second softmax gets the first one's text
+        key = original(p, rec)
+        return None if key is None else key[:3] + key[4:]
+
+    monkeypatch.setattr(custom_calls, "_softmax_memo_key", wrong)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(SOFTMAXES, f"mhlo-to-py-penguin{{output={out}}}")
+    text = out.read_text()
+    assert text.count("line=1, col=1") == 2 and "line=2" not in text  # unchecked: the wrong text goes out
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(SOFTMAXES, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = [i for i, t in enumerate(text.split("\n")) if "SoftmaxOp" in t][1] + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
