@@ -454,3 +454,47 @@ def test_an_op_with_regions_moved_to_another_function_takes_its_nested_ops_along
         rw.take_changes()
         rw.set_attr(inner, "test.after", ir.UnitAttr.get())
         assert rw.take_changes() == (Change.ATTRIBUTE, {op_key(f): Change.ATTRIBUTE})
+
+
+def _new_fusion_block(rw, main_ops):
+    """A ``mhlo.fusion``-like op (``stablehlo.composite`` needs a callee: a generic op with one region) before
+    the second op of ``main``, and a new block in its region."""
+    anchor = main_ops[1]
+    holder = rw.create("test.holder", regions=1, before=anchor)
+    block = rw.create_block(holder.regions[0], [anchor.operands[0].type], [anchor.location])
+    return holder, block
+
+
+def test_create_block_records_the_new_blocks_function_without_a_walk(module):
+    # The ops a fusion codegen then creates in or moves into the new body find their function with one lookup.
+    module.context.allow_unregistered_dialects = True
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    rw.check_block_tops = True  # the checking mode's walk agrees with the recorded answer
+    holder, block = _new_fusion_block(rw, _main_ops(op))
+    assert rw._block_top[hash(block)] == op_key(main)
+    rw.take_changes()
+    term = rw.create("test.end", at_end=block)
+    assert rw.take_changes() == (Change.CREATE, {op_key(main): Change.CREATE})
+    assert rw.top_of(term) == op_key(main)
+    _assert_current(census, op)
+    # a new block of a top-level op (a decomposition function's entry block) belongs to that op
+    with module.context:
+        fn = rw.create("test.holder", regions=1, at_end=op.regions[0].blocks[0])
+    top_block = rw.create_block(fn.regions[0])
+    assert rw._block_top[hash(top_block)] == op_key(fn)
+
+
+def test_create_block_checking_mode_catches_a_wrong_recorded_function(module, monkeypatch):
+    module.context.allow_unregistered_dialects = True
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    rw.check_block_tops = True
+    true_top_of = rw.top_of
+
+    def wrong_top_of(x):  # the owner's function misread as the other function
+        return op_key(helper) if x.operation.name == "test.holder" else true_top_of(x)
+
+    monkeypatch.setattr(rw, "top_of", wrong_top_of)
+    with pytest.raises(AssertionError, match="create_block: the new block's top-level op is not its owner's"):
+        _new_fusion_block(rw, _main_ops(op))
