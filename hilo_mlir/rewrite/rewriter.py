@@ -618,6 +618,34 @@ class Rewriter:
         finally:
             self._moved_all(moving[:moved], olds[:moved], new)
 
+    def move_each_before(self, moves: Iterable[tuple[Op, Op]]) -> None:
+        """Each ``(op, anchor)`` of ``moves`` in turn: move ``op`` right before ``anchor``.
+
+        The same as :meth:`move_before` on each pair in order. When every op stays in its
+        top-level op (a reordering, as schedule-postorder's), the listeners hear the batch at
+        once (``notify_moved_all``) and one change is recorded; otherwise (an op changes
+        function, or an anchor is a top-level op) it is :meth:`move_before` on each.
+        """
+        pairs = [(o.operation, a.operation) for o, a in moves]
+        if not pairs:
+            return
+        top_of = self.top_of
+        olds = [top_of(o) for o, _ in pairs]
+        new = olds[0]
+        # an op leaving its function, or an anchor that is a top-level op (the op becomes one): one at a time
+        leaves = any(old != new for old in olds) or any(top_of(a) != new for _, a in pairs)
+        if leaves or (new is not None and any(identity_key(a) == new for _, a in pairs)):
+            for o, a in pairs:
+                self.move_before(o, a)
+            return
+        moved: list[ir.Operation] = []
+        try:
+            for o, a in pairs:
+                o.move_before(a)
+                moved.append(o)
+        finally:
+            self._moved_all(moved, olds[: len(moved)], new)
+
     def _moved_all(self, ops: list[ir.Operation], olds: list[int | None], new: int | None) -> None:
         """Tell the listeners and record that ``ops`` (from ``olds``) now sit in top-level op ``new``."""
         if not ops:
