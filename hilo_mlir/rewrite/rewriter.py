@@ -211,6 +211,8 @@ class Rewriter:
         # The checking mode (HILO_MLIR_CHECK_ANALYSES=1) refuses to erase an op whose results still have
         # uses: the binding would free it and leave its users' operands pointing at freed memory.
         self.check_erasures = checking_mode_enabled()
+        # ... and compares the top-level op :meth:`create_block` records for a new block with a walk.
+        self.check_block_tops = self.check_erasures
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -273,6 +275,13 @@ class Rewriter:
             return top
         if hb == self._body_hash:
             return None
+        top = self._walk_to_top(block)
+        if top is not None:
+            self._block_top[hb] = top
+        return top
+
+    def _walk_to_top(self, block: ir.Block) -> int | None:
+        """:meth:`top_of_block` read from the IR: the parents of ``block``'s owner up to the module (no cache)."""
         op: ir.Operation = block.owner.operation
         if identity_key(op) == self._module_key:
             return None
@@ -283,9 +292,7 @@ class Rewriter:
             if identity_key(parent) == self._module_key:
                 break
             op = parent
-        top = identity_key(op)
-        self._block_top[hb] = top
-        return top
+        return identity_key(op)
 
     def top_of(self, op: Op) -> int | None:
         """``identity_key`` of the top-level op that holds (or is) ``op``; None without a module."""
@@ -418,7 +425,13 @@ class Rewriter:
         types = list(arg_types)
         locs = list(arg_locs) if arg_locs is not None else [ir.Location.unknown()] * len(types)
         block = region.blocks.append(*types, arg_locs=locs)
-        self._block_args(types, True, region.owner)
+        top = self._block_args(types, True, region.owner)
+        if top is not None:
+            # The block's top-level op is its owner's, known now: the ops then created in it or moved
+            # into it (a fused body, a decomposition) find it with one lookup, not a walk up the parents.
+            if self.check_block_tops and self._walk_to_top(block) != top:
+                raise AssertionError(f"create_block: the new block's top-level op is not its owner's ({region.owner.operation.name})")
+            self._block_top[hash(block)] = top
         return block
 
     def add_argument(self, block: ir.Block, type_: ir.Type, loc: ir.Location) -> Value:
@@ -433,11 +446,13 @@ class Rewriter:
         block.erase_argument(index)
         self._block_args([t], False, block.owner)
 
-    def _block_args(self, types: list[ir.Type], added: bool, owner: Op) -> None:
+    def _block_args(self, types: list[ir.Type], added: bool, owner: Op) -> int | None:
+        """Tell and record a change of block arguments in a block of ``owner``; returns ``owner``'s top-level op."""
         top = self.top_of(owner)
         for f in self._hook("notify_block_arguments") if types else ():
             f(types, added)
         self._record(Change.BLOCK, top)
+        return top
 
     # ------------------------------------------------------------------ erasure
 
@@ -650,6 +665,34 @@ class Rewriter:
                 moved += 1
         finally:
             self._moved_all(moving[:moved], olds[:moved], new)
+
+    def move_each_before(self, moves: Iterable[tuple[Op, Op]]) -> None:
+        """Each ``(op, anchor)`` of ``moves`` in turn: move ``op`` right before ``anchor``.
+
+        The same as :meth:`move_before` on each pair in order. When every op stays in its
+        top-level op (a reordering, as schedule-postorder's), the listeners hear the batch at
+        once (``notify_moved_all``) and one change is recorded; otherwise (an op changes
+        function, or an anchor is a top-level op) it is :meth:`move_before` on each.
+        """
+        pairs = [(o.operation, a.operation) for o, a in moves]
+        if not pairs:
+            return
+        top_of = self.top_of
+        olds = [top_of(o) for o, _ in pairs]
+        new = olds[0]
+        # an op leaving its function, or an anchor that is a top-level op (the op becomes one): one at a time
+        leaves = any(old != new for old in olds) or any(top_of(a) != new for _, a in pairs)
+        if leaves or (new is not None and any(identity_key(a) == new for _, a in pairs)):
+            for o, a in pairs:
+                self.move_before(o, a)
+            return
+        moved: list[ir.Operation] = []
+        try:
+            for o, a in pairs:
+                o.move_before(a)
+                moved.append(o)
+        finally:
+            self._moved_all(moved, olds[: len(moved)], new)
 
     def _moved_all(self, ops: list[ir.Operation], olds: list[int | None], new: int | None) -> None:
         """Tell the listeners and record that ``ops`` (from ``olds``) now sit in top-level op ``new``."""

@@ -81,6 +81,7 @@ def _unbroadcast(v, d, chain):
     if not isinstance(vt, ir.RankedTensorType):
         return v, [], _UNREAD
     mapping = list(range(vt.rank))
+    vshape = None  # the shape of v once read (the previous step's source shape): read once per value
     while True:
         op = _producer(v)
         short = d.short(op) if op is not None else None
@@ -91,35 +92,34 @@ def _unbroadcast(v, d, chain):
         if not isinstance(st, ir.RankedTensorType):
             return v, mapping, op
         sshape = st.shape  # one binding call (each .shape builds a new list)
+        if vshape is None:
+            vshape = vt.shape
         if short == "broadcast_in_dim":
-            new = _through_broadcast(op, sshape, mapping)
+            new = _through_broadcast(op, sshape, vshape, mapping)
         else:
-            new = _through_reshape(op, sshape, mapping)
+            new = _through_reshape(sshape, vshape, mapping)
             if new is None:
                 return v, mapping, op  # a real reshape: stop here
         mapping = new
         chain.append(op)
-        v = src
+        v, vshape = src, sshape
 
 
-def _through_broadcast(op, sshape, mapping: list) -> list:
-    """The mapping of ``op``'s operand (shape ``sshape``) from the mapping of its result."""
+def _through_broadcast(op, sshape, rshape, mapping: list) -> list:
+    """The mapping of ``op``'s operand (shape ``sshape``) from the mapping of its result (shape ``rshape``)."""
     bd = _ints(op.attributes["broadcast_dimensions"])
-    rshape = None
     new = []
     for i in range(len(sshape)):
         if sshape[i] != 1:
             new.append(mapping[bd[i]])
             continue
-        if rshape is None:
-            rshape = ir.RankedTensorType(op.results[0].type).shape
         new.append(mapping[bd[i]] if rshape[bd[i]] == 1 else None)
     return new
 
 
-def _through_reshape(op, sshape, mapping: list):
-    """As :func:`_through_broadcast` for a reshape that only adds or drops size-1 dimensions; None otherwise."""
-    rshape = ir.RankedTensorType(op.results[0].type).shape
+def _through_reshape(sshape, rshape, mapping: list):
+    """As :func:`_through_broadcast` for a reshape (operand shape ``sshape``, result shape ``rshape``) that only
+    adds or drops size-1 dimensions; None otherwise."""
     src_big = [i for i in range(len(sshape)) if sshape[i] != 1]
     res_big = [i for i in range(len(rshape)) if rshape[i] != 1]
     if [sshape[i] for i in src_big] != [rshape[i] for i in res_big]:

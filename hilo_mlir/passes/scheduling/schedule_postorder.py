@@ -139,7 +139,8 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
     The ops on a longest increasing subsequence of ``order_pos`` keep their
     place; every other op is moved right before its successor in the new
     order, last to first (so that successor is already placed): a run of
-    such ops in one batch, before the op that follows the run.
+    such ops before the op that follows the run. The moves reach the
+    rewriter in one batch (:meth:`~hilo_mlir.rewrite.rewriter.Rewriter.move_each_before`).
     """
     n = len(order_pos)
     tails_val: list = []
@@ -159,6 +160,7 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
     while k >= 0:
         keep[order_pos[k]] = True
         k = parent[k]
+    moves: list = []  # (op, anchor), in the order they are made
     k = n - 1
     while k >= 0:
         if keep[order_pos[k]]:
@@ -168,11 +170,8 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
         while k >= 0 and not keep[order_pos[k]]:
             k -= 1
         anchor = ops[order_pos[end + 1]] if end + 1 < n else ops[n]
-        run = [ops[order_pos[j]] for j in range(k + 1, end + 1)]
-        if len(run) == 1:
-            rw.move_before(run[0], anchor)
-        else:
-            rw.move_all_before(run, anchor)
+        moves += [(ops[order_pos[j]], anchor) for j in range(k + 1, end + 1)]
+    rw.move_each_before(moves)
 
 
 # --------------------------------------------------------------------------- the pass: every block in one visit

@@ -175,8 +175,13 @@ def test_moves_not_recorded_fail_the_check(monkeypatch):
         op = op.operation if hasattr(op, "operation") else op
         op.move_after(anchor.operation if hasattr(anchor, "operation") else anchor)
 
+    def silent_move_each_before(self, moves):  # schedule-postorder's batch
+        for op, anchor in moves:
+            silent_move_before(self, op, anchor)
+
     monkeypatch.setattr(Rewriter, "move_before", silent_move_before)
     monkeypatch.setattr(Rewriter, "move_after", silent_move_after)
+    monkeypatch.setattr(Rewriter, "move_each_before", silent_move_each_before)
     with pytest.raises(AnalysisCheckError, match="recorded no change but the module changed"):
         _run(SCHEDULE, "stablehlo-schedule-postorder")
 

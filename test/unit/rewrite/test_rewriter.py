@@ -454,3 +454,96 @@ def test_an_op_with_regions_moved_to_another_function_takes_its_nested_ops_along
         rw.take_changes()
         rw.set_attr(inner, "test.after", ir.UnitAttr.get())
         assert rw.take_changes() == (Change.ATTRIBUTE, {op_key(f): Change.ATTRIBUTE})
+
+
+def _new_fusion_block(rw, main_ops):
+    """A ``mhlo.fusion``-like op (``stablehlo.composite`` needs a callee: a generic op with one region) before
+    the second op of ``main``, and a new block in its region."""
+    anchor = main_ops[1]
+    holder = rw.create("test.holder", regions=1, before=anchor)
+    block = rw.create_block(holder.regions[0], [anchor.operands[0].type], [anchor.location])
+    return holder, block
+
+
+def test_create_block_records_the_new_blocks_function_without_a_walk(module):
+    # The ops a fusion codegen then creates in or moves into the new body find their function with one lookup.
+    module.context.allow_unregistered_dialects = True
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    rw.check_block_tops = True  # the checking mode's walk agrees with the recorded answer
+    holder, block = _new_fusion_block(rw, _main_ops(op))
+    assert rw._block_top[hash(block)] == op_key(main)
+    rw.take_changes()
+    term = rw.create("test.end", at_end=block)
+    assert rw.take_changes() == (Change.CREATE, {op_key(main): Change.CREATE})
+    assert rw.top_of(term) == op_key(main)
+    _assert_current(census, op)
+    # a new block of a top-level op (a decomposition function's entry block) belongs to that op
+    with module.context:
+        fn = rw.create("test.holder", regions=1, at_end=op.regions[0].blocks[0])
+    top_block = rw.create_block(fn.regions[0])
+    assert rw._block_top[hash(top_block)] == op_key(fn)
+
+
+def test_create_block_checking_mode_catches_a_wrong_recorded_function(module, monkeypatch):
+    module.context.allow_unregistered_dialects = True
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    rw.check_block_tops = True
+    true_top_of = rw.top_of
+
+    def wrong_top_of(x):  # the owner's function misread as the other function
+        return op_key(helper) if x.operation.name == "test.holder" else true_top_of(x)
+
+    monkeypatch.setattr(rw, "top_of", wrong_top_of)
+    with pytest.raises(AssertionError, match="create_block: the new block's top-level op is not its owner's"):
+        _new_fusion_block(rw, _main_ops(op))
+
+
+def test_move_each_before_reorders_a_function_in_one_batch(module):
+    from hilo_mlir.rewrite.rewriter import Listener
+
+    class Batches(Listener):
+        def __init__(self):
+            self.calls = []
+
+        def notify_moved_all(self, ops, old_tops, new_top):
+            self.calls.append(([o.name for o in ops], old_tops, new_top))
+
+    op, rw, am, census = _setup(module)
+    main = top_funcs(op)[0]
+    heard = Batches()
+    rw.add_listener(heard)
+    ops = _main_ops(op)  # add, multiply, add, constant, reduce, broadcast_in_dim, subtract, return
+    rw.take_changes()
+    # the constant to the front; the broadcast before the subtract (where it is: a move that changes no order)
+    rw.move_each_before([(ops[3], ops[0]), (ops[5], ops[6])])
+    assert [o.name for o in _main_ops(op)] == [
+        "stablehlo.constant",
+        "stablehlo.add",
+        "stablehlo.multiply",
+        "stablehlo.add",
+        "stablehlo.reduce",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.subtract",
+        "func.return",
+    ]
+    assert heard.calls == [(["stablehlo.constant", "stablehlo.broadcast_in_dim"], [op_key(main)] * 2, op_key(main))]
+    assert rw.actions == 1
+    assert rw.take_changes() == (Change.MOVE, {op_key(main): Change.MOVE})
+    _assert_current(census, op)
+    rw.move_each_before([])  # nothing to move: nothing recorded
+    assert rw.take_changes() == (Change(0), {})
+
+
+def test_move_each_before_across_functions_is_move_before_on_each(module):
+    op, rw, am, census = _setup(module)
+    main, helper = top_funcs(op)
+    ops = _main_ops(op)
+    hops = block_ops(helper.regions[0].blocks[0])
+    rw.take_changes()
+    rw.move_each_before([(ops[3], ops[0]), (hops[0], ops[1])])  # the second op leaves @helper
+    assert [o.name for o in _main_ops(op)][:4] == ["stablehlo.constant", "stablehlo.add", "stablehlo.add", "stablehlo.multiply"]
+    assert rw.actions == 3  # as move_before on each: the second is recorded in both functions
+    assert rw.take_changes() == (Change.MOVE, {op_key(main): Change.MOVE, op_key(helper): Change.MOVE})
+    _assert_current(census, op)
