@@ -41,6 +41,7 @@ from hilo_mlir.printers.attr_text import attr_text, container_parts, dtype_name,
 from hilo_mlir.printers.records import OpRecord, camel, format_statement, keyword_text, statement_parts
 from hilo_mlir.printers.scopes import RegionFunctions
 from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.mlir_strings import mlir_unescape
 from hilo_mlir.support.pysource import dotted_name, py_literal, safe_keyword
 
 DEFAULT_ROOT = "neuronxcc.starfish.penguin"
@@ -335,13 +336,13 @@ class Emitter(RegionFunctions):
             f, line, col = "", 0, 0
             m = _FILE_LOC.search(text)
             if m:
-                f, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+                f, line, col = mlir_unescape(m.group(1)), int(m.group(2)), int(m.group(3))
                 if f == "-" and self.filename:
                     f = self.filename
             name = ""
             for q in _QUOTED.finditer(text):
                 if q.group(2) is None:
-                    name = q.group(1)
+                    name = mlir_unescape(q.group(1))
                     break
             base = f"{self.mod('support')}.DebugLocation(file={py_literal(f)}, line={line}, col={col}, name={py_literal(name)}"
             self._loc_cache[text] = base

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal, Protocol, cast
 
+from hilo_mlir.support.mlir_strings import mlir_unescape
+
 # The binding's objects as this module uses them (support/ imports no binding: DESIGN.md "The stack").
 
 
@@ -87,13 +89,13 @@ def location_to_str(loc: object, filename: str | None = None) -> str | None:
     text = str(loc)
     m = _FILE_LOC.search(text)
     if m:
-        f = m.group(1)
+        f = mlir_unescape(m.group(1))
         if f == "-" and filename:
             f = filename
         return f"{f}:{m.group(2)}:{m.group(3)}"
     m = re.search(r'loc\("([^"]*)"', text)
     if m:
-        return m.group(1)
+        return mlir_unescape(m.group(1))
     return None
 
 
@@ -106,7 +108,7 @@ def location_name_only(loc: object) -> str | None:
         return None
     m = re.search(r'loc\("([^"]*)"', text)
     if m:
-        return m.group(1)
+        return mlir_unescape(m.group(1))
     if text and not text.startswith("loc(") and not any(c in text for c in "/.:"):
         return text  # its printed name
     return None
@@ -153,12 +155,13 @@ class _LocParser:
         j = self.i + 1
         out = []
         while j < len(self.t) and self.t[j] != '"':
-            if self.t[j] == "\\" and j + 1 < len(self.t):
+            if self.t[j] == "\\" and j + 1 < len(self.t):  # an escape: keep it whole for mlir_unescape
+                out.append(self.t[j])
                 j += 1
             out.append(self.t[j])
             j += 1
         self.i = j + 1
-        return "".join(out)
+        return mlir_unescape("".join(out))
 
     def integer(self) -> int:
         m = re.compile(r"\d+").match(self.t, self.i)
@@ -245,7 +248,7 @@ def location_stack(loc: object, filename: str | None = None) -> list[tuple[FileL
         tree = _LocParser(text).loc()
     except (ValueError, IndexError, AssertionError, RecursionError):  # nested deeper than the recursion limit: the first file location
         m = _FILE_LOC.search(text)
-        tree = ("file", FileLoc(m.group(1), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
+        tree = ("file", FileLoc(mlir_unescape(m.group(1)), int(m.group(2)), int(m.group(3)))) if m else ("unknown",)
     stack: list[tuple[FileLoc, str]] = []
     first = _showable(tree)
     if first is not None:
