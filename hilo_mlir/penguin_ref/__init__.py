@@ -62,6 +62,11 @@ def load(source_or_path, files: dict | None = None) -> Program:
                 source = f.read()
         except OSError as e:
             raise PenguinRefError(f"penguin_ref: cannot read {path}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise PenguinRefError(
+                f"penguin_ref: {path} is not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}): "
+                "not a program hilo2penguin wrote"
+            ) from None
         folder = os.path.dirname(os.path.abspath(path))
         filename = path
     elif isinstance(source_or_path, str):

@@ -34,3 +34,19 @@ def test_program_cut_before_its_outputs_is_refused():
 def test_program_without_operations_or_outputs_still_loads():
     # a module whose main returns nothing prints only its inputs: nothing is missing
     assert penguin_ref.run(HEADER, [np.arange(4, dtype=np.float32)]) == []
+
+
+@pytest.mark.parametrize("text", ["", "# just a comment\n", "import neuronxcc.starfish.penguin as m0\n"])
+def test_a_file_without_a_function_is_refused(text):
+    # every printed program opens with its Function: an empty or comment-only file would run and write nothing
+    with pytest.raises(PenguinRefError) as e:
+        penguin_ref.run(text, [])
+    assert e.value.message == "penguin_ref: penguin.py declares no Function: it is not a program hilo2penguin wrote"
+
+
+def test_a_file_that_is_not_utf8_is_one_error(tmp_path):
+    p = tmp_path / "garbage.pb"
+    p.write_bytes(b"\n\xb4\x01garbage")
+    with pytest.raises(PenguinRefError) as e:
+        penguin_ref.load(str(p))
+    assert e.value.message == f"penguin_ref: {p} is not UTF-8 text (byte 0xb4 at offset 1): not a program hilo2penguin wrote"
