@@ -145,7 +145,7 @@ def compile_batch_on_cluster(
     from hilo_mlir.tools.batch.prepare import prepare_outdir
 
     distributed = _require_distributed()
-    prepare_outdir(outdir)
+    prepare_outdir(outdir, create=False)  # a folder that cannot be used is the first error
     own = client is None
     if own:
         try:
@@ -153,6 +153,7 @@ def compile_batch_on_cluster(
             client = distributed.Client(scheduler, timeout=wait, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as e:
             raise HiloError(f"cannot reach the Dask scheduler '{scheduler}': {' '.join(str(e).split())}") from None
+    prepare_outdir(outdir)  # created once the cluster answers: a failed connection leaves no empty folder
     try:
         if in_flight is None:
             threads = sum((client.nthreads() or {}).values()) or 1

@@ -21,8 +21,8 @@ def preload(items) -> None:
         import ml_dtypes  # noqa: F401
 
 
-def prepare_outdir(outdir: str) -> None:
-    """Create OUTDIR (and its parents) if needed.
+def prepare_outdir(outdir: str, create: bool = True) -> None:
+    """Create OUTDIR (and its parents) if needed (``create=False``: only check that it could be used).
 
     Raises:
         HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
@@ -35,6 +35,8 @@ def prepare_outdir(outdir: str) -> None:
     dangling = dangling_link(outdir)
     if dangling is not None:
         raise HiloError(f"cannot use output folder '{outdir}': {dangling}")
+    if not create:
+        return
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:

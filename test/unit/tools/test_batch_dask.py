@@ -155,6 +155,11 @@ def test_cli_scheduler_errors(tmp_path, capfd, monkeypatch):
     assert code == 1
     err = capfd.readouterr().err
     assert err.startswith("hilo2penguin: error: cannot reach the Dask scheduler 'tcp://127.0.0.1:1'") and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()  # no empty output folder left behind
+    (tmp_path / "f").write_text("")
+    code = hilo2penguin.run(["--batch", str(tmp_path / "a.mlir"), "-o", str(tmp_path / "f"), "--scheduler", "tcp://127.0.0.1:1"])
+    assert code == 1  # an output folder that cannot be used is said before the cluster is asked
+    assert capfd.readouterr().err == f"hilo2penguin: error: cannot use output folder '{tmp_path / 'f'}': it is a file, not a folder\n"
 
 
 def test_dask_workers_use_the_shared_cache_tier(dask_cluster, tmp_path):
