@@ -15,6 +15,7 @@ one ``hilo-cache: error: ...`` line.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -82,7 +83,10 @@ def _root(args) -> str:
         if shared is None:
             raise UsageError("--shared needs HILO_MLIR_CACHE_URL")
         return shared
-    return args.cache_dir or cache.default_dir()
+    root = args.cache_dir or cache.default_dir()
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise HiloError(f"cannot use cache folder '{root}': it is a file, not a folder")
+    return root
 
 
 def run(argv: list[str], stdout=None) -> int:

@@ -357,6 +357,10 @@ def cache_from_args(args, single: bool = False):
     """
     if args.no_cache:
         return None
+    if args.cache_dir and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+        # an unwritable cache folder is skipped quietly (the compile needs no cache); a file named on
+        # the command line is a mistake the user can fix
+        raise HiloError(f"cannot use cache folder '{args.cache_dir}': it is a file, not a folder")
     env_off = os.environ.get("HILO_MLIR_CACHE", "").strip().lower() in ("0", "false", "no", "off")
     if not (args.cache_dir or (not env_off and (os.environ.get("HILO_MLIR_CACHE_DIR") or os.environ.get("HILO_MLIR_CACHE_URL")))):
         return None

@@ -278,3 +278,18 @@ def test_jax_flow_cache_on_by_default(tmp_path, monkeypatch):
     assert hj.compile(f, *args, spine="stablehlo", cache=False).source.__dict__.get("cache") is None
     monkeypatch.setenv("HILO_MLIR_CHECK_CACHE", "1")
     assert hj.compile(f, *args, spine="stablehlo").source.cache == "checked"
+
+
+def test_a_cache_folder_that_is_a_file_is_refused(tmp_path, capfd):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    src = tmp_path / "a.mlir"
+    src.write_text(SMALL)
+    msg = f"cannot use cache folder '{afile}': it is a file, not a folder"
+    for argv in ([str(src), "-o", str(tmp_path / "o")], ["--batch", str(src), "-o", str(tmp_path / "b")]):
+        assert hilo2penguin.run([*argv, "--cache-dir", str(afile)]) == 1
+        assert capfd.readouterr().err == f"hilo2penguin: error: {msg}\n"
+    assert not (tmp_path / "o").exists() and not (tmp_path / "b").exists()
+    assert cache_tool.run(["--cache-dir", str(afile), "ls"]) == 1
+    assert capfd.readouterr().err == f"hilo-cache: error: {msg}\n"
+    assert cache_tool.run(["--cache-dir", str(tmp_path / "none"), "ls"]) == 0  # a folder not made yet: an empty cache
