@@ -32,6 +32,7 @@ with the source line on stderr).
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from hilo_mlir.driver.config import CompileConfig
@@ -110,6 +111,7 @@ def build_parser() -> ArgumentParser:
     ap.add_argument(
         "--weights",
         nargs="+",
+        action="extend",
         default=[],
         metavar="INDEX=FILE.npy",
         help="make input INDEX of main a parameter loaded from FILE.npy: the weight is written beside "
@@ -245,7 +247,18 @@ def _parse(argv: list[str]):
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)
+    if args.weights and not args.inputs:
+        # `--weights 1=w.npy model.mlir -o out`: the flag takes one or more values and swallowed the
+        # input; a value that is not INDEX=FILE is the input file
+        stray = [w for w in args.weights if not _WEIGHT_SPEC.match(w)]
+        if stray:
+            args.inputs = stray
+            args.weights = [w for w in args.weights if _WEIGHT_SPEC.match(w)]
     return args
+
+
+#: a ``--weights`` value: an input index, ``=``, a file
+_WEIGHT_SPEC = re.compile(r"\s*\d+=.")
 
 
 def run(argv: list[str]) -> int:

@@ -201,3 +201,20 @@ def test_penguin_run_flag_errors_are_one_line(tmp_path, capfd):
     rc, err = _run("hilo-penguin-run", ["p.py", "--out", str(tmp_path), "--zzz"], capfd)
     assert rc == 2
     assert err == "hilo-penguin-run: error: unrecognized arguments: --zzz (see 'hilo-penguin-run --help')\n"
+
+
+def test_weights_before_the_input_do_not_swallow_it(tmp_path, capfd):
+    import numpy as np
+
+    src = tmp_path / "a.mlir"
+    src.write_text(GOOD)
+    w = tmp_path / "w.npy"
+    np.save(w, np.ones(4, np.float32))
+    out = tmp_path / "o"
+    # --weights takes one or more values: the input after it is still the input
+    assert hilo2penguin.run(["--weights", f"0={w}", str(src), "-o", str(out)]) == 0
+    assert "is_parameter_tensor=True" in (out / "penguin.py").read_text()
+    capfd.readouterr()
+    # a repeated --weights adds to the first (an index given twice is an error, not "the last one wins")
+    assert hilo2penguin.run([str(src), "-o", str(tmp_path / "o2"), "--weights", f"0={w}", "--weights", f"0={w}"]) == 1
+    assert capfd.readouterr().err == "hilo2penguin: error: --weights: input 0 is given twice\n"
