@@ -471,8 +471,8 @@ def _read_weights(specs) -> dict:
 def _import_reproducer(e: HiloError, path: str, before: str, cfg) -> None:
     """A failure before the spine (validation, the bridge): the reproducer is the input and the
     whole pipeline, whose import step fails the same way."""
-    if any("reproducer generated at" in n.message for n in e.notes):
-        return  # the spine's pipeline wrote the local reproducer of the failing pass
+    if any("reproducer generated at" in n.message or "could not write the crash reproducer" in n.message for n in e.notes):
+        return  # the spine's pipeline wrote the local reproducer of the failing pass (or tried to: said once)
     from hilo_mlir.driver import spine
     from hilo_mlir.passmanager.reproducer import write_reproducer
 

@@ -148,3 +148,18 @@ def test_replay_quotes_the_line_as_the_normal_path(tmp_path, monkeypatch, capsys
     rc = opt.run([str(work / "repro.mlir"), "--run-reproducer"])
     assert rc == 1
     assert capsys.readouterr().err.splitlines() == normal[:3]
+
+
+def test_an_unwritable_reproducer_is_warned_about_once(tmp_path, capfd):
+    src = tmp_path / "a.mlir"
+    src.write_text(
+        "func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+        "  %0 = stablehlo.cholesky %a : tensor<2x2xf32>\n"
+        "  return %0 : tensor<2x2xf32>\n}\n"
+    )
+    (tmp_path / "afile").write_text("")
+    argv = [str(src), "-o", str(tmp_path / "o"), f"--mlir-pass-pipeline-crash-reproducer={tmp_path / 'afile' / 'r.mlir'}"]
+    assert hilo2penguin.run(argv) == 1
+    err = capfd.readouterr().err
+    assert err.count("could not write the crash reproducer") == 1
+    assert "error: 'stablehlo.cholesky'" in err
