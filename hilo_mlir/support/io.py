@@ -9,16 +9,36 @@ from hilo_mlir.support.diagnostics import HiloError
 
 
 def _parents(path: str) -> list[str]:
-    """``path`` and the folders above it, as the user spelt them (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), nearest first."""
+    """``path`` and the folders above it, as the user spelt them (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), nearest first.
+
+    The path is cut textually but never normalised: ``lnk/..`` stays as it is,
+    so that checking it asks the OS, which resolves ``..`` after a symbolic
+    link the way an open or a mkdir does (``lnk/..`` is the folder above the
+    link's target, not the current folder).
+    """
     out = []
-    p = os.path.normpath(path)
+    p = path.rstrip(os.sep) or (os.sep if path.startswith(os.sep) else path)
     while p and p not in out:
         out.append(p)
         up = os.path.dirname(p)
+        up = up.rstrip(os.sep) or (os.sep if up.startswith(os.sep) else up)
         if up == p:
             break
         p = up
     return out
+
+
+def _not_a_directory(p: str) -> str:
+    """Why the existing ``p`` (which is no directory) cannot hold a file: a file, or a symbolic link to nothing."""
+    if os.path.islink(p) and not os.path.exists(p):
+        try:
+            target = os.readlink(p)
+        except OSError:
+            target = ""
+        if target:
+            return f"'{p}' is a symbolic link to '{target}', which does not exist"
+        return f"'{p}' is a symbolic link to a path that does not exist"
+    return f"'{p}' is not a directory"
 
 
 def _access(path: str, mode: int) -> bool:
@@ -52,8 +72,8 @@ def folder_problem(folder: str, create: bool = False) -> str | None:
         if not os.path.lexists(p):
             continue
         if not os.path.isdir(p):
-            return f"'{p}' is not a directory"
-        if p != os.path.normpath(folder) and not create:
+            return _not_a_directory(p)
+        if p != _parents(folder)[0] and not create:
             return f"no such directory '{folder}'"
         if _read_only(p):
             return f"'{p}' is on a read-only file system"
@@ -70,10 +90,10 @@ def path_problem(path: str) -> str | None:
     if os.path.isdir(path):
         return "is a directory"
     if not os.path.exists(path):
-        parent = os.path.dirname(os.path.normpath(path))
+        parent = os.path.dirname(path.rstrip(os.sep))
         for p in _parents(parent) if parent else ():
             if os.path.lexists(p):
-                return f"'{p}' is not a directory" if not os.path.isdir(p) else "no such file"
+                return _not_a_directory(p) if not os.path.isdir(p) else "no such file"
         return "no such file"
     if not _access(path, os.R_OK):
         return "permission denied"

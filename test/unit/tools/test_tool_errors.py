@@ -201,3 +201,40 @@ def test_penguin_run_flag_errors_are_one_line(tmp_path, capfd):
     rc, err = _run("hilo-penguin-run", ["p.py", "--out", str(tmp_path), "--zzz"], capfd)
     assert rc == 2
     assert err == "hilo-penguin-run: error: unrecognized arguments: --zzz (see 'hilo-penguin-run --help')\n"
+
+
+@pytest.fixture
+def linked(tmp_path, monkeypatch):
+    """cwd = tmp_path with ``real/sub``, ``real/x``, ``lnk -> real/sub``, a file ``x`` and ``dl -> /nonexist/zz``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "x").mkdir()
+    os.symlink("real/sub", "lnk")
+    (tmp_path / "x").write_text("")
+    os.symlink("/nonexist/zz", "dl")
+    return tmp_path
+
+
+def test_an_output_folder_through_dotdot_after_a_link_is_written(linked, capfd):
+    """``lnk/../x`` is ``real/x`` for the OS (``..`` after a link is the folder above its target): every tool writes
+    there, never refusing it because ``x`` in the current folder is a file."""
+    from hilo_mlir.checker.core import _make_dir
+
+    src = _write(linked, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "lnk/../x/out"], capfd)
+    assert rc == 0, err
+    assert (linked / "real" / "x" / "out" / "penguin.py").exists()
+    rc, err = _run("hilo-penguin-run", ["missing.py", "--out", "lnk/../x/run"], capfd)  # the folder passes, the program not
+    assert rc == 1 and err == "hilo-penguin-run: error: cannot open input file 'missing.py': no such file\n"
+    _make_dir("lnk/../x/check")  # hilo-check -o
+    assert (linked / "real" / "x" / "check").is_dir()
+
+
+def test_a_dangling_link_as_output_folder_is_named(linked, capfd):
+    src = _write(linked, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "dl"], capfd)
+    assert rc == 1
+    assert err == "hilo2penguin: error: cannot create output folder 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
+    rc, err = _run("hilo-penguin-run", ["missing.py", "--out", "dl"], capfd)
+    assert rc == 1
+    assert err == "hilo-penguin-run: error: cannot write the outputs to 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
