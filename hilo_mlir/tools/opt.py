@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import cast
 
-from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, whole_module_dump
+from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, shown_path, whole_module_dump
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
@@ -725,14 +725,14 @@ def _write_program_beside(output: str, program: bytes, files: dict) -> None:
 
     folder = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):
-        raise HiloError(f"cannot write output file '{output}': is a directory")
+        raise HiloError(f"cannot write output file '{shown_path(output)}': is a directory")
     problem = folder_problem(os.path.dirname(output))
     if problem is not None:
-        raise HiloError(f"cannot write output file '{output}': {problem}")
+        raise HiloError(f"cannot write output file '{shown_path(output)}': {problem}")
     try:
         write_program(folder, program.decode("utf-8"), files, program_name=os.path.basename(output))
     except (OSError, ValueError) as e:
-        raise HiloError(f"cannot write output file '{output}': {getattr(e, 'strerror', None) or e}") from None
+        raise HiloError(f"cannot write output file '{shown_path(output)}': {getattr(e, 'strerror', None) or e}") from None
 
 
 def main() -> None:

@@ -122,4 +122,3 @@ def test_folder_problem_names_a_dangling_link(tree):
     assert folder_problem("dl") == reason
     assert folder_problem("dl/sub", create=True) == reason
     assert path_problem("dl/in.mlir") == reason
-

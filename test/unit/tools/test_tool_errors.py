@@ -237,4 +237,40 @@ def test_a_dangling_link_as_output_folder_is_named(linked, capfd):
     assert err == "hilo2penguin: error: cannot create output folder 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
     rc, err = _run("hilo-penguin-run", ["missing.py", "--out", "dl"], capfd)
     assert rc == 1
-    assert err == "hilo-penguin-run: error: cannot write the outputs to 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
+    assert (
+        err
+        == "hilo-penguin-run: error: cannot write the outputs to 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "tool,argv",
+    [
+        ("hilo2penguin", ["in.mlir", "-o", "out"]),
+        ("hilo-opt", ["in.mlir"]),
+        ("hilo-check", ["in.mlir"]),
+        ("hilo-penguin-run", ["p.py", "--out", "out"]),
+    ],
+)
+def test_an_unrecognized_argument_is_echoed_escaped(tmp_path, monkeypatch, capfd, tool, argv):
+    monkeypatch.chdir(tmp_path)
+    rc, err = _run(tool, [*argv, "--zz\x1b[31m\nq"], capfd)
+    assert rc == (2 if tool in ("hilo-penguin-run", "hilo-check") else 1)
+    assert err == f"{tool}: error: unrecognized arguments: --zz\\x1b[31m\\nq (see '{tool} --help')\n"
+
+
+def test_paths_in_errors_are_escaped(tmp_path, monkeypatch, capfd):
+    """A path with an escape sequence or a line break is shown escaped in every error that names it, located ones
+    too: one line, no control character reaches the terminal."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    rc, err = _run("hilo2penguin", ["in\x1b[2J\nput.mlir", "-o", "out"], capfd)
+    assert rc == 1 and err == "hilo2penguin: error: cannot open input file 'in\\x1b[2J\\nput.mlir': no such file\n"
+    src = _write(tmp_path, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "afile/a\nb\x1b"], capfd)
+    assert rc == 1 and err == "hilo2penguin: error: cannot create output folder 'afile/a\\nb\\x1b': 'afile' is not a directory\n"
+    rc, err = _run("hilo-penguin-run", ["p.py", "--out", "afile/o\nut"], capfd)
+    assert rc == 1 and err == "hilo-penguin-run: error: cannot write the outputs to 'afile/o\\nut': 'afile' is not a directory\n"
+    _write(tmp_path, "b\nad\x1b.mlir", MALFORMED)
+    rc, err = _run("hilo2penguin", ["b\nad\x1b.mlir", "-o", "out"], capfd)
+    assert rc == 1 and err.startswith("b\\nad\\x1b.mlir:2:43: error: expected '>' in tensor type\n")
