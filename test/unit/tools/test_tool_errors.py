@@ -155,6 +155,21 @@ def test_a_bad_flag_is_blamed_on_the_command_line_before_the_input_is_read(tmp_p
             "--replace-pass 32=cse: step 32 'mhlo-to-py-penguin' is the printer, the spine's last step: "
             "it can be replaced only by passes that end in a printer pass",
         ),
+        (
+            ["--insert-pass-before", "32=mhlo-to-py-penguin{root=x.y},cse"],
+            "--insert-pass-before 32=mhlo-to-py-penguin{root=x.y},cse: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
+        (
+            ["--replace-pass", "32=mhlo-to-py-penguin,cse,mhlo-to-py-penguin"],
+            "--replace-pass 32=mhlo-to-py-penguin,cse,mhlo-to-py-penguin: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
+        (
+            ["--enable-canonicalize", "--insert-pass-after", "1=mhlo-to-py-penguin"],
+            "--insert-pass-after 1=mhlo-to-py-penguin: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
     ],
 )
 def test_nothing_is_placed_after_the_printer(tmp_path, capfd, flags, message):
