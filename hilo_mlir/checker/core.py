@@ -31,7 +31,7 @@ from hilo_mlir.checker.errors import CheckError
 from hilo_mlir.checker.evaluate import compile_subject
 from hilo_mlir.checker.inputs import Argument, load_inputs, random_inputs, signature
 from hilo_mlir.checker.verdict import FACTOR, FLOOR_ULPS, OutputVerdict, judge
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError, shown_path
 from hilo_mlir.support.io import input_file_error, read_input
 
 if TYPE_CHECKING:
@@ -309,16 +309,16 @@ def _make_dir(path: str) -> None:
         CheckError: it cannot be made (a file of that name, no permission).
     """
     if os.path.exists(path) and not os.path.isdir(path):
-        raise CheckError(f"cannot write to output folder '{path}': it is a file, not a folder")
+        raise CheckError(f"cannot write to output folder '{shown_path(path)}': it is a file, not a folder")
     from hilo_mlir.support.io import folder_problem
 
     problem = folder_problem(path, create=True)
     if problem is not None:
-        raise CheckError(f"cannot create output folder '{path}': {problem}")
+        raise CheckError(f"cannot create output folder '{shown_path(path)}': {problem}")
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
-        raise CheckError(f"cannot create output folder '{path}': {e.strerror or e}") from None
+        raise CheckError(f"cannot create output folder '{shown_path(path)}': {e.strerror or e}") from None
 
 
 def check(

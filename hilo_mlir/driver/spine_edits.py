@@ -130,13 +130,26 @@ def _keep_the_printer_last(edit: PassEdit, i: int, entries, steps_of, new: list)
 
     Nothing runs after the printer (``penguin.py`` is written by it): a pass
     inserted after it, the printer disabled, or replaced by passes that do not
-    end in a printer is an error naming the steps a pass can be placed at.
+    end in a printer is an error naming the steps a pass can be placed at. A
+    printer pass in an edit's passes is allowed only as the one printer, last,
+    of a replacement of the printer's step (inserted anywhere, or followed by
+    other passes, it would run before them).
 
     Raises:
         HiloError: naming the edit, the printer's step and the valid range.
     """
     entry = entries[i]
-    if not _terminal(steps_of(entry)):
+    printers = [s for s in new if _terminal(s)]
+    is_printer = _terminal(steps_of(entry))
+    if printers and not (is_printer and edit.kind == "replace" and len(printers) == 1 and _terminal(new[-1])):
+        where = next(
+            (f"step {e.label} '{e.argument}'" for e in reversed(entries) if e.enabled and _terminal(steps_of(e))), "the printer's step"
+        )
+        raise HiloError(
+            f"{edit.text()}: '{printers[0].argument}' is a printer pass: nothing can run after it, so the edited spine "
+            f"must end in one printer; a printer pass can only replace {where}, as the last pass of the replacement"
+        )
+    if not is_printer:
         return
     if edit.kind == "insert-before" or (edit.kind == "replace" and new and _terminal(new[-1])):
         return
@@ -158,6 +171,10 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
     :class:`~hilo_mlir.passmanager.steps.Step` that runs, or None for a disabled step;
     ``note`` says what the edit did (``""`` for an unedited step). Steps
     whose gate is off are left out.
+
+    Raises:
+        HiloError: an edit names an unknown step or pass, or would leave the
+            spine without its printer as its last step, once.
 
     Args:
         entries: the spine (:func:`hilo_mlir.driver.spine.spine_entries`).
@@ -207,6 +224,10 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
         else:
             rows.append((entry, steps_of(entry), ""))
         rows.extend((entry, s, f"inserted after {where}") for s in after.get(i, ()))
+    steps = [s for _e, s, _note in rows if s is not None]
+    late = [k for k, s in enumerate(steps) if _terminal(s) and k != len(steps) - 1]
+    if late:  # the edits above refuse each way to get here: the printer is the last step, once
+        raise HiloError(f"the edited spine runs '{steps[late[0]].argument}' before other passes: nothing can run after the printer")
     return rows
 
 

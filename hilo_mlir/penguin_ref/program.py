@@ -195,9 +195,7 @@ class Program:
         if self.function is None:
             # every printed program opens with its Function; an empty or comment-only file would "run"
             # and write nothing
-            raise PenguinRefError(
-                f"penguin_ref: {self.filename} declares no Function: it is not a program hilo2penguin wrote"
-            )
+            raise PenguinRefError(f"penguin_ref: {self.filename} declares no Function: it is not a program hilo2penguin wrote")
         computed = len(self.statements) - len(self.inputs)
         if computed > 0 and not self.outputs:
             # a printed program that computes anything ends with markOutput: a file cut at a line

@@ -315,6 +315,15 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() or c in "\n\t" else _escape_char(c) for c in text)
 
 
+def shown_path(path: str) -> str:
+    """``path`` as the tools show it in an error: every non-printable character escaped, line breaks and tabs too
+    (``a\\nb``, ``\\x1b``), so that a file name can neither reach the terminal as a control sequence nor look like
+    more than one line."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else _escape_char(c) for c in path)
+
+
 def _width(c: str) -> int:
     """Terminal columns of one printable character: 2 for East Asian wide and full-width ones, else 1."""
     return 2 if c >= "\u1100" and unicodedata.east_asian_width(c) in "WF" else 1
@@ -352,8 +361,8 @@ def _one(severity: str, message: str, where: FileLoc | None, sources: dict[str, 
     if where is None:
         return [printable(f"{prefix}{severity}: {message}")]
     if where.line == 0:  # the implicit module of a file: no line to show
-        return [printable(f"{where.file}: {severity}: {message}")]
-    out = [printable(f"{where}: {severity}: {message}")]
+        return [printable(f"{shown_path(where.file)}: {severity}: {message}")]
+    out = [printable(f"{shown_path(where.file)}:{where.line}:{where.col}: {severity}: {message}")]
     src = _source_line(sources, where) if quote else None
     if src is not None:
         out.extend(shown_source_line(src, where.col))

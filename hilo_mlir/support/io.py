@@ -5,20 +5,40 @@ from __future__ import annotations
 import os
 import tempfile
 
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError, shown_path
 
 
 def _parents(path: str) -> list[str]:
-    """``path`` and the folders above it, as the user spelt them (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), nearest first."""
+    """``path`` and the folders above it, as the user spelt them (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), nearest first.
+
+    The path is cut textually but never normalised: ``lnk/..`` stays as it is,
+    so that checking it asks the OS, which resolves ``..`` after a symbolic
+    link the way an open or a mkdir does (``lnk/..`` is the folder above the
+    link's target, not the current folder).
+    """
     out = []
-    p = os.path.normpath(path)
+    p = path.rstrip(os.sep) or (os.sep if path.startswith(os.sep) else path)
     while p and p not in out:
         out.append(p)
         up = os.path.dirname(p)
+        up = up.rstrip(os.sep) or (os.sep if up.startswith(os.sep) else up)
         if up == p:
             break
         p = up
     return out
+
+
+def _not_a_directory(p: str) -> str:
+    """Why the existing ``p`` (which is no directory) cannot hold a file: a file, or a symbolic link to nothing."""
+    if os.path.islink(p) and not os.path.exists(p):
+        try:
+            target = os.readlink(p)
+        except OSError:
+            target = ""
+        if target:
+            return f"'{shown_path(p)}' is a symbolic link to '{shown_path(target)}', which does not exist"
+        return f"'{shown_path(p)}' is a symbolic link to a path that does not exist"
+    return f"'{shown_path(p)}' is not a directory"
 
 
 def _access(path: str, mode: int) -> bool:
@@ -52,16 +72,16 @@ def folder_problem(folder: str, create: bool = False) -> str | None:
         if not os.path.lexists(p):
             continue
         if not os.path.isdir(p):
-            return f"'{p}' is not a directory"
-        if p != os.path.normpath(folder) and not create:
-            return f"no such directory '{folder}'"
+            return _not_a_directory(p)
+        if p != _parents(folder)[0] and not create:
+            return f"no such directory '{shown_path(folder)}'"
         if _read_only(p):
-            return f"'{p}' is on a read-only file system"
+            return f"'{shown_path(p)}' is on a read-only file system"
         if not _access(p, os.W_OK | os.X_OK):
-            return f"permission denied on '{p}'"
+            return f"permission denied on '{shown_path(p)}'"
         return None
     # a relative path whose first folder is missing: made in the current folder
-    return folder_problem("", create) if create else f"no such directory '{folder}'"
+    return folder_problem("", create) if create else f"no such directory '{shown_path(folder)}'"
 
 
 def path_problem(path: str) -> str | None:
@@ -70,10 +90,10 @@ def path_problem(path: str) -> str | None:
     if os.path.isdir(path):
         return "is a directory"
     if not os.path.exists(path):
-        parent = os.path.dirname(os.path.normpath(path))
+        parent = os.path.dirname(path.rstrip(os.sep))
         for p in _parents(parent) if parent else ():
             if os.path.lexists(p):
-                return f"'{p}' is not a directory" if not os.path.isdir(p) else "no such file"
+                return _not_a_directory(p) if not os.path.isdir(p) else "no such file"
         return "no such file"
     if not _access(path, os.R_OK):
         return "permission denied"
@@ -82,7 +102,7 @@ def path_problem(path: str) -> str | None:
 
 def input_file_error(path: str, reason: str) -> HiloError:
     """The one error every tool gives for an input file it cannot open: ``cannot open input file 'PATH': REASON``."""
-    return HiloError(f"cannot open input file '{path}': {reason}")
+    return HiloError(f"cannot open input file '{shown_path(path)}': {reason}")
 
 
 def check_input_file(path: str) -> None:
@@ -117,7 +137,7 @@ def read_input(path: str, allow_empty: bool = False) -> bytes:
         except OSError as e:
             raise input_file_error(path, (e.strerror or str(e)).lower()) from None
     if not data.strip() and not allow_empty:
-        raise HiloError(f"input file '{path}' is empty", filename=None if path == "-" else path)
+        raise HiloError(f"input file '{shown_path(path)}' is empty", filename=None if path == "-" else path)
     return data
 
 
@@ -150,17 +170,17 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             if os.path.isdir(path):
-                raise HiloError(f"cannot write output file '{path}': is a directory")
+                raise HiloError(f"cannot write output file '{shown_path(path)}': is a directory")
             with open(path, "wb") as f:
                 f.write(data)
             return
         d = os.path.dirname(os.path.abspath(path))
         problem = folder_problem(os.path.dirname(path))
         if problem is not None:
-            raise HiloError(f"cannot write output file '{path}': {problem}")
+            raise HiloError(f"cannot write output file '{shown_path(path)}': {problem}")
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     except OSError as e:
-        raise HiloError(f"cannot write output file '{path}': {e.strerror}") from None
+        raise HiloError(f"cannot write output file '{shown_path(path)}': {e.strerror}") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -171,7 +191,7 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     except OSError as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise HiloError(f"cannot write output file '{path}': {e.strerror}") from None
+        raise HiloError(f"cannot write output file '{shown_path(path)}': {e.strerror}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

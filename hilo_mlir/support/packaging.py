@@ -185,24 +185,27 @@ def publish_error(outdir: str, exc: BaseException, program_name: str = "penguin.
     :func:`hilo_mlir.support.io.folder_problem` when that finds one, else the OS error), else
     ``cannot write 'penguin.py' in output folder 'D': REASON``.
     """
+    from hilo_mlir.support.diagnostics import shown_path
     from hilo_mlir.support.io import folder_problem
 
     reason = getattr(exc, "strerror", None) or str(exc)
     if isinstance(exc, NotADirectoryError) and getattr(exc, "filename", None) == outdir:
-        return f"cannot write to output folder '{outdir}': {reason}"
+        return f"cannot write to output folder '{shown_path(outdir)}': {reason}"
     if isinstance(exc, OSError) and not os.path.isdir(outdir):
         problem = folder_problem(outdir, create=True)
-        return f"cannot create output folder '{outdir}': {problem or reason[:1].lower() + reason[1:]}"
-    return f"cannot write '{program_name}' in output folder '{outdir}': {reason[:1].lower() + reason[1:]}"
+        return f"cannot create output folder '{shown_path(outdir)}': {problem or reason[:1].lower() + reason[1:]}"
+    return f"cannot write '{shown_path(program_name)}' in output folder '{shown_path(outdir)}': {reason[:1].lower() + reason[1:]}"
 
 
 def dangling_link(path: str) -> str | None:
     """Why ``path`` (or a folder above it) cannot be created: a symbolic link to nothing; None if it is not one."""
+    from hilo_mlir.support.diagnostics import shown_path
+
     p = os.path.abspath(path)
     while True:
         if os.path.islink(p) and not os.path.exists(p):
-            what = "it is" if p == os.path.abspath(path) else f"'{p}' is"
-            return f"{what} a symbolic link to '{os.readlink(p)}', which does not exist"
+            what = "it is" if p == os.path.abspath(path) else f"'{shown_path(p)}' is"
+            return f"{what} a symbolic link to '{shown_path(os.readlink(p))}', which does not exist"
         parent = os.path.dirname(p)
         if parent == p or os.path.exists(p):
             return None

@@ -26,7 +26,16 @@ from hilo_mlir.tools.common import bool_flag
 
 
 class UsageError(Exception):
-    """A command-line mistake: the message of one ``<tool>: error: ...`` line."""
+    """A command-line mistake: the message of one ``<tool>: error: ...`` line.
+
+    Its text quotes what the user typed (an unknown argument, a bad value): every non-printable character of it,
+    a line break too, is shown escaped (:func:`hilo_mlir.support.diagnostics.shown_path`), never sent raw.
+    """
+
+    def __str__(self) -> str:
+        from hilo_mlir.support.diagnostics import shown_path
+
+        return shown_path(super().__str__())
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -36,7 +36,7 @@ import re
 import sys
 
 from hilo_mlir.driver.config import CompileConfig
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError, printable, shown_path
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
@@ -265,7 +265,7 @@ def run(argv: list[str]) -> int:
     try:
         args = _parse(argv)
     except UsageError as e:
-        sys.stderr.write(f"{TOOL}: error: {e} (see 'hilo2penguin --help')\n")
+        sys.stderr.write(printable(f"{TOOL}: error: {e} (see 'hilo2penguin --help')") + "\n")
         return 1
     except HiloError as e:
         sys.stderr.write(render_error(e, TOOL) + "\n")
@@ -285,7 +285,7 @@ def run(argv: list[str]) -> int:
             return 0
         problem = _check_inputs(args)
         if problem:
-            sys.stderr.write(f"{TOOL}: error: {problem}\n")
+            sys.stderr.write(printable(f"{TOOL}: error: {problem}") + "\n")
             return 1
         if args.batch:
             return _run_batch(args, cfg)
@@ -353,10 +353,10 @@ def _check_inputs(args) -> str | None:
 
     check_input_file(args.inputs[0])  # before the worker forks: the same error as hilo-opt's and hilo-check's
     if os.path.exists(args.outdir) and not os.path.isdir(args.outdir):
-        return f"cannot write to output folder '{args.outdir}': it is a file, not a folder"
+        return f"cannot write to output folder '{shown_path(args.outdir)}': it is a file, not a folder"
     problem = folder_problem(args.outdir, create=True)
     if problem is not None:
-        return f"cannot create output folder '{args.outdir}': {problem}"
+        return f"cannot create output folder '{shown_path(args.outdir)}': {problem}"
     return None
 
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import cast
 
-from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, whole_module_dump
+from hilo_mlir.support.diagnostics import Diagnostic, HiloError, location_line, location_to_str, shown_path, whole_module_dump
 from hilo_mlir.tools.flags import (
     ArgumentParser,
     UsageError,
@@ -429,36 +429,60 @@ def _run_parsed(args, pass_flags) -> int:
         )
     sources = {filename: text} if isinstance(text, str) else {}
     if args.run_reproducer and isinstance(text, str):
-        sources = LocatedFiles(sources, text, os.path.dirname(filename))
+        sources = LocatedFiles(sources, text, os.path.dirname(filename), filename)
     return _process(args, text, pipeline_text, pass_flags, filename, sources, drop_outputs)
 
 
 class LocatedFiles(dict):
-    """The sources of a reproducer's diagnostics: the reproducer itself, and the files its locations name
-    (the compile's input, whose lines the normal path quotes), read from disk when a diagnostic first needs one:
-    a relative name from the current folder, else from the reproducer's folder ``beside``."""
+    """The sources of a reproducer's diagnostics: the reproducer itself, and the compile's input its locations name
+    (whose lines the normal path quotes), read from disk when a diagnostic first needs one.
+
+    The reproducer is untrusted input: a name from its locations is opened only
+    when it is a bare ``.mlir`` file name (no folder, no ``..``) and that file is
+    a regular file in the reproducer's own folder ``beside`` (also once links
+    are resolved), or when it is the reproducer itself (``filename``). Any other
+    name (``/etc/passwd``, ``../x``, ``/proc/...``) is never opened: its line is
+    not quoted.
+    """
 
     #: a named file larger than this (bytes) is not read for its source line
     MAX_BYTES = 1 << 28
 
-    def __init__(self, sources: dict, text: str, beside: str = ""):
+    def __init__(self, sources: dict, text: str, beside: str = "", filename: str = ""):
         import re
 
         super().__init__(sources)
         self.named = set(re.findall(r'loc\("([^"\\]+)":\d+:\d+', text)) - set(sources)
         self.beside = beside
+        self.filename = filename
+
+    def _allowed(self, name: str) -> str | None:
+        """The path to read for the location file ``name``, or None when it must not be opened."""
+        real_beside = os.path.realpath(self.beside or ".")
+        if self.filename and self.filename != "-" and os.path.isfile(self.filename):
+            try:
+                if os.path.samefile(os.path.join(self.beside, name) if not os.path.isabs(name) else name, self.filename):
+                    return self.filename
+            except OSError:
+                pass
+        if name != os.path.basename(name) or name in (".", "..") or "\0" in name or not name.endswith(".mlir"):
+            return None
+        path = os.path.join(self.beside, name)
+        real = os.path.realpath(path)
+        if os.path.dirname(real) != real_beside or not os.path.isfile(real):
+            return None
+        return real
 
     def get(self, name, default=None):
         if name not in self and name in self.named:
             self.named.discard(name)
-            for path in (name, os.path.join(self.beside, name)):
-                try:
-                    if os.path.isfile(path) and os.path.getsize(path) <= self.MAX_BYTES:
-                        with open(path, "rb") as f:
-                            self[name] = f.read().decode("utf-8")
-                        break
-                except (OSError, UnicodeDecodeError):
-                    pass
+            path = self._allowed(name)
+            try:
+                if path is not None and os.path.getsize(path) <= self.MAX_BYTES:
+                    with open(path, "rb") as f:
+                        self[name] = f.read().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass
         return super().get(name, default)
 
 
@@ -701,14 +725,14 @@ def _write_program_beside(output: str, program: bytes, files: dict) -> None:
 
     folder = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):
-        raise HiloError(f"cannot write output file '{output}': is a directory")
+        raise HiloError(f"cannot write output file '{shown_path(output)}': is a directory")
     problem = folder_problem(os.path.dirname(output))
     if problem is not None:
-        raise HiloError(f"cannot write output file '{output}': {problem}")
+        raise HiloError(f"cannot write output file '{shown_path(output)}': {problem}")
     try:
         write_program(folder, program.decode("utf-8"), files, program_name=os.path.basename(output))
     except (OSError, ValueError) as e:
-        raise HiloError(f"cannot write output file '{output}': {getattr(e, 'strerror', None) or e}") from None
+        raise HiloError(f"cannot write output file '{shown_path(output)}': {getattr(e, 'strerror', None) or e}") from None
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ import argparse
 import os
 import sys
 
-from hilo_mlir.support.diagnostics import HiloError
+from hilo_mlir.support.diagnostics import HiloError, shown_path
 
 TOOL = "hilo-penguin-run"
 
@@ -99,7 +99,7 @@ def check_inputs(program, paths: list[str], arrays: list) -> None:
         dtype_ok = a.dtype == want or (a.dtype.kind == "V" and a.dtype.itemsize == np.dtype(want).itemsize)
         if not dtype_ok or tuple(a.shape) != tuple(shape):
             raise HiloError(
-                f"input {d.input_index} ('{path}') is {a.dtype.name} {tuple(a.shape)}, the program's input_{d.input_index} "
+                f"input {d.input_index} ('{shown_path(path)}') is {a.dtype.name} {tuple(a.shape)}, the program's input_{d.input_index} "
                 f"is {np.dtype(want).name} {tuple(shape)}"
             )
 
@@ -120,10 +120,10 @@ def run(argv=None) -> int:
 
     # before running: a long run must not end in these
     if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise HiloError(f"cannot write the outputs to '{args.out}': it is a file, not a folder")
+        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': it is a file, not a folder")
     problem = folder_problem(args.out, create=True)
     if problem is not None:
-        raise HiloError(f"cannot write the outputs to '{args.out}': {problem}")
+        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': {problem}")
     if not os.path.isdir(args.program):  # the command takes a path (a program or its folder), never program text
         problem = path_problem(args.program)
         if problem is not None:
@@ -145,7 +145,7 @@ def run(argv=None) -> int:
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
-        raise HiloError(f"cannot write the outputs to '{args.out}': {e.strerror or e}") from None
+        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': {e.strerror or e}") from None
     for i, o in enumerate(outs):
         path = os.path.join(args.out, f"out{i}.npy")
         dtype = o.dtype.name
@@ -184,7 +184,7 @@ def _run_devices(args, inputs: list) -> list:
             parts = [a[d] for d in range(n)]
         else:
             raise HiloError(
-                f"input {i} ('{args.inputs[i]}') has shape {tuple(a.shape)}; with --devices {n} it must be "
+                f"input {i} ('{shown_path(args.inputs[i])}') has shape {tuple(a.shape)}; with --devices {n} it must be "
                 f"{(n,) + tuple(shape)} (one array per device, stacked) or {tuple(shape)} (the same array for every device)"
             )
         for d in range(n):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,25 +118,54 @@ def _assertion_message(text: str) -> str:
     return " ".join(text.split())
 
 
-#: a diagnostic in the refinement's error text: ``<file>:<line>:<col>: error: `` (the file is what precedes it after ``: ``)
+#: a diagnostic in the refinement's error text: ``<file>:<line>:<col>: error: `` (the file precedes it, see _error_location)
 _ERROR_AT = re.compile(r":(\d+):(\d+): error: ")
 
 
-def _error_location(text: str) -> str | None:
+#: the status codes XLA puts before its messages (``INVALID_ARGUMENT: ``, ``UNKNOWN: ``), each after a line start or ``: ``
+_STATUS = re.compile(r"(?:^|: )[A-Z][A-Z_]*[A-Z]: ")
+
+
+def _error_location(text: str, files: Iterable[str] = ()) -> str | None:
     """The location of the first error in the refinement's error text (``... UNKNOWN: -:3:8: error: 'op' ...``)
-    as a printed ``loc("file":line:col)``; None when that error names no file position (``loc("shape_assertion")``)."""
+    as a printed ``loc("file":line:col)``; None when that error names no file position (``loc("shape_assertion")``).
+
+    The file name is what stands before ``:LINE:COL: error: ``: the longest of ``files`` (the file names of the
+    module's locations) it ends with, else all that follows the last status code (``UNKNOWN: ``), so that a
+    name holding ``": "`` is kept whole."""
     for line in text.splitlines():
         if "error:" not in line:
             continue
         m = _ERROR_AT.search(line)
         if m is None or line.find("error:") < m.start():
             return None
-        file = line[: m.start()].rsplit(": ", 1)[-1]
+        head = line[: m.start()]
+        known = [f for f in files if f and head.endswith(f)]
+        if known:
+            file = max(known, key=len)
+        else:
+            status = list(_STATUS.finditer(head))
+            file = head[status[-1].end() :] if status else head
         if not file:
             return None
         name = file.replace("\\", "\\\\").replace('"', '\\"')
         return f'loc("{name}":{m.group(1)}:{m.group(2)})'
     return None
+
+
+_LOC_FILE = re.compile(r'loc\("((?:[^"\\]|\\.)*)":\d+:\d+')
+
+
+def _location_files(module_op: Any, filename: str | None) -> set[str]:
+    """The file names of ``module_op``'s locations (unescaped) and ``filename``: those an error text may name."""
+    files = {filename} if filename else set()
+    try:
+        asm = module_op.get_asm(enable_debug_info=True)
+    except Exception:  # noqa: BLE001 - only a better location is lost
+        return files
+    for m in _LOC_FILE.finditer(asm):
+        files.add(re.sub(r"\\(.)", r"\1", m.group(1)))
+    return files
 
 
 def _adopt(module_op: Any, refined: Any, rewriter: Rewriter) -> None:
@@ -202,7 +232,7 @@ def refine_module(module_op: Any, input_types: str, filename: str | None, rewrit
             )
         except Exception as e:  # noqa: BLE001 - the binding raises JaxRuntimeError
             text = str(e)
-            at = _error_location(text) or entry_loc  # the failing op's position when the error names one
+            at = _error_location(text, _location_files(op, filename)) or entry_loc  # the failing op's position, if named
             if "shape_assertion" in text:
                 raise HiloError(
                     f"a shape assertion fails for these input types: {_assertion_message(text)}", loc=at, filename=filename

@@ -118,18 +118,18 @@ def _run_printer(module_op, ctx: PassContext[PyPenguinOptions]) -> None:
         # As hilo-opt's -o: the folder must exist (a missing one is an error, never
         # created); penguin.py plus its .npy files are renamed into place only once
         # all were written.
-        from hilo_mlir.support.diagnostics import HiloError
+        from hilo_mlir.support.diagnostics import HiloError, shown_path
         from hilo_mlir.support.io import folder_problem
         from hilo_mlir.support.packaging import write_program
 
         folder = os.path.dirname(os.path.abspath(out))
         problem = folder_problem(os.path.dirname(out))
         if problem is not None:
-            raise HiloError(f"cannot write output file '{out}': {problem}")
+            raise HiloError(f"cannot write output file '{shown_path(out)}': {problem}")
         try:  # content-named files, one publication (another program name: earlier files are not collected)
             write_program(folder, src, files, program_name=os.path.basename(out))
         except OSError as e:
-            raise HiloError(f"cannot write output file '{out}': {e.strerror or e}") from None
+            raise HiloError(f"cannot write output file '{shown_path(out)}': {e.strerror or e}") from None
 
 
 for _arg, _dialect, _cls in (

@@ -40,7 +40,7 @@ def _is_module(path: str, fn: str) -> bool:
 
 def _found(inputs: list[str]) -> list[tuple[str, str]]:
     """``(path, path relative to its input)`` for every module of ``inputs``, each real file once."""
-    from hilo_mlir.support.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError, shown_path
 
     found: list[tuple[str, str]] = []
     for inp in inputs:
@@ -54,7 +54,7 @@ def _found(inputs: list[str]) -> list[tuple[str, str]]:
         elif os.path.exists(inp):
             found.append((inp, os.path.basename(inp)))
         else:
-            raise HiloError(f"cannot open input '{inp}': no such file or folder")
+            raise HiloError(f"cannot open input '{shown_path(inp)}': no such file or folder")
     seen, uniq = set(), []
     for p, rel in found:
         key = os.path.realpath(p)

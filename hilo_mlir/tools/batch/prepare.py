@@ -27,17 +27,17 @@ def prepare_outdir(outdir: str, create: bool = True) -> None:
     Raises:
         HiloError: OUTDIR is a file, or cannot be created (one line with the OS error).
     """
-    from hilo_mlir.support.diagnostics import HiloError
+    from hilo_mlir.support.diagnostics import HiloError, shown_path
     from hilo_mlir.support.packaging import dangling_link
 
     if os.path.exists(outdir) and not os.path.isdir(outdir):
-        raise HiloError(f"cannot use output folder '{outdir}': it is a file, not a folder")
+        raise HiloError(f"cannot use output folder '{shown_path(outdir)}': it is a file, not a folder")
     dangling = dangling_link(outdir)
     if dangling is not None:
-        raise HiloError(f"cannot use output folder '{outdir}': {dangling}")
+        raise HiloError(f"cannot use output folder '{shown_path(outdir)}': {dangling}")
     if not create:
         return
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:
-        raise HiloError(f"cannot create output folder '{outdir}': {e.strerror or e}") from None
+        raise HiloError(f"cannot create output folder '{shown_path(outdir)}': {e.strerror or e}") from None

@@ -195,7 +195,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     """Compile and write ``job`` (or publish its cache entry): the ``penguin.py`` path and the fusion report's lines for stdout."""
     from hilo_mlir.driver import compiler
     from hilo_mlir.passmanager.pipeline import Instrumentation
-    from hilo_mlir.support.diagnostics import HiloError, out_of_memory
+    from hilo_mlir.support.diagnostics import HiloError, out_of_memory, shown_path
     from hilo_mlir.support.io import read_input
 
     send({"pass": "read"})
@@ -203,7 +203,7 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
         data = job.data if job.data is not None else read_input(job.path)
     job.data = None
     if not data.strip():  # bytes a client read (read_input says the same of a file)
-        raise HiloError(f"input file '{job.path}' is empty", filename=job.path)
+        raise HiloError(f"input file '{shown_path(job.path)}' is empty", filename=job.path)
     cache = job.cache
     key: CacheKey | None = None
     entry: CacheEntry | None = None

@@ -202,3 +202,21 @@ def test_the_location_of_the_refinement_error_text():
     assert _error_location('UNKNOWN: -:12:1: error: x "q":1:2: error: y') == 'loc("-":12:1)'
     assert _error_location('INVALID_ARGUMENT: error: loc("shape_assertion"): Input shapes do not match') is None
     assert _error_location('UNKNOWN: error: loc("shape_assertion"): at "f.py":1:2: error: no') is None  # the first error has no position
+
+
+def test_the_location_of_the_refinement_error_keeps_a_file_name_with_a_colon(tmp_path):
+    """A file name holding ``": "`` is kept whole: it is one of the module's location files, or all that follows the
+    last status code (``UNKNOWN: ``)."""
+    from hilo_mlir.passes.importing.refine_shapes import _error_location
+
+    text = "INVALID_ARGUMENT: Module has dynamic shapes: UNKNOWN: /t/a: b.mlir:3:8: error: 'stablehlo.add' op has dynamic shapes"
+    assert _error_location(text) == 'loc("/t/a: b.mlir":3:8)'
+    assert _error_location(text, {"/t/a: b.mlir", "b.mlir"}) == 'loc("/t/a: b.mlir":3:8)'
+    text = "UNKNOWN: x: UNKNOWN: y.mlir:3:8: error: op"
+    assert _error_location(text, {"x: UNKNOWN: y.mlir"}) == 'loc("x: UNKNOWN: y.mlir":3:8)'
+    with pytest.raises(HiloError) as e:
+        compiler.compile_module(STAYS_DYNAMIC, filename="in: dyn.mlir", input_types="tensor<4xf32>,tensor<1xi32>")
+    assert (
+        e.value.format()
+        == "in: dyn.mlir:3:8: error: shape refinement failed for these input types: 'stablehlo.dynamic_reshape' op has dynamic shapes"
+    )

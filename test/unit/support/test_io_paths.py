@@ -100,3 +100,25 @@ def test_publish_error_names_the_folder_the_user_gave(tree):
     assert publish_error("adir", PermissionError(errno.EACCES, "Permission denied")) == (
         "cannot write 'penguin.py' in output folder 'adir': permission denied"
     )
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_folder_problem_resolves_dotdot_after_a_link_as_the_os_does(tree, create):
+    """``lnk/..`` is the folder above the link's target (``real``), not the current folder: ``lnk/../x`` is
+    ``real/x``, a folder, although a file ``x`` sits in the current folder."""
+    (tree / "real" / "sub").mkdir(parents=True)
+    (tree / "real" / "x").mkdir()
+    os.symlink("real/sub", "lnk")
+    (tree / "x").write_text("")
+    assert folder_problem("lnk/../x", create=create) is None
+    assert folder_problem("lnk/../x/out", create=True) is None
+    assert path_problem("lnk/../x/missing.mlir") == "no such file"
+
+
+def test_folder_problem_names_a_dangling_link(tree):
+    os.symlink("/nonexist/zz", "dl")
+    reason = "'dl' is a symbolic link to '/nonexist/zz', which does not exist"
+    assert folder_problem("dl", create=True) == reason
+    assert folder_problem("dl") == reason
+    assert folder_problem("dl/sub", create=True) == reason
+    assert path_problem("dl/in.mlir") == reason

@@ -163,3 +163,31 @@ def test_an_unwritable_reproducer_is_warned_about_once(tmp_path, capfd):
     err = capfd.readouterr().err
     assert err.count("could not write the crash reproducer") == 1
     assert "error: 'stablehlo.cholesky'" in err
+
+
+@pytest.mark.parametrize("named", ["/etc/passwd", "../secret.mlir", "SECRET_ABS", "link.mlir", "notes.txt"])
+def test_replay_never_quotes_a_file_the_user_did_not_name(tmp_path, monkeypatch, capsys, named):
+    """A reproducer is untrusted: a location naming a file outside the reproducer's folder (absolute, ``../``, a
+    link leading out of it) or not an ``.mlir`` file is never read, so none of its lines reaches the output."""
+    work = tmp_path / "work"
+    work.mkdir()
+    secret = tmp_path / "secret.mlir"
+    secret.write_text("SECRET LINE ONE with enough text to be quoted\n" * 3)
+    (work / "notes.txt").write_text("SECRET LINE ONE with enough text to be quoted\n" * 3)
+    (work / "link.mlir").symlink_to(secret)
+    (work / "rec.mlir").write_text(RECURSIVE)
+    monkeypatch.chdir(work)
+    rc = opt.run(["rec.mlir", "--pass-pipeline=builtin.module(call-inliner)", "--mlir-pass-pipeline-crash-reproducer=repro.mlir"])
+    assert rc == 1
+    capsys.readouterr()
+    name = str(secret) if named == "SECRET_ABS" else named
+    repro = work / "repro.mlir"
+    text = repro.read_text().replace('loc("rec.mlir":', f'loc("{name}":')
+    repro.write_text(text.replace(f'loc("{name}":5:', f'loc("{name}":1:'))  # line 1 of each exists
+    assert f'loc("{name}":' in repro.read_text()
+    rc = opt.run([str(repro), "--run-reproducer"])
+    err = capsys.readouterr().err
+    assert rc == 1 and f"{name}:" in err
+    assert "SECRET" not in err
+    passwd = open("/etc/passwd").read().splitlines()
+    assert not [line for line in err.splitlines() if line.strip() and line.strip() in passwd]

@@ -155,6 +155,21 @@ def test_a_bad_flag_is_blamed_on_the_command_line_before_the_input_is_read(tmp_p
             "--replace-pass 32=cse: step 32 'mhlo-to-py-penguin' is the printer, the spine's last step: "
             "it can be replaced only by passes that end in a printer pass",
         ),
+        (
+            ["--insert-pass-before", "32=mhlo-to-py-penguin{root=x.y},cse"],
+            "--insert-pass-before 32=mhlo-to-py-penguin{root=x.y},cse: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
+        (
+            ["--replace-pass", "32=mhlo-to-py-penguin,cse,mhlo-to-py-penguin"],
+            "--replace-pass 32=mhlo-to-py-penguin,cse,mhlo-to-py-penguin: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
+        (
+            ["--enable-canonicalize", "--insert-pass-after", "1=mhlo-to-py-penguin"],
+            "--insert-pass-after 1=mhlo-to-py-penguin: 'mhlo-to-py-penguin' is a printer pass: nothing can "
+            "run after it, so the edited spine must end in one printer; a printer pass can only replace step 32 'mhlo-to-py-penguin', as the last pass of the replacement",
+        ),
     ],
 )
 def test_nothing_is_placed_after_the_printer(tmp_path, capfd, flags, message):
@@ -218,3 +233,76 @@ def test_weights_before_the_input_do_not_swallow_it(tmp_path, capfd):
     # a repeated --weights adds to the first (an index given twice is an error, not "the last one wins")
     assert hilo2penguin.run([str(src), "-o", str(tmp_path / "o2"), "--weights", f"0={w}", "--weights", f"0={w}"]) == 1
     assert capfd.readouterr().err == "hilo2penguin: error: --weights: input 0 is given twice\n"
+
+
+@pytest.fixture
+def linked(tmp_path, monkeypatch):
+    """cwd = tmp_path with ``real/sub``, ``real/x``, ``lnk -> real/sub``, a file ``x`` and ``dl -> /nonexist/zz``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "real" / "x").mkdir()
+    os.symlink("real/sub", "lnk")
+    (tmp_path / "x").write_text("")
+    os.symlink("/nonexist/zz", "dl")
+    return tmp_path
+
+
+def test_an_output_folder_through_dotdot_after_a_link_is_written(linked, capfd):
+    """``lnk/../x`` is ``real/x`` for the OS (``..`` after a link is the folder above its target): every tool writes
+    there, never refusing it because ``x`` in the current folder is a file."""
+    from hilo_mlir.checker.core import _make_dir
+
+    src = _write(linked, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "lnk/../x/out"], capfd)
+    assert rc == 0, err
+    assert (linked / "real" / "x" / "out" / "penguin.py").exists()
+    rc, err = _run("hilo-penguin-run", ["missing.py", "--out", "lnk/../x/run"], capfd)  # the folder passes, the program not
+    assert rc == 1 and err == "hilo-penguin-run: error: cannot open input file 'missing.py': no such file\n"
+    _make_dir("lnk/../x/check")  # hilo-check -o
+    assert (linked / "real" / "x" / "check").is_dir()
+
+
+def test_a_dangling_link_as_output_folder_is_named(linked, capfd):
+    src = _write(linked, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "dl"], capfd)
+    assert rc == 1
+    assert err == "hilo2penguin: error: cannot create output folder 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
+    rc, err = _run("hilo-penguin-run", ["missing.py", "--out", "dl"], capfd)
+    assert rc == 1
+    assert (
+        err
+        == "hilo-penguin-run: error: cannot write the outputs to 'dl': 'dl' is a symbolic link to '/nonexist/zz', which does not exist\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "tool,argv",
+    [
+        ("hilo2penguin", ["in.mlir", "-o", "out"]),
+        ("hilo-opt", ["in.mlir"]),
+        ("hilo-check", ["in.mlir"]),
+        ("hilo-penguin-run", ["p.py", "--out", "out"]),
+    ],
+)
+def test_an_unrecognized_argument_is_echoed_escaped(tmp_path, monkeypatch, capfd, tool, argv):
+    monkeypatch.chdir(tmp_path)
+    rc, err = _run(tool, [*argv, "--zz\x1b[31m\nq"], capfd)
+    assert rc == (2 if tool in ("hilo-penguin-run", "hilo-check") else 1)
+    assert err == f"{tool}: error: unrecognized arguments: --zz\\x1b[31m\\nq (see '{tool} --help')\n"
+
+
+def test_paths_in_errors_are_escaped(tmp_path, monkeypatch, capfd):
+    """A path with an escape sequence or a line break is shown escaped in every error that names it, located ones
+    too: one line, no control character reaches the terminal."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    rc, err = _run("hilo2penguin", ["in\x1b[2J\nput.mlir", "-o", "out"], capfd)
+    assert rc == 1 and err == "hilo2penguin: error: cannot open input file 'in\\x1b[2J\\nput.mlir': no such file\n"
+    src = _write(tmp_path, "in.mlir", GOOD)
+    rc, err = _run("hilo2penguin", [src, "-o", "afile/a\nb\x1b"], capfd)
+    assert rc == 1 and err == "hilo2penguin: error: cannot create output folder 'afile/a\\nb\\x1b': 'afile' is not a directory\n"
+    rc, err = _run("hilo-penguin-run", ["p.py", "--out", "afile/o\nut"], capfd)
+    assert rc == 1 and err == "hilo-penguin-run: error: cannot write the outputs to 'afile/o\\nut': 'afile' is not a directory\n"
+    _write(tmp_path, "b\nad\x1b.mlir", MALFORMED)
+    rc, err = _run("hilo2penguin", ["b\nad\x1b.mlir", "-o", "out"], capfd)
+    assert rc == 1 and err.startswith("b\\nad\\x1b.mlir:2:43: error: expected '>' in tensor type\n")
