@@ -357,6 +357,12 @@ def _check_inputs(args) -> str | None:
     problem = folder_problem(args.outdir, create=True)
     if problem is not None:
         return f"cannot create output folder '{shown_path(args.outdir)}': {problem}"
+    if args.fusion_report:
+        if os.path.exists(args.fusion_report) and not os.path.isdir(args.fusion_report):
+            return f"--fusion-report: cannot write to '{shown_path(args.fusion_report)}': it is a file, not a folder"
+        problem = folder_problem(args.fusion_report, create=True)
+        if problem is not None:  # said before compiling, as the command line's error (not the input's)
+            return f"--fusion-report: cannot create folder '{shown_path(args.fusion_report)}': {problem}"
     return None
 
 

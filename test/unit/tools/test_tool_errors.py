@@ -306,3 +306,21 @@ def test_paths_in_errors_are_escaped(tmp_path, monkeypatch, capfd):
     _write(tmp_path, "b\nad\x1b.mlir", MALFORMED)
     rc, err = _run("hilo2penguin", ["b\nad\x1b.mlir", "-o", "out"], capfd)
     assert rc == 1 and err.startswith("b\\nad\\x1b.mlir:2:43: error: expected '>' in tensor type\n")
+
+
+def test_a_fusion_report_folder_that_cannot_be_made_is_a_command_line_error(tmp_path, capfd):
+    src = tmp_path / "a.mlir"
+    src.write_text(GOOD)
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "o"
+    assert hilo2penguin.run([str(src), "-o", str(out), "--fusion-report", str(tmp_path / "afile" / "rep")]) == 1
+    assert capfd.readouterr().err == (
+        f"hilo2penguin: error: --fusion-report: cannot create folder '{tmp_path / 'afile' / 'rep'}': "
+        f"'{tmp_path / 'afile'}' is not a directory\n"
+    )
+    assert hilo2penguin.run([str(src), "-o", str(out), "--fusion-report", str(tmp_path / "afile")]) == 1
+    assert (
+        capfd.readouterr().err
+        == f"hilo2penguin: error: --fusion-report: cannot write to '{tmp_path / 'afile'}': it is a file, not a folder\n"
+    )
+    assert not out.exists()  # said before compiling: nothing written
