@@ -22,8 +22,18 @@ from hilo_mlir.support.diagnostics import HiloError
 
 
 def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    head = next((ln for ln in text if ln.strip()), type(e).__name__)
+    """The first line of ``e``'s message, with the lines after it joined on while it ends in a colon
+    (MLIR's ``Unable to parse module assembly:`` is followed by the error itself); at most 400 characters."""
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    if not lines:
+        return type(e).__name__
+    head = lines[0]
+    rest = iter(lines[1:])
+    while head.endswith(":"):
+        nxt = next(rest, None)
+        if nxt is None:
+            break
+        head = f"{head} {nxt}"
     return head[:400]
 
 

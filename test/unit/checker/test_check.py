@@ -279,3 +279,13 @@ def test_corpus_models_are_as_accurate_as_xla(name, preset, spine):
     for seed in (0, 1, 2):
         r = _check(corpus_path("jax", f"{name}.stablehlo.mlir"), "--preset", preset, "--spine", spine, "--seed", seed, "--no-bisect")
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_error_line_ending_in_a_colon_keeps_its_reason():
+    from hilo_mlir.checker.evaluate import _one_line
+
+    e = RuntimeError('Unable to parse module assembly:\n\nerror: "-":3:19: unregistered op\nmore detail\n')
+    assert _one_line(e) == 'Unable to parse module assembly: error: "-":3:19: unregistered op'
+    assert _one_line(RuntimeError("plain message\nsecond line")) == "plain message"
+    assert _one_line(RuntimeError("ends in a colon:")) == "ends in a colon:"
+    assert _one_line(RuntimeError("")) == "RuntimeError"
