@@ -251,6 +251,21 @@ class Rewriter:
             fs = self._hooks[method] = tuple(getattr(lst, method) for lst in self.listeners if _overrides(lst, method))
         return fs
 
+    def _hook_or(self, key: str, method: str, fallback: str, adapt: Callable[[_Notify], _Notify] | None = None) -> tuple[_Notify, ...]:
+        """Per listener: its ``method``, else its ``fallback`` (wrapped by ``adapt`` when given), listeners
+        with neither left out; kept under ``key`` like :meth:`_hook`."""
+        fs = self._hooks.get(key)
+        if fs is None:
+            out: list[_Notify] = []
+            for lst in self.listeners:
+                if _overrides(lst, method):
+                    out.append(getattr(lst, method))
+                elif _overrides(lst, fallback):
+                    f = getattr(lst, fallback)
+                    out.append(adapt(f) if adapt is not None else f)
+            fs = self._hooks[key] = tuple(out)
+        return fs
+
     def _record(self, kind: Change, top: int | None) -> None:
         bit = kind._value_
         self._bits |= bit
@@ -364,16 +379,7 @@ class Rewriter:
 
     def _created_hooks(self) -> tuple[_Notify, ...]:
         """Per listener: its ``notify_created``, or its ``notify_inserted`` (kept like :meth:`_hook`)."""
-        fs = self._hooks.get("<created>")
-        if fs is None:
-            out: list[_Notify] = []
-            for lst in self.listeners:
-                if _overrides(lst, "notify_created"):
-                    out.append(lst.notify_created)
-                elif _overrides(lst, "notify_inserted"):
-                    out.append(lst.notify_inserted)
-            fs = self._hooks["<created>"] = tuple(out)
-        return fs
+        return self._hook_or("<created>", "notify_created", "notify_inserted")
 
     def clone(
         self,
@@ -511,16 +517,7 @@ class Rewriter:
 
     def _erase_hooks(self) -> tuple[_Notify, ...]:
         """Per listener: its ``notify_erasing_all``, or its ``notify_erasing`` called op by op (kept like :meth:`_hook`)."""
-        fs = self._hooks.get("<erasures>")
-        if fs is None:
-            out: list[_Notify] = []
-            for lst in self.listeners:
-                if _overrides(lst, "notify_erasing_all"):
-                    out.append(lst.notify_erasing_all)
-                elif _overrides(lst, "notify_erasing"):
-                    out.append(_erasing_op_by_op(lst.notify_erasing))
-            fs = self._hooks["<erasures>"] = tuple(out)
-        return fs
+        return self._hook_or("<erasures>", "notify_erasing_all", "notify_erasing", _erasing_op_by_op)
 
     def replace_op(self, op: Op, new_values: Iterable[Value]) -> None:
         """Replace every use of ``op``'s results by ``new_values`` (one per result), then erase ``op``."""
@@ -709,16 +706,7 @@ class Rewriter:
 
     def _move_hooks(self) -> tuple[_Notify, ...]:
         """Per listener: its ``notify_moved_all``, or its ``notify_moved`` called op by op (kept like :meth:`_hook`)."""
-        fs = self._hooks.get("<moves>")
-        if fs is None:
-            out: list[_Notify] = []
-            for lst in self.listeners:
-                if _overrides(lst, "notify_moved_all"):
-                    out.append(lst.notify_moved_all)
-                elif _overrides(lst, "notify_moved"):
-                    out.append(_op_by_op(lst.notify_moved))
-            fs = self._hooks["<moves>"] = tuple(out)
-        return fs
+        return self._hook_or("<moves>", "notify_moved_all", "notify_moved", _op_by_op)
 
     def move_after(self, op: Op, anchor: Op) -> None:
         """Move ``op`` right after ``anchor`` (any block)."""
