@@ -247,13 +247,11 @@ def _parse(argv: list[str]):
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)
-    if args.weights and not args.inputs:
+    if args.weights and not args.inputs and not _WEIGHT_SPEC.match(args.weights[-1]):
         # `--weights 1=w.npy model.mlir -o out`: the flag takes one or more values and swallowed the
-        # input; a value that is not INDEX=FILE is the input file
-        stray = [w for w in args.weights if not _WEIGHT_SPEC.match(w)]
-        if stray:
-            args.inputs = stray
-            args.weights = [w for w in args.weights if _WEIGHT_SPEC.match(w)]
+        # input; its last value, when not INDEX=FILE, is the input file (a bad value before it stays a
+        # --weights error)
+        args.inputs = [args.weights.pop()]
     return args
 
 
@@ -376,10 +374,16 @@ def cache_from_args(args, single: bool = False):
     """
     if args.no_cache:
         return None
-    if args.cache_dir and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
-        # an unwritable cache folder is skipped quietly (the compile needs no cache); a file named on
-        # the command line is a mistake the user can fix
-        raise HiloError(f"cannot use cache folder '{args.cache_dir}': it is a file, not a folder")
+    if args.cache_dir:
+        # a cache folder from the environment that cannot be written is skipped quietly (the compile
+        # needs no cache); one named on the command line is a mistake the user can fix
+        from hilo_mlir.support.io import folder_problem
+
+        if os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+            raise HiloError(f"cannot use cache folder '{shown_path(args.cache_dir)}': it is a file, not a folder")
+        problem = folder_problem(args.cache_dir, create=True)
+        if problem is not None:
+            raise HiloError(f"cannot use cache folder '{shown_path(args.cache_dir)}': {problem}")
     env_off = os.environ.get("HILO_MLIR_CACHE", "").strip().lower() in ("0", "false", "no", "off")
     if not (args.cache_dir or (not env_off and (os.environ.get("HILO_MLIR_CACHE_DIR") or os.environ.get("HILO_MLIR_CACHE_URL")))):
         return None

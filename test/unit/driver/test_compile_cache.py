@@ -290,6 +290,9 @@ def test_a_cache_folder_that_is_a_file_is_refused(tmp_path, capfd):
         assert hilo2penguin.run([*argv, "--cache-dir", str(afile)]) == 1
         assert capfd.readouterr().err == f"hilo2penguin: error: {msg}\n"
     assert not (tmp_path / "o").exists() and not (tmp_path / "b").exists()
+    # a folder that cannot be made under it is the same mistake
+    assert hilo2penguin.run([str(src), "-o", str(tmp_path / "o"), "--cache-dir", str(afile / "sub")]) == 1
+    assert capfd.readouterr().err == f"hilo2penguin: error: cannot use cache folder '{afile / 'sub'}': '{afile}' is not a directory\n"
     assert cache_tool.run(["--cache-dir", str(afile), "ls"]) == 1
     assert capfd.readouterr().err == f"hilo-cache: error: {msg}\n"
     assert cache_tool.run(["--cache-dir", str(tmp_path / "none"), "ls"]) == 0  # a folder not made yet: an empty cache

@@ -233,6 +233,11 @@ def test_weights_before_the_input_do_not_swallow_it(tmp_path, capfd):
     # a repeated --weights adds to the first (an index given twice is an error, not "the last one wins")
     assert hilo2penguin.run([str(src), "-o", str(tmp_path / "o2"), "--weights", f"0={w}", "--weights", f"0={w}"]) == 1
     assert capfd.readouterr().err == "hilo2penguin: error: --weights: input 0 is given twice\n"
+    # a bad value before the input is still the --weights error, not "several inputs"
+    assert hilo2penguin.run(["--weights", "zz", str(src), "-o", str(tmp_path / "o3")]) == 1
+    assert capfd.readouterr().err == (
+        "hilo2penguin: error: --weights: expected INDEX=FILE.npy (an input index and a .npy file), got 'zz'\n"
+    )
 
 
 @pytest.fixture
