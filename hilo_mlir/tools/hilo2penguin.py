@@ -238,7 +238,7 @@ def config_from_args(args) -> CompileConfig:
 
 
 def _parse(argv: list[str]):
-    from hilo_mlir.tools.flags import long_options
+    from hilo_mlir.tools.flags import long_options, reclaim_positional
 
     argv = long_options(argv)  # -dump-pass-pipeline as --dump-pass-pipeline (LLVM's cl)
     # first: the parser's help lists the plugins' passes; installed ones are loaded
@@ -247,11 +247,12 @@ def _parse(argv: list[str]):
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)
-    if args.weights and not args.inputs and not _WEIGHT_SPEC.match(args.weights[-1]):
-        # `--weights 1=w.npy model.mlir -o out`: the flag takes one or more values and swallowed the
-        # input; its last value, when not INDEX=FILE, is the input file (a bad value before it stays a
-        # --weights error)
-        args.inputs = [args.weights.pop()]
+    if not args.inputs:
+        # `--weights 1=w.npy model.mlir -o out`: its last value, when not INDEX=FILE, is the input file
+        # (a bad value before it stays a --weights error)
+        swallowed = reclaim_positional(args.weights, lambda v: bool(_WEIGHT_SPEC.match(v)))
+        if swallowed is not None:
+            args.inputs = [swallowed]
     return args
 
 
