@@ -376,6 +376,7 @@ def _read(args) -> tuple[str, str | bytes]:
 def _run_parsed(args, pass_flags) -> int:
     from hilo_mlir.passmanager import pipeline as pl
     from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
+    from hilo_mlir.passmanager.steps import check_printer_last, is_printer
 
     filename = "<stdin>" if args.input == "-" else args.input
     drop_outputs = False
@@ -387,9 +388,10 @@ def _run_parsed(args, pass_flags) -> int:
             )
         # Validate the pipeline once up front: a bad pipeline fails before any input is read.
         if args.pass_pipeline is not None:
-            pl.steps_from_text(args.pass_pipeline, module_root=True)
-        for name, val in pass_flags:
-            pl.build_steps([pl.Element(name, val)])
+            check_printer_last(pl.steps_from_text(args.pass_pipeline, module_root=True), "--pass-pipeline")
+        flag_steps = [(name, s) for name, val in pass_flags for s in pl.build_steps([pl.Element(name, val)])]
+        printer_flag = next((f"--{name}" for name, s in flag_steps if is_printer(s)), "")
+        check_printer_last([s for _name, s in flag_steps], printer_flag)  # `--mhlo-to-py-penguin --cse`
         filename, text = _read(args)
         pipeline_text = args.pass_pipeline
         if isinstance(text, str):
@@ -407,6 +409,7 @@ def _run_parsed(args, pass_flags) -> int:
                 pipeline_text = str(entries["pipeline"])
                 try:
                     replayed = pl.steps_from_text(pipeline_text, module_root=True)
+                    check_printer_last(replayed, "--run-reproducer")
                 except HiloError as e:
                     if e.message.startswith("unknown pass"):  # a plugin's pass: the reproducer does not name its plugin
                         e.message = f"--run-reproducer: {e.message}; if a plugin registers it, add --load-pass-plugin=PATH_OR_MODULE"
