@@ -356,11 +356,11 @@ def _read(args) -> tuple[str, str | bytes]:
     from hilo_mlir.driver.frontend.binary import read_binary
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
-    from hilo_mlir.support.io import decode_text, read_input
+    from hilo_mlir.support.io import decode_text, input_name, read_input
 
     if args.timeout is not None and args.timeout <= 0:
         raise HiloError("--timeout must be positive")
-    filename = "<stdin>" if args.input == "-" else args.input
+    filename = input_name(args.input)
     raw = read_input(args.input, allow_empty=True)
     kind = input_kind(filename, raw)
     if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
@@ -377,8 +377,9 @@ def _run_parsed(args, pass_flags) -> int:
     from hilo_mlir.passmanager import pipeline as pl
     from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
     from hilo_mlir.passmanager.steps import check_printer_last, is_printer
+    from hilo_mlir.support.io import input_name
 
-    filename = "<stdin>" if args.input == "-" else args.input
+    filename = input_name(args.input)
     drop_outputs = False
     text: str | bytes | None = None
     try:

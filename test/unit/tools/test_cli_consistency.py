@@ -146,3 +146,54 @@ def test_hilo_opt_runs_a_pipeline_that_ends_in_its_printer(tmp_path, capfd):
     src.write_text(GOOD_MHLO)
     rc, out, err = _run("hilo-opt", [str(src), "--pass-pipeline=builtin.module(func.func(cse),mhlo-to-py-penguin{output=-})"], capfd)
     assert (rc, err) == (0, "") and "v1 = m1.AddOp(srcs=[input_0, input_0]" in out
+
+
+MALFORMED = """func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def _stdin(monkeypatch, text: str) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+
+
+@pytest.mark.parametrize(
+    "tool, argv",
+    [("hilo2penguin", ["-", "-o", "out"]), ("hilo-opt", ["-"]), ("hilo-opt", []), ("hilo-check", ["-"])],
+)
+def test_stdin_is_named_stdin_in_every_tool(tmp_path, monkeypatch, capfd, tool, argv):
+    """As mlir-opt: a diagnostic in standard input is at ``<stdin>:line:col``, with the line quoted."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("a file named '-' is not standard input\n")
+    _stdin(monkeypatch, MALFORMED)
+    rc, out, err = _run(tool, argv, capfd)
+    assert (rc, out) == (2 if tool == "hilo-check" else 1, "")
+    assert err == "<stdin>:2:24: error: expected ','\n  %0 = stablehlo.add %a : tensor<4xf32>\n                       ^\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("tool, argv", [("hilo2penguin", ["-", "-o", "out"]), ("hilo-check", ["-"])])
+def test_empty_stdin_is_named_stdin(tmp_path, monkeypatch, capfd, tool, argv):
+    monkeypatch.chdir(tmp_path)
+    _stdin(monkeypatch, " \n")
+    rc, out, err = _run(tool, argv, capfd)
+    assert (rc, out, err) == (2 if tool == "hilo-check" else 1, "", "<stdin>: error: input file '<stdin>' is empty\n")
+
+
+def test_empty_stdin_is_the_empty_module_in_hilo_opt(monkeypatch, capfd):
+    _stdin(monkeypatch, "")
+    assert _run("hilo-opt", [], capfd) == (0, "module {\n}\n", "")
+
+
+def test_stdin_program_records_the_path_as_given(tmp_path, monkeypatch, capfd):
+    """Only the diagnostics name stdin ``<stdin>``: penguin.py's DebugLocations keep ``-`` (its bytes do not change)."""
+    monkeypatch.chdir(tmp_path)
+    _stdin(monkeypatch, SMALL)
+    rc, out, err = _run("hilo2penguin", ["-", "-o", "out"], capfd)
+    assert (rc, out, err) == (0, "wrote out/penguin.py\n", "")
+    assert "DebugLocation(file='-', line=2, col=8" in (tmp_path / "out" / "penguin.py").read_text()
