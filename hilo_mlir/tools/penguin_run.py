@@ -51,9 +51,16 @@ def _parser() -> argparse.ArgumentParser:
 
     ap = ArgumentParser(
         prog=TOOL,
+        usage=f"{TOOL} PROGRAM [--inputs NPY ...] (--out DIR | --print | both) [--devices N] [--literal-fusions]",
         description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
     )
-    ap.add_argument("program", nargs="?", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
+    ap.add_argument(
+        "program",
+        nargs="?",
+        metavar="PROGRAM",
+        help="penguin.py (or the directory that holds it); .npy constants are read beside it. It may also follow "
+        "--inputs (a .py file or a folder is never an input)",
+    )
     ap.add_argument(
         "--inputs",
         nargs="*",
