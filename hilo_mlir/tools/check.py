@@ -91,7 +91,11 @@ def run(argv: list[str]) -> int:
         from hilo_mlir.support.diagnostics import render_every
 
         sources = read if path == "-" else _source_of(path)
-        sys.stderr.write(render_every(e, lambda x: render_error(x, TOOL, name, sources=sources), name) + "\n")
+
+        def one(x: HiloError) -> str:  # stdin's parser locations ("-") are shown as <stdin>; a flag's error names no file
+            return render_error(x, TOOL, name if path == "-" and x.loc is not None else None, sources=sources)
+
+        sys.stderr.write(render_every(e, one, name) + "\n")
         return 2
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, and "cannot check" (never 1 = numbers differ)
         from hilo_mlir.support.diagnostics import internal_error
