@@ -122,7 +122,9 @@ def _is_bare_self(pipeline: str, argument: str) -> bool:
 
 
 def _terminal(step) -> bool:
-    return step is not None and step.info is not None and step.info.terminal
+    from hilo_mlir.passmanager.steps import is_printer
+
+    return is_printer(step)
 
 
 def _keep_the_printer_last(edit: PassEdit, i: int, entries, steps_of, new: list) -> None:
@@ -138,6 +140,8 @@ def _keep_the_printer_last(edit: PassEdit, i: int, entries, steps_of, new: list)
     Raises:
         HiloError: naming the edit, the printer's step and the valid range.
     """
+    from hilo_mlir.passmanager.steps import printer_pass_text
+
     entry = entries[i]
     printers = [s for s in new if _terminal(s)]
     is_printer = _terminal(steps_of(entry))
@@ -146,7 +150,7 @@ def _keep_the_printer_last(edit: PassEdit, i: int, entries, steps_of, new: list)
             (f"step {e.label} '{e.argument}'" for e in reversed(entries) if e.enabled and _terminal(steps_of(e))), "the printer's step"
         )
         raise HiloError(
-            f"{edit.text()}: '{printers[0].argument}' is a printer pass: nothing can run after it, so the edited spine "
+            f"{edit.text()}: {printer_pass_text(printers[0].argument)}, so the edited spine "
             f"must end in one printer; a printer pass can only replace {where}, as the last pass of the replacement"
         )
     if not is_printer:
@@ -183,7 +187,7 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
             place keep that order).
         mhlo_names: see :func:`resolve_step`.
     """
-    from hilo_mlir.passmanager.steps import steps_from_text
+    from hilo_mlir.passmanager.steps import check_printer_last, steps_from_text
 
     mhlo_names = mhlo_names or {}
     before: dict = {}
@@ -224,10 +228,8 @@ def edited_rows(entries, steps_of, edits, mhlo_names: dict | None = None) -> lis
         else:
             rows.append((entry, steps_of(entry), ""))
         rows.extend((entry, s, f"inserted after {where}") for s in after.get(i, ()))
-    steps = [s for _e, s, _note in rows if s is not None]
-    late = [k for k, s in enumerate(steps) if _terminal(s) and k != len(steps) - 1]
-    if late:  # the edits above refuse each way to get here: the printer is the last step, once
-        raise HiloError(f"the edited spine runs '{steps[late[0]].argument}' before other passes: nothing can run after the printer")
+    # the edits above refuse each way to get here: the printer is the last step, once
+    check_printer_last([s for _e, s, _note in rows if s is not None], "the edited spine")
     return rows
 
 

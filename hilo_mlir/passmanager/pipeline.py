@@ -484,6 +484,8 @@ def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
     import os
     import traceback
 
+    from hilo_mlir.passmanager.plugin_errors import shown_file
+
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename and not os.path.abspath(f.filename).startswith(package)]
     frames = [f for f in frames if not f.filename.startswith("<")]
@@ -492,19 +494,22 @@ def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
     inner, *outer = reversed(frames)
 
     def loc(f: traceback.FrameSummary) -> str:
-        return 'loc("' + f.filename.replace("\\", "\\\\").replace('"', '\\"') + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
+        name = shown_file(f.filename)  # a plugin file as the user named it
+        return 'loc("' + name.replace("\\", "\\\\").replace('"', '\\"') + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
 
     err.loc = loc(inner)
     err.notes = [
-        Diagnostic("note", f"called from '{f.name}'", f"{f.filename}:{f.lineno or 1}:{(f.colno or 0) + 1}", f.lineno, raw=loc(f))
+        Diagnostic(
+            "note", f"called from '{f.name}'", f"{shown_file(f.filename)}:{f.lineno or 1}:{(f.colno or 0) + 1}", f.lineno, raw=loc(f)
+        )
         for f in outer[:8]
     ] + list(err.notes)
     sources: dict[str, str] = {}
     for f in frames:
-        if f.filename not in sources:
+        if shown_file(f.filename) not in sources:
             try:
                 with open(f.filename, encoding="utf-8") as fh:
-                    sources[f.filename] = fh.read()
+                    sources[shown_file(f.filename)] = fh.read()
             except (OSError, UnicodeDecodeError):
                 pass
     err.sources = sources  # type: ignore[attr-defined]  # render_error quotes the plugin's lines

@@ -22,14 +22,29 @@ class PluginError(HiloError):
         self.sources = sources or {}
 
 
+#: a plugin file's real path -> the path as the user spelt it (``--load-pass-plugin=plug.py``)
+_SPELT: dict[str, str] = {}
+
+
+def remember_spelling(real: str, spelt: str) -> None:
+    """Show the plugin file ``real`` (a real path) as ``spelt`` in errors (:func:`shown_file`)."""
+    _SPELT[real] = spelt
+
+
+def shown_file(filename: str) -> str:
+    """``filename`` (a traceback's, absolute) as errors show it: a plugin file as the user named it
+    (``plug.py``, ``plugins/p.py``), any other file as it is."""
+    return _SPELT.get(os.path.realpath(filename), filename) if _SPELT else filename
+
+
 def _loc_in(exc: BaseException, files: set[str]) -> tuple[str, int, int] | None:
-    """The innermost traceback frame of ``exc`` in one of ``files`` (file, line, column)."""
+    """The innermost traceback frame of ``exc`` in one of ``files`` (file as :func:`shown_file` shows it, line, column)."""
     if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) in files:
-        return exc.filename, exc.lineno or 1, exc.offset or 1
+        return shown_file(exc.filename), exc.lineno or 1, exc.offset or 1
     found = None
     for fs in traceback.extract_tb(exc.__traceback__):
         if os.path.realpath(fs.filename) in files:
-            found = (fs.filename, fs.lineno or 1, (fs.colno or 0) + 1)
+            found = (shown_file(fs.filename), fs.lineno or 1, (fs.colno or 0) + 1)
     return found
 
 

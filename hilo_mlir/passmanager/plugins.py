@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from hilo_mlir.passmanager import entry_points
 from hilo_mlir.passmanager.entry_points import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # the registry loads those
 from hilo_mlir.passmanager.plugin_errors import PluginError as PluginError
-from hilo_mlir.passmanager.plugin_errors import module_files
+from hilo_mlir.passmanager.plugin_errors import module_files, remember_spelling
 
 if TYPE_CHECKING:
     from hilo_mlir.passmanager import registry
@@ -84,6 +84,8 @@ def load_plugin(path_or_module: str) -> list[registry.PassInfo]:
             if not path.endswith("__init__.py")
             else {os.path.realpath(os.path.join(os.path.dirname(path), n)) for n in os.listdir(os.path.dirname(path)) if n.endswith(".py")}
         )
+        for real in files:  # errors name the plugin's files as the user spelt the plugin
+            remember_spelling(real, path if real == os.path.realpath(path) else os.path.join(os.path.dirname(path), os.path.basename(real)))
         stem = os.path.splitext(os.path.basename(os.path.dirname(path) if path.endswith("__init__.py") else path))[0]
         import hashlib  # here: ~10 ms of start-up, and only a plugin file needs it
 

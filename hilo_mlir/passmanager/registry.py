@@ -233,7 +233,7 @@ class PassInfo:
                 from hilo_mlir.ir.binding import ir
 
                 loc = e.loc if isinstance(e.loc, ir.Location) else op.location
-                loc.emit_error(e.format().split("error: ", 1)[-1])
+                loc.emit_error(e.text())
                 pass_.signal_pass_failure()
             finally:
                 am.close()

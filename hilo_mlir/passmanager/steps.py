@@ -230,6 +230,32 @@ def steps_from_text(text: str, module_root: bool = False) -> list[Step]:
     return build_steps(elements)
 
 
+def is_printer(step: Step | None) -> bool:
+    """Whether ``step`` runs a printer pass (``PassInfo.terminal``: it consumes the module, as ``mhlo-to-py-penguin``)."""
+    return step is not None and step.info is not None and step.info.terminal
+
+
+def printer_pass_text(argument: str) -> str:
+    """The rule every pipeline check states: ``'<argument>' is a printer pass: nothing can run after it``."""
+    return f"'{argument}' is a printer pass: nothing can run after it"
+
+
+def check_printer_last(steps: list[Step], what: str) -> None:
+    """Nothing runs after a printer pass: a pipeline has at most one, as its last step.
+
+    ``what`` names the pipeline in the message (``--pass-pipeline``, ``the edited spine``).
+
+    Raises:
+        HiloError: ``<what>: '<printer>' is a printer pass: nothing can run after it; put '<next>' before it``
+            (``...; a pipeline runs one printer pass, last`` when the next step is a printer too).
+    """
+    for k, step in enumerate(steps[:-1]):
+        if is_printer(step):
+            nxt = steps[k + 1]
+            fix = "a pipeline runs one printer pass, last" if is_printer(nxt) else f"put '{nxt.argument}' before it"
+            raise HiloError(f"{what}: {printer_pass_text(step.argument)}; {fix}")
+
+
 def step_for(argument: str, **options: Any) -> Step:
     """A step for a registered pass with typed options (``step_for('neuron-op-fusion', fuse_dot_logistic=True)``)."""
     info = registry.get(argument)

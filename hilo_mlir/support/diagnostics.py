@@ -278,8 +278,9 @@ class Diagnostic:
     raw: object = None
 
     def format(self) -> str:
+        """``file:line:col: severity: message``, non-printable characters but line breaks and tabs escaped (:func:`printable`)."""
         where = f"{self.loc}: " if self.loc else ""
-        return f"{where}{self.severity}: {self.message}"
+        return printable(f"{where}{self.severity}: {self.message}")
 
     @property
     def col(self) -> int | None:
@@ -302,6 +303,14 @@ def _escape_char(c: str) -> str:
     return repr(c)[1:-1]
 
 
+def escape_text(text: str, keep: str = "") -> str:
+    """``text`` with every non-printable character escaped as ``repr`` writes it (``\\x1b``, ``\\n``, ``\\u202e``),
+    except those in ``keep``. The one escaping rule of every error the tools and the API show."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escape_char(c) for c in text)
+
+
 def printable(text: str) -> str:
     """``text`` with every non-printable character but line breaks and tabs escaped (``\\x1b``, ``\\r``, ``\\u202e``).
 
@@ -310,18 +319,24 @@ def printable(text: str) -> str:
     not reach the user's terminal as control sequences (colours, cursor moves,
     a carriage return that hides the start of a line, bidirectional overrides).
     """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or c in "\n\t" else _escape_char(c) for c in text)
+    return escape_text(text, "\n\t")
+
+
+def shown_text(text: str) -> str:
+    """``text`` as one line: every non-printable character escaped, line breaks and tabs too (``a\\nb``, ``\\x1b``).
+
+    The one-line forms (:meth:`HiloError.format`, the batch report's diagnostics,
+    :func:`internal_error`) show text from the input through it: it can neither
+    reach a terminal as a control sequence nor look like more than one line.
+    """
+    return escape_text(text)
 
 
 def shown_path(path: str) -> str:
     """``path`` as the tools show it in an error: every non-printable character escaped, line breaks and tabs too
     (``a\\nb``, ``\\x1b``), so that a file name can neither reach the terminal as a control sequence nor look like
     more than one line."""
-    if path.isprintable():
-        return path
-    return "".join(c if c.isprintable() else _escape_char(c) for c in path)
+    return escape_text(path)
 
 
 def _width(c: str) -> int:
@@ -485,13 +500,23 @@ class HiloError(Exception):
         return self.format()
 
     def format(self, filename: str | None = None) -> str:
+        """The one-line form (the API's ``str(e)``, the batch report): ``file:line:col: error: [CODE: ]message``.
+
+        Text from the input in it (a file name, a quoted name, the message) is shown escaped
+        (:func:`shown_text`): no control character, no line break.
+        """
         fname = filename or self.filename
         name = location_name_only(self.loc)
         where = location_to_str(self.loc, fname) if self.loc is not None and name is None else None
-        code = f"{self.code}: " if self.code else ""
         head = f"{where}: " if where else (f"{fname}: " if fname else "")
+        return shown_text(f"{head}error: {self.text()}")
+
+    def text(self) -> str:
+        """``[CODE: ]message[ (at 'name')]``, unescaped: the message as a diagnostic carries it (no location)."""
+        code = f"{self.code}: " if self.code else ""
+        name = location_name_only(self.loc)
         at = f" (at '{name}')" if name else ""  # a name location: the file, and the name the op carries
-        return f"{head}error: {code}{self.message}{at}"
+        return f"{code}{self.message}{at}"
 
     @property
     def line(self) -> int | None:
@@ -505,9 +530,8 @@ class HiloError(Exception):
     def render(self, filename: str | None = None, sources: dict[str, str] | None = None, tool: str | None = None) -> str:
         """The multi-line form the tools print (:func:`render`): source line, caret, notes."""
         fname = filename or self.filename
-        code = f"{self.code}: " if self.code else ""
         name = location_name_only(self.loc)
-        message = code + self.message + (f" (at '{name}')" if name else "")
+        message = self.text()
         if (self.loc is None or name is not None) and fname:
             head = render("error", message, None, notes=self.notes, filename=fname, sources=sources)
             return f"{fname}: {head}"
@@ -582,7 +606,9 @@ def internal_error(tool: str, exc: BaseException) -> int:
         traceback.print_exc()
     where = getattr(exc, "hilo_pass", None)
     during = f" (while running pass '{where}')" if where else ""
-    sys.stderr.write(f"{tool}: internal error: {type(exc).__name__}: {exc}{during} (set HILO_MLIR_TRACEBACK=1 for details)\n")
+    sys.stderr.write(
+        shown_text(f"{tool}: internal error: {type(exc).__name__}: {exc}{during}") + " (set HILO_MLIR_TRACEBACK=1 for details)\n"
+    )
     return 1
 
 

@@ -100,6 +100,15 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+#: what the tools call standard input (``-`` on the command line) in diagnostics, as mlir-opt does
+STDIN_NAME = "<stdin>"
+
+
+def input_name(path: str) -> str:
+    """The input's name in diagnostics: :data:`STDIN_NAME` for ``-`` (stdin), else ``path``."""
+    return STDIN_NAME if path == "-" else path
+
+
 def input_file_error(path: str, reason: str) -> HiloError:
     """The one error every tool gives for an input file it cannot open: ``cannot open input file 'PATH': REASON``."""
     return HiloError(f"cannot open input file '{shown_path(path)}': {reason}")
@@ -137,8 +146,14 @@ def read_input(path: str, allow_empty: bool = False) -> bytes:
         except OSError as e:
             raise input_file_error(path, (e.strerror or str(e)).lower()) from None
     if not data.strip() and not allow_empty:
-        raise HiloError(f"input file '{shown_path(path)}' is empty", filename=None if path == "-" else path)
+        raise empty_input_error(path)
     return data
+
+
+def empty_input_error(path: str) -> HiloError:
+    """The one error for an empty (or blank) input: ``NAME: error: input file 'NAME' is empty`` (``<stdin>`` for ``-``)."""
+    name = input_name(path)
+    return HiloError(f"input file '{shown_path(name)}' is empty", filename=name)
 
 
 def decode_text(data: bytes, path: str) -> str:

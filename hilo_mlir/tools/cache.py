@@ -9,8 +9,8 @@ Usage::
 
 ``DIR`` defaults to ``HILO_MLIR_CACHE_DIR``, else ``~/.cache/hilo_mlir``;
 ``--shared`` works on the shared tier (``HILO_MLIR_CACHE_URL``) instead.
-``SIZE`` is bytes or ``K``/``M``/``G`` (powers of 1024). Exit 0, or 1 with
-one ``hilo-cache: error: ...`` line.
+``SIZE`` is bytes or ``K``/``M``/``G`` (powers of 1024). ``--version``
+prints the versions. Exit 0, or 1 with one ``hilo-cache: error: ...`` line.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def build_parser() -> ArgumentParser:
         "--cache-dir", metavar="DIR", default=None, help="the cache folder (default: HILO_MLIR_CACHE_DIR, else ~/.cache/hilo_mlir)"
     )
     ap.add_bool_flag("--shared", help="work on the shared tier (HILO_MLIR_CACHE_URL) instead of the local folder")
+    ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("ls", help="one line per entry: size, last use, folder")
     sub.add_parser("stat", help="number of entries and total size")
@@ -95,6 +96,11 @@ def run(argv: list[str], stdout=None) -> int:
     out = stdout or sys.stdout
     try:
         args = build_parser().parse_args(argv)
+        if args.version:
+            from hilo_mlir.tools.flags import version_text
+
+            out.write(version_text(TOOL))
+            return 0
         if not args.command:
             raise UsageError("no command: ls, stat, prune or clear")
         root = _root(args)

@@ -81,13 +81,21 @@ def run(argv: list[str]) -> int:
         sys.stderr.write(f"{TOOL}: error: {'no model given' if not args.inputs else 'give one model'} (see 'hilo-check --help')\n")
         return 2
     path = args.inputs[0]
+    from hilo_mlir.support.io import input_name
+
+    name = input_name(path)  # `<stdin>` for `-`
+    read: dict[str, str] = {}  # stdin's text, once read (it cannot be read again for the quoted lines)
     try:
-        return _check(args, path)
+        return _check(args, path, read)
     except HiloError as e:  # as hilo2penguin prints it: every error, each with its source line and caret
         from hilo_mlir.support.diagnostics import render_every
 
-        sources = _source_of(path)
-        sys.stderr.write(render_every(e, lambda x: render_error(x, TOOL, sources=sources), path) + "\n")
+        sources = read if path == "-" else _source_of(path)
+
+        def one(x: HiloError) -> str:  # stdin's parser locations ("-") are shown as <stdin>; a flag's error names no file
+            return render_error(x, TOOL, name if path == "-" and x.loc is not None else None, sources=sources)
+
+        sys.stderr.write(render_every(e, one, name) + "\n")
         return 2
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, and "cannot check" (never 1 = numbers differ)
         from hilo_mlir.support.diagnostics import internal_error
@@ -106,9 +114,10 @@ def _source_of(path: str) -> dict[str, str]:
         return {}
 
 
-def _check(args, path: str) -> int:
+def _check(args, path: str, read: dict[str, str]) -> int:
+    """Check the model at ``path`` (``-``: stdin, whose text is put in ``read`` under ``<stdin>``); the exit status."""
     from hilo_mlir.checker.core import check_data
-    from hilo_mlir.support.io import read_input
+    from hilo_mlir.support.io import STDIN_NAME, read_input
     from hilo_mlir.tools.hilo2penguin import _read_weights, check_config, config_from_args
 
     cfg = config_from_args(args)
@@ -119,6 +128,8 @@ def _check(args, path: str) -> int:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
+    if path == "-" and isinstance(data, str):
+        read[STDIN_NAME] = data
     weights = {int(i): w for i, w in _read_weights(args.weights).items()}
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     result = check_data(

@@ -94,6 +94,19 @@ class ArgumentParser(argparse.ArgumentParser):
         return msg
 
 
+def reclaim_positional(values: list[str], is_value) -> str | None:
+    """The positional argument a list flag swallowed, popped from the flag's ``values``; None if it swallowed none.
+
+    A flag taking one or more values (``--weights 1=w.npy``, ``hilo-penguin-run --inputs x.npy``) takes
+    every argument up to the next flag, the positional after it too (``--inputs x.npy prog.py --out d``).
+    Call this when the positional is missing: the flag's last value is the positional when it cannot be a
+    value of the flag (``is_value(text)`` is false), and stays the flag's (its own error) otherwise.
+    """
+    if values and not is_value(values[-1]):
+        return values.pop()
+    return None
+
+
 _SINGLE_DASH_LONG = re.compile(r"^-[A-Za-z][A-Za-z0-9_.-]+(=.*)?$", re.DOTALL)
 
 

@@ -238,7 +238,7 @@ def config_from_args(args) -> CompileConfig:
 
 
 def _parse(argv: list[str]):
-    from hilo_mlir.tools.flags import long_options
+    from hilo_mlir.tools.flags import long_options, reclaim_positional
 
     argv = long_options(argv)  # -dump-pass-pipeline as --dump-pass-pipeline (LLVM's cl)
     # first: the parser's help lists the plugins' passes; installed ones are loaded
@@ -247,11 +247,12 @@ def _parse(argv: list[str]):
     ap = build_parser()
     args = ap.parse_args(argv)
     check_pass_filters(args)
-    if args.weights and not args.inputs and not _WEIGHT_SPEC.match(args.weights[-1]):
-        # `--weights 1=w.npy model.mlir -o out`: the flag takes one or more values and swallowed the
-        # input; its last value, when not INDEX=FILE, is the input file (a bad value before it stays a
-        # --weights error)
-        args.inputs = [args.weights.pop()]
+    if not args.inputs:
+        # `--weights 1=w.npy model.mlir -o out`: its last value, when not INDEX=FILE, is the input file
+        # (a bad value before it stays a --weights error)
+        swallowed = reclaim_positional(args.weights, lambda v: bool(_WEIGHT_SPEC.match(v)))
+        if swallowed is not None:
+            args.inputs = [swallowed]
     return args
 
 
@@ -405,34 +406,40 @@ def cache_from_args(args, single: bool = False):
 
 def _compile_one(args, cfg) -> int:
     """Compile one input into OUTDIR in a forked worker (:mod:`hilo_mlir.tools.batch.single`)."""
+    from hilo_mlir.support.io import input_name, read_input
     from hilo_mlir.tools.batch.single import run_single
     from hilo_mlir.tools.batch.worker import WorkerJob
 
     path = args.inputs[0]
+    name = input_name(path)  # `<stdin>` for `-`, in every diagnostic (penguin.py records the path as given)
+    stdin = read_input(path, allow_empty=True) if path == "-" else None  # read once, here: its lines are quoted
     instr = instrumentation_from_args(args, out=sys.stderr)
     instr.debug = bool(args.debug)
     sources: dict = {}
 
     def source_of() -> dict:  # the input's text, for the source line under a diagnostic
-        if path not in sources:
+        if name not in sources:
             try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-                sources[path] = None if data.startswith(b"ML\xefR") else data.decode("utf-8")
+                if stdin is None:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                else:
+                    data = stdin
+                sources[name] = None if data.startswith(b"ML\xefR") else data.decode("utf-8")
             except (OSError, UnicodeDecodeError):
-                sources[path] = None
+                sources[name] = None
         return {k: v for k, v in sources.items() if v is not None}
 
     def warn(d) -> str:
         from hilo_mlir.support.diagnostics import render
 
-        return render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=path, sources=source_of(), tool=TOOL)
+        return render(d.severity, d.message, d.raw if d.raw is not None else d.loc, filename=name, sources=source_of(), tool=TOOL)
 
     def render_rejection(e: HiloError, before: str | None) -> str:
         if before is not None:
             _import_reproducer(e, instr.reproducer, before, cfg)
         e.message = _one_line(e.message)
-        return render_error(e, TOOL, path, source_of())
+        return render_error(e, TOOL, name, source_of())
 
     job = WorkerJob(
         path,
@@ -449,6 +456,7 @@ def _compile_one(args, cfg) -> int:
         render=render_rejection,
         warn=warn,
         cache=cache_from_args(args, single=True),
+        data=stdin,
     )
     job.weights = _read_weights(args.weights)  # read before compiling: a bad file fails fast
     forward = bool(

@@ -356,11 +356,11 @@ def _read(args) -> tuple[str, str | bytes]:
     from hilo_mlir.driver.frontend.binary import read_binary
     from hilo_mlir.driver.frontend.loading import BYTECODE_MAGIC, HLO_KINDS, input_kind
     from hilo_mlir.ir.limits import check_dim_numbers, check_location_attributes, check_nesting, check_strings_utf8
-    from hilo_mlir.support.io import decode_text, read_input
+    from hilo_mlir.support.io import decode_text, input_name, read_input
 
     if args.timeout is not None and args.timeout <= 0:
         raise HiloError("--timeout must be positive")
-    filename = "<stdin>" if args.input == "-" else args.input
+    filename = input_name(args.input)
     raw = read_input(args.input, allow_empty=True)
     kind = input_kind(filename, raw)
     if raw.startswith(BYTECODE_MAGIC) or kind in HLO_KINDS:  # HLO (proto or text) is imported as normalised stablehlo
@@ -376,8 +376,10 @@ def _read(args) -> tuple[str, str | bytes]:
 def _run_parsed(args, pass_flags) -> int:
     from hilo_mlir.passmanager import pipeline as pl
     from hilo_mlir.passmanager.reproducer import read_reproducer, strip_reproducer
+    from hilo_mlir.passmanager.steps import check_printer_last, is_printer
+    from hilo_mlir.support.io import input_name
 
-    filename = "<stdin>" if args.input == "-" else args.input
+    filename = input_name(args.input)
     drop_outputs = False
     text: str | bytes | None = None
     try:
@@ -387,9 +389,10 @@ def _run_parsed(args, pass_flags) -> int:
             )
         # Validate the pipeline once up front: a bad pipeline fails before any input is read.
         if args.pass_pipeline is not None:
-            pl.steps_from_text(args.pass_pipeline, module_root=True)
-        for name, val in pass_flags:
-            pl.build_steps([pl.Element(name, val)])
+            check_printer_last(pl.steps_from_text(args.pass_pipeline, module_root=True), "--pass-pipeline")
+        flag_steps = [(name, s) for name, val in pass_flags for s in pl.build_steps([pl.Element(name, val)])]
+        printer_flag = next((f"--{name}" for name, s in flag_steps if is_printer(s)), "")
+        check_printer_last([s for _name, s in flag_steps], printer_flag)  # `--mhlo-to-py-penguin --cse`
         filename, text = _read(args)
         pipeline_text = args.pass_pipeline
         if isinstance(text, str):
@@ -407,6 +410,7 @@ def _run_parsed(args, pass_flags) -> int:
                 pipeline_text = str(entries["pipeline"])
                 try:
                     replayed = pl.steps_from_text(pipeline_text, module_root=True)
+                    check_printer_last(replayed, "--run-reproducer")
                 except HiloError as e:
                     if e.message.startswith("unknown pass"):  # a plugin's pass: the reproducer does not name its plugin
                         e.message = f"--run-reproducer: {e.message}; if a plugin registers it, add --load-pass-plugin=PATH_OR_MODULE"

@@ -1,7 +1,14 @@
 """``hilo-penguin-run``: execute a ``penguin.py`` with the numpy reference backend.
 
-    hilo-penguin-run out/penguin.py --inputs x.npy w.npy --out results/ [--literal-fusions]
+    hilo-penguin-run out/penguin.py --inputs x.npy w.npy --out results/ [--print] [--literal-fusions]
     -> results/out0.npy, results/out1.npy, ... (main's result order)
+    hilo-penguin-run out/penguin.py --inputs x.npy w.npy --print
+    -> out0: float32 (4,) [...] on stdout, no files
+
+``--out DIR`` writes the outputs, ``--print`` shows them; one of the two is
+needed. ``--inputs`` takes every argument up to the next flag: a program
+after it (``--inputs x.npy out/penguin.py``: a ``.py`` file or a folder,
+never an array) is still the program.
 
 A parameter input given as ``-`` (or left out at the end) is read from its
 ``np_file`` beside the program.
@@ -24,8 +31,8 @@ Each input must have exactly the dtype and shape of its ``markInput`` (a
 float64 array for a float32 input is an error naming the input, not a silent
 conversion). ``--out`` must be a folder (created if missing).
 
-Exit codes: 0 success, 1 a program/input error (one line on stderr, no
-traceback), 2 bad command line.
+Exit codes: 0 success, 1 any error: a bad command line, a program or input
+error (one ``hilo-penguin-run: error: ...`` line on stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -44,9 +51,16 @@ def _parser() -> argparse.ArgumentParser:
 
     ap = ArgumentParser(
         prog=TOOL,
+        usage=f"{TOOL} PROGRAM [--inputs NPY ...] (--out DIR | --print | both) [--devices N] [--literal-fusions]",
         description="Run a Penguin Python program (penguin.py) with the numpy reference backend.",
     )
-    ap.add_argument("program", help="penguin.py (or the directory that holds it); .npy constants are read beside it")
+    ap.add_argument(
+        "program",
+        nargs="?",
+        metavar="PROGRAM",
+        help="penguin.py (or the directory that holds it); .npy constants are read beside it. It may also follow "
+        "--inputs (a .py file or a folder is never an input)",
+    )
     ap.add_argument(
         "--inputs",
         nargs="*",
@@ -55,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         help="one .npy per program input, in input_<i> order; '-' (or leaving out trailing ones) "
         "reads a parameter from its np_file beside the program",
     )
-    ap.add_argument("--out", required=True, metavar="DIR", help="directory for out0.npy, out1.npy, ...")
+    ap.add_argument("--out", default=None, metavar="DIR", help="directory for out0.npy, out1.npy, ... (created if missing)")
     ap.add_argument(
         "--literal-fusions",
         action="store_true",
@@ -73,9 +87,35 @@ def _parser() -> argparse.ArgumentParser:
         "--print",
         dest="show",
         action="store_true",
-        help="also print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements)",
+        help="print each output: 'out<i>: <dtype> <shape> <values>' (values for up to 64 elements); without --out, nothing is written",
     )
+    ap.add_argument("--version", action="store_true", help="print the versions of hilo_mlir, jaxlib and StableHLO and exit")
     return ap
+
+
+def _is_input(text: str) -> bool:
+    """Whether an ``--inputs`` value can be an input: ``-`` or an array file, not a program (``.py``, a folder)."""
+    return text == "-" or not (text.endswith(".py") or os.path.isdir(text))
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The command line, checked: a program, and ``--out`` or ``--print`` (``--version`` needs neither).
+
+    Raises:
+        UsageError: an unknown flag, a missing program, neither ``--out`` nor ``--print``.
+    """
+    from hilo_mlir.tools.flags import UsageError, reclaim_positional
+
+    args = _parser().parse_args(argv)
+    if args.version:
+        return args
+    if args.program is None:
+        args.program = reclaim_positional(args.inputs, _is_input)  # `--inputs x.npy prog.py`: still the program
+    if args.program is None:
+        raise UsageError("no program given (penguin.py, or the folder that holds it)")
+    if args.out is None and not args.show:
+        raise UsageError("nothing to do: give --out DIR (writes out0.npy, ...), --print, or both")
+    return args
 
 
 def check_inputs(program, paths: list[str], arrays: list) -> None:
@@ -108,22 +148,24 @@ def run(argv=None) -> int:
     from hilo_mlir.tools.flags import UsageError
 
     try:
-        args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+        args = parse_args(sys.argv[1:] if argv is None else argv)
     except UsageError as e:
         sys.stderr.write(f"{TOOL}: error: {e} (see '{TOOL} --help')\n")
-        return 2
+        return 1
+    if args.version:
+        from hilo_mlir.tools.flags import version_text
+
+        sys.stdout.write(version_text(TOOL))
+        return 0
     import numpy as np
 
     from hilo_mlir import penguin_ref
     from hilo_mlir.support.arrays import read_npy
-    from hilo_mlir.support.io import folder_problem, input_file_error, path_problem
+    from hilo_mlir.support.io import input_file_error, path_problem
 
     # before running: a long run must not end in these
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': it is a file, not a folder")
-    problem = folder_problem(args.out, create=True)
-    if problem is not None:
-        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': {problem}")
+    if args.out is not None:
+        _check_out(args.out)
     if not os.path.isdir(args.program):  # the command takes a path (a program or its folder), never program text
         problem = path_problem(args.program)
         if problem is not None:
@@ -142,21 +184,50 @@ def run(argv=None) -> int:
         from hilo_mlir.penguin_ref.interpreter import run_program
 
         outs = run_program(program, inputs, literal_fusions=args.literal_fusions)
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        raise HiloError(f"cannot write the outputs to '{shown_path(args.out)}': {e.strerror or e}") from None
+    _write_outputs(args.out, args.show, outs)
+    return 0
+
+
+def _check_out(out: str) -> None:
+    """Before running (a long run must not end in this): ``out`` is a folder, or can be made one.
+
+    Raises:
+        HiloError: ``out`` is a file, or a folder that cannot be made or written.
+    """
+    from hilo_mlir.support.io import folder_problem
+
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise HiloError(f"cannot write the outputs to '{shown_path(out)}': it is a file, not a folder")
+    problem = folder_problem(out, create=True)
+    if problem is not None:
+        raise HiloError(f"cannot write the outputs to '{shown_path(out)}': {problem}")
+
+
+def _write_outputs(out: str | None, show: bool, outs: list) -> None:
+    """``out/out<i>.npy`` for each output (when ``out`` is given), ``out<i>: dtype shape values`` lines when ``show``.
+
+    bf16/f8/int4 outputs are widened to float32 (exact; .npy cannot name ml_dtypes types).
+
+    Raises:
+        HiloError: the folder cannot be made.
+    """
+    import numpy as np
+
+    if out is not None:
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            raise HiloError(f"cannot write the outputs to '{shown_path(out)}': {e.strerror or e}") from None
     for i, o in enumerate(outs):
-        path = os.path.join(args.out, f"out{i}.npy")
         dtype = o.dtype.name
         if o.dtype.kind == "V" or dtype.startswith(("bfloat16", "float8", "int4", "uint4")):
             # .npy cannot name ml_dtypes types (they load back as raw |V2); widening to f32 is exact
             o = o.astype(np.float32)
-        np.save(path, o, allow_pickle=False)
-        if args.show:
+        if out is not None:
+            np.save(os.path.join(out, f"out{i}.npy"), o, allow_pickle=False)
+        if show:
             vals = repr(o.tolist()) if o.size <= 64 else "..."
             sys.stdout.write(f"out{i}: {dtype} {tuple(o.shape)} {vals}\n")
-    return 0
 
 
 def _run_devices(args, inputs: list) -> list:

@@ -13,6 +13,7 @@ import signal
 from dataclasses import dataclass
 
 from hilo_mlir.driver.frontend.binary import READERS as _READERS
+from hilo_mlir.support.diagnostics import shown_text
 
 STATUSES = ("ok", "rejected", "write-failed", "crashed", "timeout")
 _MAX_DIAG = 2000
@@ -86,8 +87,9 @@ class WorkerOutcome:
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line, at most 2000 characters."""
-    s = " ".join(str(text).split())
+    """``text`` on one line, at most 2000 characters: whitespace runs as one space, other non-printable characters
+    escaped (:func:`~hilo_mlir.support.diagnostics.shown_text`, as the one-line error form shows them)."""
+    s = shown_text(" ".join(str(text).split()))
     return s if len(s) <= _MAX_DIAG else s[: _MAX_DIAG - 3] + "..."
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from hilo_mlir.support.diagnostics import shown_path
 from hilo_mlir.tools.batch.classify import STATUSES, ModuleResult
 
 
@@ -39,7 +40,7 @@ class Progress:
             extra = f": {r.diagnostic}"
         elif r.cache:
             extra = f" (cache {r.cache})"
-        return f"[{self.done:>{self.width}}/{self.total}] {r.status:<8} {r.path}{extra}\n"
+        return f"[{self.done:>{self.width}}/{self.total}] {r.status:<8} {shown_path(r.path)}{extra}\n"
 
     def update(self, r: ModuleResult) -> None:
         self.done += 1
@@ -104,9 +105,9 @@ def summary_table(results: list[ModuleResult], interrupted: bool = False, total:
         lines.append("write-failed / crashed / timed out:")
         for r in bad:
             if r.status == "write-failed":
-                lines.append(f"  {r.path}: write-failed: {r.diagnostic}")
+                lines.append(f"  {shown_path(r.path)}: write-failed: {r.diagnostic}")
             else:
-                lines.append(f"  {r.path}: {r.status} ({r.signal or 'no signal'}, last pass '{r.last_pass}'): {r.diagnostic}")
+                lines.append(f"  {shown_path(r.path)}: {r.status} ({r.signal or 'no signal'}, last pass '{r.last_pass}'): {r.diagnostic}")
     return "\n".join(lines) + "\n"
 
 

@@ -19,19 +19,23 @@ from hilo_mlir.tools.batch.worker import WorkerJob, compile_one
 
 def message(r: ModuleResult, job: WorkerJob, timeout: float | None = None, tool: str = "hilo2penguin") -> str:
     """The one line for a result that is not ``ok`` (pure)."""
+    from hilo_mlir.support.diagnostics import shown_path
+    from hilo_mlir.support.io import input_name
+
+    name = shown_path(input_name(job.path))
     if r.status == "rejected":
-        return r.diagnostic or f"{job.path}: error: rejected"
+        return r.diagnostic or f"{name}: error: rejected"
     if r.status == "write-failed":
         return f"{tool}: error: {r.diagnostic}"
     if r.status == "timeout":
-        return f"{job.path}: error: the compile did not finish in {timeout:g} s (killed while {phase(r.last_pass)})"
+        return f"{name}: error: the compile did not finish in {timeout:g} s (killed while {phase(r.last_pass)})"
     if r.last_pass == "clean-up":  # penguin.py was renamed into place: the new program is there
         return (
             f"{tool}: error: killed ({r.signal or 'exited'}) after writing {job.target}/penguin.py, while removing "
             "the previous program's files (the new program is complete; a file of the previous one may remain)"
         )
     if r.signal:
-        return f"{job.path}: error: the compiler crashed ({r.signal}) while {phase(r.last_pass)} on this input; this is a bug" + (
+        return f"{name}: error: the compiler crashed ({r.signal}) while {phase(r.last_pass)} on this input; this is a bug" + (
             f" ({r.diagnostic})" if r.diagnostic and not r.diagnostic.startswith("killed by") else ""
         )
     if r.diagnostic and r.diagnostic.startswith("internal error"):

@@ -195,15 +195,15 @@ def _compile_and_write(job: WorkerJob, send) -> tuple[str, list[str]]:
     """Compile and write ``job`` (or publish its cache entry): the ``penguin.py`` path and the fusion report's lines for stdout."""
     from hilo_mlir.driver import compiler
     from hilo_mlir.passmanager.pipeline import Instrumentation
-    from hilo_mlir.support.diagnostics import HiloError, out_of_memory, shown_path
-    from hilo_mlir.support.io import read_input
+    from hilo_mlir.support.diagnostics import HiloError, out_of_memory
+    from hilo_mlir.support.io import empty_input_error, read_input
 
     send({"pass": "read"})
     with out_of_memory("reading the input"):
         data = job.data if job.data is not None else read_input(job.path)
     job.data = None
     if not data.strip():  # bytes a client read (read_input says the same of a file)
-        raise HiloError(f"input file '{shown_path(job.path)}' is empty", filename=job.path)
+        raise empty_input_error(job.path)
     cache = job.cache
     key: CacheKey | None = None
     entry: CacheEntry | None = None
@@ -319,14 +319,16 @@ def compile_one(job: WorkerJob, send) -> None:
             send({"status": "ok", "path": path, "report": lines})
         except HiloError as e:
             from hilo_mlir.support.diagnostics import render_every
+            from hilo_mlir.support.io import input_name
 
-            msg: dict[str, object] = {"status": "rejected", "diagnostic": one_line(e.format(job.path))}
-            rest, summary = e.also(job.path)
+            name = input_name(job.path)  # `<stdin>` for `-`
+            msg: dict[str, object] = {"status": "rejected", "diagnostic": one_line(e.format(name))}
+            rest, summary = e.also(name)
             if rest or summary:  # several independent errors (one per blocking op): each its own line
-                msg["diagnostics"] = [one_line(x.format(job.path)) for x in [e, *rest]] + [one_line(x) for x in summary]
+                msg["diagnostics"] = [one_line(x.format(name)) for x in [e, *rest]] + [one_line(x) for x in summary]
             if job.render is not None:  # each with its source line and caret (the first with the reproducer's note)
                 render, first = job.render, e
-                msg["rendered"] = render_every(e, lambda x: render(x, job.snapshot if x is first else None), job.path)
+                msg["rendered"] = render_every(e, lambda x: render(x, job.snapshot if x is first else None), name)
             send(msg)
         except WriteFailed as e:
             send({"status": "write-failed", "diagnostic": one_line(str(e))})

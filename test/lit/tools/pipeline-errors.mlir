@@ -8,6 +8,10 @@
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(canonicalize{max-iterations=abc})' 2>&1 | FileCheck %s --check-prefix=CPPOPT
 // RUN: not hilo-opt %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
 // RUN: not hilo-opt %s --pass-pipeline='func.func(cse)' 2>&1 | FileCheck %s --check-prefix=ROOT
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(mhlo-to-py-penguin{output=-},cse)' 2>&1 | FileCheck %s --check-prefix=LATE
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(mhlo-to-py-penguin,func.func(cse))' 2>&1 | FileCheck %s --check-prefix=LATE
+// RUN: not hilo-opt %s --mhlo-to-py-penguin --cse 2>&1 | FileCheck %s --check-prefix=LATEFLAG
+// RUN: not hilo-opt %s --pass-pipeline='builtin.module(mhlo-to-py-penguin,mhlo-to-py-penguin)' 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not hilo-opt %s --pass-pipeline='builtin.module(cse' 2>/dev/null | FileCheck %s --allow-empty --check-prefix=NOOUT
 // NOOUT-NOT: {{.}}
 
@@ -19,6 +23,10 @@
 // CPPOPT: {{^}}hilo-opt: error: invalid options for pass 'canonicalize': for the --max-iterations option: 'abc' value invalid for long argument!{{.*}}(pass pipeline column 16)
 // CPPOPT-NOT: {{.}}
 // FLAG: hilo-opt: error: unrecognized arguments: --no-such-flag
+// LATE: {{^}}hilo-opt: error: --pass-pipeline: 'mhlo-to-py-penguin' is a printer pass: nothing can run after it; put 'cse' before it{{$}}
+// LATE-NOT: {{.}}
+// LATEFLAG: {{^}}hilo-opt: error: --mhlo-to-py-penguin: 'mhlo-to-py-penguin' is a printer pass: nothing can run after it; put 'cse' before it{{$}}
+// TWO: {{^}}hilo-opt: error: --pass-pipeline: 'mhlo-to-py-penguin' is a printer pass: nothing can run after it; a pipeline runs one printer pass, last{{$}}
 // ROOT: hilo-opt: error: can't run 'func.func' pass manager on 'builtin.module' op (nest it: 'builtin.module(func.func(cse))')
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {

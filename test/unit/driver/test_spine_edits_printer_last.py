@@ -28,4 +28,4 @@ def test_a_printer_before_other_passes_is_refused(order):
     entries = [_entry(str(i + 1), a) for i, a in enumerate(order)]
     with pytest.raises(HiloError) as info:
         edited_rows(entries, _steps_of, ())
-    assert info.value.message == "the edited spine runs 'printer' before other passes: nothing can run after the printer"
+    assert info.value.message == "the edited spine: 'printer' is a printer pass: nothing can run after it; put 'cse' before it"

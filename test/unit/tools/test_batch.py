@@ -257,3 +257,20 @@ def test_single_input_mode_refuses_two_inputs(tmp_path):
     r = cli(str(EXAMPLES / "decoder_layer.stablehlo.mlir"), str(EXAMPLES / "decoder_layer.hlo.pb"), "-o", str(tmp_path))
     assert r.returncode == 1
     assert r.stderr.strip() == "hilo2penguin: error: several inputs given: pass one input, or use --batch"
+
+
+def test_report_diagnostics_escape_text_from_the_input(tmp_path):
+    """A file name (or message) with a control character or a line break is one escaped line in report.json and in
+    the progress line, as the tools' rendered errors show it."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "b\x1b[31mad.mlir").write_text(BAD)
+    report = tmp_path / "r.json"
+    stderr = io.StringIO()
+    rc = batch.run_batch(
+        [str(src)], str(tmp_path / "out"), CompileConfig(), jobs=1, report=str(report), stdout=io.StringIO(), stderr=stderr, tty=False
+    )
+    assert rc == 0  # rejected is a verdict, not a failure of the batch
+    (row,) = json.loads(report.read_text())["modules"]
+    assert row["diagnostic"] == f"{src}/b\\x1b[31mad.mlir:2:24: error: expected ','"
+    assert "\x1b" not in stderr.getvalue()

@@ -61,5 +61,6 @@ def test_crash_text(err, expected):
 
 def test_one_line_and_signal_name():
     assert one_line("a\n  b\tc") == "a b c"
+    assert one_line("a\x1b[31m  b\u202e") == "a\\x1b[31m b\\u202e"  # escaped as the one-line error form shows it
     assert len(one_line("x" * 5000)) == 2000 and one_line("x" * 5000).endswith("...")
     assert signal_name(11) == "SIGSEGV" and signal_name(200) == "signal 200"

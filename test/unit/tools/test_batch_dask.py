@@ -90,47 +90,89 @@ def test_same_report_and_outputs_as_the_local_pool(dask_cluster, tmp_path):
 
 
 def test_a_killed_worker_loses_no_module(dask_cluster, tmp_path):
+    """A worker killed while it holds a module: the scheduler reruns that module elsewhere, nothing is lost.
+
+    The first task to start (on either worker) records its worker's pid in a marker file and then
+    holds the module until it is killed; the test kills that pid as soon as the marker exists. So the
+    kill always lands on a worker that is busy with a module, however loaded the machine is."""
     lc, client = dask_cluster
     src = tmp_path / "in"
     src.mkdir()
     pb = (EXAMPLES / "decoder_layer.hlo.pb").read_bytes()
     for i in range(3):
         (src / f"m{i}.pb").write_bytes(pb)
+    marker = tmp_path / "busy"  # "<pid> <module path>", written by the first task to start
+
+    def hold_first_module(marker_path):  # runs in each Dask worker process (client.run)
+        import os
+        import time
+
+        from hilo_mlir.tools.batch import pool
+
+        original = pool.WorkerPool.run
+
+        def run(self, jobs):
+            try:
+                fd = os.open(marker_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            except FileExistsError:
+                return original(self, jobs)  # not the first task (or the rerun): compile as usual
+            os.write(fd, f"{os.getpid()} {jobs[0][0]}".encode())
+            os.close(fd)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:  # held until the test kills this process
+                time.sleep(0.05)
+            return original(self, jobs)  # never killed: the test fails on `killed`
+
+        run.original = original
+        pool.WorkerPool.run = run
+
+    def release():
+        from hilo_mlir.tools.batch import pool
+
+        pool.WorkerPool.run = getattr(pool.WorkerPool.run, "original", pool.WorkerPool.run)
+
     killed = []
 
     def killer():
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not killed:
-            busy = [w for w, tasks in client.processing().items() if tasks]
-            if busy:
-                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-                time.sleep(0.3)  # inside the task by now (reading, forking, compiling)
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-            time.sleep(0.05)
+        while time.monotonic() < deadline:
+            try:
+                pid, path = marker.read_text().split(" ", 1)
+            except (FileNotFoundError, ValueError):  # not written yet, or half-written
+                time.sleep(0.01)
+                continue
+            os.kill(int(pid), signal.SIGKILL)
+            killed.append((int(pid), path))
+            return
 
+    client.run(hold_first_module, str(marker))
     t = threading.Thread(target=killer)
     t.start()
     report = tmp_path / "r.json"
-    code = batch.run_batch(
-        [str(src)],
-        str(tmp_path / "out"),
-        CompileConfig(),
-        report=str(report),
-        stdout=io.StringIO(),
-        stderr=io.StringIO(),
-        tty=False,
-        scheduler=lc.scheduler_address,
-    )
-    t.join()
-    assert killed, "no worker was busy"
+    try:
+        code = batch.run_batch(
+            [str(src)],
+            str(tmp_path / "out"),
+            CompileConfig(),
+            report=str(report),
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+            tty=False,
+            scheduler=lc.scheduler_address,
+        )
+    finally:
+        t.join()
+        client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+        client.run(release)
+    assert len(killed) == 1, "no task held a module"
+    pid, held = killed[0]
+    assert pid not in client.run(os.getpid).values()  # that worker process is gone
     rows, summary = _rows(report)
     assert [os.path.basename(r["path"]) for r in rows] == [f"m{i}.pb" for i in range(3)]  # nothing lost, order kept
-    assert summary["ok"] == 3 and code == 0  # the killed worker's module was rerun on another worker
+    assert held in [r["path"] for r in rows] and summary["ok"] == 3 and code == 0  # the held module was rerun
     outs = _outputs(tmp_path / "out")
     assert sorted(k for k in outs if k.endswith("penguin.py")) == [f"m{i}/penguin.py" for i in range(3)]
     assert len(set(outs.values())) == 1  # the same module three times (a proto's locations do not name the file)
-    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
 def test_worker_that_dies_every_time_is_reported_crashed():

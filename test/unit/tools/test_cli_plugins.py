@@ -404,3 +404,47 @@ def test_compile_config_edit_errors():
         CompileConfig().insert_pass_after("14", "")
     steps = build_spine(CompileConfig().replace_pass("neuron-inst-combine", "cse"))
     assert "cse" in [s.argument for s in steps] and "neuron-inst-combine" not in [s.argument for s in steps]
+
+
+RAISES = """\
+from hilo_mlir import PassInfo, register
+
+
+def _helper(op):
+    raise ValueError("boom")
+
+
+def _run(op, ctx):
+    _helper(op)
+
+
+register(PassInfo("raise-in-plugin", "raises", _run, anchor="func.func"))
+"""
+
+
+def test_errors_name_the_plugin_file_as_the_user_spelt_it(tmp_path, small):
+    """The README's examples: a plugin given as ``plug.py`` is ``plug.py:2:1`` in its errors (load and run), not
+    the absolute path Python's traceback has; given absolute, it stays absolute."""
+    sub = tmp_path / "plugins"
+    sub.mkdir()
+    _plugin(sub, 'from hilo_mlir import PassInfo, register\nregister(PassInfo("cse", "mine", lambda op, ctx: None))\n')
+    r = opt(str(small), "--load-pass-plugin=plugins/plug.py", "--cse", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr.splitlines()[0] == (
+        "plugins/plug.py:2:1: error: cannot load pass plugin 'plugins/plug.py': pass 'cse' is already registered (built in); "
+        "choose another argument"
+    )
+    assert r.stderr.splitlines()[1:] == ['register(PassInfo("cse", "mine", lambda op, ctx: None))', "^"]
+    raises = _plugin(sub, RAISES, "raises.py")
+    r = opt(str(small), "--load-pass-plugin=plugins/raises.py", "--raise-in-plugin", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr.splitlines() == [
+        "plugins/raises.py:5:5: error: pass 'raise-in-plugin' (plugin plugins/raises.py) failed: ValueError: boom",
+        '    raise ValueError("boom")',
+        "    ^",
+        "plugins/raises.py:9:5: note: called from '_run'",
+        "    _helper(op)",
+        "    ^",
+    ]
+    r = opt(str(small), f"--load-pass-plugin={raises}", "--raise-in-plugin", cwd=tmp_path)
+    assert r.stderr.splitlines()[0].startswith(f"{raises}:5:5: error: pass 'raise-in-plugin' (plugin {raises}) failed")
