@@ -22,7 +22,7 @@ import operator
 from typing import TYPE_CHECKING
 
 from hilo_mlir.fusion.order import OpSet, OrderIndex, ancestor_in_block, sorted_in_block
-from hilo_mlir.ir.binding import ir
+from hilo_mlir.ir.binding import checking_mode_enabled, ir
 from hilo_mlir.ir.utils import as_op, has_more_uses, op_key
 
 if TYPE_CHECKING:
@@ -76,6 +76,28 @@ def _scan_operands(o, defined, member_vals, internal: dict, live_ins: dict, insi
         i += 1
 
 
+def _fingerprint(c) -> dict:
+    """What a cluster computed, by keys (for comparing two clusters of the same ops)."""
+    return {
+        "members": [op_key(m) for m in c.members],
+        "live-ins": list(c._live_in_keys),
+        "live-outs": [hash(v) for v in c.live_outs],
+        "live-in uses": [(op_key(o), n, k) for o, n, k in c._inside_uses],
+        "live-out uses": [(op_key(o), n, k) for o, n, k in c._outside_uses],
+        "last-member uses": [(op_key(o), n, k) for o, n, k in c._after_uses],
+        "rewired whole": list(c._rewired_whole),
+    }
+
+
+def _check_sealed(fast, slow) -> None:
+    """The checking mode of ``sealed=True``: ``fast`` (the sealed path) must equal ``slow`` (the general one)."""
+    a, b = _fingerprint(fast), _fingerprint(slow)
+    for what in a:
+        if a[what] != b[what]:
+            names = [m.name for m in slow.members]
+            raise AssertionError(f"FusionCluster '{fast.kind}' {names}: the sealed-chain path's {what} differ from the general scan's")
+
+
 class FusionCluster:
     """A set of ops of one block that becomes one fused op.
 
@@ -90,6 +112,15 @@ class FusionCluster:
         one_block: the caller has already checked that all ``ops`` sit directly
             in one block (every NeuronOpFusion matcher does): the per-op check
             is skipped.
+        sealed: the caller has checked that ``ops`` form a *sealed chain*: distinct, directly
+            in one block, listed in block order, every op but the last has exactly one result
+            whose every use is an operand of a later op of ``ops`` (not of an op
+            nested in one), and the ops nested in members use only values defined
+            inside their member (MulRedSqrt's matcher checks all of it). Then the
+            only live-outs are the last op's results, and neither the uses of the
+            other results nor the nested ops are read. ``check``: also compute the
+            cluster the general way and raise ``AssertionError`` if the two differ
+            (default: the checking mode, ``HILO_MLIR_CHECK_ANALYSES=1``).
 
     Attributes:
         kind: as given.
@@ -110,14 +141,34 @@ class FusionCluster:
 
     Raises:
         ValueError: no ops, or ops in different blocks.
+        AssertionError: ``sealed`` with ``check`` and ``ops`` are not a sealed chain
+            (the fast answer differs from the general one).
     """
 
-    def __init__(self, ops, kind: str, order: OrderIndex | None = None, *, one_block: bool = False):
+    def __init__(
+        self,
+        ops,
+        kind: str,
+        order: OrderIndex | None = None,
+        *,
+        one_block: bool = False,
+        sealed: bool = False,
+        check: bool | None = None,
+    ):
         ops = [o if isinstance(o, ir.Operation) else o.operation for o in ops]
         if not ops:
             raise ValueError("FusionCluster needs at least one op")
         self.kind = kind
         self.order = order if order is not None else OrderIndex()
+        self.fused: ir.Operation | None = None
+        self.moved: list = []  # after codegen: the dependent ops it moved after the fused op
+        self.refusal: Refusal | None = None
+        self.reentry: tuple[ir.Operation, ir.Operation] | None = None
+        if sealed:
+            self._sealed_chain(ops)
+            if check if check is not None else checking_mode_enabled():
+                _check_sealed(self, FusionCluster(ops, kind, self.order, one_block=one_block))
+            return
         self.block = block = ops[0].block
         if not one_block:  # else the caller has checked that every op sits directly in one block
             for o in ops:
@@ -134,11 +185,27 @@ class FusionCluster:
                 seen[k] = (o, res)
         pairs = sorted_in_block(list(seen.values()), key=_first)
         self.members = OpSet.of_distinct([o for o, _ in pairs])
-        self.fused: ir.Operation | None = None
-        self.moved: list = []  # after codegen: the dependent ops it moved after the fused op
-        self.refusal: Refusal | None = None
-        self.reentry: tuple[ir.Operation, ir.Operation] | None = None
         self._compute_live([res for _, res in pairs])
+
+    def _sealed_chain(self, ops: list) -> None:
+        """Members, live-ins and live-outs of a sealed chain (see the class doc): the operands of the
+        members are read (a member result is internal, anything else a live-in), the nested ops and
+        the uses of every result but the last op's are not."""
+        self.block = ops[0].block
+        self.members = OpSet.of_distinct(ops)
+        last = ops[-1]
+        member_vals = {hash(r) for o in ops[:-1] for r in _results(o)}  # one result each (the contract)
+        internal: dict = {}
+        live_ins: dict = {}
+        inside_uses: list = []
+        for m in ops:
+            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses)
+        self.live_ins = list(live_ins.values())
+        self._live_in_keys = list(live_ins)
+        self._inside_uses = inside_uses
+        res = _results(last)
+        # the last op: none of its results is used by a member (they all sit before it)
+        self.live_outs, self._outside_uses = self._scan_results([res], [[hash(r) for r in res]], {})
 
     # -- live-ins / live-outs ------------------------------------------------------
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from hilo_mlir.fusion.report.vocabulary import REASSOCIATED_RESHAPE
 from hilo_mlir.ir.dialects import FusionKind
-from hilo_mlir.ir.utils import as_op, defining_op, has_one_use, num_uses
+from hilo_mlir.ir.utils import as_op, defining_op, has_more_uses, has_one_use, num_uses
 from hilo_mlir.passes.fusion.op_fusion.common import inside_fusion, same_block
 from hilo_mlir.passes.fusion.op_fusion.run import FusionRun
 
@@ -74,6 +74,17 @@ def _match_a(run: FusionRun, lg):
     return ops, None
 
 
+def _sealed(ops) -> bool:
+    """The cluster ``ops`` of :func:`_match_a` is a sealed chain (:class:`~hilo_mlir.fusion.FusionCluster`):
+    the dot's result feeds only the cluster. ``[dot, logistic]``: the logistic is the dot's one user;
+    ``[dot, logistic, multiply]``: the multiply is ``multiply(dot, logistic)`` (either order: the
+    logistic has one use, and both operands are the dot's or the logistic's), so two uses of the dot
+    are the logistic's and the multiply's. A dot (one result, no region) comes before its users."""
+    if len(ops) == 2:
+        return has_one_use(ops[0])
+    return not has_more_uses(ops[0].result, 2)
+
+
 def _pass_a(run: FusionRun, logistics) -> None:
     for lg in logistics:
         if lg.block is None:
@@ -86,7 +97,7 @@ def _pass_a(run: FusionRun, logistics) -> None:
             code, culprit, detail = refusal
             run.refuse(RULE, FusionKind.DOT_LOGISTIC, lg, code, culprit, detail)
             continue
-        run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg)
+        run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg, sealed=_sealed(ops))
 
 
 def _the_multiply(d, r, lg):

@@ -169,4 +169,6 @@ def fuse_mul_red_sqrt(run: FusionRun) -> None:
         if ops is None:
             run.refuse(RULE, kind, root, refusal[0], refusal[1])
             continue
-        run.emit(ops, kind, RULE, anchor=root)
+        # a sealed chain: in block order (each op uses the one before), every op but the root has one
+        # use (the next op's operand), and the reduce's body uses only its own arguments (is_add_reduce)
+        run.emit(ops, kind, RULE, anchor=root, sealed=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.fusion.fuel import fuel_of
 from hilo_mlir.fusion.report import RefusalReason, ReportRun
+from hilo_mlir.ir.binding import checking_mode_enabled
 from hilo_mlir.ir.utils import as_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import REGION_FREE, collect, in_function_body, preorder_sorted
 from hilo_mlir.rewrite.pattern import PatternRewriter
@@ -58,6 +59,7 @@ class FusionRun:
         reordered: some codegen moved dependent ops after its fused op.
         listening: someone hears refusals (a fusion report, or ``--debug``): only then
             are they worth explaining (:meth:`refuse` does nothing otherwise).
+        checking: the checking mode is on (``HILO_MLIR_CHECK_ANALYSES=1``, read once).
     """
 
     def __init__(self, func_op, ctx, namer: SymbolNamer | None = None, anchors=(), rec=None):
@@ -79,6 +81,8 @@ class FusionRun:
         self._failures = PatternRewriter(ctx, listener=rec)
         self.listening = rec is not None or ctx.debugging
         self._anchors: dict = {}  # {short name: [op, ...]}: census lists as of the start of the run
+        #: the checking mode (``HILO_MLIR_CHECK_ANALYSES=1``): fast paths are compared with the general way
+        self.checking = checking_mode_enabled()
         for s in anchors:
             self._ops_of(s)
 
@@ -144,16 +148,22 @@ class FusionRun:
             self._namer = SymbolNamer(as_op(self.func.parent))
         return self._namer
 
-    def emit(self, ops, kind: str, rule: str, anchor=None):
+    def emit(self, ops, kind: str, rule: str, anchor=None, sealed: bool = False):
         """Build ``FusionCluster(ops, kind)`` and run the shared codegen; count and record it.
 
         ``ops`` must all sit directly in one block (every sub-pass checks it
         while matching, so the cluster does not check again). ``rule``: the
-        sub-pass; ``anchor``: the op it started from (for the report).
+        sub-pass; ``anchor``: the op it started from (for the report);
+        ``sealed``: the matcher checked that ``ops`` are a sealed chain (see
+        :class:`~hilo_mlir.fusion.FusionCluster`; the checking mode compares
+        the cluster with the general scan).
 
         Returns the fused op or None (cluster refused: ``cluster.refusal`` says why).
         """
-        cluster = FusionCluster(ops, kind, self.order, one_block=True)
+        if sealed:
+            cluster = FusionCluster(ops, kind, self.order, one_block=True, sealed=True, check=self.checking)
+        else:
+            cluster = FusionCluster(ops, kind, self.order, one_block=True)
         namer = self.namer() if self.d.fusion_is_composite else None
         rec = self.rec
         captured = rec.capture_cluster(rule, cluster, anchor) if rec is not None else None
