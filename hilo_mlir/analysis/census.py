@@ -32,7 +32,9 @@ and erasures, the common mutation of a rewrite, cost no type read. A mutation
 outside the rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass (the type
-set with every value type read without the shortcuts above).
+set with every value type read without the shortcuts above). After an upstream
+pass that makes no value of a new type, the next census starts from the types
+taken before it, as a stale set (:meth:`Census.adopt_types`).
 
 Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
 list is a plain list as the walk built it; an op it loses is first only noted
