@@ -32,7 +32,9 @@ and erasures, the common mutation of a rewrite, cost no type read. A mutation
 outside the rewriter is not seen: the analysis manager drops the census on
 :attr:`~hilo_mlir.rewrite.rewriter.Change.UNKNOWN` (after every upstream C++ pass),
 and the checking mode compares it with a fresh one after every pass (the type
-set with every value type read without the shortcuts above).
+set with every value type read without the shortcuts above). After an upstream
+pass that makes no value of a new type, the next census starts from the types
+taken before it, as a stale set (:meth:`Census.adopt_types`).
 
 Ops are keyed by :func:`~hilo_mlir.ir.binding.identity_key` (the C++ pointer). A
 list is a plain list as the walk built it; an op it loses is first only noted
@@ -424,6 +426,33 @@ class Census(Listener):
         self._types = dict(zip(_type_keys(found), found))
         self.type_level = level
         self.types_stale = False
+        self._type_set = self._elem_strings = None
+
+    def kept_types(self) -> tuple[dict[int, ir.Type], int] | None:
+        """A copy of the type set as kept (exact, or a superset when stale) and its level; None if not taken."""
+        if self._types is None:
+            return None
+        return dict(self._types), self.type_level
+
+    def adopt_types(self, types: dict[int, ir.Type], level: int) -> None:
+        """Start the type set, before it is taken, from ``types``: a superset of the value types of the
+        module (the set of a census of it before an upstream step that makes no value of a new type,
+        as :meth:`kept_types` gave it), taken at ``level`` (``ELEMENTS`` or ``FULL``).
+
+        The set is stale: a "no" answers from it, a "yes" takes the types again (at ``ELEMENTS``, where
+        it is put: a set taken at ``FULL`` holds the element types too). The checking mode compares it
+        with every value type read, as any stale set.
+
+        Raises:
+            ValueError: the types were taken already, or ``level`` is not a level.
+        """
+        if self._types is not None:
+            raise ValueError("adopt_types: this census has taken its types already")
+        if level not in (ELEMENTS, FULL):
+            raise ValueError(f"adopt_types: level {level} is neither ELEMENTS nor FULL")
+        self._types = dict(types)
+        self.type_level = ELEMENTS
+        self.types_stale = True
         self._type_set = self._elem_strings = None
 
     def _take_types(self, level: int) -> dict[int, ir.Type]:

@@ -77,6 +77,8 @@ class AnalysisManager(Listener):
         # the common case once only self-updating analyses are cached, returns at once)
         self._fragile: dict[int | None, int] = {}
         self._census: Census | None = None  # the module's census while cached (asked per op by some passes)
+        # value types (a superset) for the next census of the module to start from (carry_types_over)
+        self._carried: tuple[dict[int, ir.Type], int] | None = None
         rewriter.add_listener(self)
 
     # ------------------------------------------------------------------ queries
@@ -124,8 +126,23 @@ class AnalysisManager(Listener):
 
     # ------------------------------------------------------------------ invalidation
 
+    def kept_types(self) -> tuple[dict[int, ir.Type], int] | None:
+        """The module's value types as the cached census holds them (or as carried over to the next one,
+        while none is built) and their level; None when neither has them (see :meth:`carry_types_over`)."""
+        if self._census is not None:
+            return self._census.kept_types()
+        return self._carried
+
+    def carry_types_over(self, kept: tuple[dict[int, ir.Type], int] | None) -> None:
+        """Start the next census of the module from ``kept`` (:meth:`kept_types` before an upstream step
+        that makes no value of a new type; it is a superset of the types after it), as a stale set
+        (:meth:`~hilo_mlir.analysis.census.Census.adopt_types`): a type question answered "no" then reads
+        nothing. :meth:`invalidate_all` forgets it (call this after the step's own invalidation)."""
+        self._carried = kept
+
     def invalidate_all(self) -> None:
-        """Drop every analysis (after a mutation the rewriter did not see)."""
+        """Drop every analysis (after a mutation the rewriter did not see) and any types carried over."""
+        self._carried = None
         if not self._cache:
             return
         for inst in self._cache.values():
@@ -185,6 +202,9 @@ class AnalysisManager(Listener):
             self.rewriter.add_listener(inst)
         if key[0] is Census and key[1] == self._module_key:
             self._census = cast(Census, inst)
+            carried, self._carried = self._carried, None
+            if carried is not None and not self._census.has_types:
+                self._census.adopt_types(*carried)
 
     def _drop(self, key: _Key) -> None:
         inst = self._cache.pop(key, None)

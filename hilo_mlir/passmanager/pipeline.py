@@ -68,6 +68,15 @@ from hilo_mlir.support.diagnostics import (
 
 # --------------------------------------------------------------------------- executor
 
+#: Upstream passes that make no value of a new type: they erase ops, values, block arguments and
+#: function results, replace a value by one of the same type, and create only ops whose results
+#: have the types of results they replace. The value types of the module before such a step are
+#: a superset of those after it, so the census taken after it starts from the ones taken before it
+#: (:meth:`~hilo_mlir.analysis.manager.AnalysisManager.carry_types_over`, a stale set): a type
+#: question answered "no" (no token, no 64-bit integer) then reads no type. The checking mode holds
+#: every stale set to be a superset of the module's types after each pass.
+TYPE_SUBSET_PASSES = frozenset({"remove-dead-values", "symbol-dce", "trivial-dce", "cse"})
+
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
@@ -313,9 +322,12 @@ class Pipeline:
         try:
             try:
                 if step.cpp_text is not None:
+                    kept = am.kept_types() if step.argument in TYPE_SUBSET_PASSES else None
                     am.invalidate_all()  # an upstream pass may change anything
                     rewriter.take_changes()
                     self._run_upstream(step, op, current)
+                    if kept is not None:  # a superset of the types now: the next census starts from it
+                        am.carry_types_over(kept)
                     changed = Change.UNKNOWN
                 else:
                     changed = self._run_python(step, op, rewriter, am, current)
