@@ -509,6 +509,27 @@ class Emitter(RegionFunctions):
         self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla, memo)
         return result_names
 
+    def operand_memo_key(self, tag: str, rec: OpRecord) -> tuple | None:
+        """The memo key of a handler whose statement is a function of the op and its first operand's type; None: not memoised.
+
+        ``(tag, name, result type ids, location id, attribute items, operand-0 type id, operand count)``;
+        None in the checking printer, for an op without operands, with attributes the binding cannot
+        hand over, or whose operand-0 type the walk did not note (:attr:`value_types`). A handler with
+        a ``memo_tag`` attribute keeps its statements under this key only (``statement(memo=...)``):
+        the walker (:meth:`~.driver.PenguinPrinter.print_block`) computes it itself and writes a hit
+        as :meth:`statement_from_memo` does.
+        """
+        if rec.items is None or not self.fast_paths or not rec.srcs:
+            return None
+        return self.operand_key(tag, rec.name, rec.srcs, rec.tkeys, rec.lkey, rec.items)
+
+    def operand_key(self, tag: str, name: str, srcs: tuple, tkeys: tuple, lkey: int, items) -> tuple | None:
+        """:meth:`operand_memo_key` from an op's fields (``srcs`` not empty, ``items`` a list); the walker's too."""
+        t = self.value_types.get(srcs[0])
+        if t is None:
+            return None
+        return (tag, name, tkeys, lkey, tuple(items), hash(t), len(srcs))
+
     def statement_from_memo(self, rec: OpRecord, key) -> bool:
         """Write ``rec``'s statement as :meth:`statement` wrote the one memoised under ``key`` (``memo=``); False: no such entry.
 

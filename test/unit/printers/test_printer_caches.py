@@ -59,6 +59,8 @@ CACHES = (
     "_no_regions",
     "value_types",
     "_stmt_memo",
+    "_memo_tags",
+    "_op_reasons",
     "header_parts",
     "strings",
     "_closes",

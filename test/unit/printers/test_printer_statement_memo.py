@@ -224,9 +224,8 @@ def test_the_fast_walk_reads_ops_as_it_prints_them_and_hands_handlers_read_block
         want = {tuple(map(hash, r.results)): r for r in handed[False]}  # every op: the checking printer has no inline path
         assert len(want) == 12 and [r.name for r in handed[True]] == [
             "mhlo.add",  # the first of each name / result types: the full path, then the memo
-            "mhlo.dot_general",
-            "mhlo.dot_general",
-            "mhlo.dot_general",
+            "mhlo.dot_general",  # %3; %4 (the same key) is written from its memo by the walk itself
+            "mhlo.dot_general",  # %5: another lhs type
             "mhlo.broadcast_in_dim",
         ]
         for r in handed[True]:
@@ -289,3 +288,24 @@ def test_a_softmax_memo_hit_needs_the_same_operand_count():
     with make_context():
         with pytest.raises(HiloError, match="needs one operand and one result"):
             MhloPrinter(filename="in.mlir").print_module(ir.Module.parse(text).operation)
+
+
+def test_an_attribute_dependent_verdict_is_asked_once_per_name_and_attributes(monkeypatch):
+    from hilo_mlir.printers import driver
+
+    asked = []
+    orig = driver._sup.op_reason
+
+    def spy(op, printer=None, items=None):
+        asked.append(str(op.location))
+        return orig(op, printer, items)
+
+    monkeypatch.setattr(driver._sup, "op_reason", spy)
+    with make_context():
+        module = ir.Module.parse(SOFTMAX).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert len(asked) == 2  # %0 .. %2 share their attributes (target, config "dim": -1); %3 has "dim": 0
+        assert list(p._op_reasons.values()) == [None, None]
+        asked.clear()
+        assert src == _Checking(filename="in.mlir").print_module(module) and len(asked) == 8  # checking: twice an op (+ the full check)
