@@ -106,6 +106,8 @@ class Emitter(RegionFunctions):
         self._keywords: dict[tuple, str] = {}  # (keyword pairs, xla_op, xla_first, with_xla) -> the statement's keywords text
         self._closes: dict[str, str] = {}  # parent handle -> the text closing a location (location_close)
         self._stmt_memo: dict = {}  # a handler's key -> (head, tail, macs) of its statement (statement(memo=...))
+        # (op name, result type ids, location id, attribute items, reducer hint) -> the statement parts of a region op
+        self.region_stmts: dict[tuple, tuple[str, str, str]] = {}
         self.header_parts: dict[tuple, tuple] = {}  # (header, xla_op, keywords, result types, location) -> statement_parts (groups)
         self.strings: dict[int, str] = {}  # string attribute id -> its value (mhlo.string_attr)
         self._dsts_cache: dict[tuple, str] = {}

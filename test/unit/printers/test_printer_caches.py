@@ -61,6 +61,7 @@ CACHES = (
     "_stmt_memo",
     "_memo_tags",
     "_op_reasons",
+    "region_stmts",
     "header_parts",
     "strings",
     "_closes",

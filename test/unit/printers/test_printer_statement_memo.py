@@ -5,6 +5,8 @@
 * :meth:`~hilo_mlir.printers.emit.Emitter.statement_from_memo`: a contraction's statement and MACs,
   keyed on the same plus the lhs type, in ``_stmt_memo``; a softmax custom call's (``AwsFSPattern5``)
   too, keyed on the same plus the operand count and the operand's type;
+* :func:`~hilo_mlir.printers.regions.print_region_op`: a region op's statement around its operand names and
+  its ``regions=[...]`` list, keyed on (op name, result types, location, attributes, ``reducer=`` hint);
 * :func:`~hilo_mlir.printers.records.statement_parts`: the cut of :func:`~.records.format_statement`
   both memos are assembled from;
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.read_block`: attributes read only when there are some,
@@ -309,3 +311,30 @@ def test_an_attribute_dependent_verdict_is_asked_once_per_name_and_attributes(mo
         assert list(p._op_reasons.values()) == [None, None]
         asked.clear()
         assert src == _Checking(filename="in.mlir").print_module(module) and len(asked) == 8  # checking: twice an op (+ the full check)
+
+
+REDUCES = """
+func.func @main(%a: tensor<2x4xf32>, %z: tensor<f32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %0 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %1 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %2 = mhlo.reduce(%a init: %z) applies mhlo.maximum across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %3 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":2:1)
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_a_region_op_statement_is_cut_once_per_key_and_filled_with_its_names():
+    with make_context():
+        module = ir.Module.parse(REDUCES).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert src == _Checking(filename="in.mlir").print_module(module)
+    # %1 is %0's key; %2 has another reducer= hint, %3 another location
+    assert [(k[0], k[-1]) for k in p.region_stmts] == [("mhlo.reduce", "add"), ("mhlo.reduce", "maximum"), ("mhlo.reduce", "add")]
+    head, mid, tail = p.region_stmts[next(iter(p.region_stmts))]
+    assert head == "m1.ReduceOp(srcs=["
+    assert mid == "], dsts=[m1.TensorSpec(shape=(2,), dtype='float32')], dimensions=[1], regions="
+    assert tail == ", reducer='add', xla_op='mhlo.reduce', dl=m2.DebugLocation(file='r', line=1, col=1, name=''"
+    reduces = [line for line in src.split("\n") if "ReduceOp(" in line]
+    assert reduces[1] == f"v6 = {head}input_0, input_1{mid}[v7]{tail}))"  # the memo hit: its own names and region function

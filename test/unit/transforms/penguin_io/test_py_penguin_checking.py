@@ -189,3 +189,39 @@ def test_a_wrong_verdict_cache_key_fails_the_pass_in_the_checking_mode(tmp_path,
     monkeypatch.undo()
     with pytest.raises(HiloError, match="custom_call @QuantizeMX is printed on the StableHLO spine only"):
         run_passes(MX_ON_MHLO, f"mhlo-to-py-penguin{{output={tmp_path / 'right.py'}}}")  # the right key refuses it
+
+
+TWO_REDUCES = """
+func.func @main(%a: tensor<2xf32>, %z: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32> loc("r":1:1)
+  %1 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32> loc("r":2:1)
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+"""
+
+
+def test_a_wrong_region_statement_key_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    from hilo_mlir.printers import regions
+
+    original = regions._memo_key
+
+    def wrong(p, rec, hint):  # a key without the location: the second reduce gets the first one's
+        key = original(p, rec, hint)
+        return None if key is None else key[:2] + key[3:]
+
+    monkeypatch.setattr(regions, "_memo_key", wrong)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(TWO_REDUCES, f"mhlo-to-py-penguin{{output={out}}}")
+    text = out.read_text()
+    reduces = [t for t in text.split("\n") if "ReduceOp(" in t]
+    assert all("line=1, col=1" in t for t in reduces) and len(reduces) == 2  # unchecked: the wrong text goes out
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(TWO_REDUCES, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = [i for i, t in enumerate(text.split("\n")) if "ReduceOp(" in t][1] + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
+    assert not (tmp_path / "checked.py").exists()
