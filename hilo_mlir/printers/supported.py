@@ -164,7 +164,8 @@ COMPOSITE_KINDS = {
     "DotSoftmax": ("DotSoftmax", "DotSoftmax"),
 }
 
-_HLO_PREFIXES = ("mhlo.", "stablehlo.")
+#: the dialect prefixes of the op names both printers accept (:func:`hlo_short` strips them)
+HLO_PREFIXES = ("mhlo.", "stablehlo.")
 _FUNC_OK = frozenset({"func.return", "func.call"})
 
 
@@ -182,7 +183,7 @@ def stablehlo_only_reason(target: str) -> str:
 
 
 def hlo_short(name: str) -> str | None:
-    for p in _HLO_PREFIXES:
+    for p in HLO_PREFIXES:
         if name.startswith(p):
             return name[len(p) :]
     return None
