@@ -486,7 +486,7 @@ class PenguinPrinter(Emitter):
         if reason:
             self._unsupported(op, reason)
         names = self.names
-        if self.bound_types_ok and self.fast_paths and all(i in names for i in rec.srcs):
+        if self.bound_types_ok and self.fast_paths and all(map(names.__contains__, rec.srcs)):
             r = self._result_reason(rec)
             if r:
                 self._unsupported(op, f"'{rec.name}' result: {r}")

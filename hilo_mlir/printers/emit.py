@@ -189,15 +189,16 @@ class Emitter(RegionFunctions):
         cannot emit turns :attr:`bound_types_ok` off (the driver then checks
         every op's operand types).
         """
-        names = self.names
-        for a, n in zip(arg_ids, arg_names):
-            names[a] = n
+        self.names.update(zip(arg_ids, arg_names))
         types = block.arguments.types[: len(arg_names)]
         self.value_types.update(zip(arg_ids, types))
         if self.bound_types_ok:
             reasons = self.type_reasons
             for t in types:
-                if _sup.type_reason(t, reasons):
+                reason = reasons.get(hash(t), False)  # supported.type_reason's cache, read here first
+                if reason is False:
+                    reason = _sup.type_reason(t, reasons)
+                if reason:
                     self.bound_types_ok = False
                     break
 
