@@ -502,9 +502,10 @@ class PenguinPrinter(Emitter):
     def _attr_reason(self, rec: OpRecord) -> str | None:
         """:func:`supported.op_reason` of an attribute-dependent op (custom call, fusion, composite).
 
-        The verdict is a function of the op name and its attributes (and the printer's dialect):
-        the fast printer caches it on ``(name, attribute items)`` (:meth:`_verdict_key`); the
-        checking printer asks every time.
+        The verdict is a function of the op name and one attribute (:data:`supported.VERDICT_ATTRIBUTES`:
+        the custom-call target, the FusionKind, the CompositeKind) and the printer's dialect: the
+        fast printer caches it on ``(name, that attribute)`` (:meth:`_verdict_key`); the checking
+        printer asks every time.
         """
         items = rec.items
         if items is None or not self.fast_paths:
@@ -518,8 +519,11 @@ class PenguinPrinter(Emitter):
 
     @staticmethod
     def _verdict_key(rec: OpRecord) -> tuple:
-        """The key of :meth:`_attr_reason`'s cache: the op name and its attribute items."""
-        return (rec.name, tuple(rec.items))
+        """The key of :meth:`_attr_reason`'s cache: the op name and the attribute its verdict reads (None if absent)."""
+        name = _sup.VERDICT_ATTRIBUTES.get(_sup.hlo_short(rec.name) or "")
+        if name is None:  # pragma: no cover - every attribute-dependent kind has its attribute
+            return (rec.name, tuple(rec.items))
+        return (rec.name, next((a for k, a in rec.items if k == name), None))
 
     def _result_reason(self, rec: OpRecord) -> str | None:
         """The first :func:`supported.type_reason` of ``rec``'s result types (cached per tuple)."""
