@@ -293,6 +293,10 @@ def emit_device_print(p, rec, target) -> None:
     p.statement(rec, "DevicePrintOp", [("prefix", py_literal(prefix))], xla_op="mhlo.device_print", xla_first=True)
 
 
+#: the memo tag of the softmax statements (:meth:`~.emit.Emitter.operand_memo_key`), the only memoised custom calls
+SOFTMAX_MEMO_TAG = "softmax"
+
+
 def emit_softmax(p, rec, target) -> None:
     """``AwsFSPattern5`` -> ``SoftmaxOp(dim=)`` (config ``{"dim": <int>}``).
 
@@ -325,12 +329,9 @@ def _softmax_memo_key(p, rec):
     count and the operand's type alone (the printer's fast paths only: the checking printer
     keeps no memo).
     """
-    if rec.items is None or not p.fast_paths or len(rec.srcs) != 1:
+    if len(rec.srcs) != 1:
         return None
-    t = p.value_types.get(rec.srcs[0])
-    if t is None:
-        return None
-    return ("softmax", rec.name, rec.tkeys, rec.lkey, tuple(rec.items), hash(t))
+    return p.operand_memo_key(SOFTMAX_MEMO_TAG, rec)
 
 
 def emit_copy(p, rec, target) -> None:
@@ -433,3 +434,6 @@ def emit_custom_call(p, rec):
             raise HiloError(f"unsupported custom_call target '{target}'", loc=op.location)
         fn = emit_mhlo_op
     return fn(p, rec, target)
+
+
+emit_custom_call.memo_tag = SOFTMAX_MEMO_TAG  # type: ignore[attr-defined]  # the walker writes memo hits

@@ -59,15 +59,17 @@ def _lhs_type(p, rec):
     return t if t is not None else rec.op.operands[0].type
 
 
-def _memo_key(p, rec, lhs):
+#: the memo tag of the contractions' statements (:meth:`~.emit.Emitter.operand_memo_key`)
+MEMO_TAG = "dot"
+
+
+def _memo_key(p, rec):
     """The key of a contraction's statement memo (:meth:`~.emit.Emitter.statement_from_memo`), or None (not memoised).
 
     The statement and its MACs are a function of the op name, the result types,
-    the location, the attributes and the lhs type alone.
+    the location, the attributes and the lhs type alone (:meth:`~.emit.Emitter.operand_memo_key`).
     """
-    if rec.items is None or not p.fast_paths:
-        return None
-    return ("dot", rec.name, rec.tkeys, rec.lkey, tuple(rec.items), hash(lhs))
+    return p.operand_memo_key(MEMO_TAG, rec)
 
 
 def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None, lhs=None, memo_key=None) -> None:
@@ -101,7 +103,7 @@ def print_dot_op(p, rec, dims, tag: str, items=(), dims_key=None, lhs=None, memo
 def print_dot(p, rec) -> None:
     """``dot``: the contraction of the lhs's last dimension with the rhs's first."""
     lhs = _lhs_type(p, rec)
-    key = _memo_key(p, rec, lhs)
+    key = _memo_key(p, rec)
     if key is not None and p.statement_from_memo(rec, key):
         return
     lhs_rank = len(_shape_of(p, lhs))
@@ -115,7 +117,7 @@ def print_dot_general(p, rec) -> None:
         HiloError: no ``dot_dimension_numbers`` attribute.
     """
     lhs = _lhs_type(p, rec)
-    key = _memo_key(p, rec, lhs)
+    key = _memo_key(p, rec)
     if key is not None and p.statement_from_memo(rec, key):
         return
     attr = _attr(rec, "dot_dimension_numbers")
@@ -127,6 +129,9 @@ def print_dot_general(p, rec) -> None:
         p.dot_dims[hash(attr)] = dims
     items = p.attr_items(rec, skip=("dot_dimension_numbers",))
     print_dot_op(p, rec, dims, rec.name, items, ("dot_general", hash(attr)), lhs, key)
+
+
+print_dot.memo_tag = print_dot_general.memo_tag = MEMO_TAG  # type: ignore[attr-defined]  # the walker writes memo hits
 
 
 def _decode_dims(attr) -> tuple | None:

@@ -130,6 +130,10 @@ class PenguinPrinter(Emitter):
         # (op name, result type ids, location id, attribute items, location close) -> the statement after its operand names
         self._stmt_tails: dict[tuple, str] = {}
         self._no_regions: dict[type, int] = {}  # op class -> 0: declares no region (read_block)
+        # op name -> the memo tag of its handler (a handler with a ``memo_tag`` keeps its statements under
+        # Emitter.operand_memo_key): print_block writes a memoised statement itself
+        self._memo_tags: dict[str, str] = {}
+        self._op_reasons: dict[tuple, str | None] = {}  # (op name, attribute items) -> supported.op_reason (attribute-dependent ops)
 
     # -- module ------------------------------------------------------------------------------
     def print_module(self, module) -> str:
@@ -292,6 +296,8 @@ class PenguinPrinter(Emitter):
         vtypes = self.value_types
         terminators = TERMINATORS
         generic = self._generic if self.fast_paths else {}
+        memo_tags = self._memo_tags if self.fast_paths else {}
+        stmt_memo = self._stmt_memo
         names, counter, stmts, heads = self.names, self.per_op_counter, self._stmt_tails, self._heads
         name_of = names.__getitem__
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
@@ -337,6 +343,8 @@ class PenguinPrinter(Emitter):
                 rec = entry
                 o, name, srcs, results, types, tkeys, loc, lkey, nregions, items = entry
             g = generic.get(name)
+            src: Any = None  # the operand names (None: an operand is not bound yet, the full path names it)
+            parts = None  # (head, tail, macs): the statement is "<indent><lhs> = " + head + "<operand names>" + tail + close + ")"
             if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
                 try:
                     src = list(map(name_of, srcs))
@@ -352,27 +360,39 @@ class PenguinPrinter(Emitter):
                         if tail is not None:
                             stmts[memo_key] = tail
                     if tail is not None:
-                        if scopes:
-                            self.refs(src)
-                        counter[name] = counter.get(name, 0) + 1
-                        if len(results) == 1:  # fresh_names(1), inline
-                            lhs = f"v{self.next_value}"
-                            self.next_value += 1
-                            if scopes:
-                                local_depth[lhs] = len(scopes)
-                            names[results[0]] = lhs
-                        else:
-                            result_names = self.fresh_names(len(results))
-                            for r, n in zip(results, result_names):
-                                names[r] = n
-                            lhs = ", ".join(result_names)
-                        head = heads.get(name) or self._head(name, g[0])
-                        # format_statement's text: "<indent><lhs> = <callee>(srcs=[<src>]" + the memoised tail + the close
-                        if lhs:
-                            lines.append(f"{indent}{lhs} = {head}{', '.join(src)}{tail}{close})")
-                        else:
-                            lines.append(f"{indent}{head}{', '.join(src)}{tail}{close})")
-                        continue
+                        parts = (heads.get(name) or self._head(name, g[0]), tail, 0)
+            elif g is None and items is not None and srcs and not nregions and name in memo_tags and self.bound_types_ok:
+                # a handler's statement memoised on the op's key (Emitter.operand_memo_key): statement_from_memo's text
+                okey = self.operand_key(memo_tags[name], name, srcs, tkeys, lkey, items)
+                parts = stmt_memo.get(okey) if okey is not None else None
+                if parts is not None:
+                    try:
+                        src = list(map(name_of, srcs))
+                    except KeyError:
+                        parts = None
+            if parts is not None:
+                if scopes:
+                    self.refs(src)
+                counter[name] = counter.get(name, 0) + 1
+                if parts[2]:
+                    self.mac_count += parts[2]
+                if len(results) == 1:  # fresh_names(1), inline
+                    lhs = f"v{self.next_value}"
+                    self.next_value += 1
+                    if scopes:
+                        local_depth[lhs] = len(scopes)
+                    names[results[0]] = lhs
+                else:
+                    result_names = self.fresh_names(len(results))
+                    for r, n in zip(results, result_names):
+                        names[r] = n
+                    lhs = ", ".join(result_names)
+                # format_statement's text: "<indent><lhs> = <callee>(srcs=[<src>]" + the memoised tail + the close
+                if lhs:
+                    lines.append(f"{indent}{lhs} = {parts[0]}{', '.join(src)}{parts[1]}{close})")
+                else:
+                    lines.append(f"{indent}{parts[0]}{', '.join(src)}{parts[1]}{close})")
+                continue
             if rec is None:
                 rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
             sub = self._print_op(rec)
@@ -437,6 +457,9 @@ class PenguinPrinter(Emitter):
         short = _sup.hlo_short(name)
         handler = self.handlers.get(short if short is not None else name)  # short names, and "func.call"
         info = self._op_info[name] = (_sup.name_reason(name), _sup.attribute_dependent(name), handler)
+        tag = getattr(handler, "memo_tag", None)
+        if tag is not None and info[0] is None:
+            self._memo_tags[name] = tag
         if info[:2] == (None, False) and name not in TERMINATORS:
             if handler is None:
                 self._generic[name] = (self.py_op_name(name), self.xla_repr(name), False, f", xla_op={self.xla_repr(name)}")
@@ -459,11 +482,11 @@ class PenguinPrinter(Emitter):
         op = rec.op
         reason, attr_dependent, handler = self._info(rec.name)
         if attr_dependent:
-            reason = _sup.op_reason(op, self.dialect, rec.items)
+            reason = self._attr_reason(rec)
         if reason:
             self._unsupported(op, reason)
         names = self.names
-        if self.bound_types_ok and self.fast_paths and all(i in names for i in rec.srcs):
+        if self.bound_types_ok and self.fast_paths and all(map(names.__contains__, rec.srcs)):
             r = self._result_reason(rec)
             if r:
                 self._unsupported(op, f"'{rec.name}' result: {r}")
@@ -475,6 +498,32 @@ class PenguinPrinter(Emitter):
             return self.handlers[REGIONS](self, rec)
         self.statement(rec, attrs=self.attr_items(rec))
         return None
+
+    def _attr_reason(self, rec: OpRecord) -> str | None:
+        """:func:`supported.op_reason` of an attribute-dependent op (custom call, fusion, composite).
+
+        The verdict is a function of the op name and one attribute (:data:`supported.VERDICT_ATTRIBUTES`:
+        the custom-call target, the FusionKind, the CompositeKind) and the printer's dialect: the
+        fast printer caches it on ``(name, that attribute)`` (:meth:`_verdict_key`); the checking
+        printer asks every time.
+        """
+        items = rec.items
+        if items is None or not self.fast_paths:
+            return _sup.op_reason(rec.op, self.dialect, items)
+        key = self._verdict_key(rec)
+        reasons = self._op_reasons
+        if key in reasons:
+            return reasons[key]
+        reason = reasons[key] = _sup.op_reason(rec.op, self.dialect, items)
+        return reason
+
+    @staticmethod
+    def _verdict_key(rec: OpRecord) -> tuple:
+        """The key of :meth:`_attr_reason`'s cache: the op name and the attribute its verdict reads (None if absent)."""
+        name = _sup.VERDICT_ATTRIBUTES.get(_sup.hlo_short(rec.name) or "")
+        if name is None:  # pragma: no cover - every attribute-dependent kind has its attribute
+            return (rec.name, tuple(rec.items))
+        return (rec.name, next((a for k, a in rec.items if k == name), None))
 
     def _result_reason(self, rec: OpRecord) -> str | None:
         """The first :func:`supported.type_reason` of ``rec``'s result types (cached per tuple)."""

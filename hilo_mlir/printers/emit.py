@@ -106,6 +106,8 @@ class Emitter(RegionFunctions):
         self._keywords: dict[tuple, str] = {}  # (keyword pairs, xla_op, xla_first, with_xla) -> the statement's keywords text
         self._closes: dict[str, str] = {}  # parent handle -> the text closing a location (location_close)
         self._stmt_memo: dict = {}  # a handler's key -> (head, tail, macs) of its statement (statement(memo=...))
+        # (op name, result type ids, location id, attribute items, reducer hint) -> the statement parts of a region op
+        self.region_stmts: dict[tuple, tuple[str, str, str]] = {}
         self.header_parts: dict[tuple, tuple] = {}  # (header, xla_op, keywords, result types, location) -> statement_parts (groups)
         self.strings: dict[int, str] = {}  # string attribute id -> its value (mhlo.string_attr)
         self._dsts_cache: dict[tuple, str] = {}
@@ -187,15 +189,16 @@ class Emitter(RegionFunctions):
         cannot emit turns :attr:`bound_types_ok` off (the driver then checks
         every op's operand types).
         """
-        names = self.names
-        for a, n in zip(arg_ids, arg_names):
-            names[a] = n
+        self.names.update(zip(arg_ids, arg_names))
         types = block.arguments.types[: len(arg_names)]
         self.value_types.update(zip(arg_ids, types))
         if self.bound_types_ok:
             reasons = self.type_reasons
             for t in types:
-                if _sup.type_reason(t, reasons):
+                reason = reasons.get(hash(t), False)  # supported.type_reason's cache, read here first
+                if reason is False:
+                    reason = _sup.type_reason(t, reasons)
+                if reason:
                     self.bound_types_ok = False
                     break
 
@@ -508,6 +511,27 @@ class Emitter(RegionFunctions):
         dsts = "[" + ", ".join(dst_specs) + "]" if dst_specs is not None else self.dsts_of(rec)
         self.emit(rec, py_op, attrs, src_names, dsts, module_sub, xla_op, result_names, xla_first, with_xla, memo)
         return result_names
+
+    def operand_memo_key(self, tag: str, rec: OpRecord) -> tuple | None:
+        """The memo key of a handler whose statement is a function of the op and its first operand's type; None: not memoised.
+
+        ``(tag, name, result type ids, location id, attribute items, operand-0 type id, operand count)``;
+        None in the checking printer, for an op without operands, with attributes the binding cannot
+        hand over, or whose operand-0 type the walk did not note (:attr:`value_types`). A handler with
+        a ``memo_tag`` attribute keeps its statements under this key only (``statement(memo=...)``):
+        the walker (:meth:`~.driver.PenguinPrinter.print_block`) computes it itself and writes a hit
+        as :meth:`statement_from_memo` does.
+        """
+        if rec.items is None or not self.fast_paths or not rec.srcs:
+            return None
+        return self.operand_key(tag, rec.name, rec.srcs, rec.tkeys, rec.lkey, rec.items)
+
+    def operand_key(self, tag: str, name: str, srcs: tuple, tkeys: tuple, lkey: int, items) -> tuple | None:
+        """:meth:`operand_memo_key` from an op's fields (``srcs`` not empty, ``items`` a list); the walker's too."""
+        t = self.value_types.get(srcs[0])
+        if t is None:
+            return None
+        return (tag, name, tkeys, lkey, tuple(items), hash(t), len(srcs))
 
     def statement_from_memo(self, rec: OpRecord, key) -> bool:
         """Write ``rec``'s statement as :meth:`statement` wrote the one memoised under ``key`` (``memo=``); False: no such entry.

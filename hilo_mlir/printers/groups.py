@@ -24,6 +24,9 @@ from hilo_mlir.printers.records import format_statement, keyword_text, statement
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import py_literal
 
+#: the op names :func:`.supported.hlo_short` calls ``reduce``
+_REDUCE_NAMES = frozenset(prefix + "reduce" for prefix in _sup.HLO_PREFIXES)
+
 
 def print_group(p, rec, header: str | None, attrs, block, xla_op: str, snapshot=None):
     """Walk generator: header statement (unless ``header`` is None: transparent), body, ``setResults``.
@@ -135,10 +138,13 @@ def print_kind_group(p, rec, py_name, hilo_fusion_op, kind, block):
         items.append(("hilo_fusion_op", py_literal(hilo_fusion_op)))
     snapshot = None
     if kind == "MulRedSqrt":
-        snapshot = p.read_block(block)  # the body is read once: here for its reduce, then printed from the snapshot
-        red = next((r for r in snapshot[0] if _sup.hlo_short(r.name) == "reduce"), None)
-        if red is None:
+        if p.fast_paths:  # the first reduce, found by name (the walk stops there): the body is read as it is printed
+            red_op = next((o.operation for o in block.operations if o.operation.name in _REDUCE_NAMES), None)
+        else:  # the checking printer: the body is read once, here for its reduce, then printed from the snapshot
+            snapshot = p.read_block(block)
+            red = next((r for r in snapshot[0] if _sup.hlo_short(r.name) == "reduce"), None)
+            red_op = red.op if red is not None else None
+        if red_op is None:
             raise HiloError(f"MulRedSqrt '{rec.name}' has no reduce in its body (reduce_dims)", loc=rec.op.location)
-        dims = next((a for k, a in red.items if k == "dimensions"), None) if red.items is not None else None
-        items.append(("reduce_dims", p.attr_value(dims if dims is not None else red.op.attributes["dimensions"])))
+        items.append(("reduce_dims", p.attr_value(red_op.attributes["dimensions"])))
     return print_group(p, rec, "NeuronTensorOp", items, block, MHLO.fusion, snapshot)

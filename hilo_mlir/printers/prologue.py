@@ -40,21 +40,27 @@ def print_prologue(p, main, body) -> None:
     input_names = name_list(main, "input_names")
     args = body.arguments
     key = p.value_key
+    names, value_types, reasons, lines = p.names, p.value_types, p.type_reasons, p.lines
+    function = p.function
+    input_names = input_names or []
+    n_names = len(input_names)
     for i, (arg, t) in enumerate(zip(args, args.types)):
-        reason = _sup.type_reason(t, p.type_reasons)
+        reason = _sup.type_reason(t, reasons)
         if reason:
             raise HiloError(f"entry argument {i}: {reason}", loc=main.location)
         name = f"input_{i}"
-        p.names[key(arg)] = name
-        p.value_types[key(arg)] = t
-        label = input_names[i] if input_names and i < len(input_names) else _loc_name(arg) or name
-        extra = ""
+        k = key(arg)
+        names[k] = name
+        value_types[k] = t
+        label = input_names[i] if i < n_names else _loc_name(arg) or name
         if i in slow_ins:
             p.parameters[i] = parameter_file(i)
-            extra = f", weight_files={py_literal([p.parameters[i]])}, np_file={py_literal(p.parameters[i])}"
-        p.write(
-            f"{name} = {p.mod('ir')}.Tensor(name={py_literal(label)}, spec={p.spec(t)})"
-            f".markInput({p.function}, index={i}, is_parameter_tensor={i in slow_ins}{extra})"
+            slow, extra = True, f", weight_files={py_literal([p.parameters[i]])}, np_file={py_literal(p.parameters[i])}"
+        else:
+            slow, extra = False, ""
+        lines.append(
+            f"{p.indent}{name} = {p.mod('ir')}.Tensor(name={py_literal(label)}, spec={p.spec(t)})"
+            f".markInput({function}, index={i}, is_parameter_tensor={slow}{extra})"
         )
 
 

@@ -20,6 +20,7 @@ update returned unchanged).
 from __future__ import annotations
 
 from hilo_mlir.printers import supported as _sup
+from hilo_mlir.printers.records import statement_parts
 from hilo_mlir.support.diagnostics import HiloError
 from hilo_mlir.support.pysource import py_literal
 
@@ -56,11 +57,65 @@ def print_region_op(p, rec, py_op: str | None = None, attrs=None, skip=()):
         snaps.append(snap)
     short = _sup.hlo_short(rec.name)
     hint = reducer_hint(snaps[0], short) if len(snaps) == 1 and short in _REDUCE_LIKE else None
+    regions = "[" + ", ".join(fnames) + "]"
+    key = _memo_key(p, rec, hint) if py_op is None and attrs is None and not skip else None
+    parts = p.region_stmts.get(key) if key is not None else None
+    if parts is not None:
+        _statement_from_parts(p, rec, results, parts, regions)
+        return
     items = list(attrs) if attrs is not None else p.attr_items(rec, skip=skip)
-    items.append(("regions", "[" + ", ".join(fnames) + "]"))
+    items.append(("regions", regions))
     if hint:
         items.append(("reducer", py_literal(hint)))
     p.statement(rec, py_op, items, result_names=results)
+    if key is not None:
+        p.region_stmts[key] = _statement_parts(p, rec, items)
+
+
+def _memo_key(p, rec, hint: str | None):
+    """The key of a region op's statement parts (:attr:`~.emit.Emitter.region_stmts`), or None (not memoised).
+
+    Around its operand names and its ``regions=[...]`` list, the statement of an op printed
+    with its own attributes is a function of the op name, the result types, the location,
+    the attributes and the ``reducer=`` hint alone (the fast printer only).
+    """
+    if rec.items is None or not p.fast_paths:
+        return None
+    return (rec.name, rec.tkeys, rec.lkey, tuple(rec.items), hint)
+
+
+#: stands for the ``regions=[...]`` text while a region op's statement is cut into parts (never in rendered text:
+#: every input-derived text is quoted by py_literal, which escapes control characters)
+_REGIONS_CUT = "\x02"
+
+
+def _statement_parts(p, rec, items) -> tuple[str, str, str]:
+    """``(head, mid, tail)`` of the statement :meth:`~.emit.Emitter.statement` just wrote for ``rec`` with ``items``.
+
+    The statement is ``<indent><results> = `` + head + operand names + mid + the ``regions=[...]`` list +
+    tail + the location's close + ``)`` (as :func:`~.records.statement_parts` cuts it, with the regions list
+    cut out too). Every part was rendered (and every import alias allocated) by the statement already.
+    """
+    cut = [(k, _REGIONS_CUT if k == "regions" else v) for k, v in items]
+    keywords = p.keywords_text(cut, rec.name)
+    callee = f"{p.mod('ir')}.{p.py_op_name(rec.name)}"
+    head, rest = statement_parts(callee, p.dsts_of(rec), keywords, p.location_base(rec))
+    mid, tail = rest.split(_REGIONS_CUT)
+    return head, mid, tail
+
+
+def _statement_from_parts(p, rec, results, parts, regions: str) -> None:
+    """Write ``rec``'s statement from memoised parts (:func:`_statement_parts`), as :meth:`~.emit.Emitter.statement` does."""
+    name = rec.name
+    p.per_op_counter[name] = p.per_op_counter.get(name, 0) + 1
+    p.bind_results(rec.results, results)
+    src = p.names_of(rec)
+    if p.scopes:
+        p.refs(src)
+    head, mid, tail = parts
+    close = p.location_close(p.parent_stack[-1] if p.parent_stack else None)
+    lhs = f"{', '.join(results)} = " if results else ""
+    p.lines.append(f"{p.indent}{lhs}{head}{', '.join(src)}{mid}{regions}{tail}{close})")
 
 
 def print_region_function(p, block, parent: str):

@@ -164,7 +164,8 @@ COMPOSITE_KINDS = {
     "DotSoftmax": ("DotSoftmax", "DotSoftmax"),
 }
 
-_HLO_PREFIXES = ("mhlo.", "stablehlo.")
+#: the dialect prefixes of the op names both printers accept (:func:`hlo_short` strips them)
+HLO_PREFIXES = ("mhlo.", "stablehlo.")
 _FUNC_OK = frozenset({"func.return", "func.call"})
 
 
@@ -182,7 +183,7 @@ def stablehlo_only_reason(target: str) -> str:
 
 
 def hlo_short(name: str) -> str | None:
-    for p in _HLO_PREFIXES:
+    for p in HLO_PREFIXES:
         if name.startswith(p):
             return name[len(p) :]
     return None
@@ -190,7 +191,7 @@ def hlo_short(name: str) -> str | None:
 
 def custom_call_target(op, items=None) -> str:
     """The ``call_target_name`` of a custom_call op ('' if absent); ``items``: ``op.attributes.items()`` if read already."""
-    a = _attr_named(op, "call_target_name", items)
+    a = _attr_named(op, VERDICT_ATTRIBUTES["custom_call"], items)
     return "" if a is None else ir.StringAttr(a).value
 
 
@@ -272,11 +273,11 @@ def op_reason(op, printer: str | None = None, items=None) -> str | None:
         if printer == "mhlo" and target in STABLEHLO_ONLY_TARGETS:
             return stablehlo_only_reason(target)
     elif short == "fusion":
-        kind = _str_attr(op, "FusionKind", items)
+        kind = _str_attr(op, VERDICT_ATTRIBUTES["fusion"], items)
         if kind not in FUSION_KINDS:
             return f"unknown FusionKind '{kind or ''}' on '{name}'"
     elif short == "composite":
-        kind = _str_attr(op, "CompositeKind", items)
+        kind = _str_attr(op, VERDICT_ATTRIBUTES["composite"], items)
         if kind is not None and kind not in COMPOSITE_KINDS:
             return f"unknown CompositeKind '{kind}' on '{name}'"
     return None
@@ -284,6 +285,9 @@ def op_reason(op, printer: str | None = None, items=None) -> str | None:
 
 #: op kinds whose :func:`op_reason` reads attributes (target / FusionKind / CompositeKind)
 _ATTR_DEPENDENT = frozenset({"custom_call", "fusion", "composite"})
+#: the one attribute :func:`op_reason` reads of each attribute-dependent op kind: with the op name
+#: (and the printer) it decides the verdict
+VERDICT_ATTRIBUTES = {"custom_call": "call_target_name", "fusion": "FusionKind", "composite": "CompositeKind"}
 
 
 def unsupported_reason(op, _type_cache: dict | None = None, printer: str | None = None) -> str | None:

@@ -387,8 +387,9 @@ _PRINTER_NAME = re.compile(r"(?:v|input_|a)[0-9]+\Z")
 
 
 #: layout rules of the fast path as searches over the text (``\n`` then the line): a line indented deeper than four
-#: spaces, and an indented line whose nearest non-empty unindented line above it is not a ``def``
-_DEEP_INDENT = re.compile(r"\n {5}")
+#: spaces (a plain substring: ``str.find``, several times faster than the same search by ``re``), and an indented
+#: line whose nearest non-empty unindented line above it is not a ``def``
+_DEEP_INDENT = "\n     "
 _INDENT_OUTSIDE_DEF = re.compile(r"\n(?!def )(?! {4})[^\n]++\n+ {4}")  # possessive: the line is read once, never backtracked
 #: a line whose literal-free text starts with a literal: the ambiguity test could then span two lines
 _LEADING_LITERAL = re.compile(r"\s*\x01")
@@ -484,7 +485,7 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
             return False
         offset = sum(len(line) + 1 for line in lines[:start])  # where lines[start] begins in body
         text, pos = (body, offset - 1) if offset else ("\n" + body, 0)
-        if _DEEP_INDENT.search(text, pos) is not None or _INDENT_OUTSIDE_DEF.search(text, pos) is not None:
+        if text.find(_DEEP_INDENT, pos) != -1 or _INDENT_OUTSIDE_DEF.search(text, pos) is not None:
             return False
     zlines = body.translate(_ZEROS).split("\n")
     if len(zlines) != n:  # pragma: no cover - translate changes no line break

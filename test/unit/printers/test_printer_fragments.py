@@ -4,7 +4,8 @@
   once per parent handle (``")"`` outside any group or region);
 * :meth:`~hilo_mlir.printers.emit.Emitter.emit`: the keywords text between ``dsts`` and
   ``dl`` memoised on (keyword pairs, ``xla_op``, ``xla_first``, ``with_xla``);
-* a ``MulRedSqrt`` fusion's body read once (its reduce found in the snapshot that is printed).
+* a ``MulRedSqrt`` fusion's body read once: by the walk as it prints it, its reduce found by name
+  first (the checking printer: in the snapshot it prints from).
 
 The checking printer (``fast_paths = False``) reads none of these memos; a module
 exercising all of them prints the same bytes with both.
@@ -80,7 +81,8 @@ def test_equal_keywords_share_one_rendering_and_distinct_ones_do_not():
     assert len(set(p._keywords.values())) == len(p._keywords)
 
 
-def test_mul_red_sqrt_body_is_read_once(monkeypatch):
+def _spy_reads(monkeypatch):
+    """Record ``read_block`` (ops per block read) and whether ``print_block`` got a snapshot."""
     reads, given = [], []
     orig_read, orig_print = driver.PenguinPrinter.read_block, driver.PenguinPrinter.print_block
 
@@ -94,10 +96,26 @@ def test_mul_red_sqrt_body_is_read_once(monkeypatch):
 
     monkeypatch.setattr(driver.PenguinPrinter, "read_block", read_spy)
     monkeypatch.setattr(driver.PenguinPrinter, "print_block", print_spy)
+    return reads, given
+
+
+def test_mul_red_sqrt_body_is_read_once_as_it_is_printed(monkeypatch):
+    reads, given = _spy_reads(monkeypatch)
     _, src = _print(MhloPrinter)
-    # the fusion body (5 ops + return) once, the reducer body; main is read by the walk as it prints it (print_block)
-    assert reads == [6, 2]
-    assert given == [False, True, True]  # the fusion body is printed from the snapshot its reduce was found in
+    # only the reducer body is read ahead (for its reducer= hint); main and the fusion body are read by the walk as
+    # it prints them: the fusion's reduce is found by name first, the walk over the body stopping there
+    assert reads == [2]
+    assert given == [False, False, True]
+    assert "op='MulRedSqrt'" in src and "reduce_dims=[1]" in src
+
+
+def test_the_checking_printer_reads_the_mul_red_sqrt_body_into_a_snapshot(monkeypatch):
+    reads, given = _spy_reads(monkeypatch)
+    _, src = _print(_Checking)
+    # the checking printer reads every block ahead: main (4 ops + return), the fusion body (5 ops + return) once,
+    # the reducer body
+    assert reads == [5, 6, 2]
+    assert given == [False, True, True]  # main: read_block inside print_block; the fusion body: the snapshot of its reduce
     assert "op='MulRedSqrt'" in src and "reduce_dims=[1]" in src
 
 

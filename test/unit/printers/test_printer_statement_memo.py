@@ -5,6 +5,8 @@
 * :meth:`~hilo_mlir.printers.emit.Emitter.statement_from_memo`: a contraction's statement and MACs,
   keyed on the same plus the lhs type, in ``_stmt_memo``; a softmax custom call's (``AwsFSPattern5``)
   too, keyed on the same plus the operand count and the operand's type;
+* :func:`~hilo_mlir.printers.regions.print_region_op`: a region op's statement around its operand names and
+  its ``regions=[...]`` list, keyed on (op name, result types, location, attributes, ``reducer=`` hint);
 * :func:`~hilo_mlir.printers.records.statement_parts`: the cut of :func:`~.records.format_statement`
   both memos are assembled from;
 * :meth:`~hilo_mlir.printers.driver.PenguinPrinter.read_block`: attributes read only when there are some,
@@ -224,9 +226,8 @@ def test_the_fast_walk_reads_ops_as_it_prints_them_and_hands_handlers_read_block
         want = {tuple(map(hash, r.results)): r for r in handed[False]}  # every op: the checking printer has no inline path
         assert len(want) == 12 and [r.name for r in handed[True]] == [
             "mhlo.add",  # the first of each name / result types: the full path, then the memo
-            "mhlo.dot_general",
-            "mhlo.dot_general",
-            "mhlo.dot_general",
+            "mhlo.dot_general",  # %3; %4 (the same key) is written from its memo by the walk itself
+            "mhlo.dot_general",  # %5: another lhs type
             "mhlo.broadcast_in_dim",
         ]
         for r in handed[True]:
@@ -289,3 +290,51 @@ def test_a_softmax_memo_hit_needs_the_same_operand_count():
     with make_context():
         with pytest.raises(HiloError, match="needs one operand and one result"):
             MhloPrinter(filename="in.mlir").print_module(ir.Module.parse(text).operation)
+
+
+def test_an_attribute_dependent_verdict_is_asked_once_per_name_and_target(monkeypatch):
+    from hilo_mlir.printers import driver
+
+    asked = []
+    orig = driver._sup.op_reason
+
+    def spy(op, printer=None, items=None):
+        asked.append(str(op.location))
+        return orig(op, printer, items)
+
+    monkeypatch.setattr(driver._sup, "op_reason", spy)
+    with make_context():
+        module = ir.Module.parse(SOFTMAX).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert len(asked) == 1  # one target: the verdict reads no other attribute (%3's config differs)
+        assert list(p._op_reasons.values()) == [None]
+        asked.clear()
+        assert src == _Checking(filename="in.mlir").print_module(module) and len(asked) == 8  # checking: twice an op (+ the full check)
+
+
+REDUCES = """
+func.func @main(%a: tensor<2x4xf32>, %z: tensor<f32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %0 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %1 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %2 = mhlo.reduce(%a init: %z) applies mhlo.maximum across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":1:1)
+  %3 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32> loc("r":2:1)
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_a_region_op_statement_is_cut_once_per_key_and_filled_with_its_names():
+    with make_context():
+        module = ir.Module.parse(REDUCES).operation
+        p = MhloPrinter(filename="in.mlir")
+        src = p.print_module(module)
+        assert src == _Checking(filename="in.mlir").print_module(module)
+    # %1 is %0's key; %2 has another reducer= hint, %3 another location
+    assert [(k[0], k[-1]) for k in p.region_stmts] == [("mhlo.reduce", "add"), ("mhlo.reduce", "maximum"), ("mhlo.reduce", "add")]
+    head, mid, tail = p.region_stmts[next(iter(p.region_stmts))]
+    assert head == "m1.ReduceOp(srcs=["
+    assert mid == "], dsts=[m1.TensorSpec(shape=(2,), dtype='float32')], dimensions=[1], regions="
+    assert tail == ", reducer='add', xla_op='mhlo.reduce', dl=m2.DebugLocation(file='r', line=1, col=1, name=''"
+    reduces = [line for line in src.split("\n") if "ReduceOp(" in line]
+    assert reduces[1] == f"v6 = {head}input_0, input_1{mid}[v7]{tail}))"  # the memo hit: its own names and region function

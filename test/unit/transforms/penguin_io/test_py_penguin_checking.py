@@ -127,3 +127,101 @@ def test_a_wrong_softmax_memo_key_fails_the_pass_in_the_checking_mode(tmp_path, 
         "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
         f"differ in penguin.py line {line}"
     )
+
+
+DOTS = """
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = "mhlo.dot_general"(%a, %b) <{dot_dimension_numbers = #mhlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("d":1:1)
+  %1 = "mhlo.dot_general"(%a, %b) <{dot_dimension_numbers = #mhlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("d":2:1)
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+"""
+
+
+def test_a_wrong_memo_key_in_the_walk_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    from hilo_mlir.printers import emit
+
+    original = emit.Emitter.operand_key
+
+    def wrong(self, tag, name, srcs, tkeys, lkey, items):  # a key without the location: the second dot gets the first's text
+        return original(self, tag, name, srcs, tkeys, 0, items)
+
+    monkeypatch.setattr(emit.Emitter, "operand_key", wrong)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(DOTS, f"mhlo-to-py-penguin{{output={out}}}")
+    text = out.read_text()
+    assert text.count("line=1, col=1") == 2 and "line=2" not in text  # unchecked: the walk wrote the memo hit
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(DOTS, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = [i for i, t in enumerate(text.split("\n")) if "DotOp" in t][1] + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
+    assert not (tmp_path / "checked.py").exists()
+
+
+MX_ON_MHLO = """
+func.func @main(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>) {
+  %0 = mhlo.custom_call @AwsFSPattern5(%x) {backend_config = "{\\"dim\\": 1}"} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  %1:2 = mhlo.custom_call @QuantizeMX(%x) {backend_config = "{\\"dtype\\": \\"float8_e5m2\\", \\"dim\\": -1}"} : (tensor<4x64xf32>) -> (tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>)
+  return %0, %1#0, %1#1 : tensor<4x64xf32>, tensor<4x16xui32>, tensor<4x2xf8E8M0FNU>
+}
+"""
+
+
+def test_a_wrong_verdict_cache_key_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    # the verdict of a custom call is cached on its name and attributes; keyed on the name alone, the MHLO
+    # printer would take the StableHLO-only QuantizeMX for the softmax before it and print it
+    from hilo_mlir.support.diagnostics import HiloError
+
+    monkeypatch.setattr(driver.PenguinPrinter, "_verdict_key", staticmethod(lambda rec: (rec.name,)))
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(MX_ON_MHLO, f"mhlo-to-py-penguin{{output={out}}}")
+    assert "QuantizeMXTensorOp(" in out.read_text()  # unchecked: the wrong verdict lets it through
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(HiloError, match="custom_call @QuantizeMX is printed on the StableHLO spine only"):
+        run_passes(MX_ON_MHLO, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    assert not (tmp_path / "checked.py").exists()
+    monkeypatch.undo()
+    with pytest.raises(HiloError, match="custom_call @QuantizeMX is printed on the StableHLO spine only"):
+        run_passes(MX_ON_MHLO, f"mhlo-to-py-penguin{{output={tmp_path / 'right.py'}}}")  # the right key refuses it
+
+
+TWO_REDUCES = """
+func.func @main(%a: tensor<2xf32>, %z: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32> loc("r":1:1)
+  %1 = mhlo.reduce(%a init: %z) applies mhlo.add across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32> loc("r":2:1)
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+"""
+
+
+def test_a_wrong_region_statement_key_fails_the_pass_in_the_checking_mode(tmp_path, monkeypatch):
+    from hilo_mlir.printers import regions
+
+    original = regions._memo_key
+
+    def wrong(p, rec, hint):  # a key without the location: the second reduce gets the first one's
+        key = original(p, rec, hint)
+        return None if key is None else key[:2] + key[3:]
+
+    monkeypatch.setattr(regions, "_memo_key", wrong)
+    out = tmp_path / "penguin.py"
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
+    run_passes(TWO_REDUCES, f"mhlo-to-py-penguin{{output={out}}}")
+    text = out.read_text()
+    reduces = [t for t in text.split("\n") if "ReduceOp(" in t]
+    assert all("line=1, col=1" in t for t in reduces) and len(reduces) == 2  # unchecked: the wrong text goes out
+    monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "1")
+    with pytest.raises(AnalysisCheckError) as e:
+        run_passes(TWO_REDUCES, f"mhlo-to-py-penguin{{output={tmp_path / 'checked.py'}}}")
+    line = [i for i, t in enumerate(text.split("\n")) if "ReduceOp(" in t][1] + 1
+    assert e.value.message == (
+        "analysis check failed in pass 'mhlo-to-py-penguin': the printer's fast paths and the checking printer "
+        f"differ in penguin.py line {line}"
+    )
+    assert not (tmp_path / "checked.py").exists()
