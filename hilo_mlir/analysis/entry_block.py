@@ -9,7 +9,9 @@ results, and whether it may have side effects. :class:`EntryBlock` holds them;
 manager keeps it while the IR changes in ways that leave it valid
 (:attr:`EntryBlock.preserved_by`). schedule-postorder hands over the one it
 computed while reordering (``ctx.analyses.put``), so the steps after it do
-not read the block again.
+not read the block again; the StableHLO fusion codegen puts the one of each
+decomposition function it fills (:func:`of_new_function`, from what the
+cluster read), so schedule-postorder need not read those functions either.
 
 What keeps it valid: attribute changes and type changes. Neither alters the
 ops, their order, their operands or their results (value handles; a type is
@@ -26,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
-from hilo_mlir.ir.dialects import hlo_short_name
+from hilo_mlir.ir.dialects import TERMINATORS, hlo_short_name
 from hilo_mlir.ir.effects import _UNKNOWN, EffectOracle
 from hilo_mlir.ir.utils import block_ops
 from hilo_mlir.rewrite.rewriter import Change
@@ -158,14 +160,22 @@ class EntryBlock:
         effects: may the op (or an op nested in it) have side effects: True or
             False, decided by op names; None when a ``composite`` takes part
             (ask :meth:`effect`).
+        nested_blocks: None (unknown), or a promise of the maker that the
+            function has this one block and that the blocks nested in its ops
+            are ``nested_blocks`` blocks ending in a known terminator (plus any
+            without one) and none has two ops or more before its terminator:
+            schedule-postorder can move nothing in them. Only
+            :func:`of_new_function` (the fusion codegen) makes that promise;
+            schedule-postorder's checking mode verifies it.
     """
 
-    __slots__ = ("effects", "inputs", "ops", "result_ids", "results")
+    __slots__ = ("effects", "inputs", "nested_blocks", "ops", "result_ids", "results")
 
     #: the change kinds that leave it valid (module doc)
     preserved_by = Change.ATTRIBUTE | Change.TYPE
 
     def __init__(self, func_op: Op, am: AnalysisManager | None = None) -> None:
+        self.nested_blocks: int | None = None
         leaf = LeafEffects(EffectOracle(func_op))
         by_name = leaf.by_name
         self.ops: list[ir.Operation] = block_ops(func_op.regions[0].blocks[0])
@@ -203,6 +213,7 @@ class EntryBlock:
         hashed from ``results`` if None)."""
         self = cls.__new__(cls)
         self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
+        self.nested_blocks = None
         self.result_ids = result_ids if result_ids is not None else [list(map(hash, rs)) for rs in results]
         return self
 
@@ -240,3 +251,95 @@ class EntryBlock:
             if what:
                 out.append(f"op #{k} ('{o.name}'): {', '.join(what)} differ")
         return out
+
+
+def nested_reads(op: ir.Operation, leaf: LeafEffects) -> tuple[list[int], bool, bool, int | None]:
+    """What schedule-postorder reads of the ops nested in ``op`` (``op``'s own operands not included).
+
+    Returns:
+        ``(hashes, effect, composite, blocks)``: the ``hash`` of the operands of
+        every nested op in the scheduler's order (per region, block and op: the
+        ops nested in it first, then its operands); whether a nested op has an
+        effect of its own; whether one is a ``composite``; and the number of
+        nested blocks that end in a known terminator if none of them has two
+        ops or more before it (nothing in them can move), else None.
+    """
+    out: list[int] = []
+    extend = out.extend
+    by_name = leaf.by_name
+    found = composite = False
+    count = 0
+    fixed = True
+
+    def visit_block(b: ir.Block) -> None:
+        nonlocal found, composite, count, fixed
+        ops = block_ops(b)
+        if ops and ops[-1].name in TERMINATORS:
+            count += 1
+            if len(ops) > 2:
+                fixed = False
+        for o in ops:
+            if len(o.regions):
+                for region in o.regions:
+                    for inner in region.blocks:
+                        visit_block(inner)
+            extend(map(hash, o.operands))
+            name = o.name
+            e = by_name.get(name)
+            if e is None:
+                e = leaf(o, name)
+                if is_composite(name):
+                    composite = True
+            found = found or e
+
+    for region in op.regions:
+        for b in region.blocks:
+            visit_block(b)
+    return out, found, composite, count if fixed else None
+
+
+def of_new_function(
+    ops: list[ir.Operation],
+    operand_keys: list[list[int]],
+    results: list[list[Value]],
+    rename: dict[int, int],
+    leaf: LeafEffects,
+    result_ids: list[list[int]] | None = None,
+) -> EntryBlock:
+    """The :class:`EntryBlock` of a function its maker just filled, from what the maker read already.
+
+    The fusion codegen moves a cluster's members into a new decomposition
+    function (one block) and ends it with a ``func.return``; it knows each
+    member's operands (``operand_keys``: their ``hash`` before the move, one
+    list per op, the terminator's last) and results (``results``, the
+    terminator's ``[]``). ``rename``: ``{hash of an old operand: hash of the
+    block argument that replaced it}`` (the live-ins). Only the ops with
+    regions are read (their nested ops, :func:`nested_reads`); the result sets
+    :attr:`EntryBlock.nested_blocks` when every nested block is fixed.
+    ``leaf``: the own-effect memo to ask. ``result_ids``: the ``hash`` of each
+    result if the maker has them (else hashed here).
+    """
+    inputs: list[list[int]] = []
+    effects: list[bool | None] = []
+    nested_total: int | None = 0
+    by_name = leaf.by_name
+    get = rename.get
+    for o, keys in zip(ops, operand_keys):
+        ks = [get(h, h) for h in keys] if rename else list(keys)
+        name = o.name
+        e = by_name.get(name)
+        composite = False  # a composite never enters by_name
+        if e is None:
+            e = leaf(o, name)
+            composite = is_composite(name)
+        if len(o.regions):
+            nested, e2, c2, blocks = nested_reads(o, leaf)
+            ks += nested
+            e = e or e2
+            composite = composite or c2
+            nested_total = None if blocks is None or nested_total is None else nested_total + blocks
+        inputs.append(ks)
+        effects.append(None if composite else bool(e))
+    info = EntryBlock.from_parts(list(ops), inputs, results, effects, result_ids)
+    info.nested_blocks = nested_total
+    return info

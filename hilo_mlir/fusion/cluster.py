@@ -61,12 +61,15 @@ def _nested_post_order(op, out: list, defined: set) -> None:
                     defined.add(hash(r))
 
 
-def _scan_operands(o, defined, member_vals, internal: dict, live_ins: dict, inside_uses: list) -> None:
+def _scan_operands(o, defined, member_vals, internal: dict, live_ins: dict, inside_uses: list, keys: list | None = None) -> None:
     """Sort the operands of ``o`` (a member, or an op nested in one whose values are ``defined``)
-    into internal uses (counted in ``internal``) and live-in uses."""
+    into internal uses (counted in ``internal``) and live-in uses; ``keys`` (if a list) gets
+    the ``hash`` of each operand, in order."""
     i = 0
     for v in o.operands:
         vk = hash(v)  # == value_key(v)
+        if keys is not None:
+            keys.append(vk)
         if vk in member_vals:
             internal[vk] = internal.get(vk, 0) + 1
         elif defined is None or vk not in defined:
@@ -86,6 +89,9 @@ def _fingerprint(c) -> dict:
         "live-out uses": [(op_key(o), n, k) for o, n, k in c._outside_uses],
         "last-member uses": [(op_key(o), n, k) for o, n, k in c._after_uses],
         "rewired whole": list(c._rewired_whole),
+        "operand keys": [list(ks) for ks in c.operand_keys],
+        "member results": [[hash(r) for r in rs] for rs in c.member_results],
+        "member result keys": [list(ks) for ks in c.member_result_keys],
     }
 
 
@@ -135,6 +141,10 @@ class FusionCluster:
         moved: the dependent ops the codegen moved after the fused op (block order).
         refusal: after a refused codegen, why: a
             :class:`~hilo_mlir.fusion.codegen.Refusal` (else None).
+        operand_keys: per member (block order), the ``hash`` of each of its own operands
+            (not those of ops nested in it), as read when the cluster was built.
+        member_results: per member (block order), its result values.
+        member_result_keys: their ``hash`` es (the same shape).
         reentry: after :meth:`dependent_ops` found the cluster not convex, the
             non-member on the path out of the cluster and the member it feeds
             (``(op, member)``), else None.
@@ -194,18 +204,27 @@ class FusionCluster:
         self.block = ops[0].block
         self.members = OpSet.of_distinct(ops)
         last = ops[-1]
-        member_vals = {hash(r) for o in ops[:-1] for r in _results(o)}  # one result each (the contract)
+        results = [_results(o) for o in ops[:-1]]
+        result_keys = [[hash(r) for r in rs] for rs in results]
+        member_vals = {k for ks in result_keys for k in ks}  # one result each (the contract)
         internal: dict = {}
         live_ins: dict = {}
         inside_uses: list = []
+        operand_keys: list = []
         for m in ops:
-            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses)
+            ks: list = []
+            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses, ks)
+            operand_keys.append(ks)
+        self.operand_keys = operand_keys
         self.live_ins = list(live_ins.values())
         self._live_in_keys = list(live_ins)
         self._inside_uses = inside_uses
         res = _results(last)
+        results.append(res)
+        result_keys.append([hash(r) for r in res])
+        self.member_results, self.member_result_keys = results, result_keys
         # the last op: none of its results is used by a member (they all sit before it)
-        self.live_outs, self._outside_uses = self._scan_results([res], [[hash(r) for r in res]], {})
+        self.live_outs, self._outside_uses = self._scan_results([res], result_keys[-1:], {})
 
     # -- live-ins / live-outs ------------------------------------------------------
 
@@ -226,14 +245,19 @@ class FusionCluster:
         internal: dict = {}  # value_key of a member result -> its uses by members / ops nested in them
         live_ins: dict = {}  # value_key -> value
         inside_uses: list = []  # (owner op, operand number, live-in value key)
+        operand_keys: list = []
         for m in mlist:
-            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses)
+            ks: list = []
+            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses, ks)
+            operand_keys.append(ks)
             if len(m.regions):
                 nested: list = []
                 defined: set = set()  # value_key of values defined inside m's regions
                 _nested_post_order(m, nested, defined)
                 for o in nested:
                     _scan_operands(o, defined, member_vals, internal, live_ins, inside_uses)
+        self.operand_keys = operand_keys
+        self.member_results, self.member_result_keys = results, result_keys
         self.live_ins = list(live_ins.values())
         self._live_in_keys = list(live_ins)
         self._inside_uses = inside_uses

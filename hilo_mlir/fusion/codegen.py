@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, of_new_function
 from hilo_mlir.fusion.cluster import FusionCluster
 from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
 from hilo_mlir.fusion.order import OrderIndex
 from hilo_mlir.ir import effects
 from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import FUSION_KIND_ATTR, DialectTable
+from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import as_op, enclosing_module
 
 __all__ = ["NOT_CONVEX", "NO_LIVE_OUT", "SIDE_EFFECTING_DEPENDENT", "Refusal", "check_legal", "codegen", "recursively_move_dependent_ops"]
@@ -99,11 +101,11 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, composite: bool) -> None:
+def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, composite: bool):
     """Move ``members`` (the cluster's, in block order) into ``body`` before a new ``term_name`` of the
     live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results.
     ``composite``: ``body`` is a decomposition function's (another top-level op than ``fused``'s), not
-    ``fused``'s own region's."""
+    ``fused``'s own region's. Returns the new terminator."""
     live_outs = cluster.live_outs
     results = [fused.result] if len(live_outs) == 1 else list(fused.results)
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
@@ -127,6 +129,28 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
             updates += [(owner, n, results[k]) for owner, n, k in outside]
     if updates:
         rewriter.set_operands(updates, within=fused)  # users of live-outs (and members in fused's body): fused's function
+    return term
+
+
+def _hand_over_entry_block(cluster: FusionCluster, members: list, body, term, analyses, namer: SymbolNamer) -> None:
+    """Give ``analyses`` the :class:`~hilo_mlir.analysis.entry_block.EntryBlock` of the decomposition
+    function just filled (``body``: its block; ``term``: its ``func.return``), from what the cluster
+    read: its members' operands (live-ins renamed to ``body``'s arguments) and results. Only the
+    members with regions are read again. The checking mode compares it with a fresh one after the pass."""
+    leaf = namer.leaf_effects
+    if leaf is None:
+        leaf = namer.leaf_effects = LeafEffects(EffectOracle(body.owner))
+    keys = cluster._live_in_keys
+    rename = {vk: hash(a) for vk, a in zip(keys, body.arguments)} if keys else {}
+    info = of_new_function(
+        [*members, term],
+        [*cluster.operand_keys, [hash(v) for v in cluster.live_outs]],
+        [*cluster.member_results, []],
+        rename,
+        leaf,
+        [*cluster.member_result_keys, []],
+    )
+    analyses.put(EntryBlock, body.owner, info)
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None = None):
@@ -173,6 +197,7 @@ def codegen(
     namer: SymbolNamer | None = None,
     fuel=None,
     memo: dict | None = None,
+    analyses=None,
 ):
     """Turn ``cluster`` into one fused op (see the module doc for the form).
 
@@ -186,6 +211,10 @@ def codegen(
             cluster takes one unit; with none left it is refused (``out-of-fuel``), IR untouched.
         memo: a dict the caller keeps for one context (MHLO): the ``FusionKind`` attribute of each
             kind is made once (composites use ``namer.attributes``).
+        analyses: the run's :class:`~hilo_mlir.analysis.manager.AnalysisManager`, or None. With it
+            and a ``namer`` (composites), the new decomposition function's
+            :class:`~hilo_mlir.analysis.entry_block.EntryBlock` is put there, made from what the
+            cluster read (schedule-postorder then need not read the function again).
 
     Returns:
         The fused ``ir.Operation``, or None when :func:`check_legal` refuses the
@@ -218,7 +247,9 @@ def codegen(
             fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
         else:
             fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
-        _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, d.fusion_is_composite)
+        term = _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, d.fusion_is_composite)
+        if analyses is not None and namer is not None and d.fusion_is_composite:
+            _hand_over_entry_block(cluster, members, body, term, analyses, namer)
     if dependent:
         recursively_move_dependent_ops(fused, dependent, rewriter, order)
     cluster.fused = fused

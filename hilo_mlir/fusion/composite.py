@@ -33,11 +33,14 @@ class SymbolNamer:
         attributes: a memo of uniqued attributes of the module's context for
             :func:`composite_attributes` and :func:`new_decomposition` (the
             attributes every composite of one kind shares are made once).
+        leaf_effects: None, or the :class:`~hilo_mlir.analysis.entry_block.LeafEffects`
+            the codegen asks about the ops it moves into decompositions of this module.
     """
 
     def __init__(self, module_op):
         self.module_op = as_op(module_op)
         self.attributes: dict = {}
+        self.leaf_effects = None  # the codegen's own-effect memo (a LeafEffects), once asked
         self._body = None  # the module's body block, once asked (module_body)
         self.taken = set()
         for o in self.module_op.regions[0].blocks[0].operations:

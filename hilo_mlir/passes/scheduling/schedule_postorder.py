@@ -13,6 +13,14 @@ that analyze-schedule and hoist-compute read: the pass hands it to the
 analysis manager after its moves, which keeps it while the steps in between
 leave it valid.
 
+A function whose cached EntryBlock carries its maker's promise (the fusion
+codegen's, for a new decomposition function: :attr:`EntryBlock.nested_blocks`)
+and whose order is already the post-order, decided from that EntryBlock's
+integers (:func:`settled_blocks`), is not read at all: nothing would move, and
+the kept EntryBlock stays. The checking mode (``HILO_MLIR_CHECK_ANALYSES=1``)
+runs :func:`schedule_block_postorder` on each of its blocks and raises
+AssertionError if one would move or the block count differs.
+
 Cost: every op is read once for the whole function (its operands serve both
 its own block's dependencies and, as captures, those of the op of the
 enclosing block that holds it); values are keyed by ``hash(value)`` (the C++
@@ -28,9 +36,10 @@ import bisect
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
+from hilo_mlir.ir.binding import checking_mode_enabled
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir.utils import block_ops
+from hilo_mlir.ir.utils import all_blocks, block_ops, func_name
 from hilo_mlir.passmanager.registry import register_twins
 
 # --------------------------------------------------------------------------- the definition, one block
@@ -285,22 +294,68 @@ def _dependencies(r: _BlockRead, result_ids: list | None, n: int) -> tuple[list,
     read already (the entry block's), else read here.
     """
     if result_ids is None:
-        prod = {hash(v): i for i, o in enumerate(r.ops) for v in o.results}
-    else:
-        prod = {h: i for i, ids in enumerate(result_ids) for h in ids}
+        result_ids = [list(map(hash, o.results)) for o in r.ops]
+    return _dependencies_of(r.inputs, result_ids, r.effect_at, n)
+
+
+def _dependencies_of(inputs: list, result_ids: list, effect_at: list, n: int) -> tuple[list, list]:
+    """:func:`_dependencies` from integers: per op the ids it reads (``inputs``) and of its results
+    (``result_ids``); ``effect_at``: the body positions of the side-effecting ops, ascending."""
+    prod = {h: i for i, ids in enumerate(result_ids) for h in ids}
     get = prod.get
     deps: list = [None] * (n + 1)
     for k in range(n + 1):
-        d = [i for i in map(get, r.inputs[k]) if i is not None]
+        d = [i for i in map(get, inputs[k]) if i is not None]
         if len(d) > 1 and len(set(d)) != len(d):
             d = list(dict.fromkeys(d))
         deps[k] = d
     prev = None
-    for k in r.effect_at:
+    for k in effect_at:
         if prev is not None and prev not in deps[k]:
             deps[k].append(prev)
         prev = k
     return deps, deps[n] + list(range(n))
+
+
+def settled_blocks(info: EntryBlock) -> int | None:
+    """The number of blocks schedule-postorder would count in a function, if it would move nothing
+    there, decided from ``info`` alone (no IR read); None when that cannot be told so.
+
+    Needs the maker's promise :attr:`EntryBlock.nested_blocks` (one entry block ending in a known
+    terminator; no nested block where anything can move) and every effect known (no composite):
+    then only the entry block's order is in question, and it is settled when its post-order
+    (:func:`_dependencies_of`, :func:`postorder_positions`) is the order it has.
+    """
+    nested = info.nested_blocks
+    if nested is None:
+        return None
+    effects = info.effects
+    if None in effects:
+        return None
+    n = len(info.ops) - 1
+    if n >= 2:
+        effect_at = [k for k in range(n) if effects[k]]
+        if postorder_positions(n, *_dependencies_of(info.inputs, info.result_ids, effect_at, n)) != list(range(n)):
+            return None
+    return 1 + nested
+
+
+def _check_settled(func_op, blocks: int) -> None:
+    """The checking mode of :func:`settled_blocks`: :func:`schedule_block_postorder` (the definition)
+    on every block of ``func_op`` must move nothing and count ``blocks`` blocks; AssertionError if not."""
+    oracle = EffectOracle(func_op)
+    counted = 0
+    for block in all_blocks(func_op):
+        got = schedule_block_postorder(block, oracle)
+        if got is None:
+            continue
+        counted += 1
+        if got[1]:
+            what = f"is in order, but {got[1]} ops of a block would move"
+            raise AssertionError(f"schedule-postorder: the kept EntryBlock says @{func_name(func_op)} {what}")
+    if counted != blocks:
+        what = f"has {blocks} blocks to schedule, a walk finds {counted}"
+        raise AssertionError(f"schedule-postorder: the kept EntryBlock says @{func_name(func_op)} {what}")
 
 
 class _PostorderState:
@@ -310,12 +365,21 @@ class _PostorderState:
 
     def __init__(self) -> None:
         self.leaf: LeafEffects | None = None
+        self.check = checking_mode_enabled()  # compare every skipped function with the definition
 
 
 def _run_schedule_postorder(func_op, ctx):
     # The order of schedule_block_postorder on every block of ir_utils.all_blocks(func_op),
     # computed in one visit of the function.
     state = ctx.state
+    kept = ctx.analyses.cached(EntryBlock, func_op)  # a new decomposition's, from the fusion codegen
+    if kept is not None:
+        blocks = settled_blocks(kept)
+        if blocks is not None:  # in order already: nothing to read, the kept EntryBlock stays valid
+            if state.check:
+                _check_settled(func_op, blocks)
+            ctx.stats["blocks"] += blocks
+            return
     if state.leaf is None:
         state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
     tree = _TreeScheduler(state.leaf, ctx)

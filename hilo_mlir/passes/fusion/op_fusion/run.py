@@ -170,7 +170,7 @@ class FusionRun:
         fuel = self._fuel
         if fuel is None:
             fuel = self._fuel = (fuel_of(self.ctx), self.ctx.info.argument)
-        fused = codegen(cluster, self.d, self.rw, self.order, namer, fuel=fuel, memo=self._attrs)
+        fused = codegen(cluster, self.d, self.rw, self.order, namer, fuel=fuel, memo=self._attrs, analyses=self.ctx.analyses)
         if rec is not None:
             rec.file_cluster(captured, cluster.refusal)
         st = self.ctx.stats
