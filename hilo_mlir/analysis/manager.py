@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hilo_mlir.analysis.census import Census
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
 
 if TYPE_CHECKING:
@@ -67,6 +67,9 @@ class AnalysisManager(Listener):
         self.module_op = module_op
         self.rewriter = rewriter
         self._module_key = identity_key(module_op)
+        #: the checking mode is on (``HILO_MLIR_CHECK_ANALYSES=1``, or the pipeline's ``check_analyses``):
+        #: passes' fast paths compare themselves with the general way
+        self.checking = checking_mode_enabled()
         self._cache: dict[_Key, Any] = {}  # the analyses: instances of any class
         self._scope: dict[_Key, int | None] = {}  # top-level op key, or None for the module
         self._ops: dict[_Key, Op] = {}  # the op each analysis describes
@@ -156,7 +159,11 @@ class AnalysisManager(Listener):
         self._census = None
 
     def notify_change(self, kind: Change, top: int | None) -> None:
-        """The rewriter's listener: drop what a change of ``kind`` in ``top`` invalidates."""
+        """The rewriter's listener: drop what a change of ``kind`` in ``top`` invalidates.
+
+        Types carried over an upstream step (:meth:`carry_types_over`) are forgotten on any change: a
+        change made before the next census is built may add a value of a new type."""
+        self._carried = None
         if not self._cache:
             return
         bit = kind._value_  # plain ints: IntFlag arithmetic is slow

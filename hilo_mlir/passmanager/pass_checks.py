@@ -37,11 +37,12 @@ def caller_location() -> str | None:
     """``loc("file":line:col)`` of the innermost frame outside the registry (the ``register`` call); a plugin file
     as the user named it (:func:`~hilo_mlir.passmanager.plugin_errors.shown_file`)."""
     from hilo_mlir.passmanager.plugin_errors import shown_file
+    from hilo_mlir.support.mlir_strings import mlir_escape
 
     for fs in reversed(traceback.extract_stack()):
         # "<string>": the __init__ a dataclass generates (PassInfo's runs __post_init__ here)
         if os.path.realpath(fs.filename) not in _HERE and not fs.filename.startswith(("<frozen", "<string>")):
-            return f'loc("{shown_file(fs.filename)}":{fs.lineno}:{(fs.colno or 0) + 1})'
+            return f'loc("{mlir_escape(shown_file(fs.filename))}":{fs.lineno}:{(fs.colno or 0) + 1})'
     return None
 
 

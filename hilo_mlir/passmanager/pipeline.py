@@ -65,12 +65,15 @@ from hilo_mlir.support.diagnostics import (
     location_to_str,
     not_utf8,
 )
+from hilo_mlir.support.mlir_strings import mlir_escape
 
 # --------------------------------------------------------------------------- executor
 
 #: Upstream passes that make no value of a new type: they erase ops, values, block arguments and
 #: function results, replace a value by one of the same type, and create only ops whose results
-#: have the types of results they replace. The value types of the module before such a step are
+#: have the types of results they replace (remove-dead-values' ``canonicalize`` step runs the region-branch
+#: ops' canonicalisation: it drops operands and results, inlines regions, folds to constants of the
+#: result's type, and makes ``ub.poison`` of a replaced value's type). The value types of the module before such a step are
 #: a superset of those after it, so the census taken after it starts from the ones taken before it
 #: (:meth:`~hilo_mlir.analysis.manager.AnalysisManager.carry_types_over`, a stale set): a type
 #: question answered "no" (no token, no 64-bit integer) then reads no type. The checking mode holds
@@ -251,6 +254,7 @@ class Pipeline:
         op = module.operation
         rewriter = Rewriter(op)
         am = self._am = AnalysisManager(op, rewriter)
+        am.checking = self.check_analyses
         if census is not None:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran
@@ -507,7 +511,7 @@ def _locate_in_plugin(err: HiloError, exc: BaseException) -> None:
 
     def loc(f: traceback.FrameSummary) -> str:
         name = shown_file(f.filename)  # a plugin file as the user named it
-        return 'loc("' + name.replace("\\", "\\\\").replace('"', '\\"') + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
+        return 'loc("' + mlir_escape(name) + f'":{f.lineno or 1}:{(f.colno or 0) + 1})'
 
     err.loc = loc(inner)
     err.notes = [

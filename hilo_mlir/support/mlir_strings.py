@@ -36,3 +36,24 @@ def mlir_unescape(text: str) -> str:
         pos = m.end()
     out += text[pos:].encode("utf-8", "surrogateescape")
     return out.decode("utf-8", "backslashreplace")
+
+
+def mlir_escape(text: str) -> str:
+    """The body of an MLIR string literal standing for ``text`` (what :func:`mlir_unescape` reads back).
+
+    A backslash becomes ``\\\\``, ``"`` and every control character ``\\`` and two hex digits
+    (``\\22``), as ``printEscapedString`` writes them; other characters stay as they are (the
+    literal is UTF-8).
+
+    >>> mlir_escape('q"p\\\\x.py')
+    'q\\\\22p\\\\\\\\x.py'
+    """
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"' or ord(ch) < 0x20 or ch == "\x7f":
+            out.append(f"\\{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -36,7 +36,6 @@ import bisect
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
-from hilo_mlir.ir.binding import checking_mode_enabled
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks, block_ops, func_name
@@ -365,7 +364,6 @@ class _PostorderState:
 
     def __init__(self) -> None:
         self.leaf: LeafEffects | None = None
-        self.check = checking_mode_enabled()  # compare every skipped function with the definition
 
 
 def _run_schedule_postorder(func_op, ctx):
@@ -376,7 +374,7 @@ def _run_schedule_postorder(func_op, ctx):
     if kept is not None:
         blocks = settled_blocks(kept)
         if blocks is not None:  # in order already: nothing to read, the kept EntryBlock stays valid
-            if state.check:
+            if ctx.analyses.checking:
                 _check_settled(func_op, blocks)
             ctx.stats["blocks"] += blocks
             return

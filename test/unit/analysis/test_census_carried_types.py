@@ -123,6 +123,51 @@ def test_each_declared_pass_leaves_a_subset_of_the_types(argument):
     assert answers == [False, False]
 
 
+# region-branch ops whose canonicalisation remove-dead-values{canonicalize=true} runs: a while with a dead
+# carried i64, an if on a constant predicate, a case with a dead result
+REGIONS = """
+func.func @main(%a: tensor<2xf32>, %n: tensor<i64>, %b: tensor<2xi16>) -> tensor<2xf32> {
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %k = stablehlo.constant dense<1> : tensor<i32>
+  %w:3 = stablehlo.while(%x = %a, %i = %n, %d = %b) : tensor<2xf32>, tensor<i64>, tensor<2xi16>
+    cond {
+      %c = stablehlo.compare LT, %i, %i : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %y = stablehlo.add %x, %x : tensor<2xf32>
+      %e = stablehlo.negate %d : tensor<2xi16>
+      stablehlo.return %y, %i, %e : tensor<2xf32>, tensor<i64>, tensor<2xi16>
+    }
+  %r = "stablehlo.if"(%t) ({
+      stablehlo.return %w#0 : tensor<2xf32>
+    }, {
+      %z = stablehlo.negate %w#0 : tensor<2xf32>
+      stablehlo.return %z : tensor<2xf32>
+    }) : (tensor<i1>) -> tensor<2xf32>
+  %q:2 = "stablehlo.case"(%k) ({
+      stablehlo.return %r, %b : tensor<2xf32>, tensor<2xi16>
+    }, {
+      %v = stablehlo.abs %r : tensor<2xf32>
+      stablehlo.return %v, %b : tensor<2xf32>, tensor<2xi16>
+    }) : (tensor<i32>) -> (tensor<2xf32>, tensor<2xi16>)
+  return %q#0 : tensor<2xf32>
+}
+"""
+
+
+def test_remove_dead_values_on_region_branch_ops_leaves_a_subset_of_the_types():
+    # its canonicalize step runs the region-branch ops' canonicalisation; the checking mode compares the
+    # census started from the carried set with a full read
+    answers: list = []
+    steps = [_asking(answers, "i32"), step_for("remove-dead-values"), _asking(answers, "i64"), _asking(answers, "f64")]
+    with make_context():
+        m = ir.Module.parse(REGIONS)
+        Pipeline(steps, check_analyses=True).run(m)
+        after = str(m)
+    assert answers[0] is True and answers[2] is False
+    assert answers[1] == ("i64" in after)
+
+
 def test_the_checking_mode_catches_a_carried_set_that_misses_a_type(monkeypatch):
     # deliberately wrong: the bridge turns !stablehlo.token into !mhlo.token, a type the carried set lacks
     monkeypatch.setattr(pipeline_mod, "TYPE_SUBSET_PASSES", TYPE_SUBSET_PASSES | {"stablehlo-legalize-to-hlo"})
@@ -150,3 +195,40 @@ def test_adopt_types_refuses_a_census_with_types_and_a_bad_level():
         fresh.adopt_types(*kept)
         assert fresh.types_stale and fresh.type_level == ELEMENTS
         assert fresh.has_element_type("i64") and not fresh.types_stale  # a yes read the types again
+
+
+def _making_i64() -> Step:
+    """A module pass that creates an i64 constant through the rewriter without asking the census first."""
+
+    def run(module_op, ctx):
+        block = module_op.regions[0].blocks[0].operations[0].regions[0].blocks[0]
+        i64 = ir.IntegerType.get_signless(64)
+        t = ir.RankedTensorType.get([2], i64)
+        value = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(i64, 1))
+        ctx.rewriter.create(
+            "stablehlo.constant", results=[t], attributes={"value": value}, before=block.operations[0], loc=ir.Location.unknown()
+        )
+
+    info = PassInfo("test-make-i64-unasked", "creates an i64 constant", run, anchor="builtin.module")
+    return Step(info, info.argument)
+
+
+F32_ONLY = """
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.multiply %a, %a : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def test_a_change_before_the_next_census_forgets_the_carried_types():
+    """remove-dead-values carries {f32}; a pass then makes an i64 value before any census exists: the next
+    census must not answer from the carried set (it would say "no i64")."""
+    answers: list = []
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(F32_ONLY)
+        Pipeline(
+            [_asking(answers, "i32"), step_for("remove-dead-values"), _making_i64(), _asking(answers, "i64")], check_analyses=False
+        ).run(m)
+        assert "i64" in str(m)
+    assert answers == [False, True]

@@ -266,6 +266,21 @@ def test_plugin_registering_an_existing_argument(tmp_path, small):
     assert r.stderr.splitlines()[0].startswith(f"{second}:12:1: error:")
 
 
+def test_plugin_error_located_in_a_file_whose_name_needs_escaping(tmp_path, small):
+    """A plugin file named with a quote and a backslash keeps its file:line:col (the location is an MLIR string)."""
+    plug, lines = _load_error(
+        tmp_path,
+        small,
+        """\
+        from hilo_mlir import PassInfo, register
+        register(PassInfo("cse", "mine", lambda op, ctx: None))
+        """,
+        name='q"p\\x.py',
+    )
+    assert lines[0].startswith(f"{plug}:2:1: error: cannot load pass plugin"), lines[0]
+    assert lines[1] == 'register(PassInfo("cse", "mine", lambda op, ctx: None))' and lines[2] == "^"
+
+
 @pytest.mark.parametrize(
     "option,message",
     [

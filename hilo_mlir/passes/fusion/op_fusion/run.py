@@ -15,7 +15,6 @@ from __future__ import annotations
 from hilo_mlir.fusion import FusionCluster, OrderIndex, SymbolNamer, codegen
 from hilo_mlir.fusion.fuel import fuel_of
 from hilo_mlir.fusion.report import RefusalReason, ReportRun
-from hilo_mlir.ir.binding import checking_mode_enabled
 from hilo_mlir.ir.utils import as_op, op_key
 from hilo_mlir.passes.fusion.op_fusion.common import REGION_FREE, collect, in_function_body, preorder_sorted
 from hilo_mlir.rewrite.pattern import PatternRewriter
@@ -59,7 +58,7 @@ class FusionRun:
         reordered: some codegen moved dependent ops after its fused op.
         listening: someone hears refusals (a fusion report, or ``--debug``): only then
             are they worth explaining (:meth:`refuse` does nothing otherwise).
-        checking: the checking mode is on (``HILO_MLIR_CHECK_ANALYSES=1``, read once).
+        checking: the checking mode is on (``HILO_MLIR_CHECK_ANALYSES=1`` or the pipeline's ``check_analyses``).
     """
 
     def __init__(self, func_op, ctx, namer: SymbolNamer | None = None, anchors=(), rec=None):
@@ -81,8 +80,8 @@ class FusionRun:
         self._failures = PatternRewriter(ctx, listener=rec)
         self.listening = rec is not None or ctx.debugging
         self._anchors: dict = {}  # {short name: [op, ...]}: census lists as of the start of the run
-        #: the checking mode (``HILO_MLIR_CHECK_ANALYSES=1``): fast paths are compared with the general way
-        self.checking = checking_mode_enabled()
+        #: the checking mode: fast paths are compared with the general way
+        self.checking = ctx.analyses.checking
         for s in anchors:
             self._ops_of(s)
 

@@ -129,7 +129,7 @@ def _run_with(put: _PutWrong, text: str = OUT_OF_ORDER) -> str:
     steps = [Step(info, info.argument, anchor="func.func"), step_for("stablehlo-schedule-postorder")]
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(text)
-        Pipeline(steps, check_analyses=False).run(m)
+        Pipeline(steps).run(m)  # the checking mode as the environment says
         return str(m)
 
 
@@ -185,3 +185,14 @@ def test_settled_blocks_needs_the_promise_known_effects_and_the_order():
         assert settled_blocks(info) == 1
         info.effects[0] = None  # a composite takes part: not decided here
         assert settled_blocks(info) is None
+
+
+def test_the_pipelines_checking_flag_checks_a_skip_without_the_environment(monkeypatch):
+    """``Pipeline(check_analyses=True)`` turns the skip's comparison on as the environment variable does."""
+    monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+    info = PassInfo("test-put-wrong-entry-flag", "t", _PutWrong(swap=True))
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(OUT_OF_ORDER)
+        steps = [Step(info, info.argument, anchor="func.func"), step_for("stablehlo-schedule-postorder")]
+        with pytest.raises(AssertionError, match="kept EntryBlock"):
+            Pipeline(steps, check_analyses=True).run(m)
