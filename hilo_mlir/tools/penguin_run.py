@@ -206,26 +206,49 @@ def _check_out(out: str) -> None:
 def _write_outputs(out: str | None, show: bool, outs: list) -> None:
     """``out/out<i>.npy`` for each output (when ``out`` is given), ``out<i>: dtype shape values`` lines when ``show``.
 
-    bf16/f8/int4 outputs are widened to float32 (exact; .npy cannot name ml_dtypes types).
+    bf16/f8/int4 outputs are widened to float32 (exact; .npy cannot name ml_dtypes types). The files
+    are written all or none: each to a temporary file in ``out`` first, then renamed into place.
 
     Raises:
-        HiloError: the folder cannot be made.
+        HiloError: the folder cannot be made, or an output file cannot be written (nothing is left behind).
     """
+    import errno
+    import tempfile
+
     import numpy as np
 
+    arrays = []
+    for o in outs:
+        if o.dtype.kind == "V" or o.dtype.name.startswith(("bfloat16", "float8", "int4", "uint4")):
+            # .npy cannot name ml_dtypes types (they load back as raw |V2); widening to f32 is exact
+            arrays.append((o.dtype.name, o.astype(np.float32)))
+        else:
+            arrays.append((o.dtype.name, o))
     if out is not None:
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as e:
             raise HiloError(f"cannot write the outputs to '{shown_path(out)}': {e.strerror or e}") from None
-    for i, o in enumerate(outs):
-        dtype = o.dtype.name
-        if o.dtype.kind == "V" or dtype.startswith(("bfloat16", "float8", "int4", "uint4")):
-            # .npy cannot name ml_dtypes types (they load back as raw |V2); widening to f32 is exact
-            o = o.astype(np.float32)
-        if out is not None:
-            np.save(os.path.join(out, f"out{i}.npy"), o, allow_pickle=False)
-        if show:
+        staged: list[tuple[str, str]] = []
+        target = ""
+        try:
+            for i, (_, o) in enumerate(arrays):
+                target = os.path.join(out, f"out{i}.npy")
+                if os.path.isdir(target):  # the rename below would fail after earlier ones succeeded
+                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+                fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy", dir=out)
+                staged.append((tmp, target))
+                with os.fdopen(fd, "wb") as f:
+                    np.save(f, o, allow_pickle=False)
+            for tmp, target in staged:
+                os.replace(tmp, target)
+        except OSError as e:
+            for tmp, _ in staged:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+            raise HiloError(f"cannot write output file '{shown_path(target)}': {e.strerror or e}") from None
+    if show:
+        for i, (dtype, o) in enumerate(arrays):
             vals = repr(o.tolist()) if o.size <= 64 else "..."
             sys.stdout.write(f"out{i}: {dtype} {tuple(o.shape)} {vals}\n")
 

@@ -307,3 +307,32 @@ def test_plugin_failure_shows_the_plugins_frames(tmp_path, capfd):
     err = capfd.readouterr().err
     assert err.startswith(f"{plug}:5:5: error: pass 'raise-in-plugin' (plugin {plug}) failed: ValueError: boom in the plugin\n")
     assert f"{plug}:9:5: note: called from '_run'" in err
+
+
+TWO_OUTPUTS = """
+func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  %1 = stablehlo.multiply %a, %a : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_penguin_run_writes_all_outputs_or_none(tmp_path):
+    """An output that cannot be written (out1.npy is a folder) is one error naming it, and out0.npy is not left behind."""
+    from hilo_mlir.support.diagnostics import HiloError
+
+    src = tmp_path / "two.mlir"
+    src.write_text(TWO_OUTPUTS)
+    assert hilo2penguin.run([str(src), "-o", str(tmp_path / "p")]) == 0
+    x = tmp_path / "x.npy"
+    np.save(x, np.full(4, 3.0, np.float32))
+    out = tmp_path / "o"
+    (out / "out1.npy").mkdir(parents=True)
+    with pytest.raises(HiloError, match=r"cannot write output file '.*out1\.npy': Is a directory$"):
+        penguin_run.run([str(tmp_path / "p" / "penguin.py"), "--inputs", str(x), "--out", str(out)])
+    assert sorted(p.name for p in out.iterdir()) == ["out1.npy"]
+    (out / "out1.npy").rmdir()
+    assert penguin_run.run([str(tmp_path / "p" / "penguin.py"), "--inputs", str(x), "--out", str(out)]) == 0
+    assert np.load(out / "out0.npy").tolist() == [6.0] * 4 and np.load(out / "out1.npy").tolist() == [9.0] * 4
+    assert sorted(p.name for p in out.iterdir()) == ["out0.npy", "out1.npy"]
