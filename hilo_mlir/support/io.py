@@ -181,21 +181,25 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     The file gets the usual ``0666 & ~umask`` mode. Device files (``/dev/null``)
     are written directly. Errors (missing folder, a file in the way, no
     permission: :func:`folder_problem`) raise :class:`HiloError` naming the path.
+    A symbolic link is written through (its target is replaced, the link stays), as mlir-opt does.
     """
+    shown = path
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     try:
         if os.path.exists(path) and not os.path.isfile(path):
             if os.path.isdir(path):
-                raise HiloError(f"cannot write output file '{shown_path(path)}': is a directory")
+                raise HiloError(f"cannot write output file '{shown_path(shown)}': is a directory")
             with open(path, "wb") as f:
                 f.write(data)
             return
         d = os.path.dirname(os.path.abspath(path))
         problem = folder_problem(os.path.dirname(path))
         if problem is not None:
-            raise HiloError(f"cannot write output file '{shown_path(path)}': {problem}")
+            raise HiloError(f"cannot write output file '{shown_path(shown)}': {problem}")
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     except OSError as e:
-        raise HiloError(f"cannot write output file '{shown_path(path)}': {e.strerror}") from None
+        raise HiloError(f"cannot write output file '{shown_path(shown)}': {e.strerror}") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -206,7 +210,7 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     except OSError as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise HiloError(f"cannot write output file '{shown_path(path)}': {e.strerror}") from None
+        raise HiloError(f"cannot write output file '{shown_path(shown)}': {e.strerror}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

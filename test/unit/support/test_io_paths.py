@@ -122,3 +122,22 @@ def test_folder_problem_names_a_dangling_link(tree):
     assert folder_problem("dl") == reason
     assert folder_problem("dl/sub", create=True) == reason
     assert path_problem("dl/in.mlir") == reason
+
+
+def test_atomic_write_goes_through_a_symbolic_link(tmp_path):
+    """-o naming a link writes its target (the link stays a link); a link into a missing folder is an error."""
+    from hilo_mlir.support.io import atomic_write_text
+
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "target.mlir").write_text("old")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(real / "target.mlir")
+    atomic_write_text(str(link), "new")
+    assert link.is_symlink() and (real / "target.mlir").read_text() == "new"
+    assert sorted(p.name for p in real.iterdir()) == ["target.mlir"]
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "missing" / "x.mlir")
+    with pytest.raises(HiloError, match=r"cannot write output file '.*dangling'"):
+        atomic_write_text(str(dangling), "new")
+    assert dangling.is_symlink() and not (tmp_path / "missing").exists()
