@@ -3,29 +3,10 @@ each member's own operands (``operand_keys``, their ``hash``) and results (``mem
 ``member_result_keys``), in member order, on the general path and on the sealed one."""
 
 import pytest
+from test_sealed_cluster import CHAIN, _chain  # the MulRedSqrt chain: multiply, reduce (a body inside), multiply, add, rsqrt
 
 from hilo_mlir.fusion import FusionCluster
 from hilo_mlir.ir.binding import ir, make_context
-
-# rsqrt(mean(x*x) + eps): multiply, reduce (a body inside), multiply, add, rsqrt
-CHAIN = """func.func @main(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %n = stablehlo.constant dense<0.125> : tensor<4xf32>
-  %e = stablehlo.constant dense<1.0e-6> : tensor<4xf32>
-  %sq = stablehlo.multiply %x, %x : tensor<4x8xf32>
-  %s = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
-  %m = stablehlo.multiply %s, %n : tensor<4xf32>
-  %a = stablehlo.add %m, %e : tensor<4xf32>
-  %r = stablehlo.rsqrt %a : tensor<4xf32>
-  %u = stablehlo.negate %r : tensor<4xf32>
-  return %u, %m : tensor<4xf32>, tensor<4xf32>
-}"""
-
-
-def _chain(m):
-    f = list(m.body.operations)[0]
-    ops = [o.operation for o in f.regions[0].blocks[0].operations]
-    return ops, ops[3:8]
 
 
 @pytest.mark.parametrize("sealed", [False, True])
