@@ -83,6 +83,7 @@ TYPE_SUBSET_PASSES = frozenset({"remove-dead-values", "symbol-dce", "trivial-dce
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
+    from hilo_mlir.analysis.dead_ops import DeadOpCandidates
     from hilo_mlir.analysis.manager import AnalysisManager
     from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
@@ -150,6 +151,8 @@ class Pipeline:
         verify_timings: ``[(display, seconds)]``: each verifier run.
         changes: ``[(display, Change)]``: what each Python step recorded
             (upstream steps: ``Change.UNKNOWN``).
+        fast_paths: indices (in ``steps``) of the upstream steps that ran as their Python fast path
+            (``remove-dead-values``, :mod:`hilo_mlir.passmanager.dead_values`) rather than in C++.
         log: debug lines the passes recorded.
         instruments: the run's instruments, in the order their before-hooks are called.
     """
@@ -174,6 +177,9 @@ class Pipeline:
         self.verify_timings: list[tuple[str, float]] = []
         self._unrecorded: list[str] = []  # steps since the last change that recorded none (for the verifier's note)
         self.changes: list[tuple[str, Change]] = []
+        self.fast_paths: list[int] = []
+        self._dead_ops: DeadOpCandidates | None = None  # listed since the module last had no dead op
+        self._ran_fast = False  # the step that just ran took its fast path
         self.log: list[str] = []
         self.env = env if env is not None else PipelineEnv(debug=self.instr.debug)
         self.outputs = outputs if outputs is not None else CompileOutputs()
@@ -265,7 +271,12 @@ class Pipeline:
                 if not self.verify_each and unverified and step.info is not None and step.info.terminal:
                     self._verify_outside(op, step)
                     unverified = False
+                self._ran_fast = False
                 changed = self._run_step(step, op, rewriter, am)
+                if step.cpp_text is not None:
+                    self._track_dead_ops(index, step, rewriter)
+                if self._ran_fast:
+                    self.fast_paths.append(index)
                 self.changes.append((step.display, changed))
                 # a plugin's pass is verified after (with --verify-each) even when it recorded nothing
                 if not self._changed(step, changed):
@@ -282,6 +293,7 @@ class Pipeline:
                 inst.run_after_pipeline(op)
         finally:
             self._am = None
+            self._stop_dead_ops(rewriter)
             am.close()
 
     def _bisect_skips(self, index: int, step: Step) -> bool:
@@ -318,6 +330,7 @@ class Pipeline:
     def _run_step(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager) -> Change:
         """Run one step with its instruments' hooks; return the :class:`~hilo_mlir.rewrite.rewriter.Change` it recorded."""
         from hilo_mlir.ir.binding import ir
+        from hilo_mlir.passmanager.dead_values import FAST_PATH_PASS
         from hilo_mlir.rewrite.rewriter import Change
 
         for inst in self.instruments:
@@ -325,7 +338,10 @@ class Pipeline:
         current = [op]  # the op the pass is running on (a failure dumps it)
         try:
             try:
-                if step.cpp_text is not None:
+                fast = self._fast_path(step, op, rewriter, am, current) if step.cpp_text == FAST_PATH_PASS else None
+                if fast is not None:
+                    changed = fast
+                elif step.cpp_text is not None:
                     kept = am.kept_types() if step.argument in TYPE_SUBSET_PASSES else None
                     am.invalidate_all()  # an upstream pass may change anything
                     rewriter.take_changes()
@@ -362,6 +378,60 @@ class Pipeline:
             for inst in self.instruments:
                 inst.run_after_pass_failed(step, current[0], failure)
             raise
+        return changed
+
+    # -- remove-dead-values without the C++ pass ---------------------------------------------
+
+    def _track_dead_ops(self, index: int, step: Step, rewriter: Rewriter) -> None:
+        """After upstream step ``index`` (run, or its fast path): list the ops that may become dead from now
+        on when the module has none now and a later step is ``remove-dead-values``; otherwise stop (an
+        upstream pass may change anything the rewriter does not see)."""
+        from hilo_mlir.analysis.dead_ops import DeadOpCandidates
+        from hilo_mlir.passmanager.dead_values import DEAD_OP_FREE_AFTER, FAST_PATH_PASS
+
+        later = any(s.cpp_text == FAST_PATH_PASS for s in self.steps[index + 1 :])
+        if not later or not (self._ran_fast or step.cpp_text in DEAD_OP_FREE_AFTER):
+            self._stop_dead_ops(rewriter)
+            return
+        if self._dead_ops is None:
+            self._dead_ops = DeadOpCandidates()
+            rewriter.add_listener(self._dead_ops)
+        self._dead_ops.clear()  # the fast path left none; the C++ pass neither
+        self._dead_ops.unknown = False
+
+    def _stop_dead_ops(self, rewriter: Rewriter) -> None:
+        if self._dead_ops is not None:
+            rewriter.remove_listener(self._dead_ops)
+            self._dead_ops = None
+
+    def _fast_path(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager, current: list[Any]) -> Change | None:
+        """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when the ops that may be
+        dead are known and the module is in the subset where the C++ pass does no more; the change it
+        recorded, or None: run the C++ pass."""
+        from hilo_mlir.passmanager import dead_values
+        from hilo_mlir.rewrite.rewriter import Change
+
+        cands = self._dead_ops
+        if cands is None or cands.unknown or self._per_function(step):
+            return None
+        why = dead_values.in_subset(am.census())
+        if why is not None:
+            self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
+            return None
+        dead = dead_values.dead_closure(cands)
+        if dead is None:
+            self.log.append("remove-dead-values: the C++ pass runs (a dead op of a kind not judged)")
+            return None
+        rewriter.take_changes()
+        before, after = self._before_op(step, current), self._after_op(step)
+        before(op)
+        if am.checking:
+            dead_values.checked_erase_dead(op, dead, cands, rewriter)
+        else:
+            dead_values.erase_dead(dead, cands, rewriter)
+        changed, _tops = rewriter.take_changes()
+        after(op, changed != Change.NONE)
+        self._ran_fast = True
         return changed
 
     def _unexpected(self, step: Step, e: Exception) -> Exception:

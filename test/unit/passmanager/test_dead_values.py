@@ -1,0 +1,290 @@
+"""``remove-dead-values`` without the C++ pass (:mod:`hilo_mlir.passmanager.dead_values`).
+
+After ``canonicalize`` the pipeline lists the ops Python passes may leave dead; a later
+``remove-dead-values`` erases the dead ones in Python when the module is in the subset where the
+C++ pass does nothing more, and runs the C++ pass otherwise. Each test compares the result with
+the C++ pass run on the same module, and the checking mode (on) compares every fast path with it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hilo_mlir.analysis.check import AnalysisCheckError, fingerprint
+from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.passmanager import dead_values
+from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
+from hilo_mlir.passmanager.registry import PassInfo
+
+CHAIN = """
+module @m {
+  func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+    %c = mhlo.constant dense<2.0> : tensor<4xf32>
+    %0 = mhlo.add %a, %c : tensor<4xf32>
+    %1 = mhlo.multiply %0, %0 : tensor<4xf32>
+    %2 = mhlo.subtract %1, %b : tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}
+"""
+
+
+def _body(m) -> list:
+    """The ops of the first function of module ``m`` (an ``ir.Module`` or its op)."""
+    return list(m.operation.regions[0].blocks[0].operations[0].regions[0].blocks[0].operations)
+
+
+def _ops(m, kind: str) -> list:
+    """The ops of the first function named ``kind`` in any dialect (``subtract``: ``mhlo.`` or ``stablehlo.subtract``)."""
+    return [o for o in _body(m) if o.operation.name.split(".", 1)[1] == kind]
+
+
+def _detach_return(m, ctx) -> None:
+    """The return reads %a: the whole chain is dead."""
+    ret = _ops(m, "return")[0]
+    ctx.rewriter.set_operand(ret, 0, m.regions[0].blocks[0].operations[0].regions[0].blocks[0].arguments[0])
+
+
+def _replace_uses(m, ctx) -> None:
+    """Uses of the subtract now use %b: subtract, multiply, add and the constant are dead."""
+    sub = _ops(m, "subtract")[0]
+    ctx.rewriter.replace_all_uses_with(sub.result, sub.operands[1])
+
+
+def _new_dead_op(m, ctx) -> None:
+    """A new negate nobody uses, of the subtract's result: only it is dead."""
+    sub = _ops(m, "subtract")[0]
+    neg = sub.operation.name.split(".")[0] + ".negate"
+    ctx.rewriter.create(neg, results=[sub.result.type], operands=[sub.result], before=_ops(m, "return")[0])
+
+
+def _replace_uses_of_with(m, ctx) -> None:
+    """The subtract reads %a for the multiply: multiply, add and the constant are dead."""
+    sub, mul = _ops(m, "subtract")[0], _ops(m, "multiply")[0]
+    ctx.rewriter.replace_uses_of_with(sub, mul.result, sub.operands[1])
+
+
+def _set_operands(m, ctx) -> None:
+    """Both multiply operands become %b: add and the constant are dead."""
+    mul, sub = _ops(m, "multiply")[0], _ops(m, "subtract")[0]
+    ctx.rewriter.set_operands([(mul, 0, sub.operands[1]), (mul, 1, sub.operands[1])])
+
+
+def _erase_user(m, ctx) -> None:
+    """The subtract is replaced by %b and erased by the pass: the rest of the chain is dead."""
+    sub = _ops(m, "subtract")[0]
+    ctx.rewriter.replace_op(sub, [sub.operands[1]])
+
+
+def _pass(name: str, run) -> Step:
+    info = PassInfo(name, "t", run, anchor="builtin.module")
+    return Step(info, info.argument, anchor="builtin.module")
+
+
+def _pipeline(text: str, steps: list[Step], check: bool = True) -> tuple[Pipeline, str]:
+    with make_context():
+        m = ir.Module.parse(text)
+        pipe = Pipeline(steps, check_analyses=check)
+        pipe.run(m)
+        return pipe, fingerprint(m.operation)
+
+
+def _upstream(text: str, steps: list[Step]) -> str:
+    """``steps`` then the C++ pass, run outside any fast path (the slow truth)."""
+    with make_context():
+        m = ir.Module.parse(text)
+        Pipeline(steps, check_analyses=False).run(m)
+        dead_values.upstream_remove_dead_values(m.operation)
+        return fingerprint(m.operation)
+
+
+@pytest.mark.parametrize(
+    "mutate,left",
+    [
+        (_detach_return, []),
+        (_replace_uses, []),
+        (_new_dead_op, ["mhlo.constant", "mhlo.add", "mhlo.multiply", "mhlo.subtract"]),
+        (_replace_uses_of_with, ["mhlo.subtract"]),
+        (_set_operands, ["mhlo.multiply", "mhlo.subtract"]),
+        (_erase_user, []),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["mhlo", "stablehlo"])
+def test_fast_path_erases_what_the_cpp_pass_erases(mutate, left, dialect):
+    text = CHAIN if dialect == "mhlo" else CHAIN.replace("mhlo.", "stablehlo.")
+
+    name = f"test-rdv-{dialect}-" + mutate.__name__.strip("_").replace("_", "-")
+    before = [step_for("canonicalize"), _pass(name, mutate)]
+    pipe, ours = _pipeline(text, [*before, step_for("remove-dead-values")])
+    assert pipe.fast_paths == [2]
+    assert ours == _upstream(text, before)
+    with make_context():
+        names = [o.operation.name for o in _body(ir.Module.parse(ours))]
+    assert names == [n.replace("mhlo.", dialect + ".") for n in left] + ["func.return"]
+
+
+def test_nothing_dead_records_no_change():
+    pipe, ours = _pipeline(CHAIN, [step_for("canonicalize"), step_for("remove-dead-values")])
+    assert pipe.fast_paths == [1]
+    assert pipe.changes[1][1] == 0  # Change.NONE: no verifier run after it
+    assert ours == _upstream(CHAIN, [step_for("canonicalize")])
+
+
+def test_private_function_runs_the_cpp_pass():
+    text = CHAIN.replace("func.func @main", "func.func private @main")
+    before = [step_for("canonicalize"), _pass("test-rdv-private", _detach_return)]
+    pipe, ours = _pipeline(text, [*before, step_for("remove-dead-values")])
+    assert pipe.fast_paths == []
+    assert "remove-dead-values: the C++ pass runs (a private function)" in pipe.log
+    assert ours == _upstream(text, before)
+    assert "%arg1" not in ours  # the C++ pass dropped the private function's unused argument
+
+
+def test_dead_op_of_a_kind_not_judged_runs_the_cpp_pass():
+    def new_erf(m, ctx):
+        sub = _ops(m, "subtract")[0]
+        ctx.rewriter.create("chlo.erf", results=[sub.result.type], operands=[sub.result], before=_ops(m, "return")[0])
+
+    before = [step_for("canonicalize"), _pass("test-rdv-erf", new_erf)]
+    pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
+    assert pipe.fast_paths == []
+    assert "remove-dead-values: the C++ pass runs (a dead op of a kind not judged)" in pipe.log
+    assert ours == _upstream(CHAIN, before)
+    assert "chlo.erf" not in ours
+
+
+def test_op_outside_the_subset_runs_the_cpp_pass():
+    text = CHAIN.replace("    return %2", '    "test.keep"(%2) : (tensor<4xf32>) -> ()\n    return %2')
+    before = [step_for("canonicalize"), _pass("test-rdv-unregistered", _detach_return)]
+    with make_context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        m = ir.Module.parse(text)
+        pipe = Pipeline([*before, step_for("remove-dead-values")], check_analyses=True)
+        pipe.run(m)
+    assert pipe.fast_paths == []
+    assert "remove-dead-values: the C++ pass runs ('test.keep' op)" in pipe.log
+
+
+@pytest.mark.parametrize("other", ["cse", "symbol-dce"])
+def test_another_upstream_pass_stops_the_listing(other):
+    before = [step_for("canonicalize"), _pass("test-rdv-" + other, _detach_return), step_for(other)]
+    pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
+    assert pipe.fast_paths == []
+    assert ours == _upstream(CHAIN, before)
+
+
+def test_remove_dead_values_alone_runs_the_cpp_pass():
+    pipe, _ = _pipeline(CHAIN, [step_for("remove-dead-values")])
+    assert pipe.fast_paths == []
+
+
+def test_a_change_the_rewriter_did_not_see_runs_the_cpp_pass():
+    def unseen(m, ctx):
+        _detach_return(m, ctx)
+        ctx.rewriter.notify_unknown_change()
+
+    before = [step_for("canonicalize"), _pass("test-rdv-unseen", unseen)]
+    pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
+    assert pipe.fast_paths == []
+    assert ours == _upstream(CHAIN, before)
+
+
+def test_second_remove_dead_values_after_a_fast_one_is_fast_too():
+    steps = [
+        step_for("canonicalize"),
+        _pass("test-rdv-new-dead", _new_dead_op),
+        step_for("remove-dead-values"),
+        _pass("test-rdv-detach", _detach_return),
+        step_for("remove-dead-values"),
+    ]
+    pipe, ours = _pipeline(CHAIN, steps)
+    assert pipe.fast_paths == [2, 4]
+    assert ours == _upstream(CHAIN, steps[:4])
+
+
+def test_checking_mode_catches_a_wrong_fast_path(monkeypatch):
+    monkeypatch.setattr(dead_values, "dead_closure", lambda candidates: [])  # deliberately wrong: erases nothing
+    before = [step_for("canonicalize"), _pass("test-rdv-wrong", _detach_return)]
+    with pytest.raises(AnalysisCheckError, match=r"the fast path's module differs from the C\+\+ pass's .*mhlo\.constant"):
+        _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
+
+
+def test_without_the_checking_mode_a_wrong_fast_path_is_not_compared(monkeypatch):
+    """The comparison is the checking mode's (the fast path alone reads no clone)."""
+    monkeypatch.setattr(dead_values, "dead_closure", lambda candidates: [])
+    before = [step_for("canonicalize"), _pass("test-rdv-wrong2", _detach_return)]
+    pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")], check=False)
+    assert pipe.fast_paths == [2]
+    assert "mhlo.constant" in ours
+
+
+# --------------------------------------------------------------------------- the judged kinds
+
+_F, _I, _P = "tensor<2x3xf32>", "tensor<2x3xi32>", "tensor<2x3xi1>"
+_UNARY_F = (
+    "abs cbrt ceil cosine exponential exponential_minus_one floor log log_plus_one logistic negate "
+    "round_nearest_afz round_nearest_even rsqrt sign sine sqrt tanh"
+).split()
+_BINARY_F = "add atan2 divide maximum minimum multiply power remainder subtract".split()
+_BINARY_I = "and or xor shift_left shift_right_arithmetic shift_right_logical".split()
+
+
+def _dead_op_of_each_kind(d: str) -> dict[str, str]:
+    """``{kind: a line making %r of that kind}`` in dialect ``d``, reading %a, %b (f32), %i (i32), %p (i1)."""
+    out = {k: f'%r = "{d}.{k}"(%a) : ({_F}) -> {_F}' for k in _UNARY_F}
+    out.update({k: f'%r = "{d}.{k}"(%a, %b) : ({_F}, {_F}) -> {_F}' for k in _BINARY_F})
+    out.update({k: f'%r = "{d}.{k}"(%i, %i) : ({_I}, {_I}) -> {_I}' for k in _BINARY_I})
+    out.update({k: f'%r = "{d}.{k}"(%i) : ({_I}) -> {_I}' for k in ("not", "popcnt", "count_leading_zeros")})
+    dims = (lambda *v: "array<i64: " + ", ".join(map(str, v)) + ">") if d == "stablehlo" else (
+        lambda *v: "dense<[" + ", ".join(map(str, v)) + f"]> : tensor<{len(v)}xi64>"
+    )
+    dot = (
+        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>"
+        if d == "stablehlo"
+        else "#mhlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>"
+    )
+    cmp = f"#{d}<comparison_direction GT>"
+    out.update(
+        {
+            "is_finite": f'%r = "{d}.is_finite"(%a) : ({_F}) -> {_P}',
+            "constant": f'%r = "{d}.constant"() {{value = dense<1.0> : {_F}}} : () -> {_F}',
+            "convert": f'%r = "{d}.convert"(%a) : ({_F}) -> {_I}',
+            "bitcast_convert": f'%r = "{d}.bitcast_convert"(%a) : ({_F}) -> {_I}',
+            "compare": f'%r = "{d}.compare"(%a, %b) {{comparison_direction = {cmp}}} : ({_F}, {_F}) -> {_P}',
+            "select": f'%r = "{d}.select"(%p, %a, %b) : ({_P}, {_F}, {_F}) -> {_F}',
+            "clamp": f'%r = "{d}.clamp"(%a, %b, %a) : ({_F}, {_F}, {_F}) -> {_F}',
+            "reshape": f'%r = "{d}.reshape"(%a) : ({_F}) -> tensor<6xf32>',
+            "transpose": f'%r = "{d}.transpose"(%a) {{permutation = {dims(1, 0)}}} : ({_F}) -> tensor<3x2xf32>',
+            "broadcast_in_dim": f'%r = "{d}.broadcast_in_dim"(%a) {{broadcast_dimensions = {dims(0, 1)}}} : ({_F}) -> {_F}',
+            "slice": f'%r = "{d}.slice"(%a) {{start_indices = {dims(0, 0)}, limit_indices = {dims(1, 3)}, strides = {dims(1, 1)}}}'
+            f" : ({_F}) -> tensor<1x3xf32>",
+            "reverse": f'%r = "{d}.reverse"(%a) {{dimensions = {dims(0)}}} : ({_F}) -> {_F}',
+            "concatenate": f'%r = "{d}.concatenate"(%a, %b) {{dimension = 0 : i64}} : ({_F}, {_F}) -> tensor<4x3xf32>',
+            "iota": f'%r = "{d}.iota"() {{iota_dimension = 0 : i64}} : () -> {_I}',
+            "dot_general": f'%r = "{d}.dot_general"(%a, %b) {{dot_dimension_numbers = {dot}}} : ({_F}, {_F}) -> tensor<2x2xf32>',
+            "tuple": f'%r = "{d}.tuple"(%a, %b) : ({_F}, {_F}) -> tuple<{_F}, {_F}>',
+        }
+    )
+    return out
+
+
+def test_every_judged_kind_is_built_below():
+    for d in ("mhlo", "stablehlo"):
+        assert {f"{d}.{k}" for k in _dead_op_of_each_kind(d)} == {n for n in dead_values.ERASABLE if n.startswith(d + ".")}
+
+
+@pytest.mark.parametrize("dialect", ["mhlo", "stablehlo"])
+def test_the_cpp_pass_erases_a_dead_op_of_every_judged_kind(dialect):
+    """What :data:`~hilo_mlir.passmanager.dead_values.ERASABLE` claims: no memory effect (the C++ pass erases it)."""
+    kept = []
+    with make_context():
+        for kind, line in sorted(_dead_op_of_each_kind(dialect).items()):
+            m = ir.Module.parse(
+                f"func.func @main(%a: {_F}, %b: {_F}, %i: {_I}, %p: {_P}) -> {_F} {{\n  {line}\n  return %a : {_F}\n}}\n"
+            )
+            m.operation.verify()
+            assert len(_body(m)) == 2, kind
+            dead_values.upstream_remove_dead_values(m.operation)
+            if len(_body(m)) != 1:
+                kept.append(kind)
+    assert kept == []
