@@ -235,8 +235,10 @@ def _dead_op_of_each_kind(d: str) -> dict[str, str]:
     out.update({k: f'%r = "{d}.{k}"(%a, %b) : ({_F}, {_F}) -> {_F}' for k in _BINARY_F})
     out.update({k: f'%r = "{d}.{k}"(%i, %i) : ({_I}, {_I}) -> {_I}' for k in _BINARY_I})
     out.update({k: f'%r = "{d}.{k}"(%i) : ({_I}) -> {_I}' for k in ("not", "popcnt", "count_leading_zeros")})
-    dims = (lambda *v: "array<i64: " + ", ".join(map(str, v)) + ">") if d == "stablehlo" else (
-        lambda *v: "dense<[" + ", ".join(map(str, v)) + f"]> : tensor<{len(v)}xi64>"
+    dims = (
+        (lambda *v: "array<i64: " + ", ".join(map(str, v)) + ">")
+        if d == "stablehlo"
+        else (lambda *v: "dense<[" + ", ".join(map(str, v)) + f"]> : tensor<{len(v)}xi64>")
     )
     dot = (
         "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]>"
@@ -279,9 +281,7 @@ def test_the_cpp_pass_erases_a_dead_op_of_every_judged_kind(dialect):
     kept = []
     with make_context():
         for kind, line in sorted(_dead_op_of_each_kind(dialect).items()):
-            m = ir.Module.parse(
-                f"func.func @main(%a: {_F}, %b: {_F}, %i: {_I}, %p: {_P}) -> {_F} {{\n  {line}\n  return %a : {_F}\n}}\n"
-            )
+            m = ir.Module.parse(f"func.func @main(%a: {_F}, %b: {_F}, %i: {_I}, %p: {_P}) -> {_F} {{\n  {line}\n  return %a : {_F}\n}}\n")
             m.operation.verify()
             assert len(_body(m)) == 2, kind
             dead_values.upstream_remove_dead_values(m.operation)
