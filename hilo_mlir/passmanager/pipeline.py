@@ -431,6 +431,7 @@ class Pipeline:
             dead_values.erase_dead(dead, cands, rewriter)
         changed, _tops = rewriter.take_changes()
         after(op, changed != Change.NONE)
+        self.log.append(f"remove-dead-values: in Python, {len(dead)} dead ops erased")
         self._ran_fast = True
         return changed
 
