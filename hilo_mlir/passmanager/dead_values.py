@@ -16,8 +16,11 @@ memory effects (:data:`ERASABLE`) whose results have no use other than by ops
 erased". Right after a real ``canonicalize`` or ``remove-dead-values`` no op
 is dead; the :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` the
 pipeline keeps from then on lists every op that may have become dead since.
-:func:`dead_closure` finds the dead ones among them and what they alone
-used, :func:`erase_dead` erases them through the rewriter. A dead candidate
+After another upstream pass (the StableHLO spine's ``hlo-legalize-to-stablehlo``)
+nothing is listed: :func:`unused_ops` then reads every op (a walk, still
+several times cheaper than the C++ pass's analysis). :func:`dead_closure`
+finds the dead ones among them and what they alone used, :func:`erase_dead`
+erases them through the rewriter. A dead candidate
 of a kind not judged here (not in :data:`ERASABLE`: its effects are not known
 from its name) makes it answer None: the caller then runs the C++ pass.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hilo_mlir.analysis.census import REGION_FREE
 from hilo_mlir.analysis.check import AnalysisCheckError, fingerprint
 from hilo_mlir.ir.binding import identity_key, ir, passmanager
 
@@ -92,15 +96,45 @@ def in_subset(census: Census) -> str | None:
     return None
 
 
-def dead_closure(candidates: DeadOpCandidates) -> list[ir.Operation] | None:
-    """The ops (D) erases: the dead candidates and what only dead ops use, users first; None when a dead
-    op is of a kind not in :data:`ERASABLE` (nothing is erased).
+def unused_ops(census: Census) -> dict[int, ir.Operation]:
+    """``{identity_key(op): op}`` of every op of the module ``census`` describes whose results have no use
+    (functions and terminators left out), nested ones included: every dead op is one of them or used only
+    by dead ops (a walk of the module: the roots when no :class:`DeadOpCandidates` were kept)."""
+    out: dict[int, ir.Operation] = {}
+    work: list[ir.Operation] = list(census.top_level_ops())
+    while work:
+        holder = work.pop()
+        for region in holder.regions:
+            for block in region.blocks:
+                for o in block.operations:
+                    op = o.operation
+                    name = op.name
+                    if name not in REGION_FREE:
+                        work.append(op)
+                    if name in _NEVER_DEAD:
+                        continue
+                    used = False
+                    for r in op.results:
+                        for _use in r.uses:
+                            used = True
+                            break
+                        if used:
+                            break
+                    if not used:
+                        out[identity_key(op)] = op
+    return out
+
+
+def dead_closure(roots: dict[int, ir.Operation]) -> list[ir.Operation] | None:
+    """The ops (D) erases, given ``roots`` (``{identity_key(op): op}``) that hold every op that may be dead
+    or used only by dead ops: the dead ones and what only dead ops use, users first; None when a dead
+    op is of a kind not in :data:`ERASABLE` (nothing is erased then).
 
     An op is dead when it is not a function or terminator and every use of its results is by a dead op
     (an op without results and of an erasable kind is dead). Nothing is changed.
     """
     dead: dict[int, ir.Operation] = {}  # identity_key -> op, in the order found (users first)
-    work = list(candidates.ops.items())
+    work = list(roots.items())
     while work:
         key, op = work.pop()
         if key in dead:
@@ -129,11 +163,10 @@ def dead_closure(candidates: DeadOpCandidates) -> list[ir.Operation] | None:
     return list(dead.values())
 
 
-def erase_dead(dead: list[ir.Operation], candidates: DeadOpCandidates, rewriter: Rewriter) -> None:
+def erase_dead(dead: list[ir.Operation], rewriter: Rewriter) -> None:
     """Erase ``dead`` (:func:`dead_closure`'s answer, users first) through ``rewriter``; the module then has
-    no dead op: ``candidates`` are cleared."""
+    no dead op."""
     rewriter.erase_ops(dead)
-    candidates.clear()
 
 
 def upstream_remove_dead_values(op: Op) -> None:
@@ -141,7 +174,7 @@ def upstream_remove_dead_values(op: Op) -> None:
     passmanager.PassManager.parse("builtin.module(remove-dead-values)").run(op)
 
 
-def checked_erase_dead(module_op: Op, dead: list[ir.Operation], candidates: DeadOpCandidates, rewriter: Rewriter) -> None:
+def checked_erase_dead(module_op: Op, dead: list[ir.Operation], rewriter: Rewriter) -> None:
     """:func:`erase_dead`, compared with the C++ pass run on a clone of the module as it was (the checking mode).
 
     Raises:
@@ -151,7 +184,7 @@ def checked_erase_dead(module_op: Op, dead: list[ir.Operation], candidates: Dead
     clone = module_op.operation.clone()
     try:
         upstream_remove_dead_values(clone)
-        erase_dead(dead, candidates, rewriter)
+        erase_dead(dead, rewriter)
         ours, truth = fingerprint(module_op), fingerprint(clone)
     finally:
         clone.erase()

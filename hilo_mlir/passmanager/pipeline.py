@@ -179,6 +179,9 @@ class Pipeline:
         self.changes: list[tuple[str, Change]] = []
         self.fast_paths: list[int] = []
         self._dead_ops: DeadOpCandidates | None = None  # listed since the module last had no dead op
+        # a step left the module without dead op: from then on the fast path may walk the module when nothing
+        # is listed (a pipeline that is not a spine, remove-dead-values alone, runs the C++ pass as asked)
+        self._was_dead_op_free = False
         self._ran_fast = False  # the step that just ran took its fast path
         self.log: list[str] = []
         self.env = env if env is not None else PipelineEnv(debug=self.instr.debug)
@@ -389,6 +392,8 @@ class Pipeline:
         from hilo_mlir.analysis.dead_ops import DeadOpCandidates
         from hilo_mlir.passmanager.dead_values import DEAD_OP_FREE_AFTER, FAST_PATH_PASS
 
+        if self._ran_fast or step.cpp_text in DEAD_OP_FREE_AFTER:
+            self._was_dead_op_free = True
         later = any(s.cpp_text == FAST_PATH_PASS for s in self.steps[index + 1 :])
         if not later or not (self._ran_fast or step.cpp_text in DEAD_OP_FREE_AFTER):
             self._stop_dead_ops(rewriter)
@@ -405,20 +410,24 @@ class Pipeline:
             self._dead_ops = None
 
     def _fast_path(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager, current: list[Any]) -> Change | None:
-        """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when the ops that may be
-        dead are known and the module is in the subset where the C++ pass does no more; the change it
-        recorded, or None: run the C++ pass."""
+        """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when the module is in the
+        subset where the C++ pass does no more, on the ops listed since the module last had no dead op (or, after
+        another upstream pass, every op: a walk); the change it recorded, or None: run the C++ pass."""
         from hilo_mlir.passmanager import dead_values
         from hilo_mlir.rewrite.rewriter import Change
 
-        cands = self._dead_ops
-        if cands is None or cands.unknown or self._per_function(step):
+        if self._per_function(step):
             return None
-        why = dead_values.in_subset(am.census())
+        cands = self._dead_ops
+        listed = cands is not None and not cands.unknown
+        if not listed and not self._was_dead_op_free:  # the module may have had dead ops from the start
+            return None
+        census = am.census()
+        why = dead_values.in_subset(census)
         if why is not None:
             self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
             return None
-        dead = dead_values.dead_closure(cands)
+        dead = dead_values.dead_closure(cands.ops if listed and cands is not None else dead_values.unused_ops(census))
         if dead is None:
             self.log.append("remove-dead-values: the C++ pass runs (a dead op of a kind not judged)")
             return None
@@ -426,12 +435,12 @@ class Pipeline:
         before, after = self._before_op(step, current), self._after_op(step)
         before(op)
         if am.checking:
-            dead_values.checked_erase_dead(op, dead, cands, rewriter)
+            dead_values.checked_erase_dead(op, dead, rewriter)
         else:
-            dead_values.erase_dead(dead, cands, rewriter)
+            dead_values.erase_dead(dead, rewriter)
         changed, _tops = rewriter.take_changes()
         after(op, changed != Change.NONE)
-        self.log.append(f"remove-dead-values: in Python, {len(dead)} dead ops erased")
+        self.log.append(f"remove-dead-values: in Python ({'listed' if listed else 'walked'}), {len(dead)} dead ops erased")
         self._ran_fast = True
         return changed
 

@@ -165,12 +165,46 @@ def test_op_outside_the_subset_runs_the_cpp_pass():
     assert "remove-dead-values: the C++ pass runs ('test.keep' op)" in pipe.log
 
 
-@pytest.mark.parametrize("other", ["cse", "symbol-dce"])
-def test_another_upstream_pass_stops_the_listing(other):
+@pytest.mark.parametrize("other,erased", [("cse", 3), ("symbol-dce", 4)])  # cse erases the dead subtract itself
+def test_after_another_upstream_pass_the_module_is_walked(other, erased):
+    """Another upstream pass may change anything: nothing listed holds, every op is read (still no C++ pass)."""
     before = [step_for("canonicalize"), _pass("test-rdv-" + other, _detach_return), step_for(other)]
     pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
-    assert pipe.fast_paths == []
+    assert pipe.fast_paths == [3]
+    assert f"remove-dead-values: in Python (walked), {erased} dead ops erased" in pipe.log
     assert ours == _upstream(CHAIN, before)
+
+
+def test_walk_reads_nested_ops():
+    """A dead op in a reduce body (kept: its reduce lives) is erased by the walk as by the C++ pass."""
+    text = """
+    func.func @main(%a: tensor<4xf32>) -> tensor<f32> {
+      %z = mhlo.constant dense<0.0> : tensor<f32>
+      %r = mhlo.reduce(%a init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+       reducer(%x: tensor<f32>, %y: tensor<f32>) {
+        %s = mhlo.add %x, %y : tensor<f32>
+        mhlo.return %s : tensor<f32>
+      }
+      return %r : tensor<f32>
+    }
+    """
+
+    def add_dead(m, ctx):  # after cse: nothing is listed
+        red = _ops(m, "reduce")[0]
+        inner = red.regions[0].blocks[0]
+        ctx.rewriter.create(
+            "mhlo.multiply",
+            results=[inner.arguments[0].type],
+            operands=[inner.arguments[0], inner.arguments[1]],
+            before=list(inner.operations)[-1],
+        )
+
+    steps = [step_for("canonicalize"), step_for("cse"), _pass("test-rdv-nested", add_dead), step_for("remove-dead-values")]
+    pipe, ours = _pipeline(text, steps)
+    assert pipe.fast_paths == [3]
+    assert "remove-dead-values: in Python (walked), 1 dead ops erased" in pipe.log
+    assert ours == _upstream(text, steps[:3])
+    assert "mhlo.multiply" not in ours
 
 
 def test_remove_dead_values_alone_runs_the_cpp_pass():
@@ -178,14 +212,15 @@ def test_remove_dead_values_alone_runs_the_cpp_pass():
     assert pipe.fast_paths == []
 
 
-def test_a_change_the_rewriter_did_not_see_runs_the_cpp_pass():
+def test_a_change_the_rewriter_did_not_see_makes_it_walk():
     def unseen(m, ctx):
         _detach_return(m, ctx)
         ctx.rewriter.notify_unknown_change()
 
     before = [step_for("canonicalize"), _pass("test-rdv-unseen", unseen)]
     pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
-    assert pipe.fast_paths == []
+    assert pipe.fast_paths == [2]
+    assert "remove-dead-values: in Python (walked), 4 dead ops erased" in pipe.log
     assert ours == _upstream(CHAIN, before)
 
 
@@ -203,7 +238,7 @@ def test_second_remove_dead_values_after_a_fast_one_is_fast_too():
 
 
 def test_checking_mode_catches_a_wrong_fast_path(monkeypatch):
-    monkeypatch.setattr(dead_values, "dead_closure", lambda candidates: [])  # deliberately wrong: erases nothing
+    monkeypatch.setattr(dead_values, "dead_closure", lambda roots: [])  # deliberately wrong: erases nothing
     before = [step_for("canonicalize"), _pass("test-rdv-wrong", _detach_return)]
     with pytest.raises(AnalysisCheckError, match=r"the fast path's module differs from the C\+\+ pass's .*mhlo\.constant"):
         _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
@@ -211,7 +246,7 @@ def test_checking_mode_catches_a_wrong_fast_path(monkeypatch):
 
 def test_without_the_checking_mode_a_wrong_fast_path_is_not_compared(monkeypatch):
     """The comparison is the checking mode's (the fast path alone reads no clone)."""
-    monkeypatch.setattr(dead_values, "dead_closure", lambda candidates: [])
+    monkeypatch.setattr(dead_values, "dead_closure", lambda roots: [])
     before = [step_for("canonicalize"), _pass("test-rdv-wrong2", _detach_return)]
     pipe, ours = _pipeline(CHAIN, [*before, step_for("remove-dead-values")], check=False)
     assert pipe.fast_paths == [2]
