@@ -38,7 +38,6 @@ from hilo_mlir.ir.binding import identity_key, ir, passmanager
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
-    from hilo_mlir.analysis.dead_ops import DeadOpCandidates
     from hilo_mlir.ir.handles import Op
     from hilo_mlir.rewrite.rewriter import Rewriter
 
@@ -99,7 +98,8 @@ def in_subset(census: Census) -> str | None:
 def unused_ops(census: Census) -> dict[int, ir.Operation]:
     """``{identity_key(op): op}`` of every op of the module ``census`` describes whose results have no use
     (functions and terminators left out), nested ones included: every dead op is one of them or used only
-    by dead ops (a walk of the module: the roots when no :class:`DeadOpCandidates` were kept)."""
+    by dead ops (a walk of the module: the roots when no
+    :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` were kept)."""
     out: dict[int, ir.Operation] = {}
     work: list[ir.Operation] = list(census.top_level_ops())
     while work:
