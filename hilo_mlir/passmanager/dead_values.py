@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hilo_mlir.analysis.census import REGION_FREE
 from hilo_mlir.analysis.check import AnalysisCheckError, fingerprint
 from hilo_mlir.ir.binding import identity_key, ir, passmanager
 
@@ -67,8 +66,8 @@ ERASABLE = frozenset(f"{d}.{k}" for d in ("mhlo", "stablehlo") for k in _PURE_KI
 #: region-branch ops: the C++ pass trims their operands and results even when they live
 _REGION_BRANCH = frozenset(f"{d}.{k}" for d in ("mhlo", "stablehlo") for k in ("while", "if", "case"))
 
-#: ops that are never dead in the sense of (D): functions and return-likes (terminators)
-_NEVER_DEAD = frozenset({"func.func", "func.return", "mhlo.return", "stablehlo.return"})
+#: ops that are never dead in the sense of (D): the module, functions and return-likes (terminators)
+_NEVER_DEAD = frozenset({"builtin.module", "func.func", "func.return", "mhlo.return", "stablehlo.return"})
 
 _DIALECTS = ("mhlo.", "stablehlo.", "chlo.")
 
@@ -95,33 +94,23 @@ def in_subset(census: Census) -> str | None:
     return None
 
 
-def unused_ops(census: Census) -> dict[int, ir.Operation]:
-    """``{identity_key(op): op}`` of every op of the module ``census`` describes whose results have no use
-    (functions and terminators left out), nested ones included: every dead op is one of them or used only
-    by dead ops (a walk of the module: the roots when no
-    :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` were kept)."""
+def unused_ops(module_op: Op) -> dict[int, ir.Operation]:
+    """``{identity_key(op): op}`` of every op nested in ``module_op`` whose results have no use (functions
+    and terminators left out): every dead op is one of them or used only by dead ops (one walk of the
+    module: the roots when no :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` were kept)."""
     out: dict[int, ir.Operation] = {}
-    work: list[ir.Operation] = list(census.top_level_ops())
-    while work:
-        holder = work.pop()
-        for region in holder.regions:
-            for block in region.blocks:
-                for o in block.operations:
-                    op = o.operation
-                    name = op.name
-                    if name not in REGION_FREE:
-                        work.append(op)
-                    if name in _NEVER_DEAD:
-                        continue
-                    used = False
-                    for r in op.results:
-                        for _use in r.uses:
-                            used = True
-                            break
-                        if used:
-                            break
-                    if not used:
-                        out[identity_key(op)] = op
+    advance = ir.WalkResult.ADVANCE
+    never = _NEVER_DEAD
+
+    def visit(op: ir.Operation) -> ir.WalkResult:  # never an OpView; nothing here may raise (a walk would abort)
+        for r in op.results:
+            for _use in r.uses:
+                return advance
+        if op.name not in never:
+            out[identity_key(op)] = op
+        return advance
+
+    module_op.operation.walk(visit)
     return out
 
 

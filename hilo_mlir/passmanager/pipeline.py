@@ -427,7 +427,7 @@ class Pipeline:
         if why is not None:
             self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
             return None
-        dead = dead_values.dead_closure(cands.ops if listed and cands is not None else dead_values.unused_ops(census))
+        dead = dead_values.dead_closure(cands.ops if listed and cands is not None else dead_values.unused_ops(op))
         if dead is None:
             self.log.append("remove-dead-values: the C++ pass runs (a dead op of a kind not judged)")
             return None
