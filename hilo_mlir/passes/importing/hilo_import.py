@@ -30,7 +30,13 @@ def _run(module_op, ctx: PassContext) -> None:
     loaded = LoadedModule(module_op.context, module, ctx.env.filename or "<stdin>")
     try:
         census = stages.run_import_stages(
-            loaded, ctx.pipeline_steps, ctx.env.gates, ctx.env.on_pass_start, ctx.env.verify_each, rewriter=ctx.rewriter
+            loaded,
+            ctx.pipeline_steps,
+            ctx.env.gates,
+            ctx.env.on_pass_start,
+            ctx.env.verify_each,
+            rewriter=ctx.rewriter,
+            check=ctx.analyses.checking,
         )
     except (RuntimeError, UnicodeDecodeError) as e:  # a string of the input that is not UTF-8
         if not not_utf8(e):

@@ -116,6 +116,7 @@ def run_import_stages(
     on_pass_start: Callable[[str], None] | None = None,
     verify: bool = True,
     rewriter: Rewriter | None = None,
+    check: bool | None = None,
 ) -> Census:
     """Validation, marker protection, sharding strip, printability and bridge (see the module doc).
 
@@ -131,6 +132,8 @@ def run_import_stages(
         verify: verify after the bridge (:func:`to_mhlo`).
         rewriter: the rewriter the marker protection and the sharding stages change the IR with
             (the ``hilo-import`` pass's); default: a fresh one on the module.
+        check: the checking mode (the pipeline's; default: ``HILO_MLIR_CHECK_ANALYSES``): the
+            validation's census answers are compared with reading the module.
 
     Returns:
         The census to start the spine from.
@@ -155,7 +158,7 @@ def run_import_stages(
                 census = input_census(loaded)
         with loaded.context:
             loaded.dialect = detect_dialect(loaded.module, census)
-        validate_input(loaded, steps, census, lower_complex_gate=lower_complex_gate)
+        validate_input(loaded, steps, census, lower_complex_gate=lower_complex_gate, check=check)
         tops = [op.operation for op in loaded.module.body.operations]
         call_names = sorted(n for n in census.names if n.endswith(".custom_call"))
         calls = [c for t in tops for c in census.ops_named(t, *call_names)]

@@ -154,29 +154,83 @@ def _check_entry(module, fname):
     return entry
 
 
-def _check_terminators(module, fname) -> None:
-    """Every block of every top-level function ends in ``func.return`` (or a branch)."""
+def _bad_terminator(f, skip=frozenset()):
+    """The terminator of the first body block of the top-level function ``f`` (not in ``skip``, a set
+    of ``ir.Block``) that is neither ``func.return`` nor a branch; None if there is none.
+
+    Reads each block's last op (``block.operations[n - 1]``: the binding walks the block's list to it).
+    """
+    for block in f.regions[0].blocks:
+        if block in skip:
+            continue
+        ops = block.operations
+        n = len(ops)
+        term = ops[n - 1].operation if n else None
+        if term is not None and term.name != "func.return" and len(term.successors) == 0:
+            return term
+    return None
+
+
+def _ends_in_return(f, census):
+    """The body blocks of the top-level function ``f`` that end in ``func.return``, from the census (no
+    walk): the blocks of its ``func.return`` ops (a terminator is its block's last op, as the verifier
+    holds). A set of ``ir.Block`` (they hash and compare by their C++ pointer)."""
+    return {r.block for r in census.ops_named(f, "func.return", any_order=True)}
+
+
+def _check_terminators(module, fname, census=None, check: bool = False) -> None:
+    """Every block of every top-level function ends in ``func.return`` (or a branch).
+
+    With ``census`` (of the module as it is), a block the census shows ending in ``func.return`` is not
+    read; ``check`` (the checking mode): every block is read as well and the answers must agree.
+
+    Raises:
+        HiloError: at the first terminator that is neither, naming its function.
+        AssertionError: (``check``) the census's answer differs from reading every block.
+    """
+    from hilo_mlir.ir.binding import identity_key
+
     for op in module.body.operations:
         f = op.operation
         if f.name != "func.func" or not len(f.regions[0].blocks):
             continue
-        for block in f.regions[0].blocks:
-            ops = block.operations
-            n = len(ops)
-            term = ops[n - 1].operation if n else None
-            if term is not None and term.name != "func.return" and len(term.successors) == 0:
-                raise HiloError(
-                    f"'{term.name}' op cannot terminate function @{_func_name(f)} (expected 'func.return')",
-                    loc=term.location,
-                    filename=fname,
-                )
+        term = _bad_terminator(f, _ends_in_return(f, census)) if census is not None else _bad_terminator(f)
+        if check and census is not None:
+            slow = _bad_terminator(f)
+            if (term is None) != (slow is None) or (term is not None and identity_key(term) != identity_key(slow)):
+                raise AssertionError(f"validate-input: the census's terminator check of @{_func_name(f)} differs from reading every block")
+        if term is not None:
+            raise HiloError(
+                f"'{term.name}' op cannot terminate function @{_func_name(f)} (expected 'func.return')",
+                loc=term.location,
+                filename=fname,
+            )
 
 
-def _check_entry_arguments(entry, fname) -> None:
+def _is_tuple(t) -> bool:
     from hilo_mlir.ir.binding import ir
 
+    return t.typeid == ir.TupleType.static_typeid
+
+
+def _check_entry_arguments(entry, fname, census=None, check: bool = False) -> None:
+    """No argument of the entry function (which has a body) has a tuple type.
+
+    With ``census`` (of the module as it is, types taken): when no value of the module has a tuple
+    type, nor has an argument (the entry block's arguments are the function's inputs, as the verifier
+    holds), and the signature is not read. ``check`` (the checking mode): it is read as well and the
+    answers must agree.
+
+    Raises:
+        HiloError: at the entry function, naming the first tuple-typed argument.
+        AssertionError: (``check``) the census said no tuple but an argument has one.
+    """
+    if census is not None and census.has_types and not census.any_type(_is_tuple):
+        if check and any(_is_tuple(t) for t in _function_type(entry).inputs):
+            raise AssertionError(f"validate-input: the census has no tuple type but an argument of @{_func_name(entry)} has one")
+        return
     for i, t in enumerate(_function_type(entry).inputs):
-        if isinstance(t, ir.TupleType):
+        if _is_tuple(t):
             raise HiloError(
                 f"'func.func' op entry function @{_func_name(entry)} argument #{i} has tuple type {t}: "
                 "tuple-typed arguments are not supported (pass the elements as separate arguments)",
@@ -269,25 +323,40 @@ def _is_refused_shardy(name: str) -> bool:
     return name.startswith("sdy.") and name != "sdy.mesh"
 
 
-def _census_finds_nothing(module, census, verdict: TypeVerdicts) -> bool:
+def _signature_types(funcs) -> set:
+    """The input and result types of the ``func.func`` ops ``funcs`` (``ir.Type``)."""
+    types: set = set()
+    for f in funcs:
+        ft = _function_type(f)
+        types.update(ft.inputs)
+        types.update(ft.results)
+    return types
+
+
+def _census_finds_nothing(module, census, verdict: TypeVerdicts, check: bool = False) -> bool:
     """True if the census proves that no walk-order check can fail (then the module is not walked).
 
     Looks at the op names (Shardy ops, shape-computing ops), every result and
-    block-argument type, and the signatures of every function, nested
-    modules' included.
-    """
-    from hilo_mlir.ir.binding import ir
+    block-argument type, and the signatures of the functions whose signature
+    types need not be value types (:meth:`~hilo_mlir.analysis.census.Census.signature_only_functions`:
+    declarations, nested modules' functions; a function with a body has its inputs
+    as entry-block arguments and its results as its return's operands).
+    ``check`` (the checking mode): every function's signature is read as well and
+    must give the same verdict.
 
+    Raises:
+        AssertionError: (``check``) reading every signature gives another verdict.
+    """
     names = census.names
     if any(_is_refused_shardy(n) for n in names) or any(hlo_short_name(n) in DYNAMIC_SHAPE_OPS for n in names):
         return False
-    types = set(census.types())
-    for top in module.body.operations:
-        for f in census.ops_named(top.operation, "func.func"):  # nested modules' functions too
-            ft = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
-            types.update(ft.inputs)
-            types.update(ft.results)
-    return not any(verdict(t) for t in types)
+    values = census.types()
+    found = any(verdict(t) for t in values) or any(verdict(t) for t in _signature_types(census.signature_only_functions()))
+    if check:
+        every = [f for top in module.body.operations for f in census.ops_named(top.operation, "func.func")]
+        if found != any(verdict(t) for t in _signature_types(every) | set(values)):
+            raise AssertionError("validate-input: the census's signature types give another verdict than every function's")
+    return not found
 
 
 def _refine_hint(arg_types) -> str:
@@ -368,7 +437,7 @@ def _first_problem(module, verdict: TypeVerdicts, fname) -> HiloError | None:
     return found[0] if found else None
 
 
-def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True) -> None:
+def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True, check: bool | None = None) -> None:
     """Refuse, before any rewrite, inputs the spine cannot compile (see the module doc).
 
     Args:
@@ -377,25 +446,32 @@ def validate_input(loaded, steps, census=None, lower_complex_gate: bool = True) 
         census: a :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it
             is now, taken with types (default: take one).
         lower_complex_gate: the ``lower-complex`` gate (to say why complex types are not lowered).
+        check: the checking mode (default: ``HILO_MLIR_CHECK_ANALYSES``): the census's answers
+            (terminators, tuple arguments, signature types) are compared with reading the module.
 
     Raises:
         HiloError: the first problem found.
+        AssertionError: (``check``) a census answer differs from reading the module.
     """
     verdict = TypeVerdicts(steps, lower_complex_gate)
     fname = loaded.filename
     module = loaded.module
+    if check is None:
+        from hilo_mlir.ir.binding import checking_mode_enabled
+
+        check = checking_mode_enabled()
     with loaded.context:
-        entry = _check_entry(module, fname)
-        _check_terminators(module, fname)
-        _check_entry_arguments(entry, fname)
-        _check_interface(module, entry, fname)
         if census is None:
             from hilo_mlir.analysis.census import Census
 
             census = Census(module.operation, with_types=True)
+        entry = _check_entry(module, fname)
+        _check_terminators(module, fname, census, check)
+        _check_entry_arguments(entry, fname, census, check)
+        _check_interface(module, entry, fname)
         _check_constant_sizes(module, census, fname)
         _check_collective_groups(module, census, fname)
-        if _census_finds_nothing(module, census, verdict):
+        if _census_finds_nothing(module, census, verdict, check):
             return
         err = _first_problem(module, verdict, fname)
         if err is not None:
