@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, cast
 
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
 
@@ -651,7 +651,7 @@ class Census(Listener):
         """A top-level op was inserted, erased or moved: list them again when next asked."""
         self._tops = self._funcs = None
 
-    def signature_only_functions(self) -> list[ir.Operation]:
+    def signature_only_functions(self, check: bool | None = None) -> list[ir.Operation]:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
 
         A function with a body has its inputs as entry-block arguments and its
@@ -660,7 +660,59 @@ class Census(Listener):
         declarations -- a top-level function the census lists alone -- and,
         conservatively, every function nested in a top-level op that is not a
         function (a nested module).
+
+        Only the lists it reads are settled (not every list with pending
+        erasures: after the StableHLO fusion, ``main``'s lists of every fused
+        kind have some, and keying them all cost most of
+        replace-token-type-with-u8). A function's other lists need no reading:
+        a kept list is never empty (an empty one is dropped, and a plain list
+        is keyed as soon as its pending erasures may cover it), so a function
+        holds other ops when it has another name with no pending erasure; only
+        when every other name has some are those keyed, to know. The checking
+        mode compares the answer with the one read after keying every list
+        (``check``: on or off; None: as ``HILO_MLIR_CHECK_ANALYSES`` says) and
+        raises AssertionError if they differ.
         """
+        out: list[ir.Operation] = []
+        top_names = self._top_names
+        pending = self._pending
+        for key, index in list(self._index.items()):
+            if "func.func" not in index:
+                continue
+            waiting = pending.get(key)
+            if waiting and "func.func" in waiting:
+                self._settle(key, "func.func")
+            funcs = index.get("func.func")
+            if not funcs:
+                continue
+            if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
+                if len(index) > 1 and waiting:
+                    self._settle_unless_held(key, index)
+                if len(index) == 1:
+                    out.extend(_ops(funcs))  # a function with nothing inside it: a declaration
+                continue
+            out.extend(_ops(funcs))
+        if check if check is not None else checking_mode_enabled():
+            slow = self._signature_only_functions_slow()
+            if [identity_key(o) for o in out] != [identity_key(o) for o in slow]:
+                raise AssertionError(
+                    f"Census.signature_only_functions: {len(out)} functions without settling every list, {len(slow)} after"
+                )
+        return out
+
+    def _settle_unless_held(self, key: int, index: _Lists) -> None:
+        """Key the pending lists of top-level op ``key`` (whose lists are ``index``) unless one of its
+        names other than ``func.func`` has no pending erasure (then that name holds an op)."""
+        waiting = self._pending.get(key)
+        if not waiting:
+            return
+        if any(n != "func.func" and n not in waiting for n in index):
+            return
+        for n in list(waiting):
+            self._settle(key, n)
+
+    def _signature_only_functions_slow(self) -> list[ir.Operation]:
+        """:meth:`signature_only_functions` after keying every list (the checking mode's truth)."""
         out: list[ir.Operation] = []
         top_names = self._top_names
         self._settle_all()
@@ -668,9 +720,9 @@ class Census(Listener):
             funcs = index.get("func.func")
             if not funcs:
                 continue
-            if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
+            if top_names.get(key) == "func.func":
                 if len(index) == 1:
-                    out.extend(_ops(funcs))  # a function with nothing inside it: a declaration
+                    out.extend(_ops(funcs))
                 continue
             out.extend(_ops(funcs))
         return out
