@@ -58,30 +58,37 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     if sizes is None:
         sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get
-
-    def add(v, start):
-        nonlocal unknown
-        t = v.type
+    get_size = sizes.get
+    # Each value of the block once: live from its definition (0 for an argument) to its last use.
+    # One loop per kind of value, the body written out (no call per value): the results' keys
+    # come from the EntryBlock (its result_ids), only their types are read.
+    for a in block.arguments:
+        t = a.type
         th = hash(t)
-        b = sizes.get(th, -1)
+        b = get_size(th, -1)
         if b == -1:
             b = sizes[th] = type_bytes(t)
         if b is None:
             unknown += 1
-            return
-        if b == 0:
-            return
-        end = get_last(hash(v), start)
-        if end < start:
-            end = start
-        delta[start] += b
-        delta[end + 1] -= b
-
-    for a in block.arguments:
-        add(a, 0)
-    for i, rs in enumerate(info.results):
-        for r in rs:
-            add(r, i)
+        elif b:
+            end = get_last(hash(a), 0)
+            delta[0] += b
+            delta[end + 1] -= b
+    for i, (rs, ks) in enumerate(zip(info.results, info.result_ids)):
+        for r, rk in zip(rs, ks):
+            t = r.type
+            th = hash(t)
+            b = get_size(th, -1)
+            if b == -1:
+                b = sizes[th] = type_bytes(t)
+            if b is None:
+                unknown += 1
+            elif b:
+                end = get_last(rk, i)
+                if end < i:
+                    end = i
+                delta[i] += b
+                delta[end + 1] -= b
     peak, at, cur = 0, 0, 0
     for i in range(n):
         cur += delta[i]
