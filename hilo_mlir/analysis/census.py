@@ -814,12 +814,32 @@ class Census(Listener):
         if index is None:
             return
         for name, ops in index_of_op.items():
-            for o in ops:
-                entries = index.get(name)
-                if entries is None:
-                    break
-                self._lose(top_key, index, name, entries, identity_key(o))
+            entries = index.get(name)
+            if entries is not None:
+                if len(ops) == 1:
+                    self._lose(top_key, index, name, entries, identity_key(ops[0]))
+                else:  # what _lose does op by op, at once: the same lists and pending keys at the end
+                    self._lose_all(top_key, index, name, entries, list(map(identity_key, ops)))
             self._count(name, -len(ops))
+
+    def _lose_all(self, top: int, index: _Lists, name: str, entries: _Entries, keys: list[int]) -> None:
+        """:meth:`_lose` of every key of ``keys`` in turn (the list of ``name`` in ``top`` is ``entries``)."""
+        if isinstance(entries, dict):
+            pop = entries.pop
+            for k in keys:
+                pop(k, None)
+            if not entries:
+                del index[name]
+            return
+        by_name = self._pending.get(top)
+        if by_name is None:
+            by_name = self._pending[top] = {}
+        gone = by_name.get(name)
+        if gone is None:
+            gone = by_name[name] = set()
+        gone.update(keys)
+        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
+            self._settle(top, name)
 
     # ------------------------------------------------------------------ the rewriter's listener
 
@@ -945,8 +965,11 @@ class Census(Listener):
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
         batch's ops at once (a list the batch creates is in walk order: the batch sits together, in order)."""
         groups: dict[int | None, list[ir.Operation]] = {}
-        for o, old in zip(ops, old_tops):
-            groups.setdefault(old, []).append(o)
+        if len(set(old_tops)) == 1:  # the common case, one source (no loop to group them)
+            groups[old_tops[0]] = ops
+        else:
+            for o, old in zip(ops, old_tops):
+                groups.setdefault(old, []).append(o)
         if len(ops) == 1 and new_top is not None and new_top == old_tops[0] and identity_key(ops[0]) == new_top:
             self._tops_changed()  # a top-level op moved among them (the rewriter moves those one at a time)
         for old, moved in groups.items():

@@ -143,3 +143,20 @@ def test_signature_only_functions_wrong_fast_answer_is_caught_by_the_checking_mo
         monkeypatch.setattr(Census, "_settle_unless_held", lambda self, key, index: None)
         with pytest.raises(AssertionError, match="signature_only_functions: 1 functions without settling every list, 2 after"):
             c.signature_only_functions(check=True)
+
+
+def test_a_batch_leaving_a_function_is_lost_at_once_as_op_by_op():
+    # main's add list loses 2 of its 4 ops in one move (pending, a plain list), then the other 2 (keyed,
+    # then dropped): the same lists and counts as one op at a time, equal to a fresh walk at each step
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        mop, rw, c, main, g = _setup(m)
+        a0, a1, a2, neg, a4, ret = _ops(main)
+        sqrt, gret = _ops(g)
+        km = identity_key(main)
+        rw.move_all_before([a0, a1], gret)
+        assert c._pending == {km: {"stablehlo.add": {identity_key(a0), identity_key(a1)}}}
+        assert c.counts["stablehlo.add"] == 4 and c.differences(Census(mop)) == []
+        rw.move_all_before([a2, a4], gret)
+        assert "stablehlo.add" not in c.names_in(main) and km not in c._pending
+        assert c.differences(Census(mop)) == []
