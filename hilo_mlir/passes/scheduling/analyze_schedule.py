@@ -44,7 +44,6 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     if n == 0:
         return 0, 0, 0
     delta = [0] * (n + 1)
-    unknown = 0
     # Last use of every value (keyed by hash(value)), by one forward sweep: a
     # use inside op i (its operands or those of ops nested in its regions) is
     # at point i. Every use of an entry-block value sits in some op of the
@@ -62,18 +61,7 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     # Each value of the block once: live from its definition (0 for an argument) to its last use.
     # One loop per kind of value, the body written out (no call per value): the results' keys
     # come from the EntryBlock (its result_ids), only their types are read.
-    for a in block.arguments:
-        t = a.type
-        th = hash(t)
-        b = get_size(th, -1)
-        if b == -1:
-            b = sizes[th] = type_bytes(t)
-        if b is None:
-            unknown += 1
-        elif b:
-            end = get_last(hash(a), 0)
-            delta[0] += b
-            delta[end + 1] -= b
+    unknown = _arguments_live(block, get_last, sizes, delta)
     for i, (rs, ks) in enumerate(zip(info.results, info.result_ids)):
         for r, rk in zip(rs, ks):
             t = r.type
@@ -95,6 +83,26 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
         if cur > peak:
             peak, at = cur, i
     return peak, at, unknown
+
+
+def _arguments_live(block, get_last, sizes: dict, delta: list) -> int:
+    """Add each argument of ``block`` to ``delta`` (live from point 0 to its last use, ``get_last(hash(arg), 0)``);
+    ``sizes``: as :func:`peak_live_bytes`'s. Returns the number of arguments of unknown size."""
+    unknown = 0
+    get_size = sizes.get
+    for a in block.arguments:
+        t = a.type
+        th = hash(t)
+        b = get_size(th, -1)
+        if b == -1:
+            b = sizes[th] = type_bytes(t)
+        if b is None:
+            unknown += 1
+        elif b:
+            end = get_last(hash(a), 0)
+            delta[0] += b
+            delta[end + 1] -= b
+    return unknown
 
 
 class _AnalyzeState:

@@ -91,9 +91,12 @@ def test_pending_lists_and_moves_between_functions():
         assert c.differences(Census(mop)) == []
 
 
-DECL_MODULE = MODULE + """
+DECL_MODULE = (
+    MODULE
+    + """
 func.func private @decl(tensor<2xf32>) -> tensor<2xf32>
 """
+)
 
 
 def test_signature_only_functions_keys_no_list_with_pending_erasures():
