@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, cast
 
-from hilo_mlir.ir.binding import identity_key, ir
+from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.ir.dialects import TABLES
 from hilo_mlir.rewrite.rewriter import ALL_CHANGES, Change, Listener
 
@@ -649,7 +649,7 @@ class Census(Listener):
         """A top-level op was inserted, erased or moved: list them again when next asked."""
         self._tops = self._funcs = None
 
-    def signature_only_functions(self) -> list[ir.Operation]:
+    def signature_only_functions(self, check: bool | None = None) -> list[ir.Operation]:
         """The ``func.func`` ops whose signature types need not be value types of the module (no walk).
 
         A function with a body has its inputs as entry-block arguments and its
@@ -658,7 +658,59 @@ class Census(Listener):
         declarations -- a top-level function the census lists alone -- and,
         conservatively, every function nested in a top-level op that is not a
         function (a nested module).
+
+        Only the lists it reads are settled (not every list with pending
+        erasures: after the StableHLO fusion, ``main``'s lists of every fused
+        kind have some, and keying them all cost most of
+        replace-token-type-with-u8). A function's other lists need no reading:
+        a kept list is never empty (an empty one is dropped, and a plain list
+        is keyed as soon as its pending erasures may cover it), so a function
+        holds other ops when it has another name with no pending erasure; only
+        when every other name has some are those keyed, to know. The checking
+        mode compares the answer with the one read after keying every list
+        (``check``: on or off; None: as ``HILO_MLIR_CHECK_ANALYSES`` says) and
+        raises AssertionError if they differ.
         """
+        out: list[ir.Operation] = []
+        top_names = self._top_names
+        pending = self._pending
+        for key, index in list(self._index.items()):
+            if "func.func" not in index:
+                continue
+            waiting = pending.get(key)
+            if waiting and "func.func" in waiting:
+                self._settle(key, "func.func")
+            funcs = index.get("func.func")
+            if not funcs:
+                continue
+            if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
+                if len(index) > 1 and waiting:
+                    self._settle_unless_held(key, index)
+                if len(index) == 1:
+                    out.extend(_ops(funcs))  # a function with nothing inside it: a declaration
+                continue
+            out.extend(_ops(funcs))
+        if check if check is not None else checking_mode_enabled():
+            slow = self._signature_only_functions_slow()
+            if [identity_key(o) for o in out] != [identity_key(o) for o in slow]:
+                raise AssertionError(
+                    f"Census.signature_only_functions: {len(out)} functions without settling every list, {len(slow)} after"
+                )
+        return out
+
+    def _settle_unless_held(self, key: int, index: _Lists) -> None:
+        """Key the pending lists of top-level op ``key`` (whose lists are ``index``) unless one of its
+        names other than ``func.func`` has no pending erasure (then that name holds an op)."""
+        waiting = self._pending.get(key)
+        if not waiting:
+            return
+        if any(n != "func.func" and n not in waiting for n in index):
+            return
+        for n in list(waiting):
+            self._settle(key, n)
+
+    def _signature_only_functions_slow(self) -> list[ir.Operation]:
+        """:meth:`signature_only_functions` after keying every list (the checking mode's truth)."""
         out: list[ir.Operation] = []
         top_names = self._top_names
         self._settle_all()
@@ -666,9 +718,9 @@ class Census(Listener):
             funcs = index.get("func.func")
             if not funcs:
                 continue
-            if top_names.get(key) == "func.func":  # no function nests in a function (not a symbol table)
+            if top_names.get(key) == "func.func":
                 if len(index) == 1:
-                    out.extend(_ops(funcs))  # a function with nothing inside it: a declaration
+                    out.extend(_ops(funcs))
                 continue
             out.extend(_ops(funcs))
         return out
@@ -760,12 +812,32 @@ class Census(Listener):
         if index is None:
             return
         for name, ops in index_of_op.items():
-            for o in ops:
-                entries = index.get(name)
-                if entries is None:
-                    break
-                self._lose(top_key, index, name, entries, identity_key(o))
+            entries = index.get(name)
+            if entries is not None:
+                if len(ops) == 1:
+                    self._lose(top_key, index, name, entries, identity_key(ops[0]))
+                else:  # what _lose does op by op, at once: the same lists and pending keys at the end
+                    self._lose_all(top_key, index, name, entries, list(map(identity_key, ops)))
             self._count(name, -len(ops))
+
+    def _lose_all(self, top: int, index: _Lists, name: str, entries: _Entries, keys: list[int]) -> None:
+        """:meth:`_lose` of every key of ``keys`` in turn (the list of ``name`` in ``top`` is ``entries``)."""
+        if isinstance(entries, dict):
+            pop = entries.pop
+            for k in keys:
+                pop(k, None)
+            if not entries:
+                del index[name]
+            return
+        by_name = self._pending.get(top)
+        if by_name is None:
+            by_name = self._pending[top] = {}
+        gone = by_name.get(name)
+        if gone is None:
+            gone = by_name[name] = set()
+        gone.update(keys)
+        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
+            self._settle(top, name)
 
     # ------------------------------------------------------------------ the rewriter's listener
 
@@ -891,8 +963,11 @@ class Census(Listener):
         """``notify_moved`` for a batch: each old top-level op's lists lose, and the new one's gain, the
         batch's ops at once (a list the batch creates is in walk order: the batch sits together, in order)."""
         groups: dict[int | None, list[ir.Operation]] = {}
-        for o, old in zip(ops, old_tops):
-            groups.setdefault(old, []).append(o)
+        if len(set(old_tops)) == 1:  # the common case, one source (no loop to group them)
+            groups[old_tops[0]] = ops
+        else:
+            for o, old in zip(ops, old_tops):
+                groups.setdefault(old, []).append(o)
         if len(ops) == 1 and new_top is not None and new_top == old_tops[0] and identity_key(ops[0]) == new_top:
             self._tops_changed()  # a top-level op moved among them (the rewriter moves those one at a time)
         for old, moved in groups.items():

@@ -116,7 +116,7 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
         order.note_inserted_before(fused, members[-1])
         for m in members:
             order.note_erased(m)
-    rewriter.move_all_before(members, term)
+    rewriter.move_all_before(members, term, within=fused)  # distinct (an OpSet), in fused's block
     updates = []
     if cluster._inside_uses:
         arg_of = dict(zip(cluster._live_in_keys, body.arguments))

@@ -662,7 +662,7 @@ class Rewriter:
         op.move_before(_as_op(anchor))
         self._moved(op, old)
 
-    def move_all_before(self, ops: Iterable[Op], anchor: Op) -> None:
+    def move_all_before(self, ops: Iterable[Op], anchor: Op, within: Op | None = None) -> None:
         """Move ``ops`` (distinct ops, none of them ``anchor``), in their order, right before ``anchor``.
 
         The same as :meth:`move_before` on each in turn; listeners with
@@ -670,14 +670,19 @@ class Rewriter:
         Before a top-level op (each moved op then becomes its own top-level
         op) it is :meth:`move_before` on each.
 
+        ``within``: an op whose top-level op holds every op of ``ops`` (the fusion codegen's members,
+        all in one block): that top-level op is found once, not per op, and the ops are taken to be
+        distinct as promised. The checking mode finds it per op and checks the promise, raising
+        :class:`ValueError` (before anything moves) if one is elsewhere or given twice.
+
         Raises:
-            ValueError: an op given twice.
+            ValueError: an op given twice (without ``within``: always checked).
         """
         moving = [o.operation for o in ops]
         if not moving:
             return
         at = anchor.operation
-        if len(set(map(identity_key, moving))) != len(moving):
+        if (within is None or self.check_erasures) and len(set(map(identity_key, moving))) != len(moving):
             raise ValueError("move_all_before: an op is given twice")
         new = self.top_of(at)
         if new is not None and new == identity_key(at):
@@ -685,7 +690,14 @@ class Rewriter:
                 self.move_before(o, at)
             return
         top_of = self.top_of
-        olds = [top_of(o) for o in moving]
+        if within is None:
+            olds = [top_of(o) for o in moving]
+        else:
+            olds = [top_of(within)] * len(moving)
+            if self.check_erasures:  # the checking mode: every op where the caller said
+                for o in moving:
+                    if top_of(o) != olds[0]:
+                        raise ValueError(f"move_all_before: '{o.name}' at {o.location} is not in the top-level op of 'within'")
         moved = 0
         try:
             for o in moving:

@@ -146,7 +146,11 @@ def _run(module_op, ctx):
         acting = ctx.module_may_contain(*_REQUIRED_OPS, *_PRODUCER_OPS)
         # No token type, no token op and no bodiless function with a token in its signature
         # (census, no walk): nothing to do.
-        if not acting and not census.may_hold_type(*TOKEN_TYPES) and not any(convert.changes(f) for f in census.signature_only_functions()):
+        if (
+            not acting
+            and not census.may_hold_type(*TOKEN_TYPES)
+            and not any(convert.changes(f) for f in census.signature_only_functions(ctx.analyses.checking))
+        ):
             return
     # 1. Refuse ops that cannot hold a ui8 before touching anything.
     if ctx.module_may_contain(*_REQUIRED_OPS):

@@ -44,7 +44,6 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     if n == 0:
         return 0, 0, 0
     delta = [0] * (n + 1)
-    unknown = 0
     # Last use of every value (keyed by hash(value)), by one forward sweep: a
     # use inside op i (its operands or those of ops nested in its regions) is
     # at point i. Every use of an entry-block value sits in some op of the
@@ -58,36 +57,52 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     if sizes is None:
         sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get
-
-    def add(v, start):
-        nonlocal unknown
-        t = v.type
-        th = hash(t)
-        b = sizes.get(th, -1)
-        if b == -1:
-            b = sizes[th] = type_bytes(t)
-        if b is None:
-            unknown += 1
-            return
-        if b == 0:
-            return
-        end = get_last(hash(v), start)
-        if end < start:
-            end = start
-        delta[start] += b
-        delta[end + 1] -= b
-
-    for a in block.arguments:
-        add(a, 0)
-    for i, rs in enumerate(info.results):
-        for r in rs:
-            add(r, i)
+    get_size = sizes.get
+    # Each value of the block once: live from its definition (0 for an argument) to its last use.
+    # One loop per kind of value, the body written out (no call per value): the results' keys
+    # come from the EntryBlock (its result_ids), only their types are read.
+    unknown = _arguments_live(block, get_last, sizes, delta)
+    for i, (rs, ks) in enumerate(zip(info.results, info.result_ids)):
+        for r, rk in zip(rs, ks):
+            t = r.type
+            th = hash(t)
+            b = get_size(th, -1)
+            if b == -1:
+                b = sizes[th] = type_bytes(t)
+            if b is None:
+                unknown += 1
+            elif b:
+                end = get_last(rk, i)
+                if end < i:
+                    end = i
+                delta[i] += b
+                delta[end + 1] -= b
     peak, at, cur = 0, 0, 0
     for i in range(n):
         cur += delta[i]
         if cur > peak:
             peak, at = cur, i
     return peak, at, unknown
+
+
+def _arguments_live(block, get_last, sizes: dict, delta: list) -> int:
+    """Add each argument of ``block`` to ``delta`` (live from point 0 to its last use, ``get_last(hash(arg), 0)``);
+    ``sizes``: as :func:`peak_live_bytes`'s. Returns the number of arguments of unknown size."""
+    unknown = 0
+    get_size = sizes.get
+    for a in block.arguments:
+        t = a.type
+        th = hash(t)
+        b = get_size(th, -1)
+        if b == -1:
+            b = sizes[th] = type_bytes(t)
+        if b is None:
+            unknown += 1
+        elif b:
+            end = get_last(hash(a), 0)
+            delta[0] += b
+            delta[end + 1] -= b
+    return unknown
 
 
 class _AnalyzeState:
