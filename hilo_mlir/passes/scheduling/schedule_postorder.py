@@ -37,6 +37,7 @@ from itertools import chain
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks, block_ops, func_name
@@ -191,8 +192,8 @@ class _BlockRead:
 
     __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "result_ids", "results", "walk_operands")
 
-    def __init__(self, ops):
-        self.ops = ops
+    def __init__(self, ops: list):
+        self.ops = ops  # the block's ops (filled by the read when it takes them from the walk)
         self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
         self.result_ids: list = [None] * len(ops)  # per op: the ids of its results (read with the inputs)
         self.results: list = [None] * len(ops)  # per op: its result values (the entry block's only)
@@ -211,24 +212,32 @@ class _TreeScheduler:
     holds it. Counts the blocks scheduled and the ops moved.
     """
 
-    def __init__(self, leaf: LeafEffects, ctx):
+    def __init__(self, leaf: LeafEffects, ctx, func_op):
         self.leaf = leaf
         self.ctx = ctx
         self.checking = bool(ctx.analyses.checking)
         self.blocks = 0
         self.moved = 0
+        self.walked = _preorder(func_op)  # every op of the function, the function first
+        self.at = 1  # the next op of ``walked`` to read
 
-    def read(self, ops: list, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
-        """Read ``ops`` (a block's), scheduling the blocks nested in them first.
+    def read(self, block, count: int, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
+        """Read the ``count`` ops of ``block``, scheduling the blocks nested in them first.
 
-        With ``keep_inputs``, each op's inputs and result ids are kept; with ``want_effects``
-        (the entry block), its effects and result values too."""
-        r = _BlockRead(ops)
-        n = len(r.ops) - 1
+        The ops are taken from the function's pre-order walk (:func:`_preorder`): a block's
+        op comes right after the ops nested in the op before it, which this read takes
+        while it schedules their blocks. With ``keep_inputs``, each op's inputs and result
+        ids are kept; with ``want_effects`` (the entry block), its effects and result values
+        too. The checking mode compares the ops taken with the block's (:func:`block_ops`).
+        """
+        r = _BlockRead([None] * count)
+        n = count - 1
         if want_effects:
-            r.effects = [False] * len(r.ops)
-        by_name, leaf = self.leaf.by_name, self.leaf
-        for k, o in enumerate(r.ops):
+            r.effects = [False] * count
+        by_name, leaf, walked, ops = self.leaf.by_name, self.leaf, self.walked, r.ops
+        for k in range(count):
+            o = ops[k] = walked[self.at]
+            self.at += 1
             opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
             name = o.name
             e = by_name.get(name)
@@ -264,6 +273,8 @@ class _TreeScheduler:
                 r.any_effect = True
                 if k < n:
                     r.effect_at.append(k)
+        if self.checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
+            raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
         return r
 
     def schedule(self, block, nested_in_op: bool = False, entry: list | None = None) -> _BlockRead:
@@ -271,12 +282,13 @@ class _TreeScheduler:
 
         If ``entry`` is a list, the :class:`EntryBlock` of ``block`` as left is appended to it.
         """
-        ops = block_ops(block)
-        scheduled = bool(ops) and ops[-1].name in TERMINATORS
+        count = len(block.operations)
+        n = count - 1
+        # inputs kept for a block of two body ops or more (needed if it ends in a known terminator)
+        r = self.read(block, count, nested_in_op, entry is not None or n >= 2, entry is not None)
+        scheduled = n >= 0 and r.ops[n].name in TERMINATORS
         if not scheduled:
             self.ctx.debug("block without a known terminator left in place")
-        n = len(ops) - 1
-        r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
         if scheduled:
             self.blocks += 1
         if entry is not None:
@@ -291,6 +303,22 @@ class _TreeScheduler:
             if entry is not None:
                 entry[-1] = entry[-1].permuted(order_pos)
         return r
+
+
+def _preorder(func_op) -> list:
+    """Every op of ``func_op`` as ``ir.Operation`` s in pre-order (``func_op`` first: each op, then
+    the ops of its regions, block by block): one walk, no op view made per op (what
+    :func:`block_ops` costs)."""
+    out: list = []
+    append = out.append
+    advance = ir.WalkResult.ADVANCE
+
+    def visit(o):
+        append(o)
+        return advance
+
+    func_op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
 
 
 def _dependencies_of(inputs: list, result_ids: list, effect_at: list, n: int) -> tuple[list, list]:
@@ -431,11 +459,13 @@ def _run_schedule_postorder(func_op, ctx):
             return
     if state.leaf is None:
         state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
-    tree = _TreeScheduler(state.leaf, ctx)
+    tree = _TreeScheduler(state.leaf, ctx, func_op)
     entry: list = []
     for r, region in enumerate(func_op.regions):
         for b, block in enumerate(region.blocks):
             tree.schedule(block, entry=entry if r == 0 and b == 0 else None)
+    if tree.at != len(tree.walked):
+        raise AssertionError(f"schedule-postorder: read {tree.at} ops of @{func_name(func_op)}, its walk has {len(tree.walked)}")
     if tree.blocks:
         ctx.stats["blocks"] += tree.blocks
     if tree.moved:
