@@ -246,13 +246,9 @@ class _TreeScheduler:
                 e = leaf(o, name)
                 composite = is_composite(name)
             if len(o.regions):
-                nested: list = []
-                for region in o.regions:
-                    for b in region.blocks:
-                        inner = self.schedule(b, True)
-                        e = e or inner.any_effect
-                        composite = composite or inner.any_composite
-                        nested += inner.walk_operands
+                nested, inner_effect, inner_composite = self.nested(o)
+                e = e or inner_effect
+                composite = composite or inner_composite
                 if nested_in_op:
                     r.walk_operands += nested
                 if keep_inputs:
@@ -276,6 +272,19 @@ class _TreeScheduler:
         if self.checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
             raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
         return r
+
+    def nested(self, o) -> tuple[list, bool, bool]:
+        """Schedule the blocks of ``o``'s regions: ``(their walk operands, an effect among them, a composite
+        among them)``."""
+        nested: list = []
+        effect = composite = False
+        for region in o.regions:
+            for b in region.blocks:
+                inner = self.schedule(b, True)
+                effect = effect or inner.any_effect
+                composite = composite or inner.any_composite
+                nested += inner.walk_operands
+        return nested, effect, composite
 
     def schedule(self, block, nested_in_op: bool = False, entry: list | None = None) -> _BlockRead:
         """Schedule ``block`` (and the blocks nested in it); return what :meth:`read` found.
