@@ -41,9 +41,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hilo_mlir.ir.binding import ir
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import FUSION_OPS
-from hilo_mlir.ir.utils import attr_is, defining_op
+from hilo_mlir.ir.utils import attr_is, block_ops, defining_op, only_block_ops
 from hilo_mlir.passmanager.options import option
 from hilo_mlir.passmanager.registry import register_twins
 
@@ -193,7 +193,7 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
         return
     entry = func_op.regions[0].blocks[0]
     if all(c.block == entry for c in candidates):
-        blocks = [(entry, [o.operation for o in entry.operations])]
+        blocks = [(entry, _entry_ops(func_op, entry, ctx.analyses.checking))]
         chains = _chains(constants, iotas, broadcasts)
         plans = _far_uses(blocks, frozenset(cheap_names), d, ctx.options.distance, candidates, chains)
     else:
@@ -203,6 +203,18 @@ def _rematerialize(func_op, ctx: PassContext[RematerializeOptions]):
         for plan in plans:
             n_clones += _clone_for_far_users(plan, ctx.options.distance, ctx.rewriter)
     ctx.stats["clones"] += n_clones
+
+
+def _entry_ops(func_op, entry, checking: bool) -> list:
+    """The ops of ``entry`` (``func_op``'s entry block) in order: :func:`only_block_ops` when it is the
+    function's one block, else :func:`block_ops`. ``checking`` (the checking mode): compared with
+    :func:`block_ops`; AssertionError if they differ."""
+    ops = only_block_ops(func_op)
+    if ops is None:
+        return block_ops(entry)
+    if checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(entry)]:
+        raise AssertionError("rematerialize: the walk's ops are not the entry block's")
+    return ops
 
 
 def _chains(constants: list, iotas: list, broadcasts: list) -> dict:

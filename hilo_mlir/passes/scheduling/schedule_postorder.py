@@ -33,9 +33,11 @@ not by walking that function.
 from __future__ import annotations
 
 import bisect
+from itertools import chain
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.utils import all_blocks, block_ops, func_name
@@ -188,11 +190,13 @@ def _apply_order(ops: list, order_pos: list, rw) -> None:
 class _BlockRead:
     """What one visit of a block found (see :meth:`_TreeScheduler.read`)."""
 
-    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "walk_operands")
+    __slots__ = ("any_composite", "any_effect", "effect_at", "effects", "inputs", "ops", "result_ids", "results", "walk_operands")
 
-    def __init__(self, ops):
-        self.ops = ops
+    def __init__(self, ops: list):
+        self.ops = ops  # the block's ops (filled by the read when it takes them from the walk)
         self.inputs: list = [None] * len(ops)  # per op: operands, then captures (walk order)
+        self.result_ids: list = [None] * len(ops)  # per op: the ids of its results (read with the inputs)
+        self.results: list = [None] * len(ops)  # per op: its result values (the entry block's only)
         self.walk_operands: list = []  # operands of the block's ops, nested first (post-order)
         self.any_effect = False
         self.any_composite = False  # a composite takes part in some op's effect
@@ -208,20 +212,32 @@ class _TreeScheduler:
     holds it. Counts the blocks scheduled and the ops moved.
     """
 
-    def __init__(self, leaf: LeafEffects, ctx):
+    def __init__(self, leaf: LeafEffects, ctx, func_op):
         self.leaf = leaf
         self.ctx = ctx
+        self.checking = bool(ctx.analyses.checking)
         self.blocks = 0
         self.moved = 0
+        self.walked = _preorder(func_op)  # every op of the function, the function first
+        self.at = 1  # the next op of ``walked`` to read
 
-    def read(self, ops: list, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
-        """Read ``ops`` (a block's), scheduling the blocks nested in them first."""
-        r = _BlockRead(ops)
-        n = len(r.ops) - 1
+    def read(self, block, count: int, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
+        """Read the ``count`` ops of ``block``, scheduling the blocks nested in them first.
+
+        The ops are taken from the function's pre-order walk (:func:`_preorder`): a block's
+        op comes right after the ops nested in the op before it, which this read takes
+        while it schedules their blocks. With ``keep_inputs``, each op's inputs and result
+        ids are kept; with ``want_effects`` (the entry block), its effects and result values
+        too. The checking mode compares the ops taken with the block's (:func:`block_ops`).
+        """
+        r = _BlockRead([None] * count)
+        n = count - 1
         if want_effects:
-            r.effects = [False] * len(r.ops)
-        by_name, leaf = self.leaf.by_name, self.leaf
-        for k, o in enumerate(r.ops):
+            r.effects = [False] * count
+        by_name, leaf, walked, ops = self.leaf.by_name, self.leaf, self.walked, r.ops
+        for k in range(count):
+            o = ops[k] = walked[self.at]
+            self.at += 1
             opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
             name = o.name
             e = by_name.get(name)
@@ -230,19 +246,20 @@ class _TreeScheduler:
                 e = leaf(o, name)
                 composite = is_composite(name)
             if len(o.regions):
-                nested: list = []
-                for region in o.regions:
-                    for b in region.blocks:
-                        inner = self.schedule(b, True)
-                        e = e or inner.any_effect
-                        composite = composite or inner.any_composite
-                        nested += inner.walk_operands
+                nested, inner_effect, inner_composite = self.nested(o)
+                e = e or inner_effect
+                composite = composite or inner_composite
                 if nested_in_op:
                     r.walk_operands += nested
                 if keep_inputs:
                     r.inputs[k] = opnds + nested
             elif keep_inputs:
                 r.inputs[k] = opnds
+            if want_effects:
+                rs = r.results[k] = list(o.results)
+                r.result_ids[k] = list(map(hash, rs))
+            elif keep_inputs:
+                r.result_ids[k] = list(map(hash, o.results))
             if nested_in_op:
                 r.walk_operands += opnds
             r.any_composite = r.any_composite or composite
@@ -252,30 +269,43 @@ class _TreeScheduler:
                 r.any_effect = True
                 if k < n:
                     r.effect_at.append(k)
+        if self.checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
+            raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
         return r
+
+    def nested(self, o) -> tuple[list, bool, bool]:
+        """Schedule the blocks of ``o``'s regions: ``(their walk operands, an effect among them, a composite
+        among them)``."""
+        nested: list = []
+        effect = composite = False
+        for region in o.regions:
+            for b in region.blocks:
+                inner = self.schedule(b, True)
+                effect = effect or inner.any_effect
+                composite = composite or inner.any_composite
+                nested += inner.walk_operands
+        return nested, effect, composite
 
     def schedule(self, block, nested_in_op: bool = False, entry: list | None = None) -> _BlockRead:
         """Schedule ``block`` (and the blocks nested in it); return what :meth:`read` found.
 
         If ``entry`` is a list, the :class:`EntryBlock` of ``block`` as left is appended to it.
         """
-        ops = block_ops(block)
-        scheduled = bool(ops) and ops[-1].name in TERMINATORS
+        count = len(block.operations)
+        n = count - 1
+        # inputs kept for a block of two body ops or more (needed if it ends in a known terminator)
+        r = self.read(block, count, nested_in_op, entry is not None or n >= 2, entry is not None)
+        scheduled = n >= 0 and r.ops[n].name in TERMINATORS
         if not scheduled:
             self.ctx.debug("block without a known terminator left in place")
-        n = len(ops) - 1
-        r = self.read(ops, nested_in_op, entry is not None or (scheduled and n >= 2), entry is not None)
         if scheduled:
             self.blocks += 1
-        result_ids = None
         if entry is not None:
             assert r.effects is not None, "read for the entry block"
-            info = EntryBlock.from_parts(r.ops, r.inputs, [list(o.results) for o in r.ops], r.effects)
-            entry.append(info)
-            result_ids = info.result_ids
+            entry.append(EntryBlock.from_parts(r.ops, r.inputs, r.results, r.effects, r.result_ids))
         if not scheduled or n < 2:  # one body op (or none) cannot move
             return r
-        order_pos = postorder_positions(n, *_dependencies(r, result_ids, n))
+        order_pos = _postorder(r.inputs, r.result_ids, r.effect_at, n, self.checking)
         if order_pos != list(range(n)):
             _apply_order(r.ops, order_pos, self.ctx.rewriter)
             self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
@@ -284,22 +314,31 @@ class _TreeScheduler:
         return r
 
 
-def _dependencies(r: _BlockRead, result_ids: list | None, n: int) -> tuple[list, list]:
-    """``(deps, roots)`` of the block :func:`postorder_positions` orders (``n`` body ops).
+def _preorder(func_op) -> list:
+    """Every op of ``func_op`` as ``ir.Operation`` s in pre-order (``func_op`` first: each op, then
+    the ops of its regions, block by block): one walk, no op view made per op (what
+    :func:`block_ops` costs)."""
+    out: list = []
+    append = out.append
+    advance = ir.WalkResult.ADVANCE
 
-    ``deps[k]``: the positions of the in-block producers op ``k`` reads, then
-    the previous side-effecting op; roots: the terminator's producers, then
-    every body op in order. ``result_ids``: the ids of each op's results if
-    read already (the entry block's), else read here.
-    """
-    if result_ids is None:
-        result_ids = [list(map(hash, o.results)) for o in r.ops]
-    return _dependencies_of(r.inputs, result_ids, r.effect_at, n)
+    def visit(o):
+        append(o)
+        return advance
+
+    func_op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return out
 
 
 def _dependencies_of(inputs: list, result_ids: list, effect_at: list, n: int) -> tuple[list, list]:
-    """:func:`_dependencies` from integers: per op the ids it reads (``inputs``) and of its results
-    (``result_ids``); ``effect_at``: the body positions of the side-effecting ops, ascending."""
+    """``(deps, roots)`` of a block for :func:`postorder_positions` (``n`` body ops, the terminator last).
+
+    ``deps[k]``: the positions of the in-block producers op ``k`` reads, then the previous
+    side-effecting op; roots: the terminator's producers, then every body op in order. From
+    integers: per op the ids it reads (``inputs``) and of its results (``result_ids``);
+    ``effect_at``: the body positions of the side-effecting ops, ascending. The definition
+    :func:`postorder_of_inputs` is checked against.
+    """
     prod = {h: i for i, ids in enumerate(result_ids) for h in ids}
     get = prod.get
     deps: list = [None] * (n + 1)
@@ -316,6 +355,55 @@ def _dependencies_of(inputs: list, result_ids: list, effect_at: list, n: int) ->
     return deps, deps[n] + list(range(n))
 
 
+def postorder_of_inputs(inputs: list, result_ids: list, effect_at: list, n: int) -> list:
+    """``postorder_positions(n, *_dependencies_of(inputs, result_ids, effect_at, n))`` without the
+    dependency lists: the DFS follows each op's input ids through the producer map as it goes.
+
+    The same order: a repeated producer, an id produced outside the block (None) and a
+    previous side-effecting op already among the producers are skipped by the DFS anyway
+    (visited, or no position), so the dependency lists' de-duplication changes nothing.
+    Args as :func:`_dependencies_of`; returns positions 0..n-1.
+    """
+    get = {h: i for i, ids in enumerate(result_ids) for h in ids}.get
+    prev_effect: list = [None] * n  # per body op: the side-effecting op before it, if it has an effect
+    prev = None
+    for k in effect_at:
+        prev_effect[k] = prev
+        prev = k
+    visited = [False] * n
+    order_pos: list[int] = []
+    append = order_pos.append
+    for root in chain(map(get, inputs[n]), range(n)):
+        if root is None or visited[root]:
+            continue
+        visited[root] = True
+        p = prev_effect[root]
+        stack = [(root, map(get, inputs[root]) if p is None else chain(map(get, inputs[root]), (p,)))]
+        while stack:
+            node, it = stack[-1]
+            for nxt in it:
+                if nxt is not None and not visited[nxt]:
+                    visited[nxt] = True
+                    p = prev_effect[nxt]
+                    stack.append((nxt, map(get, inputs[nxt]) if p is None else chain(map(get, inputs[nxt]), (p,))))
+                    break
+            else:
+                stack.pop()
+                append(node)
+    return order_pos
+
+
+def _postorder(inputs: list, result_ids: list, effect_at: list, n: int, checking: bool) -> list:
+    """:func:`postorder_of_inputs`; with ``checking`` (the checking mode) compared with the
+    definition (:func:`_dependencies_of`, :func:`postorder_positions`): AssertionError if they differ."""
+    got = postorder_of_inputs(inputs, result_ids, effect_at, n)
+    if checking:
+        slow = postorder_positions(n, *_dependencies_of(inputs, result_ids, effect_at, n))
+        if got != slow:
+            raise AssertionError("schedule-postorder: the DFS over input ids differs from the one over dependency lists")
+    return got
+
+
 def settled_blocks(info: EntryBlock) -> int | None:
     """The number of blocks schedule-postorder would count in a function, if it would move nothing
     there, decided from ``info`` alone (no IR read); None when that cannot be told so.
@@ -323,7 +411,7 @@ def settled_blocks(info: EntryBlock) -> int | None:
     Needs the maker's promise :attr:`EntryBlock.nested_blocks` (one entry block ending in a known
     terminator; no nested block where anything can move) and every effect known (no composite):
     then only the entry block's order is in question, and it is settled when its post-order
-    (:func:`_dependencies_of`, :func:`postorder_positions`) is the order it has.
+    (:func:`postorder_of_inputs`) is the order it has.
     """
     nested = info.nested_blocks
     if nested is None:
@@ -334,7 +422,7 @@ def settled_blocks(info: EntryBlock) -> int | None:
     n = len(info.ops) - 1
     if n >= 2:
         effect_at = [k for k in range(n) if effects[k]]
-        if postorder_positions(n, *_dependencies_of(info.inputs, info.result_ids, effect_at, n)) != list(range(n)):
+        if postorder_of_inputs(info.inputs, info.result_ids, effect_at, n) != list(range(n)):
             return None
     return 1 + nested
 
@@ -380,11 +468,13 @@ def _run_schedule_postorder(func_op, ctx):
             return
     if state.leaf is None:
         state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
-    tree = _TreeScheduler(state.leaf, ctx)
+    tree = _TreeScheduler(state.leaf, ctx, func_op)
     entry: list = []
     for r, region in enumerate(func_op.regions):
         for b, block in enumerate(region.blocks):
             tree.schedule(block, entry=entry if r == 0 and b == 0 else None)
+    if tree.at != len(tree.walked):
+        raise AssertionError(f"schedule-postorder: read {tree.at} ops of @{func_name(func_op)}, its walk has {len(tree.walked)}")
     if tree.blocks:
         ctx.stats["blocks"] += tree.blocks
     if tree.moved:

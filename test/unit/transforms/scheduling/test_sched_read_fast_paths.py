@@ -1,0 +1,103 @@
+"""schedule-postorder's two read shortcuts and their checking mode.
+
+* :func:`~hilo_mlir.passes.scheduling.schedule_postorder.postorder_of_inputs` runs
+  the DFS over each op's input ids (no dependency lists); it must give the order
+  :func:`postorder_positions` gives over :func:`_dependencies_of` (repeated
+  producers, ids from outside the block, side-effecting ops chained).
+* The ops of each block are taken from one pre-order walk of the function
+  (:func:`_preorder`), not from ``block.operations``.
+
+The checking mode (``Pipeline(check_analyses=True)``) compares both with the slow
+truth: a deliberately wrong fast answer raises AssertionError.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hilo_mlir.ir.binding import ir, make_context
+from hilo_mlir.passes.scheduling import schedule_postorder as sp
+from hilo_mlir.passmanager.pipeline import Pipeline, step_for
+from hilo_mlir.testing import run_passes
+
+#: the return reads %c first, so the multiply chain moves before the add; the reduce body captures %s
+TEXT = """
+func.func @f(%a: tensor<4xf32>, %s: tensor<f32>) -> (tensor<4xf32>, tensor<f32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %x = stablehlo.add %a, %a : tensor<4xf32>
+  %m = stablehlo.multiply %a, %a : tensor<4xf32>
+  %c = stablehlo.multiply %m, %m : tensor<4xf32>
+  %r = stablehlo.reduce(%x init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%p: tensor<f32>, %q: tensor<f32>) {
+    %t = stablehlo.multiply %q, %s : tensor<f32>
+    %u = stablehlo.add %p, %t : tensor<f32>
+    stablehlo.return %u : tensor<f32>
+  }
+  return %c, %r : tensor<4xf32>, tensor<f32>
+}
+"""
+
+
+def test_postorder_of_inputs_is_the_dfs_over_dependency_lists():
+    # ids: op k's result is 100 + k; 7 and 8 come from outside the block (arguments, nested values)
+    inputs = [
+        [7],  # 0: reads an argument only
+        [100, 100, 7],  # 1: reads op 0 twice
+        [8],  # 2: side-effecting, reads nothing of the block
+        [101, 100],  # 3
+        [],  # 4: side-effecting, after 2
+        [103, 102, 101],  # the terminator
+    ]
+    result_ids = [[100], [101], [102], [103], [104], []]
+    effect_at = [2, 4]
+    deps, roots = sp._dependencies_of(inputs, result_ids, effect_at, 5)
+    assert deps == [[], [0], [], [1, 0], [2], [3, 2, 1]]
+    assert roots == [3, 2, 1, 0, 1, 2, 3, 4]
+    assert sp.postorder_positions(5, deps, roots) == [0, 1, 3, 2, 4]
+    assert sp.postorder_of_inputs(inputs, result_ids, effect_at, 5) == [0, 1, 3, 2, 4]
+
+
+def test_postorder_of_inputs_on_an_empty_body_and_a_chain():
+    assert sp.postorder_of_inputs([[]], [[]], [], 0) == []
+    # a terminator reading the last of a chain written backwards: the chain comes out reversed
+    inputs = [[101], [102], [], [100]]
+    assert sp.postorder_of_inputs(inputs, [[100], [101], [102], []], [], 3) == [2, 1, 0]
+
+
+def test_the_pass_orders_blocks_taken_from_the_walk():
+    out, _ = run_passes(TEXT, "stablehlo-schedule-postorder")
+    body = out[out.index("@f") :]
+    assert body.index("stablehlo.multiply %arg0") < body.index("stablehlo.add %arg0")
+    # the reduce body keeps its order (multiply, then add), and the walk read every op once
+    assert body.index("stablehlo.multiply %arg3") < body.index("stablehlo.add %arg2")
+
+
+def _run_checked(text: str) -> str:
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(text)
+        Pipeline([step_for("stablehlo-schedule-postorder")], check_analyses=True).run(m)
+        return str(m)
+
+
+def test_a_wrong_dfs_answer_is_caught_by_the_checking_mode(monkeypatch):
+    monkeypatch.setattr(sp, "postorder_of_inputs", lambda inputs, ids, eff, n: list(reversed(range(n))))
+    with pytest.raises(AssertionError, match="the DFS over input ids differs"):
+        _run_checked(TEXT)
+
+
+def test_a_wrong_walk_is_caught_by_the_checking_mode(monkeypatch):
+    real = sp._preorder
+
+    def swapped(func_op):
+        ops = real(func_op)
+        ops[2], ops[3] = ops[3], ops[2]  # two ops of the entry block
+        return ops
+
+    monkeypatch.setattr(sp, "_preorder", swapped)
+    with pytest.raises(AssertionError, match="the ops taken from the walk are not the block's"):
+        _run_checked(TEXT)
+
+
+def test_the_checking_mode_passes_on_the_real_answers():
+    out = _run_checked(TEXT)
+    assert out.index("stablehlo.multiply %arg0") < out.index("stablehlo.add %arg0")
