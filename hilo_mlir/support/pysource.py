@@ -418,6 +418,8 @@ def _indented_outside_def(text: str, pos: int) -> bool:
             return True
         i = find(_INDENTED, i + 1)
     return False
+
+
 #: a line whose literal-free text starts with a literal: the ambiguity test could then span two lines
 _LEADING_LITERAL = re.compile(r"\s*\x01")
 
