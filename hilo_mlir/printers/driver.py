@@ -164,7 +164,7 @@ class PenguinPrinter(Emitter):
         body = self.hoisted_literals + self.lines
         src = "\n".join(header) + "\n\n" + "\n".join(body) + "\n"
         # defence in depth: the program must be one the backends may run (support/pysource.py)
-        check_program(src, "penguin.py", roots=(self.module_path(""), self.module_path("support")))
+        check_program(src, "penguin.py", roots=(self.module_path(""), self.module_path("support")), checking=not self.fast_paths)
         return src
 
     def find_main(self, module):

@@ -390,12 +390,41 @@ _PRINTER_NAME = re.compile(r"(?:v|input_|a)[0-9]+\Z")
 #: spaces (a plain substring: ``str.find``, several times faster than the same search by ``re``), and an indented
 #: line whose nearest non-empty unindented line above it is not a ``def``
 _DEEP_INDENT = "\n     "
+#: the reference of :func:`_indented_outside_def` (the checking mode's): the regex reads every character of the text
 _INDENT_OUTSIDE_DEF = re.compile(r"\n(?!def )(?! {4})[^\n]++\n+ {4}")  # possessive: the line is read once, never backtracked
+#: :data:`_ZEROS` for ASCII text as bytes (``bytes.translate`` reads a 256-entry table: several times faster than ``str.translate``)
+_ZEROS_ASCII = bytes.maketrans(b"123456789", b"000000000")
+_INDENTED = "\n    "
+
+
+def _indented_outside_def(text: str, pos: int) -> bool:
+    """Whether ``_INDENT_OUTSIDE_DEF.search(text, pos)`` matches, found by ``str.find`` from the indented lines only.
+
+    The regex matches a non-empty line that starts after a line break at or after ``pos``, does not start
+    with ``def `` or four spaces, and is followed (after empty lines only) by a line starting with four
+    spaces. So: some line starting with four spaces after ``pos`` whose nearest non-empty line above it
+    starts after ``pos`` and is neither indented nor a ``def``. A program has few indented lines (the
+    region functions' bodies): this reads those and the line above each, not every character.
+    """
+    find, rfind = text.find, text.rfind
+    i = find(_INDENTED, pos)
+    while i != -1:
+        end = i  # the line above ends here; skip the empty ones
+        start = rfind("\n", 0, end) + 1
+        while start == end and start > 0:
+            end = start - 1
+            start = rfind("\n", 0, end) + 1
+        if start > pos and start != end and not text.startswith(("def ", "    "), start, end):
+            return True
+        i = find(_INDENTED, i + 1)
+    return False
+
+
 #: a line whose literal-free text starts with a literal: the ambiguity test could then span two lines
 _LEADING_LITERAL = re.compile(r"\s*\x01")
 
 
-def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool:
+def _fast_check(source: str, filename: str, roots: Iterable[str] | None, checking: bool = False) -> bool:
     """Accept a program line by line when it is laid out as the printers lay it out; False: undecided (use the full check).
 
     Two lines that differ only inside string literals and in the digits of their digit
@@ -408,7 +437,9 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool
     without a backslash: the digits made ``0`` first, then the literals found in each
     distinct line only) and :func:`_fast_check_lines` (any text: the literals found
     in the whole text, then a loop over every line). The first hands the few texts
-    it cannot decide exactly as the second would to the second.
+    it cannot decide exactly as the second would to the second. ``checking``: the layout rule
+    :data:`_INDENT_OUTSIDE_DEF` is searched by its regex, not by :func:`_indented_outside_def`
+    (the checking mode's slow truth).
     """
     if _PLACEHOLDER in source:
         return False
@@ -420,7 +451,7 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None) -> bool
     body = source[skip:]
     lines = body.split("\n")
     if "\\" not in body:
-        verdict = _fast_check_distinct(body, lines, filename, roots)
+        verdict = _fast_check_distinct(body, lines, filename, roots, checking)
         if verdict is not None:
             return verdict
     return _fast_check_lines(body, lines, filename, roots)
@@ -463,7 +494,7 @@ def _check_shapes(c: _Checker, lines: list[str], shapes: Iterable[int], filename
     return True
 
 
-def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iterable[str] | None) -> bool | None:
+def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iterable[str] | None, checking: bool = False) -> bool | None:
     """:func:`_fast_check_lines`'s verdict for a ``body`` without a backslash, from its distinct lines; None: undecided.
 
     Without a backslash a literal is a quote, anything but that quote and a
@@ -471,7 +502,8 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
     ends, so the shape of a line is the literals of its zeroed text replaced
     and its digit runs shortened to one ``0`` (:func:`_number_shape`), and each
     distinct zeroed line is read once. The layout rules are two searches over
-    the text; the checked line of a shape is its first line, as in the loop.
+    the text (:func:`_indented_outside_def`; the regex when ``checking``); the checked line of a
+    shape is its first line, as in the loop.
     None (the loop decides) when a line's shape starts with a literal (the
     ambiguity test could then span two lines).
     """
@@ -485,9 +517,12 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
             return False
         offset = sum(len(line) + 1 for line in lines[:start])  # where lines[start] begins in body
         text, pos = (body, offset - 1) if offset else ("\n" + body, 0)
-        if text.find(_DEEP_INDENT, pos) != -1 or _INDENT_OUTSIDE_DEF.search(text, pos) is not None:
+        if text.find(_DEEP_INDENT, pos) != -1:
             return False
-    zlines = body.translate(_ZEROS).split("\n")
+        if (_INDENT_OUTSIDE_DEF.search(text, pos) is not None) if checking else _indented_outside_def(text, pos):
+            return False
+    zeroed = body.encode("ascii").translate(_ZEROS_ASCII).decode("ascii") if body.isascii() else body.translate(_ZEROS)
+    zlines = zeroed.split("\n")
     if len(zlines) != n:  # pragma: no cover - translate changes no line break
         return None
     tail = zlines[start:]
@@ -550,7 +585,7 @@ class _Alias:
         self.name, self.asname = name, asname
 
 
-def check_program(source: str, filename: str = "penguin.py", roots: Iterable[str] | None = None) -> None:
+def check_program(source: str, filename: str = "penguin.py", roots: Iterable[str] | None = None, checking: bool = False) -> None:
     """Refuse a program outside the shapes a Penguin printer emits (see the module docstring).
 
     Args:
@@ -558,11 +593,12 @@ def check_program(source: str, filename: str = "penguin.py", roots: Iterable[str
         filename: named in the error.
         roots: the module paths the program may import (each with its
             submodules); None accepts any module path except :data:`REAL_MODULES`.
+        checking: the fast path's layout rule by its reference regex (the checking printer's: the slow truth).
 
     Raises:
         ProgramCheckError: the first statement or expression outside the allow-list, or text that is not Python.
     """
-    if _fast_check(source, filename, roots):
+    if _fast_check(source, filename, roots, checking):
         return
     _whole_check(source, filename, roots)
 

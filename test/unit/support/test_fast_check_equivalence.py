@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -173,3 +174,40 @@ def test_a_line_of_four_spaces_is_a_program_error():
         assert "not valid Python" in e.message
     else:
         raise AssertionError("accepted a function without a body")
+
+
+LAYOUT = ["\n", "\n", " ", "    ", "def ", "d", "x", "\r"]
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(LAYOUT), max_size=30).map("".join), pos=st.integers(0, 12))
+def test_the_indent_rule_by_find_matches_its_regex(text, pos):
+    assert pysource._indented_outside_def(text, pos) == (pysource._INDENT_OUTSIDE_DEF.search(text, pos) is not None)
+
+
+def test_the_indent_rule_cases():
+    rule = pysource._indented_outside_def
+    assert rule("h\nv1 = x\n    y\n", 1) is True  # indented under a statement
+    assert rule("h\ndef v1():\n\n    y\n    z\n", 1) is False  # under a def, empty lines between
+    assert rule("h\n  x\n    y\n", 1) is True  # two spaces are not an indentation
+    assert rule("v1 = x\n    y\n", 6) is False  # the line above starts before pos: not searched
+    assert rule("\n\n    y", 0) is False  # no non-empty line above
+
+
+def test_the_digits_are_zeroed_the_same_way_in_ascii_and_other_text():
+    text = "v12 = m3.A(x=405, s='é9')\n"
+    ascii_text = text.replace("é", "e")
+    assert ascii_text.encode("ascii").translate(pysource._ZEROS_ASCII).decode("ascii") == ascii_text.translate(pysource._ZEROS)
+    assert text.translate(pysource._ZEROS) == "v00 = m0.A(x=000, s='é0')\n"
+
+
+def test_a_wrong_indent_rule_is_caught_by_the_checking_mode(monkeypatch):
+    # an indented statement outside any def: the fast rule (made to answer "fine") lets the line checker
+    # read it inside a def and accept it; the checking mode decides the layout by the regex and refuses it
+    src = "import r as m0\nimport r.ir as m1\nv1 = m1.AddOp(x=1)\n    v2 = m1.AddOp(x=2)\n"
+    with pytest.raises(ProgramCheckError):
+        check_program(src, "p.py", roots=("r",))
+    monkeypatch.setattr(pysource, "_indented_outside_def", lambda text, pos: False)
+    check_program(src, "p.py", roots=("r",))  # the wrong answer goes through
+    with pytest.raises(ProgramCheckError):
+        check_program(src, "p.py", roots=("r",), checking=True)
