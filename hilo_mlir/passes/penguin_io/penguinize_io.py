@@ -161,10 +161,11 @@ def _return_positions(d, ret, out_types):
 
 
 def _strip_markers(main, d, ctx):
-    # The custom calls of main from the census (walk order; one walk without a pipeline).
-    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if is_marker(op)]
-    if not markers:
+    # The custom calls of main from the census (one walk without a pipeline). "Any marker?" needs no
+    # order; the markers are then taken in walk order (the first bad one is the one reported).
+    if not any(is_marker(op) for op in ctx.ops_named(main, d.name("custom_call"), any_order=True)):
         return set(), set()
+    markers = [op for op in ctx.ops_named(main, d.name("custom_call")) if is_marker(op)]
     ret = terminator(entry_block(main))
     out_types = list(func_type(main).results)
     positions = _return_positions(d, ret, out_types)

@@ -88,7 +88,8 @@ def _run_hoist_compute(func_op, ctx):
     if not ops:
         return
     d = ctx.d
-    calls = ctx.ops_named(func_op, d.name("custom_call")) if ctx.module_may_contain(d.name("custom_call")) else []
+    # the markers name a set of parameters: their order does not matter (no walk to restore it)
+    calls = ctx.ops_named(func_op, d.name("custom_call"), any_order=True) if ctx.module_may_contain(d.name("custom_call")) else []
     state = ctx.state
     if state.oracle is None:
         state.oracle = CensusEffectOracle(func_op, ctx.census)
