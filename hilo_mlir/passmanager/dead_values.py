@@ -13,15 +13,10 @@ and then (A, B) drops unused arguments and results of *private* functions,
 the pass does (D) alone, and a value is live exactly when an op that is not
 erased uses it: what it erases is the closure of "an op of a kind without
 memory effects (:data:`ERASABLE`) whose results have no use other than by ops
-erased". Right after a real ``canonicalize`` or ``remove-dead-values`` no op
-is dead; the :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` the
-pipeline keeps from then on lists every op that may have become dead since.
-After another upstream pass (the StableHLO spine's ``hlo-legalize-to-stablehlo``)
-nothing is listed: :func:`unused_ops` then reads every op (a walk, still
-several times cheaper than the C++ pass's analysis). :func:`dead_closure`
-finds the dead ones among them and what they alone used, :func:`erase_dead`
-erases them through the rewriter. A dead candidate
-of a kind not judged here (not in :data:`ERASABLE`: its effects are not known
+erased". :func:`unused_ops` reads every op (one walk, several times cheaper
+than the C++ pass's analysis); :func:`dead_closure` finds the dead ones among
+them and what they alone used; :func:`erase_dead` erases them through the
+rewriter. A dead candidate of a kind not judged here (not in :data:`ERASABLE`: its effects are not known
 from its name) makes it answer None: the caller then runs the C++ pass.
 
 The checking mode (:func:`checked_erase_dead`) runs the C++ pass on a
@@ -42,12 +37,6 @@ if TYPE_CHECKING:
 
 #: the upstream pass this module replaces (the textual form of the step that may take the fast path)
 FAST_PATH_PASS = "remove-dead-values"
-
-#: Upstream passes (textual forms: no options, no nesting) after which the module has no op
-#: ``remove-dead-values`` would erase (``canonicalize`` erases every trivially dead op, and (D) erases no
-#: other in the subset): the pipeline then lists the ops that may become dead (:class:`DeadOpCandidates`)
-#: for a later ``remove-dead-values``.
-DEAD_OP_FREE_AFTER = frozenset({"canonicalize", FAST_PATH_PASS})
 
 #: op kinds (without the dialect) that have no memory effect and no region, in ``mhlo`` and ``stablehlo``
 #: alike: upstream ``remove-dead-values`` erases a dead one (test/unit/passmanager/test_dead_values.py
@@ -97,7 +86,7 @@ def in_subset(census: Census) -> str | None:
 def unused_ops(module_op: Op) -> dict[int, ir.Operation]:
     """``{identity_key(op): op}`` of every op nested in ``module_op`` whose results have no use (functions
     and terminators left out): every dead op is one of them or used only by dead ops (one walk of the
-    module: the roots when no :class:`~hilo_mlir.analysis.dead_ops.DeadOpCandidates` were kept)."""
+    module)."""
     out: dict[int, ir.Operation] = {}
     advance = ir.WalkResult.ADVANCE
     never = _NEVER_DEAD
@@ -178,7 +167,9 @@ def checked_erase_dead(module_op: Op, dead: list[ir.Operation], rewriter: Rewrit
     finally:
         clone.erase()
     if ours != truth:
-        a, b = ours.splitlines(), truth.splitlines()
+        # the ops, not the location aliases (``#loc5 = ...``) the text opens with, name the difference
+        a = [x for x in ours.splitlines() if not x.startswith("#")]
+        b = [x for x in truth.splitlines() if not x.startswith("#")]
         i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
         got = a[i].strip() if i < len(a) else "(end of module)"
         want = b[i].strip() if i < len(b) else "(end of module)"

@@ -83,7 +83,6 @@ TYPE_SUBSET_PASSES = frozenset({"remove-dead-values", "symbol-dce", "trivial-dce
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
-    from hilo_mlir.analysis.dead_ops import DeadOpCandidates
     from hilo_mlir.analysis.manager import AnalysisManager
     from hilo_mlir.rewrite.rewriter import Change, Rewriter
 
@@ -178,10 +177,9 @@ class Pipeline:
         self._unrecorded: list[str] = []  # steps since the last change that recorded none (for the verifier's note)
         self.changes: list[tuple[str, Change]] = []
         self.fast_paths: list[int] = []
-        self._dead_ops: DeadOpCandidates | None = None  # listed since the module last had no dead op
-        # a step left the module without dead op: from then on the fast path may walk the module when nothing
-        # is listed (a pipeline that is not a spine, remove-dead-values alone, runs the C++ pass as asked)
-        self._was_dead_op_free = False
+        # canonicalize ran: from then on remove-dead-values may take its fast path (a pipeline that is not
+        # a spine, remove-dead-values alone, runs the C++ pass as asked)
+        self._after_canonicalize = False
         self._ran_fast = False  # the step that just ran took its fast path
         self.log: list[str] = []
         self.env = env if env is not None else PipelineEnv(debug=self.instr.debug)
@@ -276,8 +274,8 @@ class Pipeline:
                     unverified = False
                 self._ran_fast = False
                 changed = self._run_step(step, op, rewriter, am)
-                if step.cpp_text is not None:
-                    self._track_dead_ops(index, step, rewriter)
+                if step.cpp_text == "canonicalize":
+                    self._after_canonicalize = True
                 if self._ran_fast:
                     self.fast_paths.append(index)
                 self.changes.append((step.display, changed))
@@ -296,7 +294,6 @@ class Pipeline:
                 inst.run_after_pipeline(op)
         finally:
             self._am = None
-            self._stop_dead_ops(rewriter)
             am.close()
 
     def _bisect_skips(self, index: int, step: Step) -> bool:
@@ -385,49 +382,21 @@ class Pipeline:
 
     # -- remove-dead-values without the C++ pass ---------------------------------------------
 
-    def _track_dead_ops(self, index: int, step: Step, rewriter: Rewriter) -> None:
-        """After upstream step ``index`` (run, or its fast path): list the ops that may become dead from now
-        on when the module has none now and a later step is ``remove-dead-values``; otherwise stop (an
-        upstream pass may change anything the rewriter does not see)."""
-        from hilo_mlir.analysis.dead_ops import DeadOpCandidates
-        from hilo_mlir.passmanager.dead_values import DEAD_OP_FREE_AFTER, FAST_PATH_PASS
-
-        if self._ran_fast or step.cpp_text in DEAD_OP_FREE_AFTER:
-            self._was_dead_op_free = True
-        later = any(s.cpp_text == FAST_PATH_PASS for s in self.steps[index + 1 :])
-        if not later or not (self._ran_fast or step.cpp_text in DEAD_OP_FREE_AFTER):
-            self._stop_dead_ops(rewriter)
-            return
-        if self._dead_ops is None:
-            self._dead_ops = DeadOpCandidates()
-            rewriter.add_listener(self._dead_ops)
-        self._dead_ops.clear()  # the fast path left none; the C++ pass neither
-        self._dead_ops.unknown = False
-
-    def _stop_dead_ops(self, rewriter: Rewriter) -> None:
-        if self._dead_ops is not None:
-            rewriter.remove_listener(self._dead_ops)
-            self._dead_ops = None
-
     def _fast_path(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager, current: list[Any]) -> Change | None:
-        """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when the module is in the
-        subset where the C++ pass does no more, on the ops listed since the module last had no dead op (or, after
-        another upstream pass, every op: a walk); the change it recorded, or None: run the C++ pass."""
+        """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when a ``canonicalize`` ran
+        before it and the module is in the subset where the C++ pass does no more: every op is read (one
+        walk); the change it recorded, or None: run the C++ pass."""
         from hilo_mlir.passmanager import dead_values
         from hilo_mlir.rewrite.rewriter import Change
 
-        if self._per_function(step):
-            return None
-        cands = self._dead_ops
-        listed = cands is not None and not cands.unknown
-        if not listed and not self._was_dead_op_free:  # the module may have had dead ops from the start
+        if self._per_function(step) or not self._after_canonicalize:
             return None
         census = am.census()
         why = dead_values.in_subset(census)
         if why is not None:
             self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
             return None
-        dead = dead_values.dead_closure(cands.ops if listed and cands is not None else dead_values.unused_ops(op))
+        dead = dead_values.dead_closure(dead_values.unused_ops(op))
         if dead is None:
             self.log.append("remove-dead-values: the C++ pass runs (a dead op of a kind not judged)")
             return None
@@ -440,7 +409,7 @@ class Pipeline:
             dead_values.erase_dead(dead, rewriter)
         changed, _tops = rewriter.take_changes()
         after(op, changed != Change.NONE)
-        self.log.append(f"remove-dead-values: in Python ({'listed' if listed else 'walked'}), {len(dead)} dead ops erased")
+        self.log.append(f"remove-dead-values: in Python, {len(dead)} dead ops erased")
         self._ran_fast = True
         return changed
 

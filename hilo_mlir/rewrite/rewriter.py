@@ -113,15 +113,6 @@ class Listener:
     def notify_uses_replaced(self, old: Value, new: Value, top: int | None) -> None:
         """Uses of ``old`` now use ``new`` (all of them, or all but some: the users tell); after the fact."""
 
-    def notify_operands_dropped(self, values: list[Value]) -> None:
-        """Each value of ``values`` lost one use: it was an operand that :meth:`Rewriter.set_operand`,
-        :meth:`Rewriter.set_operands` or :meth:`Rewriter.replace_uses_of_with` replaced (after the fact,
-        after ``notify_operands_changed``; a value is listed once per operand it was). Only a listener
-        that overrides it makes those methods read the old operands."""
-
-    def notify_attribute_changed(self, op: ir.Operation, top: int | None) -> None:
-        """An attribute of ``op`` was set or removed (after the fact)."""
-
 
 def _overrides(listener: Listener, method: str) -> bool:
     return getattr(type(listener), method) is not getattr(Listener, method)
@@ -565,18 +556,12 @@ class Rewriter:
         op = _as_op(op)
         op.replace_uses_of_with(old, new)
         self._operands_changed([op])
-        for f in self._hook("notify_operands_dropped"):
-            f([old])
 
     def set_operand(self, op: Op, index: int, value: Value) -> None:
         """Operand ``index`` of ``op`` becomes ``value``."""
         op = _as_op(op)
-        dropped = self._hook("notify_operands_dropped")
-        old = op.operands[index] if dropped else None
         op.operands[index] = value
         self._operands_changed([op])
-        for f in dropped:
-            f([old])
 
     def _operands_changed(self, ops: list[ir.Operation]) -> None:
         top = self.top_of(ops[0])
@@ -593,22 +578,6 @@ class Rewriter:
         per op and raises :class:`ValueError` (before any operand is set) if one is elsewhere.
         """
         by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
-        if self._hook("notify_operands_dropped"):  # a listener wants the old operands: read them first
-            updates = list(updates)
-            olds = [_as_op(op).operands[index] for op, index, _value in updates]
-            try:
-                self._set_operands(updates, within, by_top)
-            finally:
-                done = sum(len(ops) for ops in by_top.values())  # set before a failure, in order
-                for f in self._hook("notify_operands_dropped"):
-                    f(olds[:done])
-            return
-        self._set_operands(updates, within, by_top)
-
-    def _set_operands(
-        self, updates: Iterable[tuple[Op, int, Value]], within: Op | None, by_top: dict[int | None, list[ir.Operation]]
-    ) -> None:
-        """:meth:`set_operands` into ``by_top`` (filled as operands are set; recorded and told at the end)."""
         if within is not None:
             top = self.top_of(within)
             changed = by_top[top] = []
@@ -775,7 +744,7 @@ class Rewriter:
         """Set attribute ``name`` of ``op`` to ``attr`` (recorded even if equal: compare first to avoid it)."""
         op = _as_op(op)
         op.attributes[name] = attr
-        self._attribute_changed(op)
+        self._record(Change.ATTRIBUTE, self.top_of(op))
 
     def remove_attr(self, op: Op, name: str) -> bool:
         """Remove attribute ``name`` of ``op``; False (nothing recorded) if it had none."""
@@ -783,14 +752,8 @@ class Rewriter:
         if name not in op.attributes:
             return False
         del op.attributes[name]
-        self._attribute_changed(op)
+        self._record(Change.ATTRIBUTE, self.top_of(op))
         return True
-
-    def _attribute_changed(self, op: ir.Operation) -> None:
-        top = self.top_of(op)
-        for f in self._hook("notify_attribute_changed"):
-            f(op, top)
-        self._record(Change.ATTRIBUTE, top)
 
     def set_type(self, value: Value, type_: ir.Type) -> None:
         """Give a result or block argument the type ``type_``."""

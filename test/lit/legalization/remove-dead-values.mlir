@@ -10,7 +10,7 @@
 // CHECK: %[[R:.*]] = mhlo.custom_call @AwsFSPattern5(%arg0)
 // CHECK-NOT: mhlo.constant
 // CHECK: return %[[R]]
-// DBG: remove-dead-values: in Python (listed), 3 dead ops erased
+// DBG: remove-dead-values: in Python, 3 dead ops erased
 // ALONE-NOT: remove-dead-values: in Python
 // ALONE-LABEL: func.func @softmax
 // ALONE-NOT: mhlo.constant
@@ -62,7 +62,7 @@ func.func private @private_softmax(%x: tensor<2x16x16xf32>, %unused: tensor<4xf3
 // CHECK-LABEL: func.func @nothing_dead
 // CHECK: %[[C:.*]] = mhlo.constant
 // CHECK: mhlo.add %arg0, %[[C]]
-// DBG: remove-dead-values: in Python (listed), 0 dead ops erased
+// DBG: remove-dead-values: in Python, 0 dead ops erased
 func.func @nothing_dead(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = mhlo.constant dense<2.0> : tensor<4xf32>
   %0 = mhlo.add %x, %c : tensor<4xf32>
