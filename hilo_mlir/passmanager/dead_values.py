@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from hilo_mlir.analysis.check import AnalysisCheckError, fingerprint
 from hilo_mlir.ir.binding import identity_key, ir, passmanager
+from hilo_mlir.ir.dialects import TABLES
 
 if TYPE_CHECKING:
     from hilo_mlir.analysis.census import Census
@@ -56,7 +57,7 @@ ERASABLE = frozenset(f"{d}.{k}" for d in ("mhlo", "stablehlo") for k in _PURE_KI
 _REGION_BRANCH = frozenset(f"{d}.{k}" for d in ("mhlo", "stablehlo") for k in ("while", "if", "case"))
 
 #: ops that are never dead in the sense of (D): the module, functions and return-likes (terminators)
-_NEVER_DEAD = frozenset({"builtin.module", "func.func", "func.return", "mhlo.return", "stablehlo.return"})
+_NEVER_DEAD = frozenset({"builtin.module", "func.func", "func.return", *(t.name("return") for t in TABLES.values())})
 
 _DIALECTS = ("mhlo.", "stablehlo.", "chlo.")
 
