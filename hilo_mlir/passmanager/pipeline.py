@@ -285,7 +285,7 @@ class Pipeline:
                 else:
                     if not self.verify_each:
                         unverified = True
-                    elif step.cpp_text is None:  # the binding's pass manager verifies its own passes
+                    elif step.cpp_text is None or self._ran_fast:  # the binding's pass manager verifies its own passes
                         self._verify_after(op, step)
                     self._unrecorded = []
             if unverified and self.verify_at_end:

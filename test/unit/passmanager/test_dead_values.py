@@ -353,3 +353,23 @@ def test_region_op_dead_once_its_effect_is_erased_runs_the_cpp_pass():
     assert "remove-dead-values: the C++ pass runs (a dead op of a kind not judged)" in pipe.log
     assert ours == _upstream(text, steps[:2])
     assert "stablehlo.reduce" not in ours
+
+
+def test_verify_each_verifies_after_the_fast_path(monkeypatch):
+    """With --verify-each the verifier runs after a fast path that changed the IR, as the binding's pass
+    manager verifies after the C++ pass."""
+    verified = []
+    real = Pipeline._verify_after
+
+    def spy(self, op, step):
+        verified.append(step.argument)
+        return real(self, op, step)
+
+    monkeypatch.setattr(Pipeline, "_verify_after", spy)
+    steps = [step_for("canonicalize"), _pass("test-rdv-detach", _detach_return), step_for("remove-dead-values")]
+    with make_context():
+        m = ir.Module.parse(CHAIN)
+        pipe = Pipeline(steps, check_analyses=False, verify_each=True)
+        pipe.run(m)
+    assert pipe.fast_paths == [2]
+    assert verified == ["test-rdv-detach", "remove-dead-values"]
