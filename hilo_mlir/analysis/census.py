@@ -761,20 +761,7 @@ class Census(Listener):
 
     def _lose(self, top: int, index: _Lists, name: str, entries: _Entries, key: int) -> None:
         """The list ``entries`` of ``name`` in ``top`` loses the op of ``key``: a deletion when keyed, else noted."""
-        if isinstance(entries, dict):
-            entries.pop(key, None)
-            if not entries:
-                del index[name]
-            return
-        by_name = self._pending.get(top)
-        if by_name is None:
-            by_name = self._pending[top] = {}
-        gone = by_name.get(name)
-        if gone is None:
-            gone = by_name[name] = set()
-        gone.add(key)
-        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
-            self._settle(top, name)
+        self._lose_all(top, index, name, entries, (key,))
 
     def _count(self, name: str, delta: int) -> None:
         c = self.counts.get(name, 0) + delta
@@ -814,14 +801,12 @@ class Census(Listener):
         for name, ops in index_of_op.items():
             entries = index.get(name)
             if entries is not None:
-                if len(ops) == 1:
-                    self._lose(top_key, index, name, entries, identity_key(ops[0]))
-                else:  # what _lose does op by op, at once: the same lists and pending keys at the end
-                    self._lose_all(top_key, index, name, entries, list(map(identity_key, ops)))
+                self._lose_all(top_key, index, name, entries, list(map(identity_key, ops)))
             self._count(name, -len(ops))
 
-    def _lose_all(self, top: int, index: _Lists, name: str, entries: _Entries, keys: list[int]) -> None:
-        """:meth:`_lose` of every key of ``keys`` in turn (the list of ``name`` in ``top`` is ``entries``)."""
+    def _lose_all(self, top: int, index: _Lists, name: str, entries: _Entries, keys: Sequence[int]) -> None:
+        """The list ``entries`` of ``name`` in ``top`` loses the ops of ``keys``: deletions when keyed, else
+        noted (pending until the list is next read)."""
         if isinstance(entries, dict):
             pop = entries.pop
             for k in keys:
