@@ -31,7 +31,8 @@ uses it any more. Values are unchanged bit for bit (pure ops, same
 attributes). Linear in the function size: positions are computed once.
 
 **Cost**: identify-cross-pass-tensors takes the boundary ops from
-the pipeline's op census and walks once, for stale stamps; rematerialize
+the pipeline's op census, and the ops to look at for stale stamps from its
+op lists (an attribute read per op, no walk); rematerialize
 returns at once on a module without candidates and indexes only the blocks
 that hold one (from the census: usually the entry block alone).
 """
@@ -91,15 +92,7 @@ def _identify(func_op, ctx):
     for op, idx in producers:
         groups.setdefault(op, set()).add(idx)
     order = list(groups.items())
-    stale = []
-    advance = ir.WalkResult.ADVANCE
-
-    def find_stale(op):
-        if ATTR in op.attributes and op not in groups:
-            stale.append(op)
-        return advance
-
-    func_op.walk(find_stale)
+    stale = _stale_stamps(func_op, groups, ctx)
     rw = ctx.rewriter
     with func_op.context:
         for op in stale:
@@ -112,6 +105,42 @@ def _identify(func_op, ctx):
             ctx.stats["values-stamped"] += len(idxs)
         if args or "arg_attrs" in func_op.attributes:
             _stamp_args(func_op, args, ctx)
+
+
+def _stale_stamps(func_op, groups: dict, ctx) -> list:
+    """The ops inside ``func_op`` (itself included) holding :data:`ATTR` that are not keys of ``groups``
+    (the producers stamped now), in no particular order (the pass only removes their stamps).
+
+    Read from the census's op lists of ``func_op`` (every op nested in it, no walk); the checking mode
+    (``ctx.analyses.checking``) compares them with :func:`_stale_stamps_walked`.
+
+    Raises:
+        AssertionError: (checking mode) the census's ops give other stale stamps than a walk.
+    """
+    census = ctx.census
+    ops = census.ops_named(func_op, *census.names_in(func_op), any_order=True)
+    stale = [op for op in ops if ATTR in op.attributes and op not in groups]
+    if ctx.analyses.checking:
+        walked = _stale_stamps_walked(func_op, groups)
+        if sorted(map(identity_key, stale)) != sorted(map(identity_key, walked)):
+            raise AssertionError(
+                f"identify-cross-pass-tensors: the census's ops hold {len(stale)} stale stamps, a walk finds {len(walked)}"
+            )
+    return stale
+
+
+def _stale_stamps_walked(func_op, groups: dict) -> list:
+    """:func:`_stale_stamps` by a walk of ``func_op`` (the checking mode's truth), in walk order."""
+    stale = []
+    advance = ir.WalkResult.ADVANCE
+
+    def find_stale(op):
+        if ATTR in op.attributes and op not in groups:
+            stale.append(op)
+        return advance
+
+    func_op.walk(find_stale)
+    return stale
 
 
 def _stamp_args(func_op, args: set[int], ctx) -> bool:
