@@ -382,6 +382,7 @@ class Census(Listener):
         self._index: dict[int, _Lists] = {}
         found: list[ir.Type] | None = [] if with_types else None
         wanted = frozenset(attr_names) if attr_names else None
+        self._attr_names: frozenset[str] = wanted or frozenset()  # the names attr_holders were looked for by
         #: reads of the module this census made: its construction's walk, and every time it took the types
         self.walks = 1
         self._top_names: dict[int, str] = {}  # top-level op key -> its op name
@@ -419,6 +420,22 @@ class Census(Listener):
         self.type_level = level
         self.types_stale = False
         self._type_set = self._elem_strings = None
+
+    def absent_attributes(self, names: Iterable[str]) -> frozenset[str]:
+        """Those of ``names`` (all of them among the ``attr_names`` given at construction) that no op
+        of the module held at construction (a set of ``str``; the holders' attribute names are read).
+
+        Raises:
+            ValueError: a name the construction's walk did not look for.
+        """
+        wanted = frozenset(names)
+        if not wanted <= self._attr_names:
+            raise ValueError(f"absent_attributes: {sorted(wanted - self._attr_names)} not looked for by this census")
+        held: set[str] = set()
+        for o in self.attr_holders:
+            attrs = o.attributes
+            held.update(n for n in wanted if n in attrs)
+        return wanted - held
 
     def kept_types(self) -> tuple[dict[int, ir.Type], int] | None:
         """A copy of the type set as kept (exact, or a superset when stale) and its level; None if not taken."""

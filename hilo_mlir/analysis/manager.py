@@ -29,8 +29,10 @@ analysis that defines ``differences(fresh)`` and compares.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from hilo_mlir.analysis.absent_attributes import AbsentAttributes
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
@@ -82,6 +84,8 @@ class AnalysisManager(Listener):
         self._census: Census | None = None  # the module's census while cached (asked per op by some passes)
         # value types (a superset) for the next census of the module to start from (carry_types_over)
         self._carried: tuple[dict[int, ir.Type], int] | None = None
+        # discardable attribute names no op holds, for the whole run (track_absent_attributes); None: not known
+        self._absent: AbsentAttributes | None = None
         rewriter.add_listener(self)
 
     # ------------------------------------------------------------------ queries
@@ -126,6 +130,22 @@ class AnalysisManager(Listener):
     def entries(self) -> list[tuple[type, Op, Any]]:
         """``[(class, op, instance)]`` of every cached analysis (for the checking mode)."""
         return [(key[0], self._ops[key], inst) for key, inst in self._cache.items()]
+
+    def track_absent_attributes(self, names: Iterable[str]) -> None:
+        """From now on, know that no op of the module holds a discardable attribute of ``names`` (e.g.
+        ``{"neuron.CrossPassTensor"}``, as the import's input census found) until the rewriter sees one
+        made (:class:`~hilo_mlir.analysis.absent_attributes.AbsentAttributes`, a listener of the run's
+        rewriter). Not an analysis: :meth:`invalidate_all` (an upstream pass) keeps it, since upstream
+        passes make none of these names; an unknown change the rewriter is told of forgets them."""
+        if self._absent is not None:
+            self.rewriter.remove_listener(self._absent)
+        self._absent = AbsentAttributes(names)
+        self.rewriter.add_listener(self._absent)
+
+    def attribute_absent(self, name: str) -> bool:
+        """True if no op of the module holds the discardable attribute ``name`` (known since
+        :meth:`track_absent_attributes`); False when it may (or nothing is known)."""
+        return self._absent is not None and self._absent.absent(name)
 
     # ------------------------------------------------------------------ invalidation
 

@@ -104,6 +104,9 @@ class Listener:
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         """A value's type changed from ``old`` to ``new``."""
 
+    def notify_attribute_set(self, op: ir.Operation, name: str) -> None:
+        """Attribute ``name`` of ``op`` was set (:meth:`Rewriter.set_attr`), after the fact."""
+
     def notify_block_arguments(self, types: list[ir.Type], added: bool) -> None:
         """Block arguments of ``types`` were added (or erased)."""
 
@@ -744,6 +747,8 @@ class Rewriter:
         """Set attribute ``name`` of ``op`` to ``attr`` (recorded even if equal: compare first to avoid it)."""
         op = _as_op(op)
         op.attributes[name] = attr
+        for f in self._hook("notify_attribute_set"):
+            f(op, name)
         self._record(Change.ATTRIBUTE, self.top_of(op))
 
     def remove_attr(self, op: Op, name: str) -> bool:

@@ -29,7 +29,7 @@ def _run(module_op, ctx: PassContext) -> None:
     module = module_op.opview if hasattr(module_op, "opview") else module_op
     loaded = LoadedModule(module_op.context, module, ctx.env.filename or "<stdin>")
     try:
-        census = stages.run_import_stages(
+        census, absent = stages.run_import_stages(
             loaded,
             ctx.pipeline_steps,
             ctx.env.gates,
@@ -45,6 +45,7 @@ def _run(module_op, ctx: PassContext) -> None:
     ctx.outputs.dialect = loaded.dialect
     ctx.rewriter.notify_unknown_change()  # the bridge (upstream C++ passes) changes what it changes
     ctx.analyses.put(Census, module_op, census)  # the census of the module as the spine gets it
+    ctx.analyses.track_absent_attributes(absent)  # after the unknown change above (it would forget them)
 
 
 register(

@@ -142,8 +142,9 @@ def strip_sharding(loaded, census=None, rewriter=None) -> int:
     Args:
         loaded: the :class:`~hilo_mlir.driver.frontend.loading.LoadedModule`.
         census: a :class:`~hilo_mlir.analysis.census.Census` of the module as it is
-            now, taken with ``attr_names=SHARDING_ATTRS`` (its
-            ``attr_holders`` are the ops to visit); default: take one. When
+            now, taken with ``attr_names`` holding :data:`SHARDING_ATTRS` (its
+            ``attr_holders`` are the ops to visit; one holding only another name
+            it looked for is visited and left alone); default: take one. When
             this returns non-zero, ops were erased and the census is stale.
         rewriter: the :class:`~hilo_mlir.rewrite.rewriter.Rewriter` to make the changes with (the
             pass's; default: a fresh one on the module).

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from hilo_mlir.analysis.absent_attributes import WATCHED
 from hilo_mlir.analysis.census import Census, detect_dialect
 from hilo_mlir.passes.importing.printability import check_printable
 from hilo_mlir.passes.importing.sharding import SHARDING_ATTRS, shard_map_to_per_device, strip_sharding
@@ -46,14 +47,16 @@ CHLO_LEGALIZE = "func.func(chlo-legalize-to-stablehlo)"
 
 
 def input_census(loaded: LoadedModule) -> Census:
-    """A fresh :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it is now: one walk, with types and sharding holders.
+    """A fresh :class:`~hilo_mlir.analysis.census.Census` of ``loaded.module`` as it is now: one walk, with types
+    and the holders of the sharding attributes and of the :data:`~hilo_mlir.analysis.absent_attributes.WATCHED` ones.
 
     What the stages take once (dialect detection, validation, the marker
-    protection, the sharding strip, the bridge's chlo check). It holds op
+    protection, the sharding strip, the bridge's chlo check, which watched
+    attributes no op holds). It holds op
     handles: it is valid only until the module changes, and never kept beyond
     one compile.
     """
-    return Census(loaded.module.operation, with_types=True, attr_names=SHARDING_ATTRS)
+    return Census(loaded.module.operation, with_types=True, attr_names=SHARDING_ATTRS + WATCHED)
 
 
 def _has_chlo(census: Census) -> bool:
@@ -117,7 +120,7 @@ def run_import_stages(
     verify: bool = True,
     rewriter: Rewriter | None = None,
     check: bool | None = None,
-) -> Census:
+) -> tuple[Census, frozenset[str]]:
     """Validation, marker protection, sharding strip, printability and bridge (see the module doc).
 
     Args:
@@ -136,7 +139,10 @@ def run_import_stages(
             validation's census answers are compared with reading the module.
 
     Returns:
-        The census to start the spine from.
+        The census to start the spine from, and the names of
+        :data:`~hilo_mlir.analysis.absent_attributes.WATCHED` that no op of the module holds
+        (from the last input census; the stages after it set no such name, and the bridge's
+        upstream passes make none).
 
     Raises:
         HiloError: the first refused construct, an unprintable op, a failing bridge.
@@ -167,5 +173,6 @@ def run_import_stages(
             with loaded.context:
                 census = input_census(loaded)  # ops erased: the old one is stale
         check_printable(loaded, steps, census)
+        absent = census.absent_attributes(WATCHED)  # the marker protection above sets another name
     with out_of_memory("bringing the module to mhlo"):
-        return to_mhlo(loaded, on_pass_start, census, verify)
+        return to_mhlo(loaded, on_pass_start, census, verify), absent

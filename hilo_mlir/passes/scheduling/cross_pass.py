@@ -32,7 +32,9 @@ attributes). Linear in the function size: positions are computed once.
 
 **Cost**: identify-cross-pass-tensors takes the boundary ops from
 the pipeline's op census, and the ops to look at for stale stamps from its
-op lists (an attribute read per op, no walk); rematerialize
+op lists (an attribute read per op, no walk), or none when the run knows
+that no op holds a stamp (:mod:`hilo_mlir.analysis.absent_attributes`: an
+input without stamps, before the first stamp); rematerialize
 returns at once on a module without candidates and indexes only the blocks
 that hold one (from the census: usually the entry block alone).
 """
@@ -42,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hilo_mlir.analysis.absent_attributes import CROSS_PASS_TENSOR
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import FUSION_OPS
 from hilo_mlir.ir.utils import attr_is, block_ops, defining_op, only_block_ops
@@ -51,7 +54,7 @@ from hilo_mlir.passmanager.registry import register_twins
 if TYPE_CHECKING:
     from hilo_mlir.passmanager.pass_context import PassContext
 
-ATTR = "neuron.CrossPassTensor"
+ATTR = CROSS_PASS_TENSOR
 REMAT = "neuron.remat.value"
 
 
@@ -111,15 +114,20 @@ def _stale_stamps(func_op, groups: dict, ctx) -> list:
     """The ops inside ``func_op`` (itself included) holding :data:`ATTR` that are not keys of ``groups``
     (the producers stamped now), in no particular order (the pass only removes their stamps).
 
-    Read from the census's op lists of ``func_op`` (every op nested in it, no walk); the checking mode
-    (``ctx.analyses.checking``) compares them with :func:`_stale_stamps_walked`.
+    Empty when no op of the module holds :data:`ATTR` (``ctx.analyses.attribute_absent``: known since the
+    import, e.g. the first run on an input without stamps; nothing is read); else read from the census's
+    op lists of ``func_op`` (every op nested in it, no walk). The checking mode (``ctx.analyses.checking``)
+    compares the answer with :func:`_stale_stamps_walked`.
 
     Raises:
-        AssertionError: (checking mode) the census's ops give other stale stamps than a walk.
+        AssertionError: (checking mode) the answer differs from a walk's.
     """
-    census = ctx.census
-    ops = census.ops_named(func_op, *census.names_in(func_op), any_order=True)
-    stale = [op for op in ops if ATTR in op.attributes and op not in groups]
+    if ctx.analyses.attribute_absent(ATTR):
+        stale = []
+    else:
+        census = ctx.census
+        ops = census.ops_named(func_op, *census.names_in(func_op), any_order=True)
+        stale = [op for op in ops if ATTR in op.attributes and op not in groups]
     if ctx.analyses.checking:
         walked = _stale_stamps_walked(func_op, groups)
         if sorted(map(identity_key, stale)) != sorted(map(identity_key, walked)):
