@@ -17,7 +17,10 @@ then lasts the whole pipeline run:
 ``identify-cross-pass-tensors`` asks it whether an old ``neuron.CrossPassTensor``
 stamp may exist: on a module where none does (every compile of an input
 without stamps) it reads no op's attributes. The checking mode of that pass
-walks the module and compares.
+walks the module and compares. A name is tracked only while a pass that reads
+it is still to run (:data:`READERS`): the reader takes the answer once and the
+tracking ends (:meth:`~hilo_mlir.analysis.manager.AnalysisManager.take_attribute_absent`),
+so the passes after it pay nothing for it.
 """
 
 from __future__ import annotations
@@ -30,8 +33,13 @@ from hilo_mlir.rewrite.rewriter import Listener
 #: the stamp of ``identify-cross-pass-tensors`` (on the op that defines a value crossing a pass boundary)
 CROSS_PASS_TENSOR = "neuron.CrossPassTensor"
 
-#: the names whose absence a pipeline run tracks (the import's input census reads them)
-WATCHED = (CROSS_PASS_TENSOR,)
+#: the names whose absence a pipeline run may track -> the pass arguments that read it
+READERS: dict[str, tuple[str, ...]] = {
+    CROSS_PASS_TENSOR: ("identify-cross-pass-tensors", "stablehlo-identify-cross-pass-tensors"),
+}
+
+#: the names the import's input census looks for
+WATCHED = tuple(READERS)
 
 
 class AbsentAttributes(Listener):

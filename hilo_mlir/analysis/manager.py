@@ -135,17 +135,31 @@ class AnalysisManager(Listener):
         """From now on, know that no op of the module holds a discardable attribute of ``names`` (e.g.
         ``{"neuron.CrossPassTensor"}``, as the import's input census found) until the rewriter sees one
         made (:class:`~hilo_mlir.analysis.absent_attributes.AbsentAttributes`, a listener of the run's
-        rewriter). Not an analysis: :meth:`invalidate_all` (an upstream pass) keeps it, since upstream
-        passes make none of these names; an unknown change the rewriter is told of forgets them."""
+        rewriter) or :meth:`take_attribute_absent` takes it. Not an analysis: :meth:`invalidate_all` (an
+        upstream pass) keeps it, since upstream passes make none of these names; an unknown change the
+        rewriter is told of forgets them. No name: nothing is tracked (no listener)."""
         if self._absent is not None:
             self.rewriter.remove_listener(self._absent)
-        self._absent = AbsentAttributes(names)
-        self.rewriter.add_listener(self._absent)
+            self._absent = None
+        watch = AbsentAttributes(names)
+        if watch.names:
+            self._absent = watch
+            self.rewriter.add_listener(watch)
 
-    def attribute_absent(self, name: str) -> bool:
-        """True if no op of the module holds the discardable attribute ``name`` (known since
-        :meth:`track_absent_attributes`); False when it may (or nothing is known)."""
-        return self._absent is not None and self._absent.absent(name)
+    def take_attribute_absent(self, name: str) -> bool:
+        """True if no op of the module holds the discardable attribute ``name`` now (known since
+        :meth:`track_absent_attributes`); False when it may (or nothing is known). The tracking of
+        ``name`` ends (its one reader keeps the answer while it knows no op gained the name); with
+        the last name, the listener leaves the rewriter."""
+        watch = self._absent
+        if watch is None:
+            return False
+        absent = watch.absent(name)
+        watch.names.discard(name)
+        if not watch.names:
+            self.rewriter.remove_listener(watch)
+            self._absent = None
+        return absent
 
     # ------------------------------------------------------------------ invalidation
 

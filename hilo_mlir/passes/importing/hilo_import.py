@@ -23,6 +23,7 @@ from hilo_mlir.support.loaded import LoadedModule
 
 
 def _run(module_op, ctx: PassContext) -> None:
+    from hilo_mlir.analysis.absent_attributes import READERS
     from hilo_mlir.analysis.census import Census
     from hilo_mlir.passes.importing import stages
 
@@ -45,7 +46,9 @@ def _run(module_op, ctx: PassContext) -> None:
     ctx.outputs.dialect = loaded.dialect
     ctx.rewriter.notify_unknown_change()  # the bridge (upstream C++ passes) changes what it changes
     ctx.analyses.put(Census, module_op, census)  # the census of the module as the spine gets it
-    ctx.analyses.track_absent_attributes(absent)  # after the unknown change above (it would forget them)
+    # after the unknown change above (it would forget them); only names a later step reads
+    readers = {s.argument for s in ctx.pipeline_steps}
+    ctx.analyses.track_absent_attributes(n for n in absent if readers.intersection(READERS[n]))
 
 
 register(

@@ -110,19 +110,32 @@ def _identify(func_op, ctx):
             _stamp_args(func_op, args, ctx)
 
 
+@dataclass
+class _IdentifyState:
+    """One run of identify-cross-pass-tensors over a module (shared by its functions)."""
+
+    #: no op held a stamp when the run began (None until its first function asks)
+    absent: bool | None = None
+
+
 def _stale_stamps(func_op, groups: dict, ctx) -> list:
     """The ops inside ``func_op`` (itself included) holding :data:`ATTR` that are not keys of ``groups``
     (the producers stamped now), in no particular order (the pass only removes their stamps).
 
-    Empty when no op of the module holds :data:`ATTR` (``ctx.analyses.attribute_absent``: known since the
-    import, e.g. the first run on an input without stamps; nothing is read); else read from the census's
+    Empty when no op of the module held :data:`ATTR` when this run of the pass began
+    (``ctx.analyses.take_attribute_absent``, taken once per run into ``ctx.state``: known since the import,
+    e.g. on an input without stamps; the run stamps ops of the function it is on only, after reading its
+    stale stamps; nothing is read); else read from the census's
     op lists of ``func_op`` (every op nested in it, no walk). The checking mode (``ctx.analyses.checking``)
     compares the answer with :func:`_stale_stamps_walked`.
 
     Raises:
         AssertionError: (checking mode) the answer differs from a walk's.
     """
-    if ctx.analyses.attribute_absent(ATTR):
+    state = ctx.state
+    if state.absent is None:  # the first function of this run: one answer for every function of it
+        state.absent = ctx.analyses.take_attribute_absent(ATTR)
+    if state.absent:  # no op held a stamp before this run; it stamps only inside the function it is on
         stale = []
     else:
         census = ctx.census
@@ -385,6 +398,7 @@ register_twins(
     _identify,
     class_name="IdentifyCrossPassTensors",
     statistics=("values-stamped",),
+    state=_IdentifyState,
     source="seed 004 step 9 (gate cfg[0x116]) and the neuron.* attribute census; DESIGN.md row 9 (our definition)",
 )
 

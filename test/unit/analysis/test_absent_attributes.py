@@ -88,12 +88,27 @@ def test_an_unknown_change_forgets_every_name_and_invalidate_all_keeps_them():
         m = ir.Module.parse(PLAIN)
         rw = Rewriter(m.operation)
         am = AnalysisManager(m.operation, rw)
-        assert not am.attribute_absent(CROSS_PASS_TENSOR)  # nothing known
+        assert not am.take_attribute_absent(CROSS_PASS_TENSOR)  # nothing known
         am.track_absent_attributes([CROSS_PASS_TENSOR])
         am.invalidate_all()  # an upstream pass: it makes no such name
-        assert am.attribute_absent(CROSS_PASS_TENSOR)
-        rw.notify_unknown_change()
-        assert not am.attribute_absent(CROSS_PASS_TENSOR)
+        rw.notify_unknown_change()  # a change the rewriter did not see: anything may hold it
+        assert not am.take_attribute_absent(CROSS_PASS_TENSOR)
+
+
+def test_taking_the_answer_ends_the_tracking():
+    with make_context():
+        m = ir.Module.parse(PLAIN)
+        rw = Rewriter(m.operation)
+        am = AnalysisManager(m.operation, rw)
+        am.track_absent_attributes([])
+        assert len(rw.listeners) == 1  # no name: no listener
+        am.track_absent_attributes([CROSS_PASS_TENSOR, "neuron.other"])
+        am.invalidate_all()
+        assert am.take_attribute_absent(CROSS_PASS_TENSOR)
+        assert not am.take_attribute_absent(CROSS_PASS_TENSOR)  # taken: no longer tracked
+        assert len(rw.listeners) == 2
+        assert am.take_attribute_absent("neuron.other")
+        assert len(rw.listeners) == 1  # the last name taken: the listener left the rewriter
 
 
 def _import_and_identify(text: str, check: bool) -> str:
@@ -119,8 +134,24 @@ def test_a_stamped_input_is_read_and_its_stale_stamp_removed():
 
 
 def test_a_wrong_absent_is_caught_by_the_checking_mode(monkeypatch):
-    monkeypatch.setattr(AnalysisManager, "attribute_absent", lambda self, name: True)
+    monkeypatch.setattr(AnalysisManager, "take_attribute_absent", lambda self, name: True)
     with pytest.raises(Exception, match="stale stamps"):  # the pipeline names the pass around the AssertionError
         _import_and_identify(STAMPED, check=True)
     text = _import_and_identify(STAMPED, check=False)  # without it the wrong answer goes unnoticed
     assert CROSS_PASS_TENSOR in text
+
+
+def test_a_name_is_tracked_only_when_a_later_step_reads_it(monkeypatch):
+    tracked: list[set[str]] = []
+    real = AnalysisManager.track_absent_attributes
+
+    def spy(self, names):
+        names = set(names)
+        tracked.append(names)
+        real(self, names)
+
+    monkeypatch.setattr(AnalysisManager, "track_absent_attributes", spy)
+    with make_context(), ir.Location.unknown():
+        Pipeline([step_for("hilo-import")]).run(ir.Module.parse(PLAIN))
+        Pipeline([step_for("hilo-import"), step_for("identify-cross-pass-tensors")]).run(ir.Module.parse(PLAIN))
+    assert tracked == [set(), {CROSS_PASS_TENSOR}]
