@@ -228,7 +228,8 @@ class _TreeScheduler:
         op comes right after the ops nested in the op before it, which this read takes
         while it schedules their blocks. With ``keep_inputs``, each op's inputs and result
         ids are kept; with ``want_effects`` (the entry block), its effects and result values
-        too. The checking mode compares the ops taken with the block's (:func:`block_ops`).
+        too (:func:`op_results`). The checking mode compares the ops taken with the block's
+        (:func:`block_ops`) and the result ids with each op's result list.
         """
         r = _BlockRead([None] * count)
         n = count - 1
@@ -256,10 +257,10 @@ class _TreeScheduler:
             elif keep_inputs:
                 r.inputs[k] = opnds
             if want_effects:
-                rs = r.results[k] = list(o.results)
+                rs = r.results[k] = op_results(o, name)
                 r.result_ids[k] = list(map(hash, rs))
             elif keep_inputs:
-                r.result_ids[k] = list(map(hash, o.results))
+                r.result_ids[k] = list(map(hash, op_results(o, name)))
             if nested_in_op:
                 r.walk_operands += opnds
             r.any_composite = r.any_composite or composite
@@ -269,8 +270,8 @@ class _TreeScheduler:
                 r.any_effect = True
                 if k < n:
                     r.effect_at.append(k)
-        if self.checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
-            raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
+        if self.checking:
+            _check_read(block, r)
         return r
 
     def nested(self, o) -> tuple[list, bool, bool]:
@@ -312,6 +313,32 @@ class _TreeScheduler:
             if entry is not None:
                 entry[-1] = entry[-1].permuted(order_pos)
         return r
+
+
+def _check_read(block, r: _BlockRead) -> None:
+    """The checking mode of :meth:`_TreeScheduler.read`: the ops taken from the walk must be ``block``'s
+    (:func:`block_ops`) and the result ids read each op's result list; AssertionError if not."""
+    ops = r.ops
+    if [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
+        raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
+    for k, ids in enumerate(r.result_ids):
+        if ids is not None and ids != [hash(v) for v in ops[k].results]:
+            raise AssertionError(f"schedule-postorder: the results read of '{ops[k].name}' are not its result list")
+
+
+def op_results(o: ir.Operation, name: str) -> list:
+    """``list(o.results)`` (``name``: ``o.name``): one binding call (``o.result``) for an op with one result.
+
+    ``o.result`` makes one value; the result list makes a list object and then a
+    value per item (~3x the instructions for one result). A terminator (which has
+    none, usually) reads the list: no exception raised and caught.
+    """
+    if name in TERMINATORS:
+        return list(o.results)
+    try:
+        return [o.result]  # raises ValueError unless the op has exactly one result
+    except ValueError:
+        return list(o.results)
 
 
 def _preorder(func_op) -> list:

@@ -6,6 +6,7 @@
   producers, ids from outside the block, side-effecting ops chained).
 * The ops of each block are taken from one pre-order walk of the function
   (:func:`_preorder`), not from ``block.operations``.
+* An op's results are read as ``[op.result]`` when it has one (:func:`op_results`).
 
 The checking mode (``Pipeline(check_analyses=True)``) compares both with the slow
 truth: a deliberately wrong fast answer raises AssertionError.
@@ -95,6 +96,24 @@ def test_a_wrong_walk_is_caught_by_the_checking_mode(monkeypatch):
 
     monkeypatch.setattr(sp, "_preorder", swapped)
     with pytest.raises(AssertionError, match="the ops taken from the walk are not the block's"):
+        _run_checked(TEXT)
+
+
+def test_op_results_is_the_result_list():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(TEXT)
+        ops = sp._preorder(m.body.operations[0].operation)
+        for o in ops[1:]:
+            got = sp.op_results(o, o.name)
+            assert [hash(v) for v in got] == [hash(v) for v in o.results]
+            assert len(got) == (0 if o.name in ("func.return", "stablehlo.return") else 1)
+        ret = ops[-1]
+        assert ret.name == "func.return" and sp.op_results(ret, ret.name) == []
+
+
+def test_wrong_results_are_caught_by_the_checking_mode(monkeypatch):
+    monkeypatch.setattr(sp, "op_results", lambda o, name: [])
+    with pytest.raises(AssertionError, match=r"the results read of '.*' are not its result list"):
         _run_checked(TEXT)
 
 
