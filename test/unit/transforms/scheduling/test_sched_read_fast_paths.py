@@ -7,6 +7,7 @@
 * The ops of each block are taken from one pre-order walk of the function
   (:func:`_preorder`), not from ``block.operations``.
 * An op's results are read as ``[op.result]`` when it has one (:func:`op_results`).
+* An op's region count is not read when its class declares none (:func:`declares_no_regions`).
 
 The checking mode (``Pipeline(check_analyses=True)``) compares both with the slow
 truth: a deliberately wrong fast answer raises AssertionError.
@@ -114,6 +115,27 @@ def test_op_results_is_the_result_list():
 def test_wrong_results_are_caught_by_the_checking_mode(monkeypatch):
     monkeypatch.setattr(sp, "op_results", lambda o, name: [])
     with pytest.raises(AssertionError, match=r"the results read of '.*' are not its result list"):
+        _run_checked(TEXT)
+
+
+def test_declares_no_regions_by_the_op_class():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(TEXT)
+        got = {o.name: sp.declares_no_regions(o) for o in sp._preorder(m.body.operations[0].operation)}
+    assert got == {
+        "func.func": False,
+        "stablehlo.constant": True,
+        "stablehlo.add": True,
+        "stablehlo.multiply": True,
+        "stablehlo.reduce": False,
+        "stablehlo.return": True,
+        "func.return": True,
+    }
+
+
+def test_a_wrong_no_region_answer_is_caught_by_the_checking_mode(monkeypatch):
+    monkeypatch.setattr(sp, "declares_no_regions", lambda o: True)  # the reduce has a region
+    with pytest.raises(AssertionError, match=r"'stablehlo\.reduce' declares no region but has 1"):
         _run_checked(TEXT)
 
 
