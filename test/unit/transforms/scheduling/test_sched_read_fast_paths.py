@@ -66,6 +66,27 @@ def test_postorder_of_inputs_on_an_empty_body_and_a_chain():
     assert sp.postorder_of_inputs(inputs, [[100], [101], [102], []], [], 3) == [2, 1, 0]
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_postorder_of_inputs_on_random_blocks(seed):
+    import random
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(0, 12)
+    result_ids = [[100 + 10 * k + j for j in range(rnd.randrange(0, 3))] for k in range(n)] + [[]]
+    produced = [h for ids in result_ids for h in ids]
+    outside = [1, 2, 3]
+
+    def reads(k):  # any earlier result, an id from outside the block, repeats allowed
+        pool = [h for ids in result_ids[:k] for h in ids] + outside
+        return [rnd.choice(pool) for _ in range(rnd.randrange(0, 4))]
+
+    inputs = [reads(k) for k in range(n)] + [rnd.sample(produced, min(len(produced), 3))]
+    effect_at = sorted(rnd.sample(range(n), rnd.randrange(0, n + 1))) if n else []
+    slow = sp.postorder_positions(n, *sp._dependencies_of(inputs, result_ids, effect_at, n))
+    assert sp.postorder_of_inputs(inputs, result_ids, effect_at, n) == slow
+    assert sorted(slow) == list(range(n))
+
+
 def test_the_pass_orders_blocks_taken_from_the_walk():
     out, _ = run_passes(TEXT, "stablehlo-schedule-postorder")
     body = out[out.index("@f") :]
