@@ -220,6 +220,7 @@ class _TreeScheduler:
         self.moved = 0
         self.walked = _preorder(func_op)  # every op of the function, the function first
         self.at = 1  # the next op of ``walked`` to read
+        self.no_regions: dict[str, bool] = {}  # per op name: its class declares no region (declares_no_regions)
 
     def read(self, block, count: int, nested_in_op: bool, keep_inputs: bool, want_effects: bool) -> _BlockRead:
         """Read the ``count`` ops of ``block``, scheduling the blocks nested in them first.
@@ -228,16 +229,20 @@ class _TreeScheduler:
         op comes right after the ops nested in the op before it, which this read takes
         while it schedules their blocks. With ``keep_inputs``, each op's inputs and result
         ids are kept; with ``want_effects`` (the entry block), its effects and result values
-        too. The checking mode compares the ops taken with the block's (:func:`block_ops`).
+        too (:func:`op_results`). The checking mode compares the ops taken with the block's
+        (:func:`block_ops`) and the result ids with each op's result list.
         """
         r = _BlockRead([None] * count)
         n = count - 1
-        if want_effects:
-            r.effects = [False] * count
+        effects = r.effects = [False] * count if want_effects else None
         by_name, leaf, walked, ops = self.leaf.by_name, self.leaf, self.walked, r.ops
+        no_regions = self.no_regions
+        inputs, result_ids, results, walk_operands, effect_at = r.inputs, r.result_ids, r.results, r.walk_operands, r.effect_at
+        any_effect = any_composite = False
+        at = self.at
         for k in range(count):
-            o = ops[k] = walked[self.at]
-            self.at += 1
+            o = ops[k] = walked[at]
+            at += 1
             opnds = list(map(hash, o.operands))  # a Value hashes to its C++ pointer: an exact key
             name = o.name
             e = by_name.get(name)
@@ -245,32 +250,39 @@ class _TreeScheduler:
             if e is None:
                 e = leaf(o, name)
                 composite = is_composite(name)
-            if len(o.regions):
+            bare = no_regions.get(name)
+            if bare is None:
+                bare = no_regions[name] = declares_no_regions(o)
+            if not bare and len(o.regions):
+                self.at = at
                 nested, inner_effect, inner_composite = self.nested(o)
+                at = self.at
                 e = e or inner_effect
                 composite = composite or inner_composite
                 if nested_in_op:
-                    r.walk_operands += nested
+                    walk_operands += nested
                 if keep_inputs:
-                    r.inputs[k] = opnds + nested
+                    inputs[k] = opnds + nested
             elif keep_inputs:
-                r.inputs[k] = opnds
+                inputs[k] = opnds
             if want_effects:
-                rs = r.results[k] = list(o.results)
-                r.result_ids[k] = list(map(hash, rs))
+                rs = results[k] = op_results(o, name)
+                result_ids[k] = list(map(hash, rs))
             elif keep_inputs:
-                r.result_ids[k] = list(map(hash, o.results))
+                result_ids[k] = list(map(hash, op_results(o, name)))
             if nested_in_op:
-                r.walk_operands += opnds
-            r.any_composite = r.any_composite or composite
-            if r.effects is not None:
-                r.effects[k] = None if composite else bool(e)
+                walk_operands += opnds
+            any_composite = any_composite or composite
+            if effects is not None:
+                effects[k] = None if composite else bool(e)
             if e:
-                r.any_effect = True
+                any_effect = True
                 if k < n:
-                    r.effect_at.append(k)
-        if self.checking and [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
-            raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
+                    effect_at.append(k)
+        self.at = at
+        r.any_effect, r.any_composite = any_effect, any_composite
+        if self.checking:
+            _check_read(block, r)
         return r
 
     def nested(self, o) -> tuple[list, bool, bool]:
@@ -312,6 +324,44 @@ class _TreeScheduler:
             if entry is not None:
                 entry[-1] = entry[-1].permuted(order_pos)
         return r
+
+
+def _check_read(block, r: _BlockRead) -> None:
+    """The checking mode of :meth:`_TreeScheduler.read`: the ops taken from the walk must be ``block``'s
+    (:func:`block_ops`), an op whose class declares no region (:func:`declares_no_regions`) must have
+    none, and the result ids read must be each op's result list; AssertionError if not."""
+    ops = r.ops
+    for o in ops:
+        if declares_no_regions(o) and len(o.regions):
+            raise AssertionError(f"schedule-postorder: '{o.name}' declares no region but has {len(o.regions)}")
+    if [identity_key(o) for o in ops] != [identity_key(o) for o in block_ops(block)]:
+        raise AssertionError("schedule-postorder: the ops taken from the walk are not the block's")
+    for k, ids in enumerate(r.result_ids):
+        if ids is not None and ids != [hash(v) for v in ops[k].results]:
+            raise AssertionError(f"schedule-postorder: the results read of '{ops[k].name}' are not its result list")
+
+
+def declares_no_regions(o: ir.Operation) -> bool:
+    """The op class of ``o`` (its ODS declaration, ``_ODS_REGIONS == (0, True)``: no region, none variadic)
+    says ``o`` has no region: then every op of its name has none, and the count need not be read.
+    False when unknown (an unregistered op, a class without the declaration). One op view made per call.
+    """
+    return getattr(type(o.opview), "_ODS_REGIONS", None) == (0, True)
+
+
+def op_results(o: ir.Operation, name: str) -> list:
+    """``list(o.results)`` (``name``: ``o.name``): one binding call (``o.result``) for an op with one result.
+
+    ``o.result`` makes one value; the result list makes a list object and then a
+    value per item (~3x the instructions for one result). A terminator (which has
+    none, usually) reads the list: no exception raised and caught.
+    """
+    if name in TERMINATORS:
+        return list(o.results)
+    try:
+        return [o.result]  # raises ValueError unless the op has exactly one result
+    except ValueError:
+        return list(o.results)
 
 
 def _preorder(func_op) -> list:

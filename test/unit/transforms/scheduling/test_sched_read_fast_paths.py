@@ -6,6 +6,8 @@
   producers, ids from outside the block, side-effecting ops chained).
 * The ops of each block are taken from one pre-order walk of the function
   (:func:`_preorder`), not from ``block.operations``.
+* An op's results are read as ``[op.result]`` when it has one (:func:`op_results`).
+* An op's region count is not read when its class declares none (:func:`declares_no_regions`).
 
 The checking mode (``Pipeline(check_analyses=True)``) compares both with the slow
 truth: a deliberately wrong fast answer raises AssertionError.
@@ -64,6 +66,27 @@ def test_postorder_of_inputs_on_an_empty_body_and_a_chain():
     assert sp.postorder_of_inputs(inputs, [[100], [101], [102], []], [], 3) == [2, 1, 0]
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_postorder_of_inputs_on_random_blocks(seed):
+    import random
+
+    rnd = random.Random(seed)
+    n = rnd.randrange(0, 12)
+    result_ids = [[100 + 10 * k + j for j in range(rnd.randrange(0, 3))] for k in range(n)] + [[]]
+    produced = [h for ids in result_ids for h in ids]
+    outside = [1, 2, 3]
+
+    def reads(k):  # any earlier result, an id from outside the block, repeats allowed
+        pool = [h for ids in result_ids[:k] for h in ids] + outside
+        return [rnd.choice(pool) for _ in range(rnd.randrange(0, 4))]
+
+    inputs = [reads(k) for k in range(n)] + [rnd.sample(produced, min(len(produced), 3))]
+    effect_at = sorted(rnd.sample(range(n), rnd.randrange(0, n + 1))) if n else []
+    slow = sp.postorder_positions(n, *sp._dependencies_of(inputs, result_ids, effect_at, n))
+    assert sp.postorder_of_inputs(inputs, result_ids, effect_at, n) == slow
+    assert sorted(slow) == list(range(n))
+
+
 def test_the_pass_orders_blocks_taken_from_the_walk():
     out, _ = run_passes(TEXT, "stablehlo-schedule-postorder")
     body = out[out.index("@f") :]
@@ -95,6 +118,45 @@ def test_a_wrong_walk_is_caught_by_the_checking_mode(monkeypatch):
 
     monkeypatch.setattr(sp, "_preorder", swapped)
     with pytest.raises(AssertionError, match="the ops taken from the walk are not the block's"):
+        _run_checked(TEXT)
+
+
+def test_op_results_is_the_result_list():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(TEXT)
+        ops = sp._preorder(m.body.operations[0].operation)
+        for o in ops[1:]:
+            got = sp.op_results(o, o.name)
+            assert [hash(v) for v in got] == [hash(v) for v in o.results]
+            assert len(got) == (0 if o.name in ("func.return", "stablehlo.return") else 1)
+        ret = ops[-1]
+        assert ret.name == "func.return" and sp.op_results(ret, ret.name) == []
+
+
+def test_wrong_results_are_caught_by_the_checking_mode(monkeypatch):
+    monkeypatch.setattr(sp, "op_results", lambda o, name: [])
+    with pytest.raises(AssertionError, match=r"the results read of '.*' are not its result list"):
+        _run_checked(TEXT)
+
+
+def test_declares_no_regions_by_the_op_class():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(TEXT)
+        got = {o.name: sp.declares_no_regions(o) for o in sp._preorder(m.body.operations[0].operation)}
+    assert got == {
+        "func.func": False,
+        "stablehlo.constant": True,
+        "stablehlo.add": True,
+        "stablehlo.multiply": True,
+        "stablehlo.reduce": False,
+        "stablehlo.return": True,
+        "func.return": True,
+    }
+
+
+def test_a_wrong_no_region_answer_is_caught_by_the_checking_mode(monkeypatch):
+    monkeypatch.setattr(sp, "declares_no_regions", lambda o: True)  # the reduce has a region
+    with pytest.raises(AssertionError, match=r"'stablehlo\.reduce' declares no region but has 1"):
         _run_checked(TEXT)
 
 
