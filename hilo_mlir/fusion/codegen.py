@@ -141,7 +141,8 @@ def _hand_over_entry_block(cluster: FusionCluster, members: list, body, term, an
     if leaf is None:
         leaf = namer.leaf_effects = LeafEffects(EffectOracle(body.owner))
     keys = cluster._live_in_keys
-    rename = {vk: hash(a) for vk, a in zip(keys, body.arguments)} if keys else {}
+    args = list(body.arguments) if keys else []  # one argument per live-in
+    rename = {vk: hash(a) for vk, a in zip(keys, args)} if keys else {}
     info = of_new_function(
         [*members, term],
         [*cluster.operand_keys, [hash(v) for v in cluster.live_outs]],
@@ -149,6 +150,7 @@ def _hand_over_entry_block(cluster: FusionCluster, members: list, body, term, an
         rename,
         leaf,
         [*cluster.member_result_keys, []],
+        args,
     )
     analyses.put(EntryBlock, body.owner, info)
 
