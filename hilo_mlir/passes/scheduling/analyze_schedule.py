@@ -123,12 +123,12 @@ def _run_analyze_schedule(func_op, ctx):
         info = ctx.get_analysis(EntryBlock, func_op)
     state = ctx.state
     peak, at, unknown = peak_live_bytes(func_op, info, state.sizes)
-    with func_op.context:
-        new = state.stamps.get(peak)
-        if new is None:
+    new = state.stamps.get(peak)
+    if new is None:  # the context is entered only to make an attribute (the many small functions share a few)
+        with func_op.context:
             new = state.stamps[peak] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
-        if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
-            ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
+    if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
+        ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
     ctx.stats["functions"] += 1
     ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
     if unknown:
