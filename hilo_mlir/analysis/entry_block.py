@@ -167,18 +167,27 @@ class EntryBlock:
             schedule-postorder can move nothing in them. Only
             :func:`of_new_function` (the fusion codegen) makes that promise;
             schedule-postorder's checking mode verifies it.
+        sourceless: a promise of the maker (only :func:`of_new_function` makes it; False
+            otherwise: unknown) that every op before the terminator has an operand of its own.
+            In a function without parameters no op then depends on constants alone:
+            hoist-compute has nothing to hoist there (its checking mode verifies it).
+        arguments: the entry block's arguments (values, in order), or None: not read
+            (:meth:`entry_arguments` reads them then).
     """
 
-    __slots__ = ("effects", "inputs", "nested_blocks", "ops", "result_ids", "results")
+    __slots__ = ("arguments", "effects", "inputs", "nested_blocks", "ops", "result_ids", "results", "sourceless")
 
     #: the change kinds that leave it valid (module doc)
     preserved_by = Change.ATTRIBUTE | Change.TYPE
 
     def __init__(self, func_op: Op, am: AnalysisManager | None = None) -> None:
         self.nested_blocks: int | None = None
+        self.sourceless = False
         leaf = LeafEffects(EffectOracle(func_op))
         by_name = leaf.by_name
-        self.ops: list[ir.Operation] = block_ops(func_op.regions[0].blocks[0])
+        block = func_op.regions[0].blocks[0]
+        self.arguments: list[Value] | None = list(block.arguments)
+        self.ops: list[ir.Operation] = block_ops(block)
         self.inputs: list[list[int]] = []
         self.results: list[list[Value]] = []
         self.result_ids: list[list[int]] = []
@@ -214,24 +223,35 @@ class EntryBlock:
         self = cls.__new__(cls)
         self.ops, self.inputs, self.results, self.effects = ops, inputs, results, effects
         self.nested_blocks = None
+        self.sourceless = False
+        self.arguments = None
         self.result_ids = result_ids if result_ids is not None else [list(map(hash, rs)) for rs in results]
         return self
 
     def permuted(self, order: list[int]) -> EntryBlock:
         """The same block after reordering its body into ``order`` (positions; the terminator stays last)."""
         order = order + [len(self.ops) - 1]
-        return EntryBlock.from_parts(
+        out = EntryBlock.from_parts(
             [self.ops[i] for i in order],
             [self.inputs[i] for i in order],
             [self.results[i] for i in order],
             [self.effects[i] for i in order],
             [self.result_ids[i] for i in order],
         )
+        out.sourceless, out.arguments = self.sourceless, self.arguments  # neither depends on the order
+        return out
 
     def effect(self, k: int, oracle: EffectOracle) -> bool:
         """May op ``k`` have side effects: the stored answer, or ``oracle``'s for a composite."""
         e = self.effects[k]
         return oracle(self.ops[k]) if e is None else e
+
+    def entry_arguments(self, func_op: Op) -> list[Value]:
+        """The arguments of ``func_op``'s entry block: :attr:`arguments` if the maker gave them, else read."""
+        args = self.arguments
+        if args is None:
+            return list(func_op.regions[0].blocks[0].arguments)
+        return args
 
     def differences(self, fresh: EntryBlock) -> list[str]:
         """How this analysis differs from ``fresh`` (one read of the IR as it is now); [] if equal."""
@@ -240,6 +260,10 @@ class EntryBlock:
         if mine != theirs:
             return [f"entry block ops differ ({len(mine)} kept, {len(theirs)} now, or a different order)"]
         out: list[str] = []
+        if self.arguments is not None and fresh.arguments is not None:
+            kept, now = list(map(hash, self.arguments)), list(map(hash, fresh.arguments))
+            if kept != now:
+                out.append(f"entry block arguments differ ({len(kept)} kept, {len(now)} now, or others)")
         for k, o in enumerate(self.ops):
             what: list[str] = []
             if set(self.inputs[k]) != set(fresh.inputs[k]):
@@ -305,6 +329,7 @@ def of_new_function(
     rename: dict[int, int],
     leaf: LeafEffects,
     result_ids: list[list[int]] | None = None,
+    arguments: list[Value] | None = None,
 ) -> EntryBlock:
     """The :class:`EntryBlock` of a function its maker just filled, from what the maker read already.
 
@@ -317,7 +342,10 @@ def of_new_function(
     regions are read (their nested ops, :func:`nested_reads`); the result sets
     :attr:`EntryBlock.nested_blocks` when every nested block is fixed.
     ``leaf``: the own-effect memo to ask. ``result_ids``: the ``hash`` of each
-    result if the maker has them (else hashed here).
+    result if the maker has them (else hashed here). ``arguments``: the function's entry
+    block arguments if the maker has them (kept as :attr:`EntryBlock.arguments`). The result
+    promises :attr:`EntryBlock.sourceless` when every op but the last (the terminator) has
+    operands (``operand_keys`` non-empty).
     """
     inputs: list[list[int]] = []
     effects: list[bool | None] = []
@@ -342,4 +370,6 @@ def of_new_function(
         effects.append(None if composite else bool(e))
     info = EntryBlock.from_parts(list(ops), inputs, results, effects, result_ids)
     info.nested_blocks = nested_total
+    info.sourceless = all(operand_keys[:-1])
+    info.arguments = arguments
     return info

@@ -101,11 +101,11 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, composite: bool):
+def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, fn):
     """Move ``members`` (the cluster's, in block order) into ``body`` before a new ``term_name`` of the
     live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results.
-    ``composite``: ``body`` is a decomposition function's (another top-level op than ``fused``'s), not
-    ``fused``'s own region's. Returns the new terminator."""
+    ``fn``: the decomposition function ``body`` is the entry block of (another top-level op than
+    ``fused``'s), or None: ``body`` is ``fused``'s own region's. Returns the new terminator."""
     live_outs = cluster.live_outs
     results = [fused.result] if len(live_outs) == 1 else list(fused.results)
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
@@ -121,8 +121,8 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
     if cluster._inside_uses:
         arg_of = dict(zip(cluster._live_in_keys, body.arguments))
         updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
-    if composite and updates:  # the members are in the decomposition function now, the other users in fused's
-        rewriter.set_operands(updates, within=body.owner)
+    if fn is not None and updates:  # the members are in the decomposition function now, the other users in fused's
+        rewriter.set_operands(updates, within=fn)
         updates = []
     for outside in (cluster._outside_uses, cluster._after_uses):
         if outside:
@@ -132,16 +132,17 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
     return term
 
 
-def _hand_over_entry_block(cluster: FusionCluster, members: list, body, term, analyses, namer: SymbolNamer) -> None:
+def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term, analyses, namer: SymbolNamer) -> None:
     """Give ``analyses`` the :class:`~hilo_mlir.analysis.entry_block.EntryBlock` of the decomposition
-    function just filled (``body``: its block; ``term``: its ``func.return``), from what the cluster
+    function ``fn`` just filled (``body``: its block; ``term``: its ``func.return``), from what the cluster
     read: its members' operands (live-ins renamed to ``body``'s arguments) and results. Only the
     members with regions are read again. The checking mode compares it with a fresh one after the pass."""
     leaf = namer.leaf_effects
     if leaf is None:
-        leaf = namer.leaf_effects = LeafEffects(EffectOracle(body.owner))
+        leaf = namer.leaf_effects = LeafEffects(EffectOracle(fn))
     keys = cluster._live_in_keys
-    rename = {vk: hash(a) for vk, a in zip(keys, body.arguments)} if keys else {}
+    args = list(body.arguments) if keys else []  # one argument per live-in
+    rename = {vk: hash(a) for vk, a in zip(keys, args)} if keys else {}
     info = of_new_function(
         [*members, term],
         [*cluster.operand_keys, [hash(v) for v in cluster.live_outs]],
@@ -149,12 +150,13 @@ def _hand_over_entry_block(cluster: FusionCluster, members: list, body, term, an
         rename,
         leaf,
         [*cluster.member_result_keys, []],
+        args,
     )
-    analyses.put(EntryBlock, body.owner, info)
+    analyses.put(EntryBlock, fn, info)
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None = None):
-    """An ``mhlo.fusion`` before ``last`` (the last member); returns ``(op, its body block)``.
+    """An ``mhlo.fusion`` before ``last`` (the last member); returns ``(op, its body block, None)``.
     ``memo``: attributes made once per kind (:attr:`SymbolNamer.attributes`-like, one context)."""
     kind = cluster.kind
     attrs = memo.get(kind) if memo is not None else None
@@ -163,13 +165,13 @@ def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types,
         if memo is not None:
             memo[kind] = attrs
     fused = rewriter.create(d.fusion, results=out_types, operands=cluster.live_ins, attributes=attrs, regions=1, loc=loc, before=last)
-    body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types))
-    return fused, body
+    body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types), owner=fused)
+    return fused, body, None
 
 
 def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types, last):
     """A ``neuron.<kind>`` composite before ``last`` (the last member) and its new decomposition;
-    returns ``(op, the decomposition's entry block)``."""
+    returns ``(op, the decomposition's entry block, the decomposition)``."""
     if namer is None:
         module_op = enclosing_module(last)
         if module_op is None:
@@ -177,7 +179,7 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
         namer = SymbolNamer(module_op)
     sym = namer.fresh(decomposition_base(cluster.kind))
     memo = namer.attributes
-    body = new_decomposition(rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), memo)
+    fn, body = new_decomposition(rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), memo)
     fused = rewriter.create(
         d.fusion,
         results=out_types,
@@ -186,7 +188,7 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
         loc=loc,
         before=last,
     )
-    return fused, body
+    return fused, body, fn
 
 
 def codegen(
@@ -244,12 +246,12 @@ def codegen(
         out_types = [v.type for v in cluster.live_outs]
         in_types = [v.type for v in cluster.live_ins]
         if d.fusion_is_composite:
-            fused, body = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
+            fused, body, fn = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
         else:
-            fused, body = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
-        term = _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, d.fusion_is_composite)
-        if analyses is not None and namer is not None and d.fusion_is_composite:
-            _hand_over_entry_block(cluster, members, body, term, analyses, namer)
+            fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
+        term = _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, fn)
+        if analyses is not None and namer is not None and fn is not None:
+            _hand_over_entry_block(cluster, members, body, fn, term, analyses, namer)
     if dependent:
         recursively_move_dependent_ops(fused, dependent, rewriter, order)
     cluster.fused = fused

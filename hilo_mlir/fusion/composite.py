@@ -104,7 +104,8 @@ def composite_attributes(kind: str, sym: str, memo: dict | None = None) -> dict:
 def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs, memo: dict | None = None):
     """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
 
-    Returns its entry block (empty, one argument per input type, at ``arg_locs``).
+    Returns ``(the func.func op, its entry block)`` (the block empty, one argument per input
+    type, at ``arg_locs``).
     ``memo``: as for :func:`composite_attributes` (also keeps the ``function_type`` attribute of
     each signature: types are uniqued, so they key it by their hash, the C++ pointer).
     """
@@ -130,4 +131,4 @@ def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc,
         loc=loc,
         at_end=module_body,
     )
-    return rewriter.create_block(fn.regions[0], in_types, arg_locs)
+    return fn, rewriter.create_block(fn.regions[0], in_types, arg_locs, owner=fn)

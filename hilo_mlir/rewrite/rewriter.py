@@ -428,18 +428,27 @@ class Rewriter:
             f(op, top)
         self._record(Change.CREATE, top)
 
-    def create_block(self, region: ir.Region, arg_types: Iterable[ir.Type] = (), arg_locs: Iterable[ir.Location] | None = None) -> ir.Block:
+    def create_block(
+        self,
+        region: ir.Region,
+        arg_types: Iterable[ir.Type] = (),
+        arg_locs: Iterable[ir.Location] | None = None,
+        owner: Op | None = None,
+    ) -> ir.Block:
         """Append a new block with arguments of ``arg_types`` to ``region`` (locations ``arg_locs``,
-        default unknown); returns the block."""
+        default unknown); returns the block. ``owner``: the op ``region`` belongs to, if the caller
+        has it (else read from ``region``)."""
         types = list(arg_types)
         locs = list(arg_locs) if arg_locs is not None else [ir.Location.unknown()] * len(types)
         block = region.blocks.append(*types, arg_locs=locs)
-        top = self._block_args(types, True, region.owner)
+        if owner is None:
+            owner = region.owner
+        top = self._block_args(types, True, owner)
         if top is not None:
             # The block's top-level op is its owner's, known now: the ops then created in it or moved
             # into it (a fused body, a decomposition) find it with one lookup, not a walk up the parents.
             if self.check_block_tops and self._walk_to_top(block) != top:
-                raise AssertionError(f"create_block: the new block's top-level op is not its owner's ({region.owner.operation.name})")
+                raise AssertionError(f"create_block: the new block's top-level op is not its owner's ({owner.operation.name})")
             self._block_top[hash(block)] = top
         return block
 

@@ -101,7 +101,7 @@ def convert_fusion(fusion, namer: SymbolNamer, module_body, rw, d) -> ir.Operati
         raise op_error(fusion, f"fusion-to-composite: body ends in '{term.name}', not a return")
     sym = namer.fresh(decomposition_base(kind))
     with fusion.context, loc:
-        fblock = new_decomposition(rw, module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
+        _fn, fblock = new_decomposition(rw, module_body, sym, in_types, out_types, loc, [loc] * len(in_types))
         rw.create(d.fusion_body_terminator, operands=list(term.operands), loc=term.location, at_end=fblock)
         _move_body(rw, body, term, fblock, extra)
         comp = rw.create(d.fusion, results=out_types, operands=operands, attributes=composite_attributes(kind, sym), loc=loc, before=fusion)

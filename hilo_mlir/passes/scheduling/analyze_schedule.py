@@ -37,7 +37,6 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
         (peak bytes, index of the first op where the peak is reached, number of
         values of unknown size).
     """
-    block = func_op.regions[0].blocks[0]
     if info is None:
         info = EntryBlock(func_op)
     n = len(info.ops)
@@ -61,7 +60,7 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     # Each value of the block once: live from its definition (0 for an argument) to its last use.
     # One loop per kind of value, the body written out (no call per value): the results' keys
     # come from the EntryBlock (its result_ids), only their types are read.
-    unknown = _arguments_live(block, get_last, sizes, delta)
+    unknown = _arguments_live(info.entry_arguments(func_op), get_last, sizes, delta)
     for i, (rs, ks) in enumerate(zip(info.results, info.result_ids)):
         for r, rk in zip(rs, ks):
             t = r.type
@@ -85,12 +84,13 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     return peak, at, unknown
 
 
-def _arguments_live(block, get_last, sizes: dict, delta: list) -> int:
-    """Add each argument of ``block`` to ``delta`` (live from point 0 to its last use, ``get_last(hash(arg), 0)``);
-    ``sizes``: as :func:`peak_live_bytes`'s. Returns the number of arguments of unknown size."""
+def _arguments_live(arguments, get_last, sizes: dict, delta: list) -> int:
+    """Add each of ``arguments`` (the entry block's) to ``delta`` (live from point 0 to its last use,
+    ``get_last(hash(arg), 0)``); ``sizes``: as :func:`peak_live_bytes`'s. Returns the number of
+    arguments of unknown size."""
     unknown = 0
     get_size = sizes.get
-    for a in block.arguments:
+    for a in arguments:
         t = a.type
         th = hash(t)
         b = get_size(th, -1)
@@ -123,12 +123,12 @@ def _run_analyze_schedule(func_op, ctx):
         info = ctx.get_analysis(EntryBlock, func_op)
     state = ctx.state
     peak, at, unknown = peak_live_bytes(func_op, info, state.sizes)
-    with func_op.context:
-        new = state.stamps.get(peak)
-        if new is None:
+    new = state.stamps.get(peak)
+    if new is None:  # the context is entered only to make an attribute (the many small functions share a few)
+        with func_op.context:
             new = state.stamps[peak] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), peak)
-        if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
-            ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
+    if not attr_is(func_op, PEAK_ATTR, new):  # a re-run finds its stamp: nothing to record
+        ctx.rewriter.set_attr(func_op, PEAK_ATTR, new)
     ctx.stats["functions"] += 1
     ctx.stats["peak-live-bytes"] = max(ctx.stats["peak-live-bytes"], peak)
     if unknown:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock
 from hilo_mlir.ir.effects import EffectOracle
 from hilo_mlir.ir.parameters import attribute_parameters, is_marker, parameter_indices
+from hilo_mlir.ir.utils import func_name
 from hilo_mlir.passmanager.registry import register_twins
 
 
@@ -33,17 +34,17 @@ def hoistable_ops(func_op, info: EntryBlock, markers=(), oracle: EffectOracle | 
     ``oracle``: the :class:`~hilo_mlir.ir.effects.EffectOracle` asked about
     composites (one per run of the pass serves all its functions); a new one if None.
     """
-    block = func_op.regions[0].blocks[0]
     # the markers name parameters of main only: with none, main's name is not read
     params = parameter_indices(func_op, markers) if markers else attribute_parameters(func_op)
-    # Values keyed by hash(value) (the C++ pointer); ops by position.
+    # Values keyed by hash(value) (the C++ pointer); ops by position (an argument's number is its position).
+    arguments = info.entry_arguments(func_op)
     if params:
-        args = [(hash(a), a.arg_number) for a in block.arguments]
+        args = [(hash(a), i) for i, a in enumerate(arguments)]
         param_args = {h for h, i in args if i in params}
         block_args = {h for h, _ in args}
     else:  # no parameter (every decomposition function): the argument numbers are not read
         param_args = set()
-        block_args = set(map(hash, block.arguments))
+        block_args = set(map(hash, arguments))
     get = {h: i for i, rs in enumerate(info.result_ids) for h in rs}.get
     if oracle is None:
         oracle = EffectOracle(func_op)  # asked only for a composite's effect (it reads nothing when built)
@@ -78,6 +79,24 @@ class _HoistState:
         self.oracle: EffectOracle | None = None
 
 
+def nothing_to_hoist(func_op, info: EntryBlock) -> bool:
+    """True when :func:`hoistable_ops` surely finds no op of ``func_op`` hoistable, decided from the
+    maker's promise :attr:`EntryBlock.sourceless` (every op but the terminator has an operand) and
+    no ``slowChangingIns`` (one attribute read; markers name parameters of ``main`` only, and no
+    maker makes that promise for ``main``): then every op reads an argument that is no parameter or
+    the result of an op that is not hoistable (by induction along the block). False: not known."""
+    return info.sourceless and not attribute_parameters(func_op)
+
+
+def _check_nothing_to_hoist(func_op, info: EntryBlock, calls, oracle) -> None:
+    """The checking mode of :func:`nothing_to_hoist`: :func:`hoistable_ops` (the definition) must find
+    no hoistable op; AssertionError if it does."""
+    hoistable = hoistable_ops(func_op, info, calls, oracle)
+    if any(hoistable):
+        what = f"has nothing to hoist, {sum(hoistable)} ops are hoistable"
+        raise AssertionError(f"hoist-compute: the kept EntryBlock says @{func_name(func_op)} {what}")
+
+
 def _run_hoist_compute(func_op, ctx):
     info = ctx.analyses.cached(EntryBlock, func_op)  # usually schedule-postorder's: a body, no read
     if info is None:
@@ -88,9 +107,18 @@ def _run_hoist_compute(func_op, ctx):
     if not ops:
         return
     d = ctx.d
+    state = ctx.state
+    if nothing_to_hoist(func_op, info):  # a new decomposition function (the fusion codegen's promise)
+        if ctx.analyses.checking:
+            calls = ctx.ops_named(func_op, d.name("custom_call"), any_order=True) if ctx.module_may_contain(d.name("custom_call")) else []
+            if state.oracle is None:
+                state.oracle = CensusEffectOracle(func_op, ctx.census)
+            _check_nothing_to_hoist(func_op, info, calls, state.oracle)
+        ctx.stats["hoistable"] += 0  # as the general way counts (the statistic is listed)
+        ctx.stats["ops-hoisted"] += 0
+        return
     # the markers name a set of parameters: their order does not matter (no walk to restore it)
     calls = ctx.ops_named(func_op, d.name("custom_call"), any_order=True) if ctx.module_may_contain(d.name("custom_call")) else []
-    state = ctx.state
     if state.oracle is None:
         state.oracle = CensusEffectOracle(func_op, ctx.census)
     hoistable = hoistable_ops(func_op, info, calls, state.oracle)

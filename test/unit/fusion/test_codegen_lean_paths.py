@@ -73,11 +73,12 @@ def test_decomposition_function_type_is_made_once_per_signature():
         t8 = ir.RankedTensorType.get([4, 8], ir.F32Type.get())
         rw = Rewriter(m.operation)
         loc = ir.Location.unknown()
-        blocks = [
+        made = [
             new_decomposition(rw, namer.module_body(), name, ins, [t4], loc, [loc] * len(ins), namer.attributes)
             for name, ins in (("d0", [t4, t4]), ("d1", [t4, t4]), ("d2", [t8]))
         ]
-        fns = [b.owner.operation for b in blocks]
+        fns = [f for f, _ in made]
+        assert all(b.owner.operation == f for f, b in made)  # the function and its entry block
         types = [str(f.attributes["function_type"]) for f in fns]
         assert types == [
             "(tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>",
