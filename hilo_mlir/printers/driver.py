@@ -216,7 +216,7 @@ class PenguinPrinter(Emitter):
         """The block's ops (except the terminator) as records, and the terminator's (:data:`NO_TERMINATOR` if none).
 
         The one place the walk reads ops through the binding, as little as it
-        can per op: the attributes only when there are some (``()`` else), the
+        can per op: the attributes as one list (``[]`` for none), the
         region count from the op class's ODS declaration when it declares
         none (``_ODS_REGIONS == (0, True)``: no region, none variadic; the
         checking printer, ``fast_paths = False``, reads every count). The type
@@ -253,9 +253,8 @@ class PenguinPrinter(Emitter):
                 results = tuple(map(key, rs))
                 types = tuple(rs.types)
                 tkeys = tuple(map(hash, types))
-            attrs = o.attributes
-            try:
-                items = attrs.items() if len(attrs) else ()  # [(name, attr)] in attribute order
+            try:  # [(name, attr)] in attribute order ([] for none: asking len() first costs more than it saves)
+                items = o.attributes.items()
             except TypeError:  # an attribute the binding cannot hand to Python (dense complex)
                 items = None
             loc = o.location
@@ -329,9 +328,8 @@ class PenguinPrinter(Emitter):
                     results = tuple(map(key, rs))
                     types = tuple(rs.types)
                     tkeys = tuple(map(hash, types))
-                attrs = o.attributes
                 try:
-                    items = attrs.items() if len(attrs) else ()
+                    items = o.attributes.items()
                 except TypeError:
                     items = None
                 loc = o.location

@@ -131,7 +131,7 @@ def test_the_checking_printer_keeps_no_memo_and_prints_the_same_bytes():
     assert fast.mac_count == full.mac_count and fast.per_op_counter == full.per_op_counter
 
 
-def test_read_block_reads_attributes_only_when_there_are_some_and_regions_from_ods():
+def test_read_block_reads_attributes_as_one_list_and_regions_from_ods():
     text = """
     func.func @main(%a: tensor<2xf32>, %z: tensor<f32>) -> tensor<f32> {
       %0 = mhlo.add %a, %a : tensor<2xf32>
@@ -145,13 +145,13 @@ def test_read_block_reads_attributes_only_when_there_are_some_and_regions_from_o
         p = MhloPrinter()
         recs, term = p.read_block(body)
         assert [r.name for r in recs] == ["mhlo.add", "mhlo.reduce"] and term.name == "func.return"
-        assert recs[0].items == () and recs[0].nregions == 0
+        assert recs[0].items == [] and recs[0].nregions == 0  # items() without a len() first
         assert [k for k, _ in recs[1].items] == ["dimensions"] and recs[1].nregions == 1
         assert sorted(c.__name__ for c in p._no_regions) == ["AddOp", "ReturnOp"]  # the reduce declares a region: read
         assert p.value_types[recs[0].results[0]] == recs[0].types[0]
         full = _Checking()
         frecs, _ = full.read_block(body)
-        assert [(r.name, r.nregions, r.items == ()) for r in frecs] == [("mhlo.add", 0, True), ("mhlo.reduce", 1, False)]
+        assert [(r.name, r.nregions, r.items == []) for r in frecs] == [("mhlo.add", 0, True), ("mhlo.reduce", 1, False)]
         assert full._no_regions == {}
 
 
