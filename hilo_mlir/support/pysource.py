@@ -449,12 +449,11 @@ def _fast_check(source: str, filename: str, roots: Iterable[str] | None, checkin
         if skip == 0:
             return False
     body = source[skip:]
-    lines = body.split("\n")
     if "\\" not in body:
-        verdict = _fast_check_distinct(body, lines, filename, roots, checking)
+        verdict = _fast_check_distinct(body, filename, roots, checking)
         if verdict is not None:
             return verdict
-    return _fast_check_lines(body, lines, filename, roots)
+    return _fast_check_lines(body, body.split("\n"), filename, roots)
 
 
 def _header_end(lines: list[str], c: _Checker) -> int | None:
@@ -474,7 +473,39 @@ def _header_end(lines: list[str], c: _Checker) -> int | None:
     return start
 
 
-def _check_shapes(c: _Checker, lines: list[str], shapes: Iterable[int], filename: str) -> bool:
+def _header_lines(body: str) -> tuple[list[str], int]:
+    """The lines of ``body`` up to and including its first line that is neither empty nor an import
+    (all of them when there is none), and the offset in ``body`` where the last one begins.
+
+    What :func:`_header_end` reads, without splitting the whole text.
+    """
+    out: list[str] = []
+    find, pos = body.find, 0
+    while True:
+        end = find("\n", pos)
+        line = body[pos:] if end == -1 else body[pos:end]
+        out.append(line)
+        if (line and _IMPORT.match(line) is None) or end == -1:
+            return out, pos
+        pos = end + 1
+
+
+def _lines_at(body: str, zlines: list[bytes] | list[str], wanted: Iterable[int]) -> dict[int, str]:
+    """``{i: body.split("\n")[i]}`` for ``i`` in ``wanted``, cut from ``body`` by the lengths of ``zlines``
+    (``body``'s lines with digits zeroed: the same lengths)."""
+    want = sorted(set(wanted))
+    out: dict[int, str] = {}
+    pos = 0
+    j = 0
+    for i in want:
+        while j < i:
+            pos += len(zlines[j]) + 1
+            j += 1
+        out[i] = body[pos : pos + len(zlines[i])]
+    return out
+
+
+def _check_shapes(c: _Checker, lines: list[str] | dict[int, str], shapes: Iterable[int], filename: str) -> bool:
     """Check the lines ``lines[i]`` for ``i`` in ``shapes`` with the AST allow-list, names limited to the printers'."""
     c.shape_only = True
     for i in shapes:
@@ -494,7 +525,7 @@ def _check_shapes(c: _Checker, lines: list[str], shapes: Iterable[int], filename
     return True
 
 
-def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iterable[str] | None, checking: bool = False) -> bool | None:
+def _fast_check_distinct(body: str, filename: str, roots: Iterable[str] | None, checking: bool = False) -> bool | None:
     """:func:`_fast_check_lines`'s verdict for a ``body`` without a backslash, from its distinct lines; None: undecided.
 
     Without a backslash a literal is a quote, anything but that quote and a
@@ -508,30 +539,38 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
     ambiguity test could then span two lines).
     """
     c = _Checker(filename, roots)
-    start = _header_end(lines, c)
+    head, offset = _header_lines(body)  # the whole text is never split into its own lines: only the zeroed one
+    start = _header_end(head, c)
     if start is None:
         return False
-    n = len(lines)
-    if start < n:
-        if lines[start].startswith("    "):  # an indented line before any def
+    if start < len(head):  # lines[start] begins at offset
+        if body.startswith("    ", offset):  # an indented line before any def
             return False
-        offset = sum(len(line) + 1 for line in lines[:start])  # where lines[start] begins in body
         text, pos = (body, offset - 1) if offset else ("\n" + body, 0)
         if text.find(_DEEP_INDENT, pos) != -1:
             return False
         if (_INDENT_OUTSIDE_DEF.search(text, pos) is not None) if checking else _indented_outside_def(text, pos):
             return False
-    zeroed = body.encode("ascii").translate(_ZEROS_ASCII).decode("ascii") if body.isascii() else body.translate(_ZEROS)
-    zlines = zeroed.split("\n")
-    if len(zlines) != n:  # pragma: no cover - translate changes no line break
-        return None
-    tail = zlines[start:]
-    first = dict(zip(reversed(tail), range(n - 1, start - 1, -1)))  # distinct zeroed line -> its first index
-    first.pop("", None)
+    # the zeroed lines (ASCII text: as bytes, decoded only when distinct); line i has the length of body's
+    # line i (translate maps one character to one)
+    zlines: list[bytes] | list[str]
+    distinct: Iterable[tuple[str, int]]  # distinct non-empty zeroed line -> its first index (after the header)
+    if body.isascii():
+        zlines = body.encode("ascii").translate(_ZEROS_ASCII).split(b"\n")
+        n = len(zlines)
+        firsts = dict(zip(reversed(zlines[start:]), range(n - 1, start - 1, -1)))
+        firsts.pop(b"", None)
+        distinct = [(d.decode("ascii"), i) for d, i in firsts.items()]
+    else:
+        zlines = body.translate(_ZEROS).split("\n")
+        n = len(zlines)
+        first = dict(zip(reversed(zlines[start:]), range(n - 1, start - 1, -1)))
+        first.pop("", None)
+        distinct = first.items()
     literal = _STR_LIT if '"' in body else _SQ_LIT
     sub = literal.sub
     shapes: dict[str, int] = {}
-    for d, i in first.items():
+    for d, i in distinct:
         k = _number_shape(sub(_PLACEHOLDER, d))
         j = shapes.get(k)
         if j is None or i < j:
@@ -541,6 +580,9 @@ def _fast_check_distinct(body: str, lines: list[str], filename: str, roots: Iter
             return None
         if _ambiguous(k):
             return False
+    lines = _lines_at(body, zlines, shapes.values())
+    if checking and any(body.split("\n")[i] != line for i, line in lines.items()):  # pragma: no cover - the slow truth
+        raise AssertionError("check_program: a line cut by the zeroed text's lengths is not the text's line")
     return _check_shapes(c, lines, shapes.values(), filename)
 
 

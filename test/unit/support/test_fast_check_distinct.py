@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hilo_mlir.support.pysource import (
+    _ZEROS,
     ProgramCheckError,
     _check_shapes,
     _Checker,
@@ -21,6 +22,8 @@ from hilo_mlir.support.pysource import (
     _fast_check_distinct,
     _fast_check_lines,
     _header_end,
+    _header_lines,
+    _lines_at,
     check_program,
 )
 
@@ -76,8 +79,9 @@ def test_distinct_lines_decide_as_the_line_loop(body, roots, head):
     text = (HEAD if head else "") + "\n".join(body) + "\n"
     lines = text.split("\n")
     want = _fast_check_lines(text, lines, "p.py", roots)
-    got = _fast_check_distinct(text, lines, "p.py", roots)
+    got = _fast_check_distinct(text, "p.py", roots)
     assert got is None or got == want
+    assert _fast_check_distinct(text, "p.py", roots, checking=True) == got  # lines cut by length == split lines
     assert _fast_check("# header\n" + text, "p.py", roots) == want
     if want:  # accepting: every line, not only the first of its shape, passes the check of a line
         assert every_line_passes(text, roots)
@@ -86,7 +90,7 @@ def test_distinct_lines_decide_as_the_line_loop(body, roots, head):
 def test_the_cases_left_to_the_line_loop():
     def distinct(body):
         text = HEAD + body
-        return _fast_check_distinct(text, text.split("\n"), "p.py", None)
+        return _fast_check_distinct(text, "p.py", None)
 
     assert distinct("12\n") is False  # digits alone: a number, not an empty line
     assert distinct("v1 = m1.AddOp(x='a',\n'b')\n") is None  # a line starting with a literal
@@ -105,7 +109,7 @@ def test_a_printed_program_is_decided_by_the_distinct_lines(examples):
         src, _ = print_program(ir.Module.parse(text).operation, dialect="stablehlo", root="r")
     body = src.split("\n", 1)[1]
     assert "\\" not in body
-    assert _fast_check_distinct(body, body.split("\n"), "penguin.py", ("r", "support")) is True
+    assert _fast_check_distinct(body, "penguin.py", ("r", "support")) is True
     assert _fast_check_lines(body, body.split("\n"), "penguin.py", ("r", "support")) is True
 
 
@@ -121,7 +125,26 @@ def test_a_number_and_a_name_are_not_one_shape(number, name, escape):
     lines = text.split("\n")
     assert _fast_check(text, "p.py", None) is False
     assert _fast_check_lines(text, lines, "p.py", None) is False
-    assert _fast_check_distinct(text, lines, "p.py", None) in (None, False)
+    assert _fast_check_distinct(text, "p.py", None) in (None, False)
     with pytest.raises(ProgramCheckError, match=f"the name '{name}'"):
         check_program(text, "p.py")
     check_program(HEAD + f"v1 = m1.AddOp(x={number}, y='{escape}')\nv2 = m1.AddOp(x={number}0, y='{escape}')\n", "p.py")
+
+
+def test_lines_are_cut_from_the_text_by_the_zeroed_lengths():
+    # the distinct path splits only the zeroed text; a shape's line is cut from the text by the lengths
+    # before it (one character per character, also for non-ASCII digits and letters)
+    body = "import a as m1\n\nv1 = m1.F(x=12, s='\u00e9\u0663')\n\nv22 = m1.F(x=3, s='\u0663')\n"
+    head, offset = _header_lines(body)
+    assert head == ["import a as m1", "", "v1 = m1.F(x=12, s='\u00e9\u0663')"]
+    assert body[offset:].startswith("v1 = ")
+    zlines = body.translate(_ZEROS).split("\n")
+    assert _lines_at(body, zlines, [4, 2]) == {2: "v1 = m1.F(x=12, s='\u00e9\u0663')", 4: "v22 = m1.F(x=3, s='\u0663')"}
+    assert _header_lines("import a as m1\n") == (["import a as m1", ""], 15)
+
+
+def test_a_header_line_repeated_after_it_is_still_a_shape():
+    # a zeroed line met first in the header and again after it: its first index after the header is checked
+    text = HEAD + "v1 = m1.AddOp(x=1)\nimport r as m0\n"
+    assert _fast_check_distinct(text, "p.py", None) is False  # an import after the header is checked, and refused
+    assert _fast_check_lines(text, text.split("\n"), "p.py", None) is False
