@@ -161,6 +161,13 @@ class AnalysisManager(Listener):
             self._absent = None
         return absent
 
+    def forget_absent_attributes(self) -> None:
+        """Stop knowing which attribute names no op holds (after a pass that may change the IR without
+        telling the rewriter: a plugin's); :meth:`take_attribute_absent` then answers False."""
+        if self._absent is not None:
+            self.rewriter.remove_listener(self._absent)
+            self._absent = None
+
     # ------------------------------------------------------------------ invalidation
 
     def kept_types(self) -> tuple[dict[int, ir.Type], int] | None:

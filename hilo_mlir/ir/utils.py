@@ -83,6 +83,22 @@ def terminator(block: ir.Block) -> ir.Operation:
     return last
 
 
+def class_declares_no_regions(cls: type) -> bool:
+    """True if the op class ``cls`` (``type(op.opview)``) is a generated class whose ODS declaration has no
+    region and no variadic one (``_ODS_REGIONS == (0, True)``): every op of its name then has none.
+
+    False when that is not known: the declaration is taken from the nearest class of ``cls``'s MRO that
+    defines ``_ODS_REGIONS``, and the plain ``ir.OpView`` -- what an op of a dialect without generated
+    Python classes (``shape``, ``sdy``, an unregistered op) gets -- declares ``(0, True)`` for every op, so
+    its word is not taken. The caller then reads ``len(op.regions)``.
+    """
+    for c in cls.__mro__:
+        declared = c.__dict__.get("_ODS_REGIONS")
+        if declared is not None:
+            return c is not ir.OpView and declared == (0, True)
+    return False
+
+
 def block_ops(block: ir.Block) -> list[ir.Operation]:
     """The ops of ``block`` as ``ir.Operation`` s, in order."""
     return [o.operation for o in block.operations]

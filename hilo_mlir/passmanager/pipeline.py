@@ -351,6 +351,8 @@ class Pipeline:
                     changed = Change.UNKNOWN
                 else:
                     changed = self._run_python(step, op, rewriter, am, current)
+                    if step.info is not None and step.info.origin:  # a plugin may set attributes without the rewriter
+                        am.forget_absent_attributes()
                 for inst in reversed(self.instruments):  # inside the try: an instrument may fail the pass (checking mode)
                     inst.run_after_pass(step, op, changed)
             except HiloError as e:

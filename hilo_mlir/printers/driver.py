@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from hilo_mlir.ir.dialects import TERMINATORS
+from hilo_mlir.ir.utils import class_declares_no_regions
 from hilo_mlir.printers import prologue
 from hilo_mlir.printers import supported as _sup
 from hilo_mlir.printers.emit import DEFAULT_INLINE_LIMIT, DEFAULT_ROOT, Emitter
@@ -264,8 +265,9 @@ class PenguinPrinter(Emitter):
         return recs, term
 
     def _class_regions(self, cls) -> int | None:
-        """0 for an op class whose ODS declaration has no region and no variadic one (cached), else None (read the op)."""
-        if getattr(cls, "_ODS_REGIONS", None) == (0, True):
+        """0 for a generated op class whose ODS declaration has no region and no variadic one (cached), else
+        None (read the op): :func:`~hilo_mlir.ir.utils.class_declares_no_regions`."""
+        if class_declares_no_regions(cls):
             self._no_regions[cls] = 0
             return 0
         return None

@@ -581,8 +581,10 @@ def _fast_check_distinct(body: str, filename: str, roots: Iterable[str] | None, 
         if _ambiguous(k):
             return False
     lines = _lines_at(body, zlines, shapes.values())
-    if checking and any(body.split("\n")[i] != line for i, line in lines.items()):  # pragma: no cover - the slow truth
-        raise AssertionError("check_program: a line cut by the zeroed text's lengths is not the text's line")
+    if checking:  # the slow truth: the text's own lines
+        split = body.split("\n")
+        if any(split[i] != line for i, line in lines.items()):  # pragma: no cover - lengths are kept by translate
+            raise AssertionError("check_program: a line cut by the zeroed text's lengths is not the text's line")
     return _check_shapes(c, lines, shapes.values(), filename)
 
 

@@ -40,7 +40,7 @@ from hilo_mlir.fusion.order import read_values
 from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.dialects import TERMINATORS
 from hilo_mlir.ir.effects import EffectOracle
-from hilo_mlir.ir.utils import all_blocks, block_ops, func_name
+from hilo_mlir.ir.utils import all_blocks, block_ops, class_declares_no_regions, func_name
 from hilo_mlir.passmanager.registry import register_twins
 
 # --------------------------------------------------------------------------- the definition, one block
@@ -346,7 +346,7 @@ def declares_no_regions(o: ir.Operation) -> bool:
     says ``o`` has no region: then every op of its name has none, and the count need not be read.
     False when unknown (an unregistered op, a class without the declaration). One op view made per call.
     """
-    return getattr(type(o.opview), "_ODS_REGIONS", None) == (0, True)
+    return class_declares_no_regions(type(o.opview))
 
 
 def op_results(o: ir.Operation, name: str) -> list:

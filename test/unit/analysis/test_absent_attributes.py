@@ -155,3 +155,25 @@ def test_a_name_is_tracked_only_when_a_later_step_reads_it(monkeypatch):
         Pipeline([step_for("hilo-import")]).run(ir.Module.parse(PLAIN))
         Pipeline([step_for("hilo-import"), step_for("identify-cross-pass-tensors")]).run(ir.Module.parse(PLAIN))
     assert tracked == [set(), {CROSS_PASS_TENSOR}]
+
+
+def _stamp_behind_the_rewriters_back(op, ctx):
+    """A plugin pass that sets the stamp through the binding (not the rewriter), recording nothing."""
+    first = op.regions[0].blocks[0].operations[0].operation
+    first.attributes[CROSS_PASS_TENSOR] = ir.DenseI64ArrayAttr.get([0])
+
+
+@pytest.mark.parametrize("origin, forgotten", [("plug.py", True), ("", False)])
+def test_a_plugin_pass_ends_the_tracking(origin, forgotten):
+    # a plugin may change the IR without the rewriter: after it, the stamp is no longer known absent and
+    # identify-cross-pass-tensors reads the op lists (and removes the stamp as stale); a built-in pass is trusted
+    from hilo_mlir.passmanager.registry import PassInfo
+    from hilo_mlir.passmanager.steps import Step
+
+    info = PassInfo("test-stamp", "test", _stamp_behind_the_rewriters_back, anchor="func.func", origin=origin)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(PLAIN)
+        steps = [step_for("hilo-import"), Step(info, "test-stamp"), step_for("identify-cross-pass-tensors")]
+        Pipeline(steps).run(m)
+        text = str(m)
+    assert (CROSS_PASS_TENSOR not in text) is forgotten

@@ -72,3 +72,23 @@ def test_num_inputs_equals_the_signature(name, n):
         m = ir.Module.parse(SRC)
         f = _funcs(m)[name]
         assert num_inputs(f) == len(func_type(f).inputs) == n
+
+
+def test_class_declares_no_regions_trusts_generated_classes_only():
+    from jaxlib.mlir.dialects import func, stablehlo
+
+    from hilo_mlir.ir.binding import ir as _ir
+    from hilo_mlir.ir.utils import class_declares_no_regions
+
+    assert class_declares_no_regions(stablehlo.AddOp) is True
+    assert class_declares_no_regions(stablehlo.WhileOp) is False  # two regions
+    assert class_declares_no_regions(func.FuncOp) is False  # an extension subclass: its generated base has one region
+    assert class_declares_no_regions(func.ReturnOp) is True
+    # the plain OpView declares (0, True) for every op of a dialect without classes (shape.assuming has a region)
+    assert _ir.OpView._ODS_REGIONS == (0, True)
+    assert class_declares_no_regions(_ir.OpView) is False
+
+    class Derived(_ir.OpView):  # a subclass declaring nothing inherits no word
+        pass
+
+    assert class_declares_no_regions(Derived) is False

@@ -148,6 +148,7 @@ def test_read_block_reads_attributes_as_one_list_and_regions_from_ods():
         assert recs[0].items == [] and recs[0].nregions == 0  # items() without a len() first
         assert [k for k, _ in recs[1].items] == ["dimensions"] and recs[1].nregions == 1
         assert sorted(c.__name__ for c in p._no_regions) == ["AddOp", "ReturnOp"]  # the reduce declares a region: read
+        assert p._class_regions(ir.OpView) is None  # a dialect without classes: its ops' counts are read
         assert p.value_types[recs[0].results[0]] == recs[0].types[0]
         full = _Checking()
         frecs, _ = full.read_block(body)

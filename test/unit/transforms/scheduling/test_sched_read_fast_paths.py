@@ -154,6 +154,41 @@ def test_declares_no_regions_by_the_op_class():
     }
 
 
+#: an op of a dialect without generated Python classes gets the plain ir.OpView, which declares no region
+#: for every op: shape.assuming has one, and the ops nested in it must not be taken as the block's
+ASSUMING = """
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %w = shape.const_witness true
+  %0 = shape.assuming %w -> (tensor<4xf32>) {
+    %i = stablehlo.add %a, %a : tensor<4xf32>
+    shape.assuming_yield %i : tensor<4xf32>
+  }
+  %1 = stablehlo.multiply %0, %a : tensor<4xf32>
+  %2 = stablehlo.add %1, %a : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+"""
+
+
+def test_a_plain_op_view_declares_nothing():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(ASSUMING)
+        got = {o.name: sp.declares_no_regions(o) for o in sp._preorder(m.body.operations[0].operation)}
+    assert got["shape.assuming"] is False  # ir.OpView's (0, True) is not the op's declaration
+    assert got["shape.const_witness"] is False  # unknown: its count is read
+    assert got["stablehlo.add"] is True
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_an_op_of_a_dialect_without_classes_keeps_its_region(check):
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(ASSUMING)
+        Pipeline([step_for("stablehlo-schedule-postorder")], check_analyses=check).run(m)
+        out = str(m)
+    assert out.index("shape.assuming %") < out.index("stablehlo.add %arg0, %arg0") < out.index("shape.assuming_yield")
+    assert out.index("shape.assuming_yield") < out.index("stablehlo.multiply")
+
+
 def test_a_wrong_no_region_answer_is_caught_by_the_checking_mode(monkeypatch):
     monkeypatch.setattr(sp, "declares_no_regions", lambda o: True)  # the reduce has a region
     with pytest.raises(AssertionError, match=r"'stablehlo\.reduce' declares no region but has 1"):
