@@ -302,14 +302,21 @@ def main(argv=None) -> int:
         models_.append((name, path))
     # Rounds interleave the models, the spines and ours/baseline, so a machine that slows
     # down during the run skews neither the ratios nor the scaling. One baseline per model.
+    # Each round starts one job later in the list than the round before (the list rotated):
+    # a machine that slows down after some seconds of load (CPU credits, frequency) then
+    # does not always hit the same job, and best-of-N gives every job its fast slots.
     runs: dict = {}
     helps: dict = {tool: [] for tool in _HELP_TOOLS}
-    for _ in range(max(1, args.repeat)):
-        for name, path in models_:
-            runs.setdefault((name, "baseline"), []).append(_run("baseline", path, "mhlo"))
-            for spine in spines:
-                for mode in ("ours",) if args.no_verify_each else ("ours", "verify-each"):
-                    runs.setdefault((name, spine, mode), []).append(_run(mode, path, spine))
+    jobs: list[tuple[tuple, str, str, str]] = []  # (key, mode, path, spine)
+    for name, path in models_:
+        jobs.append(((name, "baseline"), "baseline", path, "mhlo"))
+        for spine in spines:
+            for mode in ("ours",) if args.no_verify_each else ("ours", "verify-each"):
+                jobs.append(((name, spine, mode), mode, path, spine))
+    for r in range(max(1, args.repeat)):
+        k = r % len(jobs)
+        for key, mode, path, spine in jobs[k:] + jobs[:k]:
+            runs.setdefault(key, []).append(_run(mode, path, spine))
         for tool in _HELP_TOOLS:
             helps[tool].append(_time_help(tool))
     report: dict = {"spines": {}, "help_s": {tool: round(min(ts), 3) for tool, ts in helps.items()}}
