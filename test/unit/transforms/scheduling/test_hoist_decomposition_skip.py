@@ -15,6 +15,7 @@ the kept EntryBlock with a fresh one.
 from __future__ import annotations
 
 import pytest
+from test_sched_decomposition_handover import RMSNORM_SILU  # an RMSNorm core and a SiLU: two decompositions
 
 from hilo_mlir.analysis.check import AnalysisCheckError
 from hilo_mlir.analysis.entry_block import EntryBlock
@@ -24,29 +25,6 @@ from hilo_mlir.passes.scheduling.hoist_compute import nothing_to_hoist
 from hilo_mlir.passmanager.pipeline import Pipeline, Step, step_for
 from hilo_mlir.passmanager.registry import PassInfo
 from hilo_mlir.testing import run_passes
-
-#: an RMSNorm core (one MulRedSqrt cluster) and a SiLU (DotLogistic): two decompositions
-RMSNORM_SILU = """
-func.func @main(%x: tensor<4x128xf32>, %w: tensor<128x128xf32>) -> tensor<4x128xf32> {
-  %eps = stablehlo.constant dense<9.99999997E-7> : tensor<f32>
-  %n = stablehlo.constant dense<1.280000e+02> : tensor<f32>
-  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-  %0 = stablehlo.multiply %x, %x : tensor<4x128xf32>
-  %1 = stablehlo.reduce(%0 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x128xf32>, tensor<f32>) -> tensor<4xf32>
-  %2 = stablehlo.broadcast_in_dim %1, dims = [0] : (tensor<4xf32>) -> tensor<4x1xf32>
-  %3 = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<f32>) -> tensor<4x1xf32>
-  %4 = stablehlo.divide %2, %3 : tensor<4x1xf32>
-  %5 = stablehlo.broadcast_in_dim %eps, dims = [] : (tensor<f32>) -> tensor<4x1xf32>
-  %6 = stablehlo.add %4, %5 : tensor<4x1xf32>
-  %7 = stablehlo.rsqrt %6 : tensor<4x1xf32>
-  %8 = stablehlo.broadcast_in_dim %7, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x128xf32>
-  %9 = stablehlo.multiply %x, %8 : tensor<4x128xf32>
-  %10 = stablehlo.dot_general %9, %w, contracting_dims = [1] x [0] : (tensor<4x128xf32>, tensor<128x128xf32>) -> tensor<4x128xf32>
-  %11 = stablehlo.logistic %10 : tensor<4x128xf32>
-  %12 = stablehlo.multiply %10, %11 : tensor<4x128xf32>
-  return %12 : tensor<4x128xf32>
-}
-"""
 
 #: a constant chain after an op that reads an argument: hoist-compute moves the constant and the add first
 HOISTABLE = """
