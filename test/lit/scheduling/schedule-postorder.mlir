@@ -100,3 +100,26 @@ func.func @capture(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
   }
   return %w : tensor<f32>
 }
+
+// -----
+
+// An op of a dialect without Python op classes (shape) keeps its region: the
+// ops nested in shape.assuming stay inside it, and the multiply after it is
+// not taken for one of them.
+// CHECK-LABEL: func.func @classless_region
+// CHECK: %[[W:.*]] = shape.const_witness true
+// CHECK-NEXT: %[[R:.*]] = shape.assuming %[[W]]
+// CHECK-NEXT: %[[I:.*]] = stablehlo.add %arg0, %arg0
+// CHECK-NEXT: shape.assuming_yield %[[I]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[M:.*]] = stablehlo.multiply %[[R]], %arg0
+// CHECK-NEXT: return %[[M]]
+func.func @classless_region(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %w = shape.const_witness true
+  %0 = shape.assuming %w -> (tensor<4xf32>) {
+    %i = stablehlo.add %a, %a : tensor<4xf32>
+    shape.assuming_yield %i : tensor<4xf32>
+  }
+  %1 = stablehlo.multiply %0, %a : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
