@@ -174,6 +174,6 @@ def test_a_plugin_pass_ends_the_tracking(origin, forgotten):
     with make_context(), ir.Location.unknown():
         m = ir.Module.parse(PLAIN)
         steps = [step_for("hilo-import"), Step(info, "test-stamp"), step_for("identify-cross-pass-tensors")]
-        Pipeline(steps).run(m)
+        Pipeline(steps, check_analyses=False).run(m)  # the checking mode would refuse the unrecorded change itself
         text = str(m)
     assert (CROSS_PASS_TENSOR not in text) is forgotten
