@@ -855,7 +855,10 @@ class Census(Listener):
         if index is None or (not fresh and name not in REGION_FREE and len(op.regions)):
             idx = {name: [op]} if fresh else _index_of(op)
             self._add_ops(top, idx)
-            if self._types is not None:
+            if fresh:  # its regions hold no block: its results are its only values
+                if self._types is not None and name not in _SKIPPED[self.type_level]:
+                    self._add_types(op.results.types)
+            elif self._types is not None:
                 found: list[ir.Type] = []
                 _read_types(idx.items(), self.type_level, found)
                 self._add_types(found)
@@ -1000,10 +1003,61 @@ class Census(Listener):
             if new_top is not None and new_top in self._index:
                 self._unordered.setdefault(new_top, set()).update(idx)
             return
+        if old_top is not None and new_top is not None:
+            self._transfer(idx, old_top, new_top)
+            return
         if old_top is not None:
             self._remove_ops(old_top, idx)
         if new_top is not None:
             self._add_ops(new_top, idx)
+
+    def _transfer(self, idx: _Index, old_top: int, new_top: int) -> None:
+        """The ops of ``idx`` (``{name: [ops in walk order]}``) left top-level op ``old_top`` for ``new_top``:
+        :meth:`_remove_ops` then :meth:`_add_ops` in one pass over the names, the counts untouched (every
+        op leaves one list of its name and joins another: the fusion codegen's move of a cluster's members
+        into a new decomposition function). What ``old_top``'s plain lists lose is noted (pending), as
+        :meth:`_lose_all` does."""
+        all_index, all_pending = self._index, self._pending
+        old_index = all_index.get(old_top)
+        new_index = all_index.get(new_top)
+        if new_index is None:  # a new top-level op
+            all_index[new_top] = new_index = {}
+        new_pending = all_pending.get(new_top)
+        unordered: set[str] | None = None
+        for name, ops in idx.items():
+            entries = old_index.get(name) if old_index is not None else None
+            if entries is not None:
+                if isinstance(entries, dict):
+                    pop = entries.pop
+                    for o in ops:
+                        pop(identity_key(o), None)
+                    if not entries:
+                        del old_index[name]
+                else:
+                    by_name = all_pending.get(old_top)
+                    if by_name is None:
+                        by_name = all_pending[old_top] = {}
+                    gone = by_name.get(name)
+                    if gone is None:
+                        gone = by_name[name] = set(map(identity_key, ops))
+                    else:
+                        gone.update(map(identity_key, ops))
+                    if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
+                        self._settle(old_top, name)
+            if new_pending and name in new_pending:
+                self._settle(new_top, name)
+            entries = new_index.get(name)
+            if entries is None:
+                new_index[name] = list(ops)
+            else:
+                if unordered is None:
+                    unordered = self._unordered.setdefault(new_top, set())
+                unordered.add(name)
+                if isinstance(entries, dict):
+                    for o in ops:
+                        entries[identity_key(o)] = o
+                else:
+                    entries.extend(ops)
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:

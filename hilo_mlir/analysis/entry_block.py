@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hilo_mlir.analysis.census import REGION_FREE
 from hilo_mlir.ir.binding import checking_mode_enabled, identity_key, ir
 from hilo_mlir.ir.dialects import TERMINATORS, hlo_short_name
 from hilo_mlir.ir.effects import _UNKNOWN, EffectOracle
@@ -360,7 +361,7 @@ def of_new_function(
         if e is None:
             e = leaf(o, name)
             composite = is_composite(name)
-        if len(o.regions):
+        if name not in REGION_FREE and len(o.regions):  # a kind without regions is not asked
             nested, e2, c2, blocks = nested_reads(o, leaf)
             ks += nested
             e = e or e2
