@@ -1018,14 +1018,14 @@ class Census(Listener):
         into a new decomposition function). What ``old_top``'s plain lists lose is noted (pending), as
         :meth:`_lose_all` does."""
         all_index, all_pending = self._index, self._pending
-        old_index = all_index.get(old_top)
+        old_index: _Lists = all_index.get(old_top) or {}  # not listed: nothing to lose
         new_index = all_index.get(new_top)
         if new_index is None:  # a new top-level op
             all_index[new_top] = new_index = {}
         new_pending = all_pending.get(new_top)
         unordered: set[str] | None = None
         for name, ops in idx.items():
-            entries = old_index.get(name) if old_index is not None else None
+            entries = old_index.get(name)
             if entries is not None:
                 if isinstance(entries, dict):
                     pop = entries.pop
