@@ -215,9 +215,9 @@ def _reduced_dim(map_s, map_m, n: int, div, ctx):
 
 
 def _match(div, d, ctx, check: bool = False):
-    """``((x, dim, ops of the subgraph, the same in erasure order), None)``; ``(None, (reason code, culprit))`` for a candidate
-    (a divide of an exponential) that fails a check; ``(None, None)`` for any other divide.
-    ``check``: the checking mode (memoised answers are compared with the slow truth)."""
+    """``((x, dim, ops of the subgraph, the same in erasure order as batches for :func:`_erase`), None)``;
+    ``(None, (reason code, culprit))`` for a candidate (a divide of an exponential) that fails a check;
+    ``(None, None)`` for any other divide. ``check``: the checking mode (memoised answers are compared with the slow truth)."""
     operands = div.operands
     e = operands[0]
     exp = _def(e, d, "exponential")  # the cheapest test first
@@ -256,9 +256,10 @@ def _match(div, d, ctx, check: bool = False):
         ctx.debug(f"divide at {div.location}: not sum(exp(x - max(x))) over one dimension")
         return None, ("not-softmax-reduces", None)
     # the subgraph from the root up, and the same ops with every op after its users (the
-    # erasure order): exp feeds both div and rsum; each chain lists an op before its producer
+    # erasure order, in batches: see _erase): exp feeds both div and rsum; each chain lists
+    # an op before its producer
     ops = [div, exp, *chain_s, rsum, sub, *chain_m, rmax]
-    return (x, dim, ops, [div, *chain_s, rsum, exp, sub, *chain_m, rmax]), None
+    return (x, dim, ops, [[div, *chain_s], [rsum], [exp, sub, *chain_m], [rmax]]), None
 
 
 def _user_outside(ops, root, exp=None, check: bool = False):
@@ -351,10 +352,25 @@ def _rewrite(divs, d, ctx, rec) -> int:
         rw.replace_all_uses_with(res, call.result)
         # every op is listed after its users and _user_outside found no user outside the subgraph, so each has
         # no use left when its turn comes (the rewriter's checking mode checks it)
-        rw.erase_ops(erase_order)
+        _erase(rw, erase_order)
         n += 1
         ctx.stats["softmax-patterns"] += 1
     return n
+
+
+def _erase(rw, batches: list[list]) -> None:
+    """Erase the matched subgraph: ``batches`` (from :func:`_match`), in order, each op after its users.
+
+    The two reduces (the only ops with regions) come as batches of their own, erased by
+    ``erase_op``: a batch that mixes an op with regions and others makes the rewriter read the
+    parent chain of every op of the batch (an op view per parent) to rule out nesting. The same
+    erasures in the same order as one ``erase_ops`` of the concatenation.
+    """
+    for batch in batches:
+        if len(batch) == 1:
+            rw.erase_op(batch[0])
+        else:
+            rw.erase_ops(batch)
 
 
 class _FSPatternState(fusion_report.ReportRun):

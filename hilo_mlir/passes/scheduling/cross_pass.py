@@ -280,7 +280,7 @@ def _chains(constants: list, iotas: list, broadcasts: list) -> dict:
         return None if len(op.regions) or len(op.results) != 1 else [op]
 
     out = {op: alone(op) for op in constants + iotas}
-    by_result = {hash(c.results[0]): c for c in constants if out[c] is not None}
+    by_result = {hash(c.result): c for c in constants if out[c] is not None}
     for op in broadcasts:
         src = by_result.get(hash(op.operands[0]))  # usually None: nothing else is read then
         out[op] = None if src is None or alone(op) is None else [src, op]
@@ -315,7 +315,7 @@ def _far_uses(blocks, cheap_names: frozenset, d, dist: int, candidates: list | N
             if pos is None:
                 pos = {o: k for k, o in enumerate(ops)}
             uses = []
-            for use in op.results[0].uses:
+            for use in op.result.uses:
                 user = use.owner.operation
                 p = pos.get(user)  # a user in the block is its own ancestor there
                 if p is not None:
@@ -358,7 +358,7 @@ def _clone_for_far_users(plan, dist: int, rw) -> int:
                 stamped = [last]
                 if with_const:  # the broadcast's one operand is the constant: use its clone
                     c = rw.clone(chain[1], before=anc)
-                    rw.set_operand(c, 0, last.results[0])
+                    rw.set_operand(c, 0, last.result)
                     rw.set_attr(c, REMAT, stamp)
                     stamped.append(c)
                     last = c
@@ -366,15 +366,15 @@ def _clone_for_far_users(plan, dist: int, rw) -> int:
                 last = rw.clone(stamped[0], before=anc)
                 if with_const:
                     c = rw.clone(stamped[1], before=anc)
-                    rw.set_operand(c, 0, last.results[0])
+                    rw.set_operand(c, 0, last.result)
                     last = c
-            clone_pos, clone_val = p, last.results[0]  # cheap ops have one result
+            clone_pos, clone_val = p, last.result  # cheap ops have one result (one binding read)
             n_clones += 1
         rewire.append((user, k, clone_val))
     rw.set_operands(rewire, within=producer)  # its users: all in its function
-    if not any(True for _ in producer.results[0].uses):
+    if not any(True for _ in producer.result.uses):
         rw.erase_op(producer)
-        if len(chain) == 2 and not any(True for _ in chain[0].results[0].uses):
+        if len(chain) == 2 and not any(True for _ in chain[0].result.uses):
             rw.erase_op(chain[0])
     return n_clones
 
