@@ -140,33 +140,18 @@ def _match_exp(d, div, e, cv, memo):
     return (x, n), None
 
 
-def _erase_dead_consts(ones: list, memo: dict, rw) -> None:
-    """Erase ``ones`` (the 1.0 producers of a raised chain; None entries skipped) and, in turn, their
-    constant-chain producers, each while it is unused: one :meth:`~hilo_mlir.rewrite.rewriter.Rewriter.erase_ops`
-    batch per depth (the common pair of ``broadcast_in_dim`` of one shared 1.0: one batch, not one call each).
-
-    Each op is judged before its batch is erased; an op used by another op of the same depth is left
-    for the next depth (its user is erased first), an op listed twice is erased once. ``memo`` (see
-    :func:`_splat_one`) is dropped before a constant is erased (its address may be reused).
-    """
-    level = [o for o in ones if o is not None]
-    seen: set[int] = set()
-    while level:
-        dead = []
-        for op in level:
-            k = op_key(op)
-            if k in seen:
-                continue
-            if hlo_short_name(op) not in _CONST_CHAIN or not _unused(op.results[0]):
-                continue
-            seen.add(k)
-            dead.append(op)
-        if not dead:
+def _erase_dead_consts(op, memo: dict, erased: set, rw) -> None:
+    """Erase ``op`` and its constant-chain producers while each is unused; add their keys to ``erased``."""
+    while op is not None:
+        short = hlo_short_name(op)
+        if short not in _CONST_CHAIN or not _unused(op.results[0]):
             return
-        level = [p for p in (defining_op(o.operands[0]) for o in dead if len(o.operands)) if p is not None]
-        if any(hlo_short_name(o) == "constant" for o in dead):
+        nxt = defining_op(op.operands[0]) if len(op.operands) else None
+        if short == "constant":
             memo.clear()  # its address may be reused by an op created later
-        rw.erase_ops(dead)
+        erased.add(op_key(op))
+        rw.erase_op(op)
+        op = nxt
 
 
 class LogisticRefusal(str):
@@ -245,7 +230,13 @@ class RaiseLogistic(RewritePattern):
         lg = rewriter.create(d.name("logistic"), results=[res.type], operands=[x], loc=div.location, before=div)
         rewriter.replace_all_uses_with(res, lg.result)
         rewriter.erase_ops([div, *reversed(chain)])  # users first: divide, add, exponential, negate
-        _erase_dead_consts(ones, self.memo, rewriter)  # the numerator's and the add's 1.0 (maybe one op)
+        # Keys first: erasing one producer chain may erase the other producer
+        # (numerator broadcast(c) and the add's own c), which must then not be touched.
+        keyed = [(op_key(o), o) for o in ones if o is not None]
+        erased: set[int] = set()
+        for k, o in keyed:
+            if k not in erased:
+                _erase_dead_consts(o, self.memo, erased, rewriter)
 
 
 #: per dialect, the op kinds every candidate holds (a divide of an add of an exponential)
