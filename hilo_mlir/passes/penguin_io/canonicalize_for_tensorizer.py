@@ -7,10 +7,12 @@ Eight semantics-preserving rewrites that make ops fit the backend (see
 
 from __future__ import annotations
 
-from hilo_mlir.ir.binding import ir
+from collections.abc import Callable
+
+from hilo_mlir.ir.binding import identity_key, ir
 from hilo_mlir.ir.utils import attr_is, defining_op, int_list, int_list_of
 from hilo_mlir.passmanager.registry import register_twins
-from hilo_mlir.rewrite.pattern import RewritePattern, apply_patterns_once
+from hilo_mlir.rewrite.pattern import PatternRewriter, RewritePattern, apply_patterns_once
 
 # --------------------------------------------------------------------------- helpers
 
@@ -56,13 +58,55 @@ def _attr(op, name: str) -> ir.Attribute | None:
         return None
 
 
-def _memoised_match(memo: dict, refusal_of, key: tuple, op, rw) -> bool:
-    """A match decided by ``refusal_of(*key)`` (None: it matches), asked once per ``key`` for the pass run."""
-    if key in memo:
-        refusal = memo[key]
-    else:
-        refusal = memo[key] = refusal_of(*key)
-    return refusal is None or rw.notify_match_failure(op, refusal)
+#: the key of an absent attribute in a memo (never a hash: Python turns a hash of -1 into -2)
+_ABSENT = -1
+
+
+def _pointer(obj: ir.Type | ir.Attribute | None) -> int:
+    """The C++ pointer of a uniqued type or attribute (``hash`` is the pointer in the binding:
+    :func:`_check_pointer_hash`), :data:`_ABSENT` for None."""
+    return _ABSENT if obj is None else hash(obj)
+
+
+def _check_pointer_hash(obj: ir.Type | ir.Attribute) -> None:
+    """Raise :class:`AssertionError` unless ``hash(obj)`` is its C++ pointer (the memos' keys rely on it)."""
+    if hash(obj) != identity_key(obj):
+        raise AssertionError(f"canonicalize-for-tensorizer: hash({obj}) is not its pointer: the memo keys would be wrong")
+
+
+class _Memo:
+    """The refusals of a pattern whose answer depends only on uniqued objects (types, attributes):
+    ``{their pointers: refusal or None}`` for one pass run. Keyed by pointers, so a lookup never
+    calls the binding's equality (a tuple of ``ir.Type`` keys calls it per element on every hit).
+
+    ``checking`` (the checking mode): every hit is compared with asking ``refusal_of`` again.
+    """
+
+    def __init__(self, refusal_of: Callable[..., str | None]) -> None:
+        self.refusal_of = refusal_of
+        self.answers: dict[tuple[int, ...], str | None] = {}
+        self.checking = False  # set by the pass run (its analysis manager's checking mode)
+
+    def match(self, objs: tuple[ir.Type | ir.Attribute | None, ...], op: ir.Operation, rw: PatternRewriter) -> bool:
+        """True if ``refusal_of(*objs)`` is None, else False with the refusal as ``op``'s match failure.
+
+        Raises:
+            AssertionError: (checking mode) a remembered answer differs from asking again, or
+                ``hash`` of a type or attribute is not its pointer.
+        """
+        key = tuple(map(_pointer, objs))
+        answers = self.answers
+        if key in answers:
+            refusal = answers[key]
+            if self.checking:
+                for o in objs:
+                    if o is not None:
+                        _check_pointer_hash(o)
+                if self.refusal_of(*objs) != refusal:
+                    raise AssertionError(f"canonicalize-for-tensorizer: the memo answers {refusal!r} for {objs}, asking gives another")
+        else:
+            refusal = answers[key] = self.refusal_of(*objs)
+        return refusal is None or rw.notify_match_failure(op, refusal)
 
 
 class TransposeToReshape(RewritePattern):
@@ -75,10 +119,10 @@ class TransposeToReshape(RewritePattern):
     name, roots = "transpose-to-reshape", ("transpose",)
 
     def __init__(self) -> None:
-        self.memo: dict[tuple[ir.Type, ir.Attribute | None], str | None] = {}
+        self.memo = _Memo(self._refusal)
 
     def match(self, op, rw):
-        return _memoised_match(self.memo, self._refusal, (op.operands[0].type, _attr(op, "permutation")), op, rw)
+        return self.memo.match((op.operands[0].type, _attr(op, "permutation")), op, rw)
 
     @staticmethod
     def _refusal(t_in, perm_attr) -> str | None:
@@ -104,7 +148,7 @@ class ReshapeFold(RewritePattern):
 
     def match(self, op, rw):
         src = op.operands[0]
-        if src.type == op.results[0].type:
+        if src.type == op.result.type:
             return True
         inner = defining_op(src)
         return (inner is not None and rw.d.is_op(inner, "reshape")) or rw.notify_match_failure(op, "operand is not a reshape")
@@ -136,11 +180,10 @@ class BroadcastToReshape(RewritePattern):
     name, roots = "broadcast-to-reshape", ("broadcast_in_dim",)
 
     def __init__(self) -> None:
-        self.memo: dict[tuple[ir.Type, ir.Type, ir.Attribute | None], str | None] = {}
+        self.memo = _Memo(self._refusal)
 
     def match(self, op, rw):
-        key = (op.operands[0].type, op.results[0].type, _attr(op, "broadcast_dimensions"))
-        return _memoised_match(self.memo, self._refusal, key, op, rw)
+        return self.memo.match((op.operands[0].type, op.result.type, _attr(op, "broadcast_dimensions")), op, rw)
 
     @staticmethod
     def _refusal(t_in, t_out, dims_attr) -> str | None:
@@ -171,7 +214,7 @@ class ConvertNoop(RewritePattern):
     name, roots = "convert-noop", ("convert",)
 
     def match(self, op, rw):
-        return op.operands[0].type == op.results[0].type or rw.notify_match_failure(op, "changes the type")
+        return op.operands[0].type == op.result.type or rw.notify_match_failure(op, "changes the type")
 
     def rewrite(self, op, rw):
         rw.replace_op(op, [op.operands[0]])
@@ -324,7 +367,13 @@ def run_canonicalize_for_tensorizer(func_op, ctx) -> None:
     sub-rewriters"); the choice of the eight is ours (DESIGN.md decision 8).
     """
     state = ctx.state
-    apply_patterns_once(func_op, state.patterns if state is not None else make_patterns(), ctx)
+    patterns = state.patterns if state is not None else make_patterns()
+    checking = ctx.analyses.checking
+    for p in patterns:
+        memo = getattr(p, "memo", None)
+        if isinstance(memo, _Memo):
+            memo.checking = checking
+    apply_patterns_once(func_op, patterns, ctx)
 
 
 register_twins(

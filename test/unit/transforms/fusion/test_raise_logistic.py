@@ -60,6 +60,35 @@ def test_shared_one_constant_survives_when_still_used():
     same_numbers(src, out, [np.linspace(-3, 3, 4).astype(np.float32)], exact=True)
 
 
+@pytest.mark.parametrize(
+    "num,addend",
+    [
+        ("%one", "%b"),  # the numerator is the 1.0 the addend broadcasts: erased after its user, one depth later
+        ("%b", "%one"),
+        ("%b", "%c"),  # two broadcasts of one 1.0 (JAX's form): one batch, then the constant
+    ],
+)
+def test_the_one_producers_are_erased_whatever_their_sharing(num, addend):
+    src = f"""func.func @main(%x: tensor<f32>) -> tensor<f32> {{
+      %one = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %b = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<f32>
+      %c = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<f32>
+      %0 = stablehlo.negate %x : tensor<f32>
+      %1 = stablehlo.exponential %0 : tensor<f32>
+      %2 = stablehlo.add {addend}, %1 : tensor<f32>
+      %3 = stablehlo.divide {num}, %2 : tensor<f32>
+      return %3 : tensor<f32>
+    }}"""
+    out, st = run_pipeline(src, "builtin.module(raise-logistic)")
+    assert st["raised-logistic"] == 1
+    body = [ln.strip().split(" = ", 1)[-1].split(" ")[0] for ln in out.splitlines() if "stablehlo." in ln]
+    if "%c" in (num, addend):  # every 1.0 producer was the chain's: all erased
+        assert body == ["stablehlo.logistic"]
+    else:  # %c, the chain's neither, stays, and so does the 1.0 it broadcasts
+        assert body == ["stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.logistic"]
+    same_numbers(src, out, [np.array(0.75, np.float32)], exact=True)
+
+
 @pytest.mark.parametrize("spine", ["mhlo", "stablehlo"])
 def test_compile_gates_and_statistics_through_the_api(spine):
     """CompileConfig.raise_logistic + the two fusion gates; statistics come back on PenguinSource."""
