@@ -61,12 +61,15 @@ def _nested_post_order(op, out: list, defined: set) -> None:
                     defined.add(hash(r))
 
 
-def _scan_operands(o, defined, member_vals, internal: dict, live_ins: dict, inside_uses: list, keys: list | None = None) -> None:
+def _scan_operands(
+    o, defined, member_vals, internal: dict, live_ins: dict, inside_uses: list, keys: list | None = None, values=None
+) -> None:
     """Sort the operands of ``o`` (a member, or an op nested in one whose values are ``defined``)
     into internal uses (counted in ``internal``) and live-in uses; ``keys`` (if a list) gets
-    the ``hash`` of each operand, in order."""
+    the ``hash`` of each operand, in order. ``values``: ``o``'s operands as the caller already
+    read them (all of them, in order), else they are read now."""
     i = 0
-    for v in o.operands:
+    for v in o.operands if values is None else values:
         vk = hash(v)  # == value_key(v)
         if keys is not None:
             keys.append(vk)
@@ -92,6 +95,7 @@ def _fingerprint(c) -> dict:
         "operand keys": [list(ks) for ks in c.operand_keys],
         "member results": [[hash(r) for r in rs] for rs in c.member_results],
         "member result keys": [list(ks) for ks in c.member_result_keys],
+        "block": hash(c.block),
     }
 
 
@@ -127,6 +131,11 @@ class FusionCluster:
             other results nor the nested ops are read. ``check``: also compute the
             cluster the general way and raise ``AssertionError`` if the two differ
             (default: the checking mode, ``HILO_MLIR_CHECK_ANALYSES=1``).
+        block, operands, results: with ``sealed``, what the matcher already read, so that the
+            cluster does not read it again: the ``ir.Block`` holding ``ops``; per op of ``ops``
+            (same order) the list of all its operand values, or None (read here); per op its
+            result values (all of them), or None (read here). The checking mode compares the
+            cluster made from them with the general scan, which reads the IR.
 
     Attributes:
         kind: as given.
@@ -164,6 +173,9 @@ class FusionCluster:
         one_block: bool = False,
         sealed: bool = False,
         check: bool | None = None,
+        block: ir.Block | None = None,
+        operands: list | None = None,
+        results: list | None = None,
     ):
         ops = [o if isinstance(o, ir.Operation) else o.operation for o in ops]
         if not ops:
@@ -175,7 +187,7 @@ class FusionCluster:
         self.refusal: Refusal | None = None
         self.reentry: tuple[ir.Operation, ir.Operation] | None = None
         if sealed:
-            self._sealed_chain(ops)
+            self._sealed_chain(ops, block, operands, results)
             if check if check is not None else checking_mode_enabled():
                 _check_sealed(self, FusionCluster(ops, kind, self.order, one_block=one_block))
             return
@@ -197,34 +209,35 @@ class FusionCluster:
         self.members = OpSet.of_distinct([o for o, _ in pairs])
         self._compute_live([res for _, res in pairs])
 
-    def _sealed_chain(self, ops: list) -> None:
+    def _sealed_chain(self, ops: list, block=None, operands: list | None = None, given: list | None = None) -> None:
         """Members, live-ins and live-outs of a sealed chain (see the class doc): the operands of the
         members are read (a member result is internal, anything else a live-in), the nested ops and
-        the uses of every result but the last op's are not."""
-        self.block = ops[0].block
+        the uses of every result but the last op's are not. ``block``, ``operands``, ``given`` (the
+        results): what the caller read (see the class doc), None where it read nothing."""
+        self.block = block if block is not None else ops[0].block
         self.members = OpSet.of_distinct(ops)
-        last = ops[-1]
-        results = [_results(o) for o in ops[:-1]]
+        last = len(ops) - 1
+        if given is None:
+            results = [_results(o) for o in ops]
+        else:
+            results = [rs if rs is not None else _results(o) for o, rs in zip(ops, given)]
         result_keys = [[hash(r) for r in rs] for rs in results]
-        member_vals = {k for ks in result_keys for k in ks}  # one result each (the contract)
+        member_vals = {k for ks in result_keys[:last] for k in ks}  # one result each (the contract)
         internal: dict = {}
         live_ins: dict = {}
         inside_uses: list = []
         operand_keys: list = []
-        for m in ops:
+        for i, m in enumerate(ops):
             ks: list = []
-            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses, ks)
+            _scan_operands(m, None, member_vals, internal, live_ins, inside_uses, ks, operands[i] if operands is not None else None)
             operand_keys.append(ks)
         self.operand_keys = operand_keys
         self.live_ins = list(live_ins.values())
         self._live_in_keys = list(live_ins)
         self._inside_uses = inside_uses
-        res = _results(last)
-        results.append(res)
-        result_keys.append([hash(r) for r in res])
         self.member_results, self.member_result_keys = results, result_keys
         # the last op: none of its results is used by a member (they all sit before it)
-        self.live_outs, self._outside_uses = self._scan_results([res], result_keys[-1:], {})
+        self.live_outs, self._outside_uses = self._scan_results(results[last:], result_keys[last:], {})
 
     # -- live-ins / live-outs ------------------------------------------------------
 

@@ -80,3 +80,45 @@ def test_checking_mode_is_the_default_check(monkeypatch):
             FusionCluster(chain, "MulRedSqrt", one_block=True, sealed=True)
         monkeypatch.setenv("HILO_MLIR_CHECK_ANALYSES", "0")
         assert len(FusionCluster(chain, "MulRedSqrt", one_block=True, sealed=True).live_outs) == 1
+
+
+def _reads(chain):
+    """What a matcher would hand over: the block, every op's operands, every op's results."""
+    return chain[0].block, [list(o.operands) for o in chain], [list(o.results) for o in chain]
+
+
+def test_given_reads_make_the_same_cluster_without_reading_again():
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(CHAIN.replace("return %u, %m", "return %u, %u"))
+        ops, chain = _chain(m)
+        block, operands, results = _reads(chain)
+        results[-1] = None  # the root's results not read by the matcher: the cluster reads them
+        fast = FusionCluster(chain, "MulRedSqrt", one_block=True, sealed=True, check=True, block=block, operands=operands, results=results)
+        slow = FusionCluster(chain, "MulRedSqrt", one_block=True)
+        assert _fingerprint(fast) == _fingerprint(slow)
+        x = chain[0].operands[0]
+        assert fast.live_ins == [x, ops[0].results[0], ops[1].results[0], ops[2].results[0]]
+        assert fast.live_outs == [chain[-1].results[0]]
+        assert fast.operand_keys == [[hash(v) for v in o.operands] for o in chain]
+        assert fast.member_result_keys == [[hash(r) for r in o.results] for o in chain]
+
+
+@pytest.mark.parametrize("wrong", ["operands", "results", "block"])
+def test_checking_mode_refuses_wrong_reads(wrong):
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(CHAIN.replace("return %u, %m", "return %u, %u"))
+        ops, chain = _chain(m)
+        block, operands, results = _reads(chain)
+        if wrong == "operands":
+            operands[2] = operands[2][::-1]  # multiply(%s, %n) read as multiply(%n, %s)
+            what = "live-in uses"
+        elif wrong == "results":
+            results[1] = results[0]  # the reduce's result taken for the multiply's
+            what = "live-ins"
+        else:
+            block = m.body  # the module's body, not the function's
+            what = "block"
+        kw = {"block": block, "operands": operands, "results": results}
+        FusionCluster(chain, "MulRedSqrt", one_block=True, sealed=True, check=False, **kw)  # unchecked: no error
+        with pytest.raises(AssertionError, match=f"sealed-chain path's {what} differ"):
+            FusionCluster(chain, "MulRedSqrt", one_block=True, sealed=True, check=True, **kw)

@@ -44,7 +44,11 @@ def _dot_producer(run: FusionRun, v):
 
 
 def _match_a(run: FusionRun, lg):
-    """Pass A at one logistic: ``(cluster ops, None)`` or ``(None, (reason code, culprit op or None, detail))``."""
+    """Pass A at one logistic: ``((cluster ops, reads), None)`` or ``(None, (reason code, culprit op or None, detail))``.
+
+    ``reads``: what the match read of the ops, as :meth:`FusionRun.emit` takes it: ``(block, per op its
+    operand values or None, per op its result values or None)`` (a dot and a logistic have one result).
+    """
     v = lg.operands[0]
     dot = _dot_producer(run, v)
     if dot is None:
@@ -64,25 +68,27 @@ def _match_a(run: FusionRun, lg):
         return None, ("logistic-multi-use", culprit, f"{num_uses(lres)} uses" if run.listening else None)
     user = as_op(use.owner)
     ops = [dot, lg]
+    operands: list = [None, [v]]  # a logistic has one operand
+    results: list = [[v], [lres]]  # v is the dot's one result
     if run.d.is_op(user, "multiply"):
         ub = user.block
         if ub is not None and ub == lgb:
-            dres = dot.results[0]
-            n_dot = sum(1 for v in user.operands if v == dres or v == lres)
+            mops = list(user.operands)
+            n_dot = sum(1 for u in mops if u == v or u == lres)
             if n_dot == 2:
                 ops.append(user)
-    return ops, None
+                operands.append(mops)
+                results.append(None)
+    return (ops, (lgb, operands, results)), None
 
 
-def _sealed(ops) -> bool:
+def _sealed(ops, dres) -> bool:
     """The cluster ``ops`` of :func:`_match_a` is a sealed chain (:class:`~hilo_mlir.fusion.FusionCluster`):
     the dot's result feeds only the cluster. ``[dot, logistic]``: the logistic is the dot's one user;
     ``[dot, logistic, multiply]``: the multiply is ``multiply(dot, logistic)`` (either order: the
     logistic has one use, and both operands are the dot's or the logistic's), so two uses of the dot
-    are the logistic's and the multiply's. A dot (one result, no region) comes before its users."""
-    if len(ops) == 2:
-        return has_one_use(ops[0])
-    return not has_more_uses(ops[0].result, 2)
+    are the logistic's and the multiply's. A dot (one result ``dres``, no region) comes before its users."""
+    return not has_more_uses(dres, len(ops) - 1)  # it has a use (the logistic's)
 
 
 def _pass_a(run: FusionRun, logistics) -> None:
@@ -92,12 +98,16 @@ def _pass_a(run: FusionRun, logistics) -> None:
         if inside_fusion(lg):
             run.refuse(RULE, FusionKind.DOT_LOGISTIC, lg, "inside-fusion")
             continue
-        ops, refusal = _match_a(run, lg)
-        if ops is None:
+        found, refusal = _match_a(run, lg)
+        if found is None:
             code, culprit, detail = refusal
             run.refuse(RULE, FusionKind.DOT_LOGISTIC, lg, code, culprit, detail)
             continue
-        run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg, sealed=_sealed(ops))
+        ops, reads = found
+        if _sealed(ops, reads[2][0][0]):
+            run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg, sealed=True, reads=reads)
+        else:
+            run.emit(ops, FusionKind.DOT_LOGISTIC, RULE, anchor=lg)
 
 
 def _the_multiply(d, r, lg):

@@ -92,47 +92,70 @@ def is_add_reduce(run: FusionRun, op) -> bool:
 
 
 def _reduce_end(run: FusionRun, p, rblock):
-    """The chain ends at reduce ``p``: ``([multiply, p], None)`` or ``(None, refusal)``."""
+    """The chain ends at reduce ``p``: ``(([multiply, p], their operand lists), None)`` or ``(None, refusal)``."""
     d = run.d
     if not is_add_reduce(run, p):
         return None, ("reduce-not-add", p)
-    mul = defining_op(p.operands[0])
+    pops = p.operands
+    rops = [pops[0], pops[1]]  # is_add_reduce: one input and its init
+    mul = defining_op(rops[0])
     if mul is None or not d.is_op(mul, "multiply") or mul.block != rblock or not has_one_use(mul):
         return None, ("reduce-input-not-square", mul if mul is not None else p)
     mops = mul.operands
-    if mops[0] != mops[1]:
+    m0, m1 = mops[0], mops[1]
+    if m0 != m1:
         return None, ("reduce-input-not-square", mul)
-    return [mul, p], None
+    return ([mul, p], [[m0, m1], rops]), None
 
 
 def _link(run: FusionRun, p, short: str):
-    """The value link ``p`` continues the chain with, or ``(None, refusal)`` (``p`` is not a reduce)."""
+    """``(the value link p continues the chain with, p's operands)``, or ``(None, refusal)`` (``p`` is not a reduce)."""
     memo = run.const_memo
     if short == "add" or short == "multiply":
         pops = p.operands
         a, b = pops[0], pops[1]
         if is_constant_like(b, memo):
-            return a, None
+            return a, [a, b]
         if is_constant_like(a, memo):
-            return b, None
+            return b, [a, b]
         return None, ("link-operand-not-constant", p)
     if short == "divide":
         pops = p.operands
-        if not is_constant_like(pops[1], memo):
+        a, b = pops[0], pops[1]
+        if not is_constant_like(b, memo):
             return None, ("link-operand-not-constant", p)
-        return pops[0], None
+        return a, [a, b]
     if short == "reshape" or short == "broadcast_in_dim":
         if not only_inserts_unit_dims(run, p):
             return None, ("not-unit-dim-insertion", p)
-        return p.operands[0], None
+        a = p.operands[0]
+        return a, [a]
     return None, ("chain-op-not-allowed", p)
 
 
+class Chain:
+    """A matched MulRedSqrt chain, with what the matcher read of it (handed to the cluster).
+
+    Attributes:
+        ops: multiply, reduce, links, root (block order).
+        block: the ``ir.Block`` holding them.
+        operands: per op (same order), all its operand values.
+        results: per op, its result values (``[value]``; None for the root: not read).
+    """
+
+    __slots__ = ("block", "operands", "ops", "results")
+
+    def __init__(self, ops: list, block, operands: list, results: list):
+        self.ops, self.block, self.operands, self.results = ops, block, operands, results
+
+
 def _match(run: FusionRun, root):
-    """The cluster ops (multiply, reduce, links, root) or ``(None, refusal)``: ``(ops, None)`` on a match."""
+    """``(Chain, None)`` on a match, else ``(None, refusal)``."""
     rblock = root.block
     chain = [root]
     v = root.operands[0]
+    operands = [[v]]  # sqrt/rsqrt: one operand
+    results: list = [None]
     for _ in range(64):  # links are few; bound the walk
         p = defining_op(v)
         if p is None:
@@ -142,14 +165,20 @@ def _match(run: FusionRun, root):
             return None, ("not-one-block", p)
         if not has_one_use(p):
             return None, ("chain-multi-use", p)
+        results.append([v])  # p has one result (has_one_use), and v is one of p's results
         short = run.d.short(p)
         if short == "reduce":
             end, refusal = _reduce_end(run, p, rblock)
-            return (end + chain[::-1], None) if end is not None else (None, refusal)
-        v, refusal = _link(run, p, short)
+            if end is None:
+                return None, refusal
+            (mul, red), (mul_ops, red_ops) = end
+            results.append([red_ops[0]])  # the reduce's input is the multiply's one result (has_one_use)
+            return Chain([mul, red, *chain[::-1]], rblock, [mul_ops, red_ops, *operands[::-1]], results[::-1]), None
+        v, got = _link(run, p, short)
         if v is None:
-            return None, refusal
+            return None, got
         chain.append(p)
+        operands.append(got)
     return None, ("chain-too-long", None)
 
 
@@ -165,10 +194,10 @@ def fuse_mul_red_sqrt(run: FusionRun) -> None:
         if inside_fusion(root):
             run.refuse(RULE, kind, root, "inside-fusion")
             continue
-        ops, refusal = _match(run, root)
-        if ops is None:
+        found, refusal = _match(run, root)
+        if found is None:
             run.refuse(RULE, kind, root, refusal[0], refusal[1])
             continue
         # a sealed chain: in block order (each op uses the one before), every op but the root has one
         # use (the next op's operand), and the reduce's body uses only its own arguments (is_add_reduce)
-        run.emit(ops, kind, RULE, anchor=root, sealed=True)
+        run.emit(found.ops, kind, RULE, anchor=root, sealed=True, reads=(found.block, found.operands, found.results))

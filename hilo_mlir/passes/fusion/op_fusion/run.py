@@ -147,7 +147,7 @@ class FusionRun:
             self._namer = SymbolNamer(as_op(self.func.parent))
         return self._namer
 
-    def emit(self, ops, kind: str, rule: str, anchor=None, sealed: bool = False):
+    def emit(self, ops, kind: str, rule: str, anchor=None, sealed: bool = False, reads: tuple | None = None):
         """Build ``FusionCluster(ops, kind)`` and run the shared codegen; count and record it.
 
         ``ops`` must all sit directly in one block (every sub-pass checks it
@@ -155,12 +155,17 @@ class FusionRun:
         sub-pass; ``anchor``: the op it started from (for the report);
         ``sealed``: the matcher checked that ``ops`` are a sealed chain (see
         :class:`~hilo_mlir.fusion.FusionCluster`; the checking mode compares
-        the cluster with the general scan).
+        the cluster with the general scan); ``reads``: with ``sealed``, ``(block, operands,
+        results)``: what the matcher read of ``ops`` (see :class:`~hilo_mlir.fusion.FusionCluster`),
+        so that the cluster does not read it again.
 
         Returns the fused op or None (cluster refused: ``cluster.refusal`` says why).
         """
         if sealed:
-            cluster = FusionCluster(ops, kind, self.order, one_block=True, sealed=True, check=self.checking)
+            block, operands, results = reads if reads is not None else (None, None, None)
+            cluster = FusionCluster(
+                ops, kind, self.order, one_block=True, sealed=True, check=self.checking, block=block, operands=operands, results=results
+            )
         else:
             cluster = FusionCluster(ops, kind, self.order, one_block=True)
         namer = self.namer() if self.d.fusion_is_composite else None

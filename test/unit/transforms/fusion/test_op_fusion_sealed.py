@@ -36,12 +36,12 @@ def test_sealed_chains_take_the_fast_path_and_pass_the_check(dialect, monkeypatc
     depth = [0]
     real = cluster_mod.FusionCluster.__init__
 
-    def init(self, ops, kind, order=None, *, one_block=False, sealed=False, check=None):
+    def init(self, ops, kind, order=None, *, one_block=False, sealed=False, check=None, **reads):
         if depth[0] == 0:  # not the general cluster the check builds
             seen.append((kind, len(list(ops)), sealed))
         depth[0] += 1
         try:
-            real(self, ops, kind, order, one_block=one_block, sealed=sealed, check=True if sealed else check)
+            real(self, ops, kind, order, one_block=one_block, sealed=sealed, check=True if sealed else check, **reads)
         finally:
             depth[0] -= 1
 
