@@ -1016,9 +1016,14 @@ class Census(Listener):
         :meth:`_remove_ops` then :meth:`_add_ops` in one pass over the names, the counts untouched (every
         op leaves one list of its name and joins another: the fusion codegen's move of a cluster's members
         into a new decomposition function). What ``old_top``'s plain lists lose is noted (pending), as
-        :meth:`_lose_all` does."""
+        :meth:`_lose_all` does. An ``old_top`` the census does not list (only after a change the rewriter
+        did not see) loses nothing, and the ops are counted as they join ``new_top``, as there."""
         all_index, all_pending = self._index, self._pending
-        old_index: _Lists = all_index.get(old_top) or {}  # not listed: nothing to lose
+        old_index = all_index.get(old_top)
+        if old_index is None:  # not listed: nothing to lose, and the ops were not counted
+            old_index = {}
+            for name, ops in idx.items():
+                self._count(name, len(ops))
         new_index = all_index.get(new_top)
         if new_index is None:  # a new top-level op
             all_index[new_top] = new_index = {}
@@ -1027,23 +1032,7 @@ class Census(Listener):
         for name, ops in idx.items():
             entries = old_index.get(name)
             if entries is not None:
-                if isinstance(entries, dict):
-                    pop = entries.pop
-                    for o in ops:
-                        pop(identity_key(o), None)
-                    if not entries:
-                        del old_index[name]
-                else:
-                    by_name = all_pending.get(old_top)
-                    if by_name is None:
-                        by_name = all_pending[old_top] = {}
-                    gone = by_name.get(name)
-                    if gone is None:
-                        gone = by_name[name] = set(map(identity_key, ops))
-                    else:
-                        gone.update(map(identity_key, ops))
-                    if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
-                        self._settle(old_top, name)
+                self._leave(old_top, old_index, name, entries, ops)
             if new_pending and name in new_pending:
                 self._settle(new_top, name)
             entries = new_index.get(name)
@@ -1058,6 +1047,27 @@ class Census(Listener):
                         entries[identity_key(o)] = o
                 else:
                     entries.extend(ops)
+
+    def _leave(self, top: int, index: _Lists, name: str, entries: _Entries, ops: list[ir.Operation]) -> None:
+        """``ops`` (all called ``name``) leave ``entries``, ``top``'s list of ``name`` (``index[name]``): deleted
+        when keyed, else noted as pending (keyed once every op of the list may be gone)."""
+        if isinstance(entries, dict):
+            pop = entries.pop
+            for o in ops:
+                pop(identity_key(o), None)
+            if not entries:
+                del index[name]
+            return
+        by_name = self._pending.get(top)
+        if by_name is None:
+            by_name = self._pending[top] = {}
+        gone = by_name.get(name)
+        if gone is None:
+            gone = by_name[name] = set(map(identity_key, ops))
+        else:
+            gone.update(map(identity_key, ops))
+        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
+            self._settle(top, name)
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:

@@ -107,3 +107,28 @@ def test_a_wrong_transfer_is_caught_by_the_checking_mode(monkeypatch):
         diffs = c.differences(Census(mop))
         assert any(d.startswith("op counts differ") for d in diffs)
         assert any("'stablehlo.negate' ops of a top-level op differs (kept 0, actual 1)" in d for d in diffs)
+
+
+UNLISTED = """
+func.func private @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.negate %a : tensor<2xf32>
+  %1 = stablehlo.negate %0 : tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+"""
+
+
+def test_ops_from_an_unlisted_function_are_counted_as_they_join():
+    """A function inserted outside the rewriter is not listed; ops moved out of it into ``main`` join
+    main's list and are counted (what removing from an unlisted op and adding to a listed one does)."""
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(MODULE)
+        mop, rw, census, main = _setup(m)
+        g = ir.Operation.parse(UNLISTED)
+        ir.InsertionPoint(m.body).insert(g)  # behind the rewriter's back: @g is not in the census
+        negs = _ops(g)[:2]
+        rw.move_all_before(negs, _ops(main)[-1])
+        assert census.counts["stablehlo.negate"] == 3
+        assert [identity_key(o) for o in census.ops_named(main, "stablehlo.negate")] == [
+            identity_key(o) for o in _ops(main) if o.name == "stablehlo.negate"
+        ]
