@@ -104,10 +104,10 @@ def unused_ops(module_op: Op) -> dict[int, ir.Operation]:
     return out
 
 
-def dead_closure(roots: dict[int, ir.Operation]) -> list[ir.Operation] | None:
+def dead_closure(roots: dict[int, ir.Operation]) -> list[ir.Operation] | ir.Operation:
     """The ops (D) erases, given ``roots`` (``{identity_key(op): op}``) that hold every op that may be dead
-    or used only by dead ops: the dead ones and what only dead ops use, users first; None when a dead
-    op is of a kind not in :data:`ERASABLE` (nothing is erased then).
+    or used only by dead ops: the dead ones and what only dead ops use, users first (a list); or the first
+    dead op found whose kind is not in :data:`ERASABLE` (an ``ir.Operation``: nothing is erased then).
 
     An op is dead when it is not a function or terminator and every use of its results is by a dead op
     (an op without results and of an erasable kind is dead). Nothing is changed.
@@ -132,7 +132,7 @@ def dead_closure(roots: dict[int, ir.Operation]) -> list[ir.Operation] | None:
         if name in _NEVER_DEAD:
             continue
         if name not in ERASABLE:
-            return None
+            return op
         dead[key] = op
         for v in op.operands:
             owner = v.owner

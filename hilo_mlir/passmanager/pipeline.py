@@ -60,6 +60,7 @@ from hilo_mlir.support.diagnostics import (
     NOT_UTF8_MESSAGE,
     Diagnostic,
     HiloError,
+    escape_text,
     from_mlir_error,
     location_line,
     location_to_str,
@@ -399,8 +400,10 @@ class Pipeline:
             self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
             return None
         dead = dead_values.dead_closure(dead_values.unused_ops(op))
-        if dead is None:
-            self.log.append("remove-dead-values: the C++ pass runs (a dead op of a kind not judged)")
+        if not isinstance(dead, list):
+            at = location_to_str(dead.location, self.env.filename) or "an unknown location"
+            what = escape_text(f"'{dead.name}' op, a kind not judged, at {at}")  # input text: one escaped line
+            self.log.append(f"remove-dead-values: the C++ pass runs (a dead {what})")
             return None
         rewriter.take_changes()
         before, after = self._before_op(step, current), self._after_op(step)
