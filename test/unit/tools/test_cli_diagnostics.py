@@ -24,6 +24,13 @@ def test_no_location_gets_the_tool_prefix():
     assert HiloError("boom").render(tool="hilo-opt") == "hilo-opt: error: boom"
 
 
+def test_an_unknown_location_names_the_file_it_came_from():
+    assert render("error", "boom", "loc(unknown)", filename="in.mlir") == "in.mlir: error: boom"
+    assert render("error", "boom", "loc(unknown)", filename="<stdin>", tool="hilo-opt") == "hilo-opt: error: boom"
+    assert render("error", "boom", "loc(unknown)", tool="hilo-opt") == "hilo-opt: error: boom"  # no file known
+    assert HiloError("boom", loc="loc(unknown)").render(filename="m.mlir", tool="hilo2penguin") == "m.mlir: error: boom"
+
+
 def test_callsite_reports_at_the_callee_and_notes_each_caller():
     loc = 'loc(callsite("model.py":3:5 at callsite("in.mlir":1:2 at "in.mlir":3:1)))'
     assert location_stack(loc) == [

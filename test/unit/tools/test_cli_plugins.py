@@ -144,8 +144,8 @@ def test_the_twin_on_the_stablehlo_spine(tmp_path):
         "neuron-op-fusion=dissolve-small-fusions",
     )
     assert r.returncode == 0, r.stderr
-    assert (
-        "hilo2penguin: warning: pass 'dissolve-small-fusions' works on mhlo ops but the module has none "
+    assert (  # the module's location is loc(unknown): the file it came from
+        f"{MODEL}: warning: pass 'dissolve-small-fusions' works on mhlo ops but the module has none "
         "(it has stablehlo ops): use its twin 'stablehlo-dissolve-small-fusions'"
     ) in r.stderr
 
