@@ -164,15 +164,23 @@ def python_startup_report(stderr: str) -> bool:
 
     if "KeyboardInterrupt" not in stderr:
         return False
-    files = re.findall(r'File "([^"]+)", line \d+', stderr)
+    frames = re.findall(r'File "([^"]+)", line \d+, in (\S+)', stderr)
+    files = [f for f, _ in frames]
     ours = str(ROOT / "hilo_mlir") + os.sep
-    if any(os.path.abspath(f).startswith(ours) for f in files):
+    # the import chain that installs the deferral (hilo_mlir.tools imports support.signals, which imports the
+    # standard library's signal) runs before any handler of ours exists: a Ctrl-C there is Python's to report
+    before_deferral = {
+        str(ROOT / "hilo_mlir" / p) for p in ("__init__.py", "tools/__init__.py", "support/__init__.py", "support/signals.py")
+    }
+    if any(os.path.abspath(f).startswith(ours) and (os.path.abspath(f) not in before_deferral or fn != "<module>") for f, fn in frames):
         return False
     if "<frozen site>" in files:  # site's start-up: whatever its .pth files import (setuptools' hack, pip's finder)
         return True
     stdlib = sysconfig.get_paths()["stdlib"]
     for f in files:
         if f.startswith("<frozen ") or f == "<string>" or (f.startswith(stdlib + os.sep) and "site-packages" not in f):
+            continue
+        if os.path.abspath(f) in before_deferral:  # checked above: module-level import lines only
             continue
         if re.search(r"__editable___[A-Za-z0-9_]+_finder\.py$", f):
             continue
@@ -210,3 +218,25 @@ def test_parent_death_ends_the_workers(tmp_path):
     while _procs_with(str(out)) and time.monotonic() - t0 < 10:
         time.sleep(0.1)
     assert _procs_with(str(out)) == []
+
+
+def test_python_startup_report_accepts_the_import_chain_before_the_deferral():
+    """A Ctrl-C while ``hilo_mlir.tools`` imports the module that installs the deferral (seen on a loaded
+    machine: inside the standard library's ``signal``) is before any handler of ours: Python's report."""
+    import sysconfig
+
+    tools, signals = ROOT / "hilo_mlir" / "tools" / "__init__.py", ROOT / "hilo_mlir" / "support" / "signals.py"
+    stdlib_signal = os.path.join(sysconfig.get_paths()["stdlib"], "signal.py")
+    tb = f'''Traceback (most recent call last):
+  File "<frozen runpy>", line 189, in _run_module_as_main
+  File "<frozen runpy>", line 112, in _get_module_details
+  File "{tools}", line 23, in <module>
+    from hilo_mlir.support import signals as _signals
+  File "{signals}", line 24, in <module>
+    import signal
+  File "{stdlib_signal}", line 14, in <module>
+KeyboardInterrupt
+'''
+    assert python_startup_report(tb)
+    assert not python_startup_report(tb.replace(str(signals), str(ROOT / "hilo_mlir" / "tools" / "hilo2penguin.py")))
+    assert not python_startup_report(tb.replace(f'{signals}", line 24, in <module>', f'{signals}", line 60, in defer'))
