@@ -1032,7 +1032,7 @@ class Census(Listener):
         for name, ops in idx.items():
             entries = old_index.get(name)
             if entries is not None:
-                self._leave(old_top, old_index, name, entries, ops)
+                self._lose_all(old_top, old_index, name, entries, list(map(identity_key, ops)))
             if new_pending and name in new_pending:
                 self._settle(new_top, name)
             entries = new_index.get(name)
@@ -1047,27 +1047,6 @@ class Census(Listener):
                         entries[identity_key(o)] = o
                 else:
                     entries.extend(ops)
-
-    def _leave(self, top: int, index: _Lists, name: str, entries: _Entries, ops: list[ir.Operation]) -> None:
-        """``ops`` (all called ``name``) leave ``entries``, ``top``'s list of ``name`` (``index[name]``): deleted
-        when keyed, else noted as pending (keyed once every op of the list may be gone)."""
-        if isinstance(entries, dict):
-            pop = entries.pop
-            for o in ops:
-                pop(identity_key(o), None)
-            if not entries:
-                del index[name]
-            return
-        by_name = self._pending.get(top)
-        if by_name is None:
-            by_name = self._pending[top] = {}
-        gone = by_name.get(name)
-        if gone is None:
-            gone = by_name[name] = set(map(identity_key, ops))
-        else:
-            gone.update(map(identity_key, ops))
-        if len(gone) >= len(entries):  # maybe every op of the list is gone: key it to know
-            self._settle(top, name)
 
     def notify_type_changed(self, old: ir.Type, new: ir.Type) -> None:
         if self._types is not None:
