@@ -420,7 +420,7 @@ def render(
         if filename and filename not in ("-", "<stdin>"):
             prefix = f"{filename}: "
     stack = _stack_of(loc, filename)
-    if not stack and loc is not None and filename and filename not in ("-", "<stdin>") and str(loc).startswith("loc("):
+    if not stack and loc is not None and filename and filename != "-" and str(loc).startswith("loc("):
         prefix = f"{filename}: "  # a location with no file position (loc(unknown)): the file it came from
     shown = stack[0][0] if stack else None
     lines = _one(severity, message, shown, sources, prefix, quote=shown != after)

@@ -26,7 +26,7 @@ def test_no_location_gets_the_tool_prefix():
 
 def test_an_unknown_location_names_the_file_it_came_from():
     assert render("error", "boom", "loc(unknown)", filename="in.mlir") == "in.mlir: error: boom"
-    assert render("error", "boom", "loc(unknown)", filename="<stdin>", tool="hilo-opt") == "hilo-opt: error: boom"
+    assert render("error", "boom", "loc(unknown)", filename="<stdin>", tool="hilo-opt") == "<stdin>: error: boom"
     assert render("error", "boom", "loc(unknown)", tool="hilo-opt") == "hilo-opt: error: boom"  # no file known
     assert HiloError("boom", loc="loc(unknown)").render(filename="m.mlir", tool="hilo2penguin") == "m.mlir: error: boom"
 
