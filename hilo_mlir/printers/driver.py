@@ -304,6 +304,9 @@ class PenguinPrinter(Emitter):
         # the same objects for the whole block: a handler's sub-walk restores the lines, indent and parents it changes
         lines, indent, parents, scopes, local_depth = self.lines, self.indent, self.parent_stack, self.scopes, self.local_depth
         close = self.location_close(parents[-1] if parents else None)
+        # the counter of v<N> names and the bound-types flag as locals: written back before a handler
+        # runs (it names values itself, and may bind block arguments) and read again after it
+        nv, bound_ok = self.next_value, self.bound_types_ok
         rec: OpRecord | None
         entry: Any  # an OpView of the block (read here), or one of read_block's records
         for entry in ops:
@@ -344,24 +347,27 @@ class PenguinPrinter(Emitter):
                 o, name, srcs, results, types, tkeys, loc, lkey, nregions, items = entry
             g = generic.get(name)
             src: Any = None  # the operand names (None: an operand is not bound yet, the full path names it)
-            parts = None  # (head, tail, macs): the statement is "<indent><lhs> = " + head + "<operand names>" + tail + close + ")"
-            if g is not None and items is not None and self.bound_types_ok and (g[2] or not nregions):
-                try:
-                    src = list(map(name_of, srcs))
-                except KeyError:
-                    src = None
-                if src is not None:
-                    memo_key = (name, tkeys, lkey, tuple(items) if items else ())
-                    tail = stmts.get(memo_key)
-                    if tail is None:
-                        if rec is None:
-                            rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
-                        tail = self._statement_tail(rec, g)
-                        if tail is not None:
-                            stmts[memo_key] = tail
-                    if tail is not None:
-                        parts = (heads.get(name) or self._head(name, g[0]), tail, 0)
-            elif g is None and items is not None and srcs and not nregions and name in memo_tags and self.bound_types_ok:
+            head = None  # the statement is "<indent><lhs> = " + head + "<operand names>" + tail + close + ")"
+            tail = ""
+            macs = 0
+            if g is not None:
+                if items is not None and bound_ok and (g[2] or not nregions):
+                    try:
+                        src = list(map(name_of, srcs))
+                    except KeyError:
+                        src = None
+                    if src is not None:
+                        memo_key = (name, tkeys, lkey, tuple(items) if items else ())
+                        t = stmts.get(memo_key)
+                        if t is None:
+                            if rec is None:
+                                rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
+                            t = self._statement_tail(rec, g)
+                            if t is not None:
+                                stmts[memo_key] = t
+                        if t is not None:
+                            head, tail = heads.get(name) or self._head(name, g[0]), t
+            elif items is not None and srcs and not nregions and name in memo_tags and bound_ok:
                 # a handler's statement memoised on the op's key (Emitter.operand_memo_key): statement_from_memo's text
                 okey = self.operand_key(memo_tags[name], name, srcs, tkeys, lkey, items)
                 parts = stmt_memo.get(okey) if okey is not None else None
@@ -369,36 +375,43 @@ class PenguinPrinter(Emitter):
                     try:
                         src = list(map(name_of, srcs))
                     except KeyError:
-                        parts = None
-            if parts is not None:
+                        src = None
+                    else:
+                        head, tail, macs = parts
+            if head is not None:
                 if scopes:
                     self.refs(src)
                 counter[name] = counter.get(name, 0) + 1
-                if parts[2]:
-                    self.mac_count += parts[2]
+                if macs:
+                    self.mac_count += macs
                 if len(results) == 1:  # fresh_names(1), inline
-                    lhs = f"v{self.next_value}"
-                    self.next_value += 1
+                    lhs = f"v{nv}"
+                    nv += 1
                     if scopes:
                         local_depth[lhs] = len(scopes)
                     names[results[0]] = lhs
                 else:
+                    self.next_value = nv
                     result_names = self.fresh_names(len(results))
+                    nv = self.next_value
                     for r, n in zip(results, result_names):
                         names[r] = n
                     lhs = ", ".join(result_names)
                 # format_statement's text: "<indent><lhs> = <callee>(srcs=[<src>]" + the memoised tail + the close
                 if lhs:
-                    lines.append(f"{indent}{lhs} = {parts[0]}{', '.join(src)}{parts[1]}{close})")
+                    lines.append(f"{indent}{lhs} = {head}{', '.join(src)}{tail}{close})")
                 else:
-                    lines.append(f"{indent}{parts[0]}{', '.join(src)}{parts[1]}{close})")
+                    lines.append(f"{indent}{head}{', '.join(src)}{tail}{close})")
                 continue
             if rec is None:
                 rec = OpRecord((o, name, srcs, results, types, tkeys, loc, lkey, nregions, items))
+            self.next_value = nv
             sub = self._print_op(rec)
             if sub is not None:
                 yield sub
                 close = self.location_close(parents[-1] if parents else None)
+            nv, bound_ok = self.next_value, self.bound_types_ok
+        self.next_value = nv
         return term
 
     def _statement_tail(self, rec: OpRecord, g: tuple) -> str | None:
