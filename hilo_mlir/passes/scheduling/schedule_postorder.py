@@ -517,7 +517,7 @@ def _run_schedule_postorder(func_op, ctx):
             ctx.stats["blocks"] += blocks
             return
     if state.leaf is None:
-        state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census))
+        state.leaf = LeafEffects(CensusEffectOracle(func_op, ctx.census, ctx.analyses))
     tree = _TreeScheduler(state.leaf, ctx, func_op)
     entry: list = []
     for r, region in enumerate(func_op.regions):
