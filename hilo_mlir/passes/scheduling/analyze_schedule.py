@@ -48,11 +48,7 @@ def peak_live_bytes(func_op, info: EntryBlock | None = None, sizes: dict | None 
     # at point i. Every use of an entry-block value sits in some op of the
     # entry block (dominance), so this is the max over its uses of their
     # enclosing op's position.
-    last: dict = {}
-    update = last.update
-    fromkeys = dict.fromkeys
-    for i, values in enumerate(info.inputs):
-        update(fromkeys(values, i))
+    last = {h: i for i, values in enumerate(info.inputs) for h in values}  # a later use overwrites
     if sizes is None:
         sizes = {}  # hash(type) -> bytes (types are uniqued: one type_bytes per distinct type)
     get_last = last.get

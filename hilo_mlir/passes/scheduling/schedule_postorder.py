@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 from itertools import chain
+from operator import ne
 
 from hilo_mlir.analysis.entry_block import CensusEffectOracle, EntryBlock, LeafEffects, is_composite
 from hilo_mlir.fusion.order import read_values
@@ -320,7 +321,7 @@ class _TreeScheduler:
         order_pos = _postorder(r.inputs, r.result_ids, r.effect_at, n, self.checking)
         if order_pos != list(range(n)):
             _apply_order(r.ops, order_pos, self.ctx.rewriter)
-            self.moved += sum(1 for k, i in enumerate(order_pos) if k != i)
+            self.moved += sum(map(ne, order_pos, range(n)))  # the ops off their place
             if entry is not None:
                 entry[-1] = entry[-1].permuted(order_pos)
         return r
