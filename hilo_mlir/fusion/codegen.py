@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from hilo_mlir.analysis.entry_block import EntryBlock, LeafEffects, of_new_function
 from hilo_mlir.fusion.cluster import FusionCluster
-from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition
+from hilo_mlir.fusion.composite import SymbolNamer, composite_attributes, decomposition_base, new_decomposition_returning
 from hilo_mlir.fusion.order import OrderIndex
 from hilo_mlir.ir import effects
 from hilo_mlir.ir.binding import ir
@@ -101,23 +101,32 @@ def recursively_move_dependent_ops(fused, dependent, rewriter, order: OrderIndex
         anchor = o
 
 
-def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: str, rewriter, order, loc, fn):
-    """Move ``members`` (the cluster's, in block order) into ``body`` before a new ``term_name`` of the
-    live-outs; rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s results.
-    ``fn``: the decomposition function ``body`` is the entry block of (another top-level op than
-    ``fused``'s), or None: ``body`` is ``fused``'s own region's. Returns the new terminator."""
+def _fused_results(cluster: FusionCluster, fused) -> list:
+    """``fused``'s results, one per live-out of ``cluster``."""
+    return [fused.result] if len(cluster.live_outs) == 1 else list(fused.results)
+
+
+def _rewire_whole(cluster: FusionCluster, results: list, rewriter) -> None:
+    """Every use of a live-out whose uses are all outside and after the cluster now reads its result of
+    the fused op (``results``); before the body's terminator is made (it reads the live-outs too)."""
     live_outs = cluster.live_outs
-    results = [fused.result] if len(live_outs) == 1 else list(fused.results)
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
         rewriter.replace_all_uses_with(live_outs[k], results[k])
-    term = rewriter.create(term_name, operands=live_outs, loc=loc, at_end=body)
+
+
+def _fill_body(cluster: FusionCluster, members: list, body, fused, results: list, term, rewriter, order, fn):
+    """Move ``members`` (the cluster's, in block order) into ``body`` before ``term`` (its terminator,
+    returning the live-outs); rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s
+    ``results`` (:func:`_rewire_whole` has rewired the live-outs whose uses are all after the cluster).
+    ``fn``: the decomposition function ``body`` is the entry block of (another top-level op than
+    ``fused``'s), or None: ``body`` is ``fused``'s own region's."""
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
     if track:
         order.note_inserted_before(fused, members[-1])
         for m in members:
             order.note_erased(m)
     rewriter.move_all_before(members, term, within=fused)  # distinct (an OpSet), in fused's block
-    updates = []
+    updates: list = []
     if cluster._inside_uses:
         arg_of = dict(zip(cluster._live_in_keys, body.arguments))
         updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
@@ -129,7 +138,6 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, term_name: st
             updates += [(owner, n, results[k]) for owner, n, k in outside]
     if updates:
         rewriter.set_operands(updates, within=fused)  # users of live-outs (and members in fused's body): fused's function
-    return term
 
 
 def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term, analyses, namer: SymbolNamer) -> None:
@@ -170,25 +178,32 @@ def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types,
 
 
 def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types, last):
-    """A ``neuron.<kind>`` composite before ``last`` (the last member) and its new decomposition;
-    returns ``(op, the decomposition's entry block, the decomposition)``."""
+    """A ``neuron.<kind>`` composite before ``last`` (the last member) calling a fresh decomposition
+    symbol; returns ``(op, the symbol, the namer)`` (the decomposition is made by :func:`_decomposition`)."""
     if namer is None:
         module_op = enclosing_module(last)
         if module_op is None:
             raise ValueError("cluster is not inside a builtin.module")
         namer = SymbolNamer(module_op)
     sym = namer.fresh(decomposition_base(cluster.kind))
-    memo = namer.attributes
-    fn, body = new_decomposition(rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), memo)
     fused = rewriter.create(
         d.fusion,
         results=out_types,
         operands=cluster.live_ins,
-        attributes=composite_attributes(cluster.kind, sym, memo),
+        attributes=composite_attributes(cluster.kind, sym, namer.attributes),
         loc=loc,
         before=last,
     )
-    return fused, body, fn
+    return fused, sym, namer
+
+
+def _decomposition(cluster: FusionCluster, rewriter, namer: SymbolNamer, sym: str, loc, in_types, out_types):
+    """The private ``func.func @sym`` of the composite, its entry block ending in ``func.return`` of the
+    live-outs, made in one rewriter call; returns ``(its entry block, the func.func, the func.return)``."""
+    fn, body, term = new_decomposition_returning(
+        rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), cluster.live_outs, namer.attributes
+    )
+    return body, fn, term
 
 
 def codegen(
@@ -246,10 +261,16 @@ def codegen(
         out_types = [v.type for v in cluster.live_outs]
         in_types = [v.type for v in cluster.live_ins]
         if d.fusion_is_composite:
-            fused, body, fn = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
+            fused, sym, module_namer = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
+            results = _fused_results(cluster, fused)
+            _rewire_whole(cluster, results, rewriter)
+            body, fn, term = _decomposition(cluster, rewriter, module_namer, sym, loc, in_types, out_types)
         else:
             fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
-        term = _fill_body(cluster, members, body, fused, d.fusion_body_terminator, rewriter, order, loc, fn)
+            results = _fused_results(cluster, fused)
+            _rewire_whole(cluster, results, rewriter)
+            term = rewriter.create(d.fusion_body_terminator, operands=cluster.live_outs, loc=loc, at_end=body)
+        _fill_body(cluster, members, body, fused, results, term, rewriter, order, fn)
         if analyses is not None and namer is not None and fn is not None:
             _hand_over_entry_block(cluster, members, body, fn, term, analyses, namer)
     if dependent:

@@ -8,7 +8,8 @@ composites -- the codegen (:mod:`hilo_mlir.fusion.codegen`) and
 set and the naming are written once:
 
 * :class:`SymbolNamer` -- unique, deterministic decomposition names per module;
-* :func:`new_decomposition` -- the private function, through the rewriter;
+* :func:`new_decomposition` -- the private function, through the rewriter
+  (:func:`new_decomposition_returning`: with its ``func.return``, in one rewriter call);
 * :func:`composite_attributes` -- the composite's attribute dictionary.
 """
 
@@ -18,7 +19,7 @@ from hilo_mlir.ir.binding import ir
 from hilo_mlir.ir.dialects import COMPOSITE_KIND_ATTR, COMPOSITE_NAMESPACE, COMPOSITE_VERSION, DECOMPOSITION_ATTR
 from hilo_mlir.ir.utils import as_op
 
-__all__ = ["SymbolNamer", "composite_attributes", "decomposition_base", "new_decomposition"]
+__all__ = ["SymbolNamer", "composite_attributes", "decomposition_base", "new_decomposition", "new_decomposition_returning"]
 
 
 class SymbolNamer:
@@ -101,14 +102,8 @@ def composite_attributes(kind: str, sym: str, memo: dict | None = None) -> dict:
     }
 
 
-def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs, memo: dict | None = None):
-    """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
-
-    Returns ``(the func.func op, its entry block)`` (the block empty, one argument per input
-    type, at ``arg_locs``).
-    ``memo``: as for :func:`composite_attributes` (also keeps the ``function_type`` attribute of
-    each signature: types are uniqued, so they key it by their hash, the C++ pointer).
-    """
+def _decomposition_attributes(sym: str, in_types, out_types, memo: dict | None) -> dict:
+    """The attributes of a private ``func.func @sym(in_types) -> out_types`` (see :func:`new_decomposition`)."""
     private = memo.get("private") if memo is not None else None
     if private is None:
         private = ir.StringAttr.get("private")
@@ -120,15 +115,45 @@ def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc,
         fn_type = ir.TypeAttr.get(ir.FunctionType.get(in_types, out_types))
         if memo is not None:
             memo[sig] = fn_type
+    return {
+        "sym_name": ir.StringAttr.get(sym),
+        "function_type": fn_type,
+        "sym_visibility": private,
+    }
+
+
+def new_decomposition(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs, memo: dict | None = None):
+    """Append a private ``func.func @sym(in_types) -> out_types`` to ``module_body`` through ``rewriter``.
+
+    Returns ``(the func.func op, its entry block)`` (the block empty, one argument per input
+    type, at ``arg_locs``).
+    ``memo``: as for :func:`composite_attributes` (also keeps the ``function_type`` attribute of
+    each signature: types are uniqued, so they key it by their hash, the C++ pointer).
+    """
     fn = rewriter.create(
         "func.func",
-        attributes={
-            "sym_name": ir.StringAttr.get(sym),
-            "function_type": fn_type,
-            "sym_visibility": private,
-        },
+        attributes=_decomposition_attributes(sym, in_types, out_types, memo),
         regions=1,
         loc=loc,
         at_end=module_body,
     )
     return fn, rewriter.create_block(fn.regions[0], in_types, arg_locs, owner=fn)
+
+
+def new_decomposition_returning(rewriter, module_body, sym: str, in_types, out_types, loc, arg_locs, returned, memo: dict | None = None):
+    """:func:`new_decomposition` whose entry block already ends in ``func.return`` of ``returned``
+    (values of ``out_types``, at ``loc``), built in one rewriter call
+    (:meth:`~hilo_mlir.rewrite.rewriter.Rewriter.create_with_block`: one change recorded).
+
+    Returns ``(the func.func op, its entry block, the func.return)``.
+    """
+    return rewriter.create_with_block(
+        "func.func",
+        arg_types=in_types,
+        arg_locs=arg_locs,
+        terminator="func.return",
+        terminator_operands=returned,
+        attributes=_decomposition_attributes(sym, in_types, out_types, memo),
+        loc=loc,
+        at_end=module_body,
+    )
