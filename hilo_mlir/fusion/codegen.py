@@ -123,8 +123,9 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, results: list
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
     if track:
         order.note_inserted_before(fused, members[-1])
-        for m in members:
-            order.note_erased(m)
+        if not order.listens_to(rewriter):  # else the index forgets the members as it hears them move
+            for m in members:
+                order.note_erased(m)
     rewriter.move_all_before(members, term, within=fused)  # distinct (an OpSet), in fused's block
     updates: list = []
     if cluster._inside_uses:

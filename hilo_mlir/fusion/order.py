@@ -288,6 +288,10 @@ class OrderIndex(Listener):
             self._rewriter.remove_listener(self)
             self._rewriter = None
 
+    def listens_to(self, rewriter) -> bool:
+        """True if the index hears ``rewriter``'s moves and erasures (it forgets those ops itself)."""
+        return rewriter is not None and self._rewriter is rewriter
+
     def __enter__(self) -> OrderIndex:
         return self
 
