@@ -106,39 +106,41 @@ def _fused_results(cluster: FusionCluster, fused) -> list:
     return [fused.result] if len(cluster.live_outs) == 1 else list(fused.results)
 
 
-def _rewire_whole(cluster: FusionCluster, results: list, rewriter) -> None:
+def _rewire_whole(cluster: FusionCluster, results: list, rewriter, top: int | None) -> None:
     """Every use of a live-out whose uses are all outside and after the cluster now reads its result of
-    the fused op (``results``); before the body's terminator is made (it reads the live-outs too)."""
+    the fused op (``results``; ``top``: the fused op's top-level op); before the body's terminator is
+    made (it reads the live-outs too)."""
     live_outs = cluster.live_outs
     for k in cluster._rewired_whole:  # a result of the last member that no member uses: all its uses are outside
-        rewriter.replace_all_uses_with(live_outs[k], results[k])
+        rewriter.replace_all_uses_with(live_outs[k], results[k], top)
 
 
-def _fill_body(cluster: FusionCluster, members: list, body, fused, results: list, term, rewriter, order, fn):
+def _fill_body(cluster: FusionCluster, members: list, body, fused, results: list, term, rewriter, order, fn, tops: tuple):
     """Move ``members`` (the cluster's, in block order) into ``body`` before ``term`` (its terminator,
     returning the live-outs); rewire live-in uses to ``body``'s arguments and live-out uses to ``fused``'s
     ``results`` (:func:`_rewire_whole` has rewired the live-outs whose uses are all after the cluster).
     ``fn``: the decomposition function ``body`` is the entry block of (another top-level op than
-    ``fused``'s), or None: ``body`` is ``fused``'s own region's."""
+    ``fused``'s), or None: ``body`` is ``fused``'s own region's. ``tops``: ``(fused's top-level op,
+    body's)`` (the rewriter is told them, not asked)."""
     track = order is not None and order.tracking  # a block nobody asked about is not mirrored
     if track:
         order.note_inserted_before(fused, members[-1])
         if not order.listens_to(rewriter):  # else the index forgets the members as it hears them move
             for m in members:
                 order.note_erased(m)
-    rewriter.move_all_before(members, term, within=fused)  # distinct (an OpSet), in fused's block
+    rewriter.move_all_before(members, term, within=fused, tops=tops)  # distinct (an OpSet), in fused's block
     updates: list = []
     if cluster._inside_uses:
         arg_of = dict(zip(cluster._live_in_keys, body.arguments))
         updates = [(owner, n, arg_of[vk]) for owner, n, vk in cluster._inside_uses]
     if fn is not None and updates:  # the members are in the decomposition function now, the other users in fused's
-        rewriter.set_operands(updates, within=fn)
+        rewriter.set_operands(updates, within=fn, top=tops[1])
         updates = []
     for outside in (cluster._outside_uses, cluster._after_uses):
         if outside:
             updates += [(owner, n, results[k]) for owner, n, k in outside]
     if updates:
-        rewriter.set_operands(updates, within=fused)  # users of live-outs (and members in fused's body): fused's function
+        rewriter.set_operands(updates, within=fused, top=tops[0])  # users of live-outs (and members in fused's body): fused's function
 
 
 def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term, analyses, namer: SymbolNamer) -> None:
@@ -164,22 +166,24 @@ def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term
     analyses.put(EntryBlock, fn, info)
 
 
-def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None = None):
-    """An ``mhlo.fusion`` before ``last`` (the last member); returns ``(op, its body block, None)``.
-    ``memo``: attributes made once per kind (:attr:`SymbolNamer.attributes`-like, one context)."""
+def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None, top):
+    """An ``mhlo.fusion`` before ``last`` (the last member; ``top``: its top-level op); returns ``(op, its
+    body block, None)``. ``memo``: attributes made once per kind (:attr:`SymbolNamer.attributes`-like, one context)."""
     kind = cluster.kind
     attrs = memo.get(kind) if memo is not None else None
     if attrs is None:
         attrs = {FUSION_KIND_ATTR: ir.StringAttr.get(kind)}
         if memo is not None:
             memo[kind] = attrs
-    fused = rewriter.create(d.fusion, results=out_types, operands=cluster.live_ins, attributes=attrs, regions=1, loc=loc, before=last)
+    fused = rewriter.create(
+        d.fusion, results=out_types, operands=cluster.live_ins, attributes=attrs, regions=1, loc=loc, before=last, top=top
+    )
     body = rewriter.create_block(fused.regions[0], in_types, [loc] * len(in_types), owner=fused)
     return fused, body, None
 
 
-def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, in_types, out_types, last):
-    """A ``neuron.<kind>`` composite before ``last`` (the last member) calling a fresh decomposition
+def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, out_types, last, top):
+    """A ``neuron.<kind>`` composite before ``last`` (the last member; ``top``: its top-level op) calling a fresh decomposition
     symbol; returns ``(op, the symbol, the namer)`` (the decomposition is made by :func:`_decomposition`)."""
     if namer is None:
         module_op = enclosing_module(last)
@@ -194,6 +198,7 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
         attributes=composite_attributes(cluster.kind, sym, namer.attributes),
         loc=loc,
         before=last,
+        top=top,
     )
     return fused, sym, namer
 
@@ -261,17 +266,20 @@ def codegen(
         loc = ir.Location.fused([m.location for m in members])
         out_types = [v.type for v in cluster.live_outs]
         in_types = [v.type for v in cluster.live_ins]
+        top = rewriter.top_of(last)  # the cluster's top-level op: asked once, then told to the rewriter
         if d.fusion_is_composite:
-            fused, sym, module_namer = _composite_op(cluster, d, rewriter, namer, loc, in_types, out_types, last)
+            fused, sym, module_namer = _composite_op(cluster, d, rewriter, namer, loc, out_types, last, top)
             results = _fused_results(cluster, fused)
-            _rewire_whole(cluster, results, rewriter)
+            _rewire_whole(cluster, results, rewriter, top)
             body, fn, term = _decomposition(cluster, rewriter, module_namer, sym, loc, in_types, out_types)
+            tops = (top, rewriter.top_of_block(body))  # the new function's (its block's top was noted)
         else:
-            fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo)
+            fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo, top)
             results = _fused_results(cluster, fused)
-            _rewire_whole(cluster, results, rewriter)
-            term = rewriter.create(d.fusion_body_terminator, operands=cluster.live_outs, loc=loc, at_end=body)
-        _fill_body(cluster, members, body, fused, results, term, rewriter, order, fn)
+            _rewire_whole(cluster, results, rewriter, top)
+            term = rewriter.create(d.fusion_body_terminator, operands=cluster.live_outs, loc=loc, at_end=body, top=top)
+            tops = (top, top)
+        _fill_body(cluster, members, body, fused, results, term, rewriter, order, fn, tops)
         if analyses is not None and namer is not None and fn is not None:
             _hand_over_entry_block(cluster, members, body, fn, term, analyses, namer)
     if dependent:

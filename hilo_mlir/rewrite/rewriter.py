@@ -330,6 +330,14 @@ class Rewriter:
             return identity_key(op)
         return self.top_of_block(block)
 
+    def _known_top(self, top: int | None, op: Op) -> int | None:
+        """``top``, a caller's answer for :meth:`top_of` of ``op`` (a pass that knows which top-level op
+        it works in: the fusion codegen asks once per cluster, not once per change). The checking mode
+        compares it with :meth:`top_of` and raises :class:`AssertionError` if they differ."""
+        if self.check_block_tops and self.top_of(op) != top:
+            raise AssertionError(f"rewriter: the top-level op given for '{_as_op(op).name}' is not the one it is in")
+        return top
+
     def _forget_blocks(self) -> None:
         # An erased op frees its blocks; a new block may reuse an address.
         self._block_top.clear()
@@ -351,12 +359,15 @@ class Rewriter:
         at_end: ir.Block | None = None,
         at_start: ir.Block | None = None,
         ip: ir.InsertionPoint | None = None,
+        top: int | None = None,
     ) -> ir.Operation:
         """Create op ``name`` and insert it (``ir.Operation.create`` plus the record).
 
         Placement: exactly one of ``before=op``, ``after=op``, ``at_end=block``,
         ``at_start=block`` or ``ip=InsertionPoint``. ``loc`` defaults to the
         location of ``before``/``after`` or to the current location.
+        ``top``: the :meth:`top_of` the new op will have, if the caller knows it (not asked
+        then; see :meth:`_known_top`); None: asked.
 
         Returns the new ``ir.Operation``.
         """
@@ -374,7 +385,7 @@ class Rewriter:
             loc=loc,
             ip=point,
         )
-        top = self.top_of(op)
+        top = self.top_of(op) if top is None else self._known_top(top, op)
         for f in self._created_hooks():
             f(op, top)
         self._record(Change.CREATE, top)
@@ -586,13 +597,17 @@ class Rewriter:
 
     # ------------------------------------------------------------------ uses
 
-    def replace_all_uses_with(self, old: Value, new: Value) -> None:
-        """Every use of value ``old`` now uses ``new``."""
+    def replace_all_uses_with(self, old: Value, new: Value, top: int | None = None) -> None:
+        """Every use of value ``old`` now uses ``new``. ``top``: the top-level op ``new`` is defined
+        in, if the caller knows it (as for :meth:`create`); None: asked."""
         old.replace_all_uses_with(new)
-        self._uses_replaced(old, new)
+        self._uses_replaced(old, new, top)
 
-    def _uses_replaced(self, old: Value, new: Value) -> None:
-        top = self._value_top(new)
+    def _uses_replaced(self, old: Value, new: Value, top: int | None = None) -> None:
+        if top is None:
+            top = self._value_top(new)
+        elif self.check_block_tops and self._value_top(new) != top:
+            raise AssertionError("replace_all_uses_with: the top-level op given is not the one the new value is in")
         for f in self._hook("notify_uses_replaced"):
             f(old, new, top)
         self._record(Change.OPERAND, top)
@@ -623,17 +638,18 @@ class Rewriter:
             f(ops, top)
         self._record(Change.OPERAND, top)
 
-    def set_operands(self, updates: Iterable[tuple[Op, int, Value]], within: Op | None = None) -> None:
+    def set_operands(self, updates: Iterable[tuple[Op, int, Value]], within: Op | None = None, top: int | None = None) -> None:
         """Each ``(op, index, value)`` of ``updates``: operand ``index`` of ``op`` becomes ``value``
         (as :meth:`set_operand` each; one record per top-level op touched).
 
         ``within``: an op whose top-level op holds every op of ``updates`` (a fusion op whose body and
         block they are in): the top-level op is then found once, not per op. The checking mode finds it
         per op and raises :class:`ValueError` (before any operand is set) if one is elsewhere.
+        ``top``: with ``within``, its top-level op if the caller knows it (as for :meth:`create`).
         """
         by_top: dict[int | None, list[ir.Operation]] = {}  # top -> the ops changed in it, in order
         if within is not None:
-            top = self.top_of(within)
+            top = self.top_of(within) if top is None else self._known_top(top, within)
             changed = by_top[top] = []
             if self.check_erasures:  # the checking mode: every op where the caller said
                 updates = list(updates)
@@ -685,7 +701,9 @@ class Rewriter:
         op.move_before(_as_op(anchor))
         self._moved(op, old)
 
-    def move_all_before(self, ops: Iterable[Op], anchor: Op, within: Op | None = None) -> None:
+    def move_all_before(
+        self, ops: Iterable[Op], anchor: Op, within: Op | None = None, tops: tuple[int | None, int | None] | None = None
+    ) -> None:
         """Move ``ops`` (distinct ops, none of them ``anchor``), in their order, right before ``anchor``.
 
         The same as :meth:`move_before` on each in turn; listeners with
@@ -698,6 +716,9 @@ class Rewriter:
         distinct as promised. The checking mode finds it per op and checks the promise, raising
         :class:`ValueError` (before anything moves) if one is elsewhere or given twice.
 
+        ``tops``: with ``within``, ``(its top-level op, anchor's)`` if the caller knows them (as for
+        :meth:`create`; the checking mode compares both).
+
         Raises:
             ValueError: an op given twice (without ``within``: always checked).
         """
@@ -707,7 +728,7 @@ class Rewriter:
         at = anchor.operation
         if (within is None or self.check_erasures) and len(set(map(identity_key, moving))) != len(moving):
             raise ValueError("move_all_before: an op is given twice")
-        new = self.top_of(at)
+        new = self.top_of(at) if tops is None else self._known_top(tops[1], at)
         if new is not None and new == identity_key(at):
             for o in moving:
                 self.move_before(o, at)
@@ -716,7 +737,7 @@ class Rewriter:
         if within is None:
             olds = [top_of(o) for o in moving]
         else:
-            olds = [top_of(within)] * len(moving)
+            olds = [top_of(within) if tops is None else self._known_top(tops[0], within)] * len(moving)
             if self.check_erasures:  # the checking mode: every op where the caller said
                 for o in moving:
                     if top_of(o) != olds[0]:
