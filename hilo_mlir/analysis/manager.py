@@ -120,12 +120,24 @@ class AnalysisManager(Listener):
         op = getattr(op, "operation", op)
         return cast("T | None", self._cache.get((cls, identity_key(op))))
 
-    def put(self, cls: type, op: Op, inst: object) -> None:
-        """Cache ``inst`` as the analysis ``cls`` of ``op`` as the IR is *now*."""
+    def put(self, cls: type, op: Op, inst: object, top: int | None = None) -> None:
+        """Cache ``inst`` as the analysis ``cls`` of ``op`` as the IR is *now*.
+
+        ``top``: when ``op`` is a top-level op of the module, its ``identity_key`` if the caller has it (the
+        fusion codegen's new decomposition function): neither the key nor the scope is then read. The checking
+        mode compares it with both and raises :class:`AssertionError` if it differs.
+        """
         op = getattr(op, "operation", op)
-        key = (cls, identity_key(op))
+        if top is None:
+            key = (cls, identity_key(op))
+            self._drop(key)
+            self._store(key, op, inst)
+            return
+        if self.checking and not (identity_key(op) == top == self.rewriter.top_of(op)):
+            raise AssertionError(f"AnalysisManager.put: the top-level op given is not '{op.name}'")
+        key = (cls, top)
         self._drop(key)
-        self._store(key, op, inst)
+        self._store(key, op, inst, top)
 
     def entries(self) -> list[tuple[type, Op, Any]]:
         """``[(class, op, instance)]`` of every cached analysis (for the checking mode)."""
@@ -240,10 +252,15 @@ class AnalysisManager(Listener):
 
     # ------------------------------------------------------------------ internals
 
-    def _store(self, key: _Key, op: Op, inst: object) -> None:
+    def _store(self, key: _Key, op: Op, inst: object, top: int | None = None) -> None:
+        """Cache ``inst`` under ``key``; ``top``: ``op``'s top-level op if known (else asked of the rewriter)."""
         self._cache[key] = inst
         self._ops[key] = op
-        scope = self._scope[key] = None if key[1] == self._module_key else self.rewriter.top_of(op)
+        if key[1] == self._module_key:
+            scope = None
+        else:
+            scope = top if top is not None else self.rewriter.top_of(op)
+        self._scope[key] = scope
         self._by_scope.setdefault(scope, set()).add(key)
         self._fragile[scope] = self._fragile.get(scope, 0) | ~_kept(type(inst))
         if isinstance(inst, Listener):  # an analysis that keeps itself current

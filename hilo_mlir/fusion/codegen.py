@@ -143,11 +143,12 @@ def _fill_body(cluster: FusionCluster, members: list, body, fused, results: list
         rewriter.set_operands(updates, within=fused, top=tops[0])  # users of live-outs (and members in fused's body): fused's function
 
 
-def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term, analyses, namer: SymbolNamer) -> None:
+def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term, analyses, namer: SymbolNamer, top) -> None:
     """Give ``analyses`` the :class:`~hilo_mlir.analysis.entry_block.EntryBlock` of the decomposition
     function ``fn`` just filled (``body``: its block; ``term``: its ``func.return``), from what the cluster
     read: its members' operands (live-ins renamed to ``body``'s arguments) and results. Only the
-    members with regions are read again. The checking mode compares it with a fresh one after the pass."""
+    members with regions are read again. The checking mode compares it with a fresh one after the pass.
+    ``top``: ``fn``'s ``identity_key`` (it is a top-level op), or None (read)."""
     leaf = namer.leaf_effects
     if leaf is None:
         leaf = namer.leaf_effects = LeafEffects(EffectOracle(fn))
@@ -163,7 +164,7 @@ def _hand_over_entry_block(cluster: FusionCluster, members: list, body, fn, term
         [*cluster.member_result_keys, []],
         args,
     )
-    analyses.put(EntryBlock, fn, info)
+    analyses.put(EntryBlock, fn, info, top)
 
 
 def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types, out_types, last, memo: dict | None, top):
@@ -281,7 +282,7 @@ def codegen(
             tops = (top, top)
         _fill_body(cluster, members, body, fused, results, term, rewriter, order, fn, tops)
         if analyses is not None and namer is not None and fn is not None:
-            _hand_over_entry_block(cluster, members, body, fn, term, analyses, namer)
+            _hand_over_entry_block(cluster, members, body, fn, term, analyses, namer, tops[1])
     if dependent:
         recursively_move_dependent_ops(fused, dependent, rewriter, order)
     cluster.fused = fused

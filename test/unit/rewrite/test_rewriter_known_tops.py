@@ -146,3 +146,38 @@ def test_without_the_checking_mode_a_given_top_is_trusted():
         t = ir.RankedTensorType.get([2], ir.F32Type.get())
         rw.create("stablehlo.negate", results=[t], operands=[add0.result], loc=loc, before=mul, top=kg)
         assert rw.take_changes() == (Change.CREATE, {kg: Change.CREATE})
+
+
+class _Info:
+    """A stand-in analysis (kept by nothing: any change drops it)."""
+
+    preserved_by = Change.NONE
+
+
+@pytest.mark.parametrize("checking", [False, True])
+def test_analysis_put_with_a_known_top_level_op(checking):
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        main, g = [o.operation for o in m.body.operations]
+        kg = identity_key(g)
+        rw = Rewriter(m.operation)
+        am = AnalysisManager(m.operation, rw)
+        am.checking = checking
+        info = _Info()
+        am.put(_Info, g, info, kg)
+        assert am.cached(_Info, g) is info and am.cached(_Info, main) is None
+        sqrt = _ops(g)[0]
+        rw.set_operands([(sqrt, 0, g.regions[0].blocks[0].arguments[0])], within=sqrt)  # a change in @g drops it
+        assert am.cached(_Info, g) is None
+
+
+def test_the_checking_mode_catches_a_wrong_top_given_to_analysis_put():
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        main, g = [o.operation for o in m.body.operations]
+        rw = Rewriter(m.operation)
+        am = AnalysisManager(m.operation, rw)
+        am.checking = True
+        with pytest.raises(AssertionError, match=r"the top-level op given is not 'func\.func'"):
+            am.put(_Info, g, _Info(), identity_key(main))  # deliberately wrong: g's key is not main's
+        assert am.cached(_Info, g) is None and am.cached(_Info, main) is None
