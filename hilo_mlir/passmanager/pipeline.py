@@ -387,8 +387,8 @@ class Pipeline:
 
     def _fast_path(self, step: Step, op: Any, rewriter: Rewriter, am: AnalysisManager, current: list[Any]) -> Change | None:
         """``remove-dead-values`` in Python (:mod:`hilo_mlir.passmanager.dead_values`) when a ``canonicalize`` ran
-        before it and the module is in the subset where the C++ pass does no more: every op is read (one
-        walk); the change it recorded, or None: run the C++ pass."""
+        before it and the module is in the subset where the C++ pass does no more: every op is read (from the
+        census's op lists, no walk; the checking mode compares them with a walk's); the change it recorded, or None: run the C++ pass."""
         from hilo_mlir.passmanager import dead_values
         from hilo_mlir.rewrite.rewriter import Change
 
@@ -399,7 +399,10 @@ class Pipeline:
         if why is not None:
             self.log.append(f"remove-dead-values: the C++ pass runs ({why})")
             return None
-        dead = dead_values.dead_closure(dead_values.unused_ops(op))
+        roots = dead_values.unused_ops_listed(census)  # the census's lists: no walk
+        if am.checking:
+            dead_values.check_unused_ops(op, roots)
+        dead = dead_values.dead_closure(roots)
         if not isinstance(dead, list):
             at = location_to_str(dead.location, self.env.filename) or "an unknown location"
             what = escape_text(f"'{dead.name}' op, a kind not judged, at {at}")  # input text: one escaped line
