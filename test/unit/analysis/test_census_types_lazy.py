@@ -175,3 +175,68 @@ def test_rewrites_after_an_upstream_pass_keep_the_census_equal_to_a_full_read():
         pipe = Pipeline([step_for("canonicalize"), Step(info, info.argument), step_for("canonicalize")], check_analyses=True)
         pipe.run(m)
         assert "bf16" in str(m)
+
+
+MULTI = """
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0:2 = mhlo.custom_call @two(%a) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<3xi8>)
+  %1 = "mhlo.broadcast_in_dim"(%0#0) {broadcast_dimensions = dense<0> : tensor<1xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  %2 = mhlo.add %1, %a : tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+"""
+
+
+def test_single_result_kinds_are_region_free():
+    from hilo_mlir.analysis.census import SINGLE_RESULT
+
+    assert ELEMENTWISE <= SINGLE_RESULT <= REGION_FREE
+    assert not {"mhlo.custom_call", "stablehlo.custom_call", "func.call", "mhlo.return", "func.return"} & SINGLE_RESULT
+
+
+def test_single_result_read_equals_the_general_read_and_falls_back_on_another_count(monkeypatch):
+    with make_context():
+        m = ir.Module.parse(MULTI)
+        c = Census(m.operation)
+        assert sorted(str(t) for t in c.types()) == ["tensor<2xf32>", "tensor<3xi8>"]
+        assert c.differences(Census(m.operation)) == []
+        # a kind wrongly listed as single-result: o.result raises, its list is read the general way
+        monkeypatch.setattr(census_mod, "SINGLE_RESULT", census_mod.SINGLE_RESULT | {"mhlo.custom_call"})
+        c2 = Census(m.operation, with_types=True)
+        assert sorted(str(t) for t in c2.types()) == ["tensor<2xf32>", "tensor<3xi8>"]
+        ops = c2.ops_named(m.body.operations[0].operation, "mhlo.custom_call")
+        assert [str(t) for t in census_mod._single_result_types(ops)] == ["tensor<2xf32>", "tensor<3xi8>"]
+
+
+def test_checking_mode_catches_a_wrong_single_result_read(monkeypatch):
+    monkeypatch.setattr(census_mod, "_single_result_types", lambda ops: [])  # deliberately wrong: reads nothing
+    with make_context():
+        m = ir.Module.parse(MULTI)
+        c = Census(m.operation, with_types=True)
+        assert "tensor<2xf32>" in {str(t) for t in c.types()}  # the block argument and the custom call's result
+        monkeypatch.undo()
+        assert c.differences(Census(m.operation)) == []  # the module's types all held elsewhere: nothing missed
+        monkeypatch.setattr(census_mod, "_single_result_types", lambda ops: [ir.IntegerType.get_signless(7) for _ in ops])
+        wrong = Census(m.operation, with_types=True)
+        monkeypatch.undo()
+        assert wrong.differences(Census(m.operation)) == ["value types differ"]
+
+
+def test_construction_index_equals_the_small_walks():
+    with make_context():
+        m = ir.Module.parse(MULTI)
+        a, b = census_mod._index_all(m.operation), census_mod._index_of(m.operation)
+        assert type(a) is dict and list(a) == list(b)
+        assert all(len(a[n]) == len(b[n]) and all(x == y for x, y in zip(a[n], b[n])) for n in a)
+
+
+def test_pipeline_checking_mode_catches_a_wrong_single_result_read(monkeypatch):
+    def ask(module_op, ctx):
+        assert ctx.value_types()  # the census takes its types: the wrong fast read
+
+    monkeypatch.setattr(census_mod, "_single_result_types", lambda ops: [ir.IntegerType.get_signless(7) for _ in ops])
+    info = PassInfo("test-ask-types", "asks for every value type", ask, anchor="builtin.module")
+    with make_context():
+        m = ir.Module.parse(MULTI)
+        with pytest.raises(AnalysisCheckError, match="Census: value types differ"):
+            Pipeline([Step(info, info.argument)], check_analyses=True).run(m)

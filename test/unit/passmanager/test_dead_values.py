@@ -375,3 +375,54 @@ def test_verify_each_verifies_after_the_fast_path(monkeypatch):
         pipe.run(m)
     assert pipe.fast_paths == [2]
     assert verified == ["test-rdv-detach", "remove-dead-values"]
+
+
+# --------------------------------------------------------------------------- the unused ops from the census's lists
+
+NESTED = """
+func.func @main(%a: tensor<4xf32>) -> tensor<f32> {
+  %z = mhlo.constant dense<0.0> : tensor<f32>
+  %u = mhlo.negate %a : tensor<4xf32>
+  %r = mhlo.reduce(%a init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%x: tensor<f32>, %y: tensor<f32>) {
+    %s = mhlo.add %x, %y : tensor<f32>
+    %d = mhlo.multiply %x, %y : tensor<f32>
+    mhlo.return %s : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
+func.func @other(%b: tensor<2xf32>) -> tensor<2xf32> {
+  %v = mhlo.sqrt %b : tensor<2xf32>
+  return %b : tensor<2xf32>
+}
+"""
+
+
+def test_unused_ops_listed_are_the_walks_exactly():
+    from hilo_mlir.analysis.census import Census
+
+    with make_context():
+        m = ir.Module.parse(NESTED)
+        listed = dead_values.unused_ops_listed(Census(m.operation))
+        walked = dead_values.unused_ops(m.operation)
+        assert sorted(o.name for o in listed.values()) == ["mhlo.multiply", "mhlo.negate", "mhlo.sqrt"]
+        assert listed.keys() == walked.keys()
+        dead_values.check_unused_ops(m.operation, listed)  # equal: no error
+
+
+def test_check_unused_ops_catches_a_wrong_listing():
+    from hilo_mlir.analysis.census import Census
+
+    with make_context():
+        m = ir.Module.parse(NESTED)
+        listed = dead_values.unused_ops_listed(Census(m.operation))
+        fewer = dict(list(listed.items())[1:])  # one unused op missing
+        with pytest.raises(AnalysisCheckError, match=r"differ from a walk's \(0 not unused, 1 missing\)"):
+            dead_values.check_unused_ops(m.operation, fewer)
+
+
+def test_checking_mode_catches_a_wrong_listing_in_the_pipeline(monkeypatch):
+    monkeypatch.setattr(dead_values, "unused_ops_listed", lambda census: {})  # deliberately wrong: nothing unused
+    before = [step_for("canonicalize"), _pass("test-rdv-listed", _detach_return)]
+    with pytest.raises(AnalysisCheckError, match=r"unused ops listed from the census differ from a walk's \(0 not unused, 1 missing\)"):
+        _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
