@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hilo_mlir.analysis.census import SINGLE_RESULT
 from hilo_mlir.analysis.check import AnalysisCheckError, fingerprint
 from hilo_mlir.ir.binding import identity_key, ir, passmanager
 from hilo_mlir.ir.dialects import TABLES
@@ -109,23 +110,45 @@ def unused_ops_listed(census: Census) -> dict[int, ir.Operation]:
     """:func:`unused_ops` of the module ``census`` describes, from the census's per-function op lists
     instead of a walk: no walk callback per op and no name read (a list's name says it), ~half of
     :func:`unused_ops`'s instructions on L64. The same ops (``{identity_key(op): op}``), in another order:
-    per top-level op, name after name (:meth:`~hilo_mlir.analysis.census.Census.ops_named`, any order).
+    per top-level op, name after name (:meth:`~hilo_mlir.analysis.census.Census.ops_named`, any order); an op of a
+    :data:`~hilo_mlir.analysis.census.SINGLE_RESULT` kind is asked for its one result's uses.
     The checking mode compares it with :func:`unused_ops` (:func:`check_unused_ops`)."""
     out: dict[int, ir.Operation] = {}
     never = _NEVER_DEAD
     for top in census.top_level_ops():
-        names = [n for n in census.names_in(top) if n not in never]
-        for op in census.ops_named(top, *names, any_order=True):
-            used = False
-            for r in op.results:
-                for _use in r.uses:
-                    used = True
-                    break
-                if used:
-                    break
-            if not used:
-                out[identity_key(op)] = op
+        for name in [n for n in census.names_in(top) if n not in never]:
+            ops = census.ops_named(top, name, any_order=True)
+            if name in SINGLE_RESULT and _add_unused_single(ops, out):
+                continue
+            for op in ops:
+                used = False
+                for r in op.results:
+                    for _use in r.uses:
+                        used = True
+                        break
+                    if used:
+                        break
+                if not used:
+                    out[identity_key(op)] = op
     return out
+
+
+def _add_unused_single(ops: list[ir.Operation], out: dict[int, ir.Operation]) -> bool:
+    """Add to ``out`` those of ``ops`` (of one :data:`~hilo_mlir.analysis.census.SINGLE_RESULT` kind) whose one result
+    has no use: ``op.result``, no result list to make and iterate. False, ``out`` unchanged, when an op has another
+    number of results (``op.result`` raises): the caller reads them the general way."""
+    found: list[ir.Operation] = []
+    try:
+        for op in ops:
+            for _use in op.result.uses:
+                break
+            else:
+                found.append(op)
+    except ValueError:
+        return False
+    for op in found:
+        out[identity_key(op)] = op
+    return True
 
 
 def check_unused_ops(module_op: Op, listed: dict[int, ir.Operation]) -> None:

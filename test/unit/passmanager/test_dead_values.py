@@ -426,3 +426,20 @@ def test_checking_mode_catches_a_wrong_listing_in_the_pipeline(monkeypatch):
     before = [step_for("canonicalize"), _pass("test-rdv-listed", _detach_return)]
     with pytest.raises(AnalysisCheckError, match=r"unused ops listed from the census differ from a walk's \(0 not unused, 1 missing\)"):
         _pipeline(CHAIN, [*before, step_for("remove-dead-values")])
+
+
+def test_a_kind_wrongly_taken_for_single_result_is_read_the_general_way(monkeypatch):
+    from hilo_mlir.analysis.census import Census
+
+    text = """
+    func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+      %0:2 = mhlo.custom_call @two(%a) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+      %1:2 = mhlo.custom_call @two(%a) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+      return %1#1 : tensor<2xf32>
+    }
+    """
+    monkeypatch.setattr(dead_values, "SINGLE_RESULT", dead_values.SINGLE_RESULT | {"mhlo.custom_call"})
+    with make_context():
+        m = ir.Module.parse(text)
+        listed = dead_values.unused_ops_listed(Census(m.operation))
+        assert len(listed) == 1 and listed.keys() == dead_values.unused_ops(m.operation).keys()
