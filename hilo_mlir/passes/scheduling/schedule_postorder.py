@@ -536,7 +536,7 @@ def _run_schedule_postorder(func_op, ctx):
 
 register_twins(
     "schedule-postorder",
-    "Reorder each block into the post-order of a DFS from its terminator's operands",
+    "Reorder each block ending in a known terminator into the post-order of a DFS from the terminator's operands",
     _run_schedule_postorder,
     class_name="SchedulePostorder",
     statistics=("blocks", "ops-moved"),
