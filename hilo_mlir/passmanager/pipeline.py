@@ -263,6 +263,8 @@ class Pipeline:
         rewriter = Rewriter(op)
         am = self._am = AnalysisManager(op, rewriter)
         am.checking = self.check_analyses
+        if self.check_analyses:  # the rewriter's own checks too (erasures, given top-level ops), as under the variable
+            rewriter.check_erasures = rewriter.check_block_tops = True
         if census is not None:
             am.put(Census, op, census)
         unverified = False  # the IR changed since the verifier last ran

@@ -407,12 +407,17 @@ class Rewriter:
         ``arg_types`` at ``arg_locs``) that ends in a new ``terminator`` of ``terminator_operands``; the op
         is appended to ``at_end``. Returns ``(op, its block, the terminator)``.
 
-        The same as :meth:`create` of ``name`` (``regions=1``), :meth:`create_block` and :meth:`create` of
-        the terminator ``at_end=`` the block, and the listeners hear the same notifications in that
-        order; but the top-level op is found once and one change (``CREATE | BLOCK``) is recorded, not
-        three: nothing outside the new op can tell the parts apart (the fusion codegen's decomposition
-        function, a new top-level op). The checking mode compares the block's top-level op with a walk
-        (raising :class:`AssertionError` if they differ), as :meth:`create_block` does.
+        The same IR as :meth:`create` of ``name`` (``regions=1``), :meth:`create_block` and :meth:`create` of
+        the terminator ``at_end=`` the block, and the listeners hear the same per-op notifications in that
+        order (created, block arguments, created); but the top-level op is found once and one change
+        (``CREATE | BLOCK``) is recorded, not three, so ``notify_change`` is heard once, with both bits:
+        nothing outside the new op can tell the parts apart (the fusion codegen's decomposition function,
+        a new top-level op). The checking mode compares the block's top-level op with a walk.
+
+        Raises:
+            AssertionError: in the checking mode, the block's top-level op found by a walk is not the
+                op's. If creating the block or the terminator raises, the listeners have heard the op
+                created but no change is recorded.
         """
         op = ir.Operation.create(name, attributes=attributes, regions=1, loc=loc, ip=ir.InsertionPoint(at_end))
         top = self.top_of(op)
@@ -717,10 +722,12 @@ class Rewriter:
         :class:`ValueError` (before anything moves) if one is elsewhere or given twice.
 
         ``tops``: with ``within``, ``(its top-level op, anchor's)`` if the caller knows them (as for
-        :meth:`create`; the checking mode compares both).
+        :meth:`create`; the checking mode compares both). Given, both are taken as the answers, None
+        included (an op in no top-level op); None for ``tops`` itself: both are asked.
 
         Raises:
             ValueError: an op given twice (without ``within``: always checked).
+            AssertionError: in the checking mode, a top-level op in ``tops`` is not the one found.
         """
         moving = [o.operation for o in ops]
         if not moving:

@@ -52,7 +52,7 @@ def _fn_attrs(name):
 
 
 @pytest.mark.parametrize("checking", [False, True])
-def test_create_with_block_is_one_change_and_the_same_notifications(checking):
+def test_create_with_block_is_one_change_with_each_ops_notifications(checking):
     with make_context(), ir.Location.unknown() as loc:
         m = ir.Module.parse(MODULE)
         main, _g = [o.operation for o in m.body.operations]
@@ -181,3 +181,34 @@ def test_the_checking_mode_catches_a_wrong_top_given_to_analysis_put():
         with pytest.raises(AssertionError, match=r"the top-level op given is not 'func\.func'"):
             am.put(_Info, g, _Info(), identity_key(main))  # deliberately wrong: g's key is not main's
         assert am.cached(_Info, g) is None and am.cached(_Info, main) is None
+
+
+@pytest.mark.parametrize("checking", [False, True])
+def test_a_pipeline_in_the_checking_mode_checks_the_given_top(checking, monkeypatch):
+    """``Pipeline(check_analyses=True)`` turns the rewriter's checks on (not only the variable):
+    a pass giving the wrong top-level op for a replacement is stopped; without the checking mode
+    the answer is trusted and recorded where the pass said."""
+    from hilo_mlir.passmanager.pipeline import Pipeline, Step
+    from hilo_mlir.passmanager.registry import PassInfo
+
+    monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+    recorded = {}
+
+    def wrong(module_op, ctx):
+        main, g = [o.operation for o in module_op.regions[0].blocks[0].operations]
+        add0, mul = _ops(main)[:2]
+        ctx.rewriter.replace_all_uses_with(add0.result, mul.result, identity_key(g))  # mul is in @main
+        recorded["where"] = (identity_key(g), ctx.rewriter.take_changes()[1])
+
+    info = PassInfo("test-wrong-top", "gives a wrong top-level op", wrong, anchor="builtin.module")
+    with make_context():
+        m = ir.Module.parse(MODULE)
+        p = Pipeline([Step(info, info.argument)], check_analyses=checking)
+        if checking:
+            with pytest.raises(AssertionError, match="replace_all_uses_with: the top-level op given"):
+                p.run(m)
+            assert recorded == {}
+        else:
+            p.run(m)
+            g_key, by_top = recorded["where"]
+            assert by_top == {g_key: Change.OPERAND}
