@@ -206,11 +206,11 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
 
 def _decomposition(cluster: FusionCluster, rewriter, namer: SymbolNamer, sym: str, loc, in_types, out_types):
     """The private ``func.func @sym`` of the composite, its entry block ending in ``func.return`` of the
-    live-outs, made in one rewriter call; returns ``(its entry block, the func.func, the func.return)``."""
+    live-outs, made in one rewriter call; returns ``(the func.func, its entry block, the func.return)``."""
     fn, body, term = new_decomposition_returning(
         rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), cluster.live_outs, namer.attributes
     )
-    return body, fn, term
+    return fn, body, term
 
 
 def codegen(
@@ -272,7 +272,7 @@ def codegen(
             fused, sym, module_namer = _composite_op(cluster, d, rewriter, namer, loc, out_types, last, top)
             results = _fused_results(cluster, fused)
             _rewire_whole(cluster, results, rewriter, top)
-            body, fn, term = _decomposition(cluster, rewriter, module_namer, sym, loc, in_types, out_types)
+            fn, body, term = _decomposition(cluster, rewriter, module_namer, sym, loc, in_types, out_types)
             tops = (top, rewriter.top_of_block(body))  # the new function's (its block's top was noted)
         else:
             fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo, top)

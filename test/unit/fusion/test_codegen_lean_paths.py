@@ -101,6 +101,19 @@ def test_order_index_forgets_a_batch_of_moved_ops():
             assert order.next_op(ops[4]) == ops[0]
 
 
+def test_order_index_listens_only_to_its_own_rewriter():
+    """``listens_to``: True only for the rewriter the index was given, and no longer after ``close``
+    (the fusion codegen then notes each moved member itself)."""
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(SRC)
+        rw, other = Rewriter(m.operation), Rewriter(m.operation)
+        assert not OrderIndex().listens_to(rw) and not OrderIndex().listens_to(None)
+        order = OrderIndex(rw)
+        assert order.listens_to(rw) and not order.listens_to(other) and not order.listens_to(None)
+        order.close()
+        assert not order.listens_to(rw)
+
+
 SOFTMAX = """func.func @main(%x: tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<5x3xf32>) {
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>

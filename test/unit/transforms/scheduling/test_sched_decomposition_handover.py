@@ -196,3 +196,37 @@ def test_the_pipelines_checking_flag_checks_a_skip_without_the_environment(monke
         steps = [Step(info, info.argument, anchor="func.func"), step_for("stablehlo-schedule-postorder")]
         with pytest.raises(AssertionError, match="kept EntryBlock"):
             Pipeline(steps, check_analyses=True).run(m)
+
+
+@pytest.mark.parametrize("checking", [False, True])
+def test_the_real_fusion_hands_schedule_postorder_kept_answers(checking, monkeypatch):
+    """End to end: after stablehlo-neuron-op-fusion, schedule-postorder answers each composite (one
+    MulRedSqrt, one DotLogistic) from the EntryBlock the codegen kept for its decomposition, not from
+    the census's names (in the checking mode too, where a walk agrees)."""
+    from hilo_mlir.analysis import entry_block
+    from hilo_mlir.analysis.entry_block import CensusEffectOracle
+
+    monkeypatch.delenv("HILO_MLIR_CHECK_ANALYSES", raising=False)
+    kept: list = []
+    by_names: list = []
+    original_kept, original_names = CensusEffectOracle._kept_effect, CensusEffectOracle._names_effect
+
+    def spy_kept(self, f):
+        found = original_kept(self, f)
+        kept.append((func_name(f), found))
+        return found
+
+    def spy_names(self, f):
+        by_names.append(func_name(f))
+        return original_names(self, f)
+
+    monkeypatch.setattr(entry_block.CensusEffectOracle, "_kept_effect", spy_kept)
+    monkeypatch.setattr(entry_block.CensusEffectOracle, "_names_effect", spy_names)
+    with make_context(), ir.Location.unknown():
+        m = ir.Module.parse(RMSNORM_SILU)
+        steps = [step_for("stablehlo-neuron-op-fusion", fuse_dot_logistic=True), step_for("stablehlo-schedule-postorder")]
+        Pipeline(steps, check_analyses=checking).run(m)
+        names = sorted(func_name(f) for f in top_funcs(m.operation))
+    assert names == ["main", "neuron.DotLogistic.impl", "neuron.MulRedSqrt.impl"]
+    assert sorted(kept) == [("neuron.DotLogistic.impl", False), ("neuron.MulRedSqrt.impl", False)]
+    assert by_names == []
