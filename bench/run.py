@@ -10,9 +10,9 @@ For each model (``decoder_stack_L4/L64/L512`` from ``../shared/corpus/jax/``, ge
 by ``bench/models.py`` when that folder is absent, or ``NAME=path.mlir``), in one fresh
 process each, it measures (both spines by default, against ONE baseline per model):
 
-* ours: parse; the input census (dialect detection), input validation, sharding strip and the
-  stablehlo -> mhlo legalization (``phases_s``, ``legalize_s``); each pass of
-  the spine (per-pass wall time, ``passes``); the verifier runs after passes
+* ours: parse; each step of the pipeline, the import step ``hilo-import`` (input census, validation,
+  sharding strip, stablehlo -> mhlo legalization) first (per-step wall time, ``passes``;
+  ``legalize_s``: the pipelines run before the spine's, if any); the verifier runs after passes
   that changed the IR with ``--verify-each``, else the one run before the
   printer (``verify_s``, ``verify_runs``); printing ``penguin.py``
   (``print_s``); total; peak RSS of that process;
@@ -117,17 +117,6 @@ with ctx:
                 pipes.append(self)
 
         compiler.Pipeline = _Observed
-        phases = {}
-        for fn in ("input_census", "validate_input", "strip_sharding", "to_mhlo"):
-            if not hasattr(compiler, fn):  # the driver changed its steps: time those that are still there
-                continue
-            def timed(*a, _f=getattr(compiler, fn), _n=fn, **k):
-                t = time.perf_counter()
-                try:
-                    return _f(*a, **k)
-                finally:
-                    phases[_n] = phases.get(_n, 0.0) + time.perf_counter() - t
-            setattr(compiler, fn, timed)
         cfg = CompileConfig.preset("all").replace(stablehlo=(spine == "stablehlo"), verify_each=(mode == "verify-each"))
         # Importing the pass modules and printers happens once per process
         # (the baseline's process imports jaxlib outside its timing too):
@@ -164,9 +153,8 @@ with ctx:
         ]
         out["cpp_passes"] = cpp
         out["cpp_floor_s"] = out["parse_s"] + sum(t for _, t in cpp) + out["verify_s"]
-        out["phases"] = phases
-        parts = out["parse_s"] + sum(phases.values()) + out["spine_passes_s"] + out["verify_s"] + out["print_s"]
-        out["other_s"] = out["parse_s"] + out["passes_s"] - parts  # pipeline bookkeeping, census walks in pre
+        parts = out["parse_s"] + out["spine_passes_s"] + out["verify_s"] + out["print_s"]
+        out["other_s"] = out["parse_s"] + out["passes_s"] - parts  # pipeline bookkeeping
 out["total_s"] = out["parse_s"] + out["passes_s"] + (out["print_s"] if mode == "baseline" else 0.0)
 out["cpu_s"] = cpu + time.process_time() - c0  # the same span in CPU seconds (the load_s imports excluded)
 out["process_s"] = time.perf_counter() - t_start
@@ -325,7 +313,7 @@ def main(argv=None) -> int:
         for name, _path in models_:
             base = min(runs[(name, "baseline")], key=lambda r: r["total_s"])
             base_cpu = min(r["cpu_s"] for r in runs[(name, "baseline")])
-            each = runs.get((name, spine, "verify-each")) or runs[(name, spine, "ours")]
+            each = runs.get((name, spine, "verify-each"))  # None with --no-verify-each
             results[name] = _result(runs[(name, spine, "ours")], each, base, base_cpu)
         report["spines"][spine] = {"models": results, "scaling": _scaling(results)}
         _print_table(spine, results, args.repeat)
@@ -343,14 +331,10 @@ def main(argv=None) -> int:
     return 0
 
 
-def _result(ours_runs: list, each_runs: list, base: dict, base_cpu: float) -> dict:
+def _result(ours_runs: list, each_runs: list | None, base: dict, base_cpu: float) -> dict:
     ours = min(ours_runs, key=lambda r: r["total_s"])
-    each = min(each_runs, key=lambda r: r["total_s"])
-    return {
-        # the same compile with the verifier after every pass that changed the IR (--verify-each)
-        "verify_each_total_s": round(each["total_s"], 4),
-        "verify_each_ratio": round(each["total_s"] / base["total_s"], 3),
-        "verify_each_verify_s": round(each["verify_s"], 4),
+    out = _verify_each_result(each_runs, base)
+    return out | {
         "ops": ours["ops"],
         "total_s": round(ours["total_s"], 4),
         "parse_s": round(ours["parse_s"], 4),
@@ -364,19 +348,32 @@ def _result(ours_runs: list, each_runs: list, base: dict, base_cpu: float) -> di
         "peak_rss_mb": round(ours["peak_rss_mb"], 1),
         "baseline_peak_rss_mb": round(base["peak_rss_mb"], 1),
         "top_passes": [[k, round(v, 4)] for k, v in ours["top_passes"]],
-        # total_s = parse_s + sum(phases_s) + spine_passes_s + verify_s + print_s + other_s
+        # total_s = parse_s + spine_passes_s + verify_s + print_s + other_s
         "other_s": round(ours["other_s"], 4),
         "load_s": round(ours["load_s"], 4),
         "spine_passes_s": round(ours["spine_passes_s"], 4),
         "verify_s": round(ours["verify_s"], 4),
         "verify_runs": ours["verify_runs"],
         "legalize_s": round(ours["legalize_s"], 4),
-        "phases_s": {k: round(v, 4) for k, v in ours["phases"].items()},
         # parse + upstream C++ passes + verifier runs: what no Python speed-up can remove
         "cpp_floor_s": round(ours["cpp_floor_s"], 4),
         "cpp_floor_ratio": round(ours["cpp_floor_s"] / base["total_s"], 3),
         "baseline_parts_s": {k: round(base[k], 4) for k in ("parse_s", "passes_s", "print_s")},
         "passes": [[k, round(v, 4)] for k, v in ours["all_passes"]],
+    }
+
+
+def _verify_each_result(each_runs: list | None, base: dict) -> dict:
+    """The same compile with the verifier after every pass that changed the IR (``--verify-each``):
+    ``verify_each_total_s`` (s), ``verify_each_ratio`` (to the baseline), ``verify_each_verify_s`` (s);
+    empty when it was not run (``--no-verify-each``)."""
+    if not each_runs:
+        return {}
+    each = min(each_runs, key=lambda r: r["total_s"])
+    return {
+        "verify_each_total_s": round(each["total_s"], 4),
+        "verify_each_ratio": round(each["total_s"] / base["total_s"], 3),
+        "verify_each_verify_s": round(each["verify_s"], 4),
     }
 
 
@@ -400,31 +397,32 @@ def _print_table(spine: str, results: dict, repeat: int) -> None:
     print(f"== {spine} spine, --preset all")
     print(
         f"{'model':<8}{'ops':>8}{'ours s':>10}{'base s':>10}{'ratio':>8}{'CPU rat':>8}{'floor':>8}{'RSS MiB':>10}"
-        f"{'parse':>8}{'pre':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes"
+        f"{'parse':>8}{'passes':>8}{'verify':>8}{'print':>8}{'other':>8}{'load':>8}  top passes"
     )
     for name, r in results.items():
         top = ", ".join(f"{k.split(' (')[0]} {v:.3f}" for k, v in r["top_passes"][:3])
-        pre = sum(r["phases_s"].values())
         print(
             f"{name:<8}{r['ops']:>8}{r['total_s']:>10.3f}{r['baseline_s']:>10.3f}{r['ratio']:>8.2f}{r['cpu_ratio']:>8.2f}"
             f"{r['cpp_floor_ratio']:>8.2f}{r['peak_rss_mb']:>10.1f}"
-            f"{r['parse_s']:>8.3f}{pre:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
+            f"{r['parse_s']:>8.3f}{r['spine_passes_s']:>8.3f}{r['verify_s']:>8.3f}{r['print_s']:>8.3f}"
             f"{r['other_s']:>8.3f}{r['load_s']:>8.3f}  {top}"
         )
     print(f"""columns (seconds unless said; best of --repeat {repeat} interleaved rounds):
-  ours s   = parse + pre + passes + verify + print + other (the compile of one module, {spine} spine, --preset all)
+  ours s   = parse + passes + verify + print + other (the compile of one module, {spine} spine, --preset all)
   base s   = the baseline: parse + upstream C++ canonicalize,cse + printing the IR (its own fresh process;
              the same baseline for both spines)
   ratio    = ours / base (wall); CPU rat = the same in CPU seconds (best of the rounds each)
   floor    = our C++ floor / base, where the C++ floor is parse + the upstream C++
              passes we run (bridge, canonicalize, remove-dead-values when not its Python fast path; each with its verifier) + verify
   RSS MiB  = peak RSS of our whole process (interpreter + jaxlib alone are ~130-150 MiB)
-  pre      = input census walk + validate + strip sharding + stablehlo->mhlo bridge (+ its census walk)
-  passes   = every spine step, C++ ones included; a census walk is charged to the pass that asked for it
+  passes   = every step of the pipeline (hilo-import, with the stablehlo->mhlo bridge and the input census
+             walk, first), C++ ones included; a census walk is charged to the pass that asked for it
   verify   = the verifier: once, before the printer (the default); print = the Penguin printer
   other    = pipeline bookkeeping not in a column; load = importing our passes once per process (not in ours)
   top passes = the three slowest spine steps, by pass class name (argument in the JSON's "passes")""")
     for name, r in results.items():
+        if "verify_each_total_s" not in r:  # --no-verify-each
+            continue
         print(
             f"{name}: with --verify-each {r['verify_each_total_s']:.3f} s = {r['verify_each_ratio']:.2f}x the baseline "
             f"(verifier {r['verify_each_verify_s']:.3f} s, against {r['verify_s']:.3f} s verifying once)"
