@@ -138,68 +138,38 @@ ELEMENTWISE = frozenset(
     )
 )
 
-#: Op kinds that have no region (their op definitions declare none): a type read does not ask
-#: them for regions (a binding call per op). Any other kind is asked.
-REGION_FREE = (
-    NO_RESULTS
-    | ELEMENTWISE
-    | frozenset(
-        d.name(k)
-        for d in TABLES.values()
-        for k in (
-            "abs",
-            "broadcast_in_dim",
-            "compare",
-            "concatenate",
-            "constant",
-            "convert",
-            "custom_call",
-            "dot",
-            "dot_general",
-            "dynamic_slice",
-            "dynamic_update_slice",
-            "gather",
-            "get_tuple_element",
-            "iota",
-            "pad",
-            "reshape",
-            "select",
-            "slice",
-            "transpose",
-            "tuple",
-        )
-    )
-    | frozenset(("func.call",))
+#: Op kinds of exactly one result and no region (their op definitions declare one result, not
+#: variadic, and no region), besides the elementwise ones.
+_ONE_RESULT_KINDS = (
+    "abs",
+    "broadcast_in_dim",
+    "compare",
+    "concatenate",
+    "constant",
+    "convert",
+    "dot",
+    "dot_general",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "gather",
+    "get_tuple_element",
+    "iota",
+    "pad",
+    "reshape",
+    "select",
+    "slice",
+    "transpose",
+    "tuple",
 )
 
-#: Op kinds of exactly one result (their op definitions declare one, not variadic): a type read
-#: takes ``o.result.type`` (~5 % fewer instructions than ``o.results.types`` on L64). A list holding
-#: an op of another result count (the binding raises) is read the general way.
-SINGLE_RESULT = ELEMENTWISE | frozenset(
-    d.name(k)
-    for d in TABLES.values()
-    for k in (
-        "abs",
-        "broadcast_in_dim",
-        "compare",
-        "concatenate",
-        "constant",
-        "convert",
-        "dot",
-        "dot_general",
-        "dynamic_slice",
-        "dynamic_update_slice",
-        "gather",
-        "get_tuple_element",
-        "iota",
-        "pad",
-        "reshape",
-        "select",
-        "slice",
-        "transpose",
-        "tuple",
-    )
-)
+#: Op kinds of exactly one result: a type read takes ``o.result.type`` (~5 % fewer instructions
+#: than ``o.results.types`` on L64). A list holding an op of another result count (the binding
+#: raises) is read the general way.
+SINGLE_RESULT = ELEMENTWISE | frozenset(d.name(k) for d in TABLES.values() for k in _ONE_RESULT_KINDS)
+
+#: Op kinds that have no region (their op definitions declare none): a type read does not ask
+#: them for regions (a binding call per op). Any other kind is asked.
+REGION_FREE = NO_RESULTS | SINGLE_RESULT | frozenset(d.name("custom_call") for d in TABLES.values()) | frozenset(("func.call",))
 
 #: Levels of a census's type set: not taken, element types only (every value but the results of
 #: :data:`ELEMENTWISE` kinds), every value.

@@ -4,24 +4,12 @@ top-level op of a change (``create``, ``set_operands``, ``move_all_before``, ``r
 The checking mode compares every given answer with the one it finds, and a wrong one raises."""
 
 import pytest
+from test_rewriter_move_all_within import MODULE, _ops  # @main (add, multiply, add) and @g (sqrt)
 
 from hilo_mlir.analysis.census import Census
 from hilo_mlir.analysis.manager import AnalysisManager
 from hilo_mlir.ir.binding import identity_key, ir, make_context
 from hilo_mlir.rewrite.rewriter import Change, Listener, Rewriter
-
-MODULE = """
-func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.add %a, %a : tensor<2xf32>
-  %1 = stablehlo.multiply %0, %a : tensor<2xf32>
-  %2 = stablehlo.add %1, %a : tensor<2xf32>
-  return %2 : tensor<2xf32>
-}
-func.func private @g(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.sqrt %x : tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-"""
 
 
 class _Heard(Listener):
@@ -36,10 +24,6 @@ class _Heard(Listener):
 
     def notify_change(self, kind, top):
         self.heard.append(("change", kind, top))
-
-
-def _ops(f):
-    return [o.operation for o in f.regions[0].blocks[0].operations]
 
 
 def _fn_attrs(name):
@@ -90,15 +74,18 @@ def test_create_with_block_is_one_change_with_each_ops_notifications(checking):
         assert census.differences(Census(m.operation)) == []
 
 
+def _checked_setup():
+    """MODULE parsed, its functions, their ops, their keys and a Rewriter in the checking mode."""
+    m = ir.Module.parse(MODULE)
+    main, g = [o.operation for o in m.body.operations]
+    rw = Rewriter(m.operation)
+    rw.check_erasures = rw.check_block_tops = True
+    return m, (main, g), _ops(main), _ops(g), (identity_key(main), identity_key(g)), rw
+
+
 def test_known_tops_skip_nothing_and_record_where_told():
     with make_context(), ir.Location.unknown() as loc:
-        m = ir.Module.parse(MODULE)
-        main, g = [o.operation for o in m.body.operations]
-        add0, mul, add2, ret = _ops(main)
-        sqrt, gret = _ops(g)
-        km, kg = identity_key(main), identity_key(g)
-        rw = Rewriter(m.operation)
-        rw.check_erasures = rw.check_block_tops = True  # right answers pass the comparison
+        m, (main, g), (add0, mul, add2, _ret), (_sqrt, gret), (km, kg), rw = _checked_setup()  # right answers pass the comparison
         am = AnalysisManager(m.operation, rw)
         census = am.census()
         t = ir.RankedTensorType.get([2], ir.F32Type.get())
@@ -115,13 +102,7 @@ def test_known_tops_skip_nothing_and_record_where_told():
 
 def test_the_checking_mode_catches_a_wrong_known_top():
     with make_context(), ir.Location.unknown() as loc:
-        m = ir.Module.parse(MODULE)
-        main, g = [o.operation for o in m.body.operations]
-        add0, mul, add2, ret = _ops(main)
-        sqrt, gret = _ops(g)
-        km, kg = identity_key(main), identity_key(g)
-        rw = Rewriter(m.operation)
-        rw.check_erasures = rw.check_block_tops = True
+        m, (main, g), (add0, mul, add2, _ret), (_sqrt, gret), (km, kg), rw = _checked_setup()
         t = ir.RankedTensorType.get([2], ir.F32Type.get())
         with pytest.raises(AssertionError, match=r"top-level op given for 'stablehlo\.negate'"):
             rw.create("stablehlo.negate", results=[t], operands=[add0.result], loc=loc, before=mul, top=kg)  # wrong: in @main
