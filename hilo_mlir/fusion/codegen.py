@@ -185,7 +185,8 @@ def _fusion_op(cluster: FusionCluster, d: DialectTable, rewriter, loc, in_types,
 
 def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc, out_types, last, top):
     """A ``neuron.<kind>`` composite before ``last`` (the last member; ``top``: its top-level op) calling a fresh decomposition
-    symbol; returns ``(op, the symbol, the namer)`` (the decomposition is made by :func:`_decomposition`)."""
+    symbol; returns ``(op, the symbol, the namer)`` (the decomposition is made by
+    :func:`~hilo_mlir.fusion.composite.new_decomposition_returning`)."""
     if namer is None:
         module_op = enclosing_module(last)
         if module_op is None:
@@ -202,15 +203,6 @@ def _composite_op(cluster: FusionCluster, d: DialectTable, rewriter, namer, loc,
         top=top,
     )
     return fused, sym, namer
-
-
-def _decomposition(cluster: FusionCluster, rewriter, namer: SymbolNamer, sym: str, loc, in_types, out_types):
-    """The private ``func.func @sym`` of the composite, its entry block ending in ``func.return`` of the
-    live-outs, made in one rewriter call; returns ``(the func.func, its entry block, the func.return)``."""
-    fn, body, term = new_decomposition_returning(
-        rewriter, namer.module_body(), sym, in_types, out_types, loc, [loc] * len(in_types), cluster.live_outs, namer.attributes
-    )
-    return fn, body, term
 
 
 def codegen(
@@ -272,7 +264,17 @@ def codegen(
             fused, sym, module_namer = _composite_op(cluster, d, rewriter, namer, loc, out_types, last, top)
             results = _fused_results(cluster, fused)
             _rewire_whole(cluster, results, rewriter, top)
-            fn, body, term = _decomposition(cluster, rewriter, module_namer, sym, loc, in_types, out_types)
+            fn, body, term = new_decomposition_returning(  # the func.func, its block and func.return of the live-outs
+                rewriter,
+                module_namer.module_body(),
+                sym,
+                in_types,
+                out_types,
+                loc,
+                [loc] * len(in_types),
+                cluster.live_outs,
+                module_namer.attributes,
+            )
             tops = (top, rewriter.top_of_block(body))  # the new function's (its block's top was noted)
         else:
             fused, body, fn = _fusion_op(cluster, d, rewriter, loc, in_types, out_types, last, memo, top)
