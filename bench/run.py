@@ -268,10 +268,10 @@ def process_section(repeat: int, depths: list[int], tmp: str) -> dict:
 def main(argv=None) -> int:
     import tempfile
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--models", default="L4,L64,L512", help="comma list of L<layers> or NAME=path.mlir")
-    ap.add_argument("--json", default=None, help="write results here")
-    ap.add_argument("--spine", default="both", choices=("mhlo", "stablehlo", "both"))
+    ap.add_argument("--json", default=None, help="write the results as JSON to this file")
+    ap.add_argument("--spine", default="both", choices=("mhlo", "stablehlo", "both"), help="which pipeline spine(s) to measure")
     ap.add_argument("--repeat", type=int, default=1, help="best of N interleaved rounds per measurement")
     ap.add_argument("--process-repeat", type=int, default=5, help="pairs of whole-process runs (median)")
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process and call-inliner figures")
